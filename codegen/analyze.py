@@ -1,0 +1,158 @@
+"""Formula analysis with ``ast``: which names a formula uses, what to save, the code to emit.
+
+A formula such as ``sum_to(grad * other, self.shape)`` becomes
+``F.sum_to(grad * other, self._saved_self_shape)``: calls go through the
+vocabulary ``F`` (numpy or Tensor ops), tensors become locals unpacked from the
+node's saved slots, metadata and non-tensor arguments are node attributes.
+"""
+import ast
+import builtins
+
+from codegen.model import METADATA_ATTRS, Formula
+
+FORMULA_BUILTINS = frozenset({"len", "tuple", "list", "range", "int", "float", "bool", "slice",
+                              "isinstance", "zip", "sorted", "reversed", "enumerate", "None",
+                              "True", "False", "Ellipsis"})
+FORWARD_MODULES = frozenset({"np", "math"})
+
+
+def _error(where, message):
+    from codegen.load import SpecError
+    return SpecError(f"{where}: {message}")
+
+
+def _parse(text, where, what):
+    try:
+        return ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise _error(where, f"syntax error in {what} `{text.strip()}`: {exc.msg} (column "
+                     f"{exc.offset}). A {what} is one Python expression.") from None
+
+
+def check_forward(text, args, kernels, where):
+    """Validate a forward expression; return the kernel functions it calls."""
+    tree = _parse(text, where, "forward")
+    known = {a.name for a in args} | FORWARD_MODULES | kernels | set(dir(builtins))
+    used_kernels = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Lambda, ast.comprehension)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if node.id not in known:
+                raise _error(where, f"unknown name '{node.id}' in forward `{text.strip()}`. In scope: "
+                             "the arguments, np, math, builtins and the functions of minigrad/kernels/ "
+                             "(add a helper there if numpy has no single call for this).")
+            if node.id in kernels:
+                used_kernels.add(node.id)
+    return sorted(used_kernels)
+
+
+def analyze_formula(text, input_name, args, outputs, vocabulary, where):
+    """Parse one formula, check every name, and return its :class:`Formula`."""
+    tree = _parse(text, where, "formula")
+    scope = _Scope(args, outputs, vocabulary)
+    rewriter = _Rewriter(scope, where, text.strip())
+    body = rewriter.visit(tree.body)
+    code = ast.unparse(ast.fix_missing_locations(ast.Expression(body)))
+    return Formula(input=input_name, text=text.strip(), code=code,
+                   tensors=tuple(sorted(rewriter.tensors)), metadata=tuple(sorted(rewriter.metadata)),
+                   scalars=tuple(sorted(rewriter.scalars)), grads=tuple(sorted(rewriter.grads, key=str)))
+
+
+class _Scope:
+    def __init__(self, args, outputs, vocabulary):
+        self.tensor_args = {a.name: a for a in args if a.is_differentiable_kind}
+        self.scalar_args = {a.name for a in args if not a.is_differentiable_kind}
+        self.outputs = {o.name: i for i, o in enumerate(outputs)}
+        self.output_list = outputs[0].type == "Tensor[]"
+        self.n_outputs = len(outputs)
+        self.vocabulary = vocabulary
+
+    def grad_names(self):
+        names = {"grads"}
+        if self.n_outputs == 1:
+            names.add("grad")
+        names.update(f"grad_{o}" for o in self.outputs if o != "result")
+        return names
+
+
+class _Rewriter(ast.NodeTransformer):
+    """Checks names and rewrites them to what the generated backward has in scope."""
+
+    def __init__(self, scope, where, text):
+        self.scope, self.where, self.text = scope, where, text
+        self.tensors, self.metadata, self.scalars, self.grads = set(), set(), set(), set()
+
+    def fail(self, message):
+        raise _error(self.where, f"{message} in formula `{self.text}`")
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name) and node.attr in METADATA_ATTRS:
+            name = node.value.id
+            if name in self.scope.tensor_args or name in self.scope.outputs:
+                self.metadata.add((name, node.attr))
+                return _node_attr(f"_saved_{name}_{node.attr}")
+        self.fail(f"'.{node.attr}' is not allowed: formulas call functions, not methods "
+                  f"(write `{node.attr}(x, ...)`, not `x.{node.attr}(...)`); only "
+                  ".shape, .ndim and .dtype of an input or output may be read")
+
+    def visit_Subscript(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == "grads":
+            index = node.slice
+            if isinstance(index, ast.Constant) and isinstance(index.value, int):
+                if not self.scope.output_list and not 0 <= index.value < self.scope.n_outputs:
+                    self.fail(f"grads[{index.value}] is out of range: the op has "
+                              f"{self.scope.n_outputs} output(s), so use grads[0]"
+                              + (f"..grads[{self.scope.n_outputs - 1}]" if self.scope.n_outputs > 1 else ""))
+                self.grads.add(index.value)
+                return node
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        if not isinstance(node.func, ast.Name):
+            self.fail("only plain function calls are allowed (no methods)")
+        name = node.func.id
+        node.args = [self.visit(a) for a in node.args]
+        node.keywords = [self.visit(k) for k in node.keywords]
+        if name in self.scope.vocabulary:
+            node.func = ast.Attribute(value=ast.Name("F", ast.Load()), attr=name, ctx=ast.Load())
+            return node
+        if name in FORMULA_BUILTINS:
+            return node
+        self.fail(f"unknown function '{name}': use an op from derivatives.yaml or a helper "
+                  "from minigrad/autograd/formulas/")
+
+    def visit_Name(self, node):
+        name, scope = node.id, self.scope
+        if name == "grads":
+            self.grads.add("all")
+            return node
+        if name in scope.grad_names():
+            self.grads.add(0 if name == "grad" else scope.outputs[name[len("grad_"):]])
+            return node
+        if name in scope.tensor_args:
+            self.tensors.add(name)
+            return ast.Name("self_" if name == "self" else name, ast.Load())
+        if name in scope.outputs:
+            self.tensors.add(name)
+            return node
+        if name in scope.scalar_args:
+            self.scalars.add(name)
+            return _node_attr(f"_saved_{name}")
+        if name in FORMULA_BUILTINS:
+            return node
+        hint = " (this op has several outputs: use grads[i] or grad_<output name>)" \
+            if name == "grad" else ""
+        self.fail(f"unknown name '{name}'{hint}. In scope: grad/grads, the inputs, "
+                  "the outputs (result), non-tensor arguments, ops and formula helpers")
+
+    def generic_visit(self, node):
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                             ast.GeneratorExp, ast.NamedExpr)):
+            self.fail("lambdas, comprehensions and := are not allowed (move the loop into a "
+                      "helper in minigrad/autograd/formulas/)")
+        return super().generic_visit(node)
+
+
+def _node_attr(name):
+    return ast.Attribute(value=ast.Name("self", ast.Load()), attr=name, ctx=ast.Load())

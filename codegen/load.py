@@ -1,0 +1,331 @@
+"""derivatives.yaml -> Registry.  Every error names derivatives.yaml:LINE and the entry.
+
+Validation happens here, completely, before anything is written: a bad entry
+means no file changes at all.
+"""
+import ast
+import os
+import re
+
+import yaml
+
+from codegen import analyze
+from codegen.model import ARG_TYPES, NO_DEFAULT, Arg, OpSpec, Output, Registry, SampleSpec
+
+KNOWN_KEYS = ("name", "forward", "samples", "output_differentiability", "view",
+              "once_differentiable", "method", "modules")
+RESERVED_ARG_NAMES = ("F", "grad", "grads", "result", "node", "out", "outs")
+SCHEMA = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?\s*\((.*)\)\s*->\s*(.+?)\s*$")
+MODULES = ("minigrad", "minigrad.linalg", "minigrad.nn.functional", "minigrad.special", "minigrad.fft")
+
+
+class SpecError(Exception):
+    """A problem in derivatives.yaml, with its file:line, the entry and the fix."""
+
+
+def load_registry(path, package_root=None):
+    """Parse and validate ``path``; ``package_root`` holds minigrad/ (kernels, helpers)."""
+    package_root = package_root or os.path.dirname(os.path.abspath(path))
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    where = os.path.basename(path)
+    entries = _read_entries(text, where)
+    kernels = _public_functions(os.path.join(package_root, "minigrad", "kernels"))
+    helpers = _public_functions(os.path.join(package_root, "minigrad", "autograd", "formulas"))
+    op_names = set()
+    for fields, line in entries:
+        parsed = SCHEMA.match(str(fields.get("name", ("", line))[0]))
+        if parsed:
+            op_names.add(parsed.group(1))
+            op_names.add(f"{parsed.group(1)}_{parsed.group(2)}" if parsed.group(2) else parsed.group(1))
+    vocabulary = frozenset(op_names | helpers)
+    ops, seen, node_counts = [], {}, {}
+    for fields, line in entries:
+        op = _build_op(fields, line, where, vocabulary, kernels)
+        if op.full_name in seen:
+            raise SpecError(f"{where}:{line}: entry '{op.full_name}' is defined twice (first at "
+                            f"line {seen[op.full_name]}). Remove one, or give this one an "
+                            f"overload name: `{op.name}.other(...)`.")
+        seen[op.full_name] = line
+        index = node_counts.get(op.name, 0)
+        node_counts[op.name] = index + 1
+        ops.append(_with_node_index(op, index))
+    return Registry(ops=tuple(ops), path=where, helpers=frozenset(helpers))
+
+
+def _with_node_index(op, index):
+    from dataclasses import replace
+    return replace(op, node_index=index)
+
+
+def _public_functions(package_dir):
+    """Names of the public functions defined in a package's modules (read, not imported)."""
+    names = set()
+    for filename in sorted(os.listdir(package_dir)):
+        if filename.endswith(".py"):
+            with open(os.path.join(package_dir, filename), encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            names.update(n.name for n in tree.body if isinstance(n, ast.FunctionDef)
+                         and not n.name.startswith("_") and n.name != "ops_for")
+    return names
+
+
+def _read_entries(text, where):
+    """[(fields {key: (value, line)}, line)] keeping each value's line number."""
+    loader = yaml.SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else 1
+        raise SpecError(f"{where}:{line}: not valid YAML: {getattr(exc, 'problem', exc)}. "
+                        "Check indentation and quoting around this line.") from None
+    if root is None:
+        return []
+    if not isinstance(root, yaml.SequenceNode):
+        raise SpecError(f"{where}:1: the file must be a YAML list of entries (`- name: ...`).")
+    entries = []
+    for item in root.value:
+        line = item.start_mark.line + 1
+        if not isinstance(item, yaml.MappingNode):
+            raise SpecError(f"{where}:{line}: each entry must be a mapping starting with "
+                            "`- name: op(Tensor self) -> Tensor`.")
+        fields = {}
+        for key_node, value_node in item.value:
+            value = loader.construct_object(value_node, deep=True)
+            fields[str(key_node.value)] = (value, key_node.start_mark.line + 1)
+        entries.append((fields, line))
+    return entries
+
+
+def _build_op(fields, line, where, vocabulary, kernels):
+    if "name" not in fields:
+        raise SpecError(f"{where}:{line}: entry has no `name:`. Add a schema such as "
+                        "`name: neg(Tensor self) -> Tensor`.")
+    schema, name_line = fields["name"]
+    base, overload, args, outputs = parse_schema(str(schema), f"{where}:{name_line}")
+    label = f"{where}:{{line}}: in entry '{base}{'.' + overload if overload else ''}'"
+    arg_names = {a.name for a in args}
+    for key, (value, key_line) in fields.items():
+        if key in KNOWN_KEYS or key in arg_names:
+            continue
+        if isinstance(value, str) and key.isidentifier():
+            raise SpecError(
+                f"{label.format(line=key_line)}: formula for '{key}', but {base} has no input "
+                f"named '{key}' (inputs: {', '.join(a.name for a in args if a.is_differentiable_kind) or 'none'}). "
+                "Use the input's name from the schema.")
+        raise SpecError(f"{label.format(line=key_line)}: unknown key '{key}'. Known keys: "
+                        f"{', '.join(KNOWN_KEYS)}, or an input's name for its formula.")
+    if "forward" not in fields:
+        raise SpecError(f"{label.format(line=line)}: no `forward:`. Add the numpy expression "
+                        "computing the output, e.g. `forward: np.exp(self)`.")
+    outputs = _apply_output_differentiability(fields, outputs, label)
+    view = _flag(fields, "view", False, label)
+    method = _flag(fields, "method", True, label)
+    once = fields.get("once_differentiable", ("", line))[0] or ""
+    modules = _modules(fields, label)
+    forward_text, forward_line = fields["forward"]
+    forward_names = analyze.check_forward(str(forward_text), args, kernels,
+                                          label.format(line=forward_line))
+    formulas, non_diff = [], []
+    for arg in args:
+        if arg.name not in fields:
+            if arg.is_differentiable_kind:
+                raise SpecError(
+                    f"{label.format(line=line)}: input '{arg.name}' is a {arg.type} but has no "
+                    f"formula. Add `{arg.name}: <derivative>` or `{arg.name}: non_differentiable`.")
+            continue
+        text, formula_line = fields[arg.name]
+        where_formula = label.format(line=formula_line)
+        if not arg.is_differentiable_kind:
+            raise SpecError(f"{where_formula}: '{arg.name}' is a {arg.type}, not a Tensor; only "
+                            "Tensor inputs get a formula. Remove this line.")
+        if str(text).strip() == "non_differentiable":
+            non_diff.append(arg.name)
+            continue
+        formulas.append(analyze.analyze_formula(str(text), arg.name, args, outputs, vocabulary,
+                                                where_formula))
+    samples = _samples(fields, args, label)
+    return OpSpec(name=base, overload=overload, schema=str(schema).strip(), line=line,
+                  args=tuple(args), outputs=tuple(outputs), forward=str(forward_text).strip(),
+                  forward_names=tuple(forward_names), formulas=tuple(formulas),
+                  non_differentiable=tuple(non_diff), samples=samples, view=view,
+                  once_differentiable=str(once), method=method, modules=modules)
+
+
+def _flag(fields, key, default, label):
+    value, line = fields.get(key, (default, 0))
+    if not isinstance(value, bool):
+        raise SpecError(f"{label.format(line=line)}: `{key}` must be true or false, not {value!r}.")
+    return value
+
+
+def _modules(fields, label):
+    value, line = fields.get("modules", (["minigrad"], 0))
+    value = [value] if isinstance(value, str) else value
+    for module in value:
+        if module not in MODULES:
+            raise SpecError(f"{label.format(line=line)}: unknown module '{module}'. Use one of "
+                            f"{', '.join(MODULES)}.")
+    return tuple(value)
+
+
+def _apply_output_differentiability(fields, outputs, label):
+    if "output_differentiability" not in fields:
+        return outputs
+    flags, line = fields["output_differentiability"]
+    if not isinstance(flags, list) or len(flags) != len(outputs) or not all(isinstance(f, bool) for f in flags):
+        raise SpecError(f"{label.format(line=line)}: output_differentiability must be a list of "
+                        f"{len(outputs)} true/false values, one per output.")
+    return [Output(o.name, o.type, flag) for o, flag in zip(outputs, flags)]
+
+
+# ------------------------------------------------------------------ schema
+def parse_schema(text, where):
+    """``op.overload(Type name=default, *, ...) -> returns`` -> (base, overload, args, outputs)."""
+    match = SCHEMA.match(text)
+    if not match:
+        raise SpecError(f"{where}: malformed schema '{text}'. Write it as "
+                        "`name(Tensor self, int dim=0) -> Tensor`.")
+    base, overload, params, returns = match.groups()
+    args, kwarg_only = [], False
+    for part in _split_top_level(params):
+        if part == "*":
+            kwarg_only = True
+            continue
+        args.append(_parse_arg(part, kwarg_only, where, text))
+    names = [a.name for a in args]
+    for name in names:
+        if names.count(name) > 1:
+            raise SpecError(f"{where}: malformed schema '{text}': argument '{name}' appears twice.")
+        if name in RESERVED_ARG_NAMES or name.startswith("grad_"):
+            raise SpecError(f"{where}: malformed schema '{text}': '{name}' is reserved for "
+                            "formulas; rename the argument.")
+    if not any(a.is_differentiable_kind for a in args):
+        raise SpecError(f"{where}: malformed schema '{text}': an op needs at least one Tensor input.")
+    return base, overload or "", args, _parse_returns(returns, where, text)
+
+
+def _split_top_level(params):
+    parts, depth, current = [], 0, ""
+    for ch in params:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def _parse_arg(part, kwarg_only, where, text):
+    decl, _, default_text = part.partition("=")
+    pieces = decl.split()
+    if len(pieces) != 2 or pieces[0] not in ARG_TYPES or not pieces[1].isidentifier():
+        raise SpecError(f"{where}: malformed schema '{text}': cannot read argument '{part}'. "
+                        f"Write `Type name` or `Type name=default` with Type one of {', '.join(ARG_TYPES)}.")
+    default = NO_DEFAULT
+    if default_text.strip():
+        try:
+            default = ast.literal_eval(default_text.strip())
+        except (ValueError, SyntaxError):
+            raise SpecError(f"{where}: malformed schema '{text}': default of '{pieces[1]}' "
+                            f"({default_text.strip()}) is not a Python literal.") from None
+        if isinstance(default, list):
+            default = tuple(default)
+    return Arg(pieces[1], pieces[0], default, kwarg_only)
+
+
+def _parse_returns(returns, where, text):
+    returns = returns.strip()
+    if returns in ("Tensor", "Tensor[]"):
+        return [Output("result", returns)]
+    if returns.startswith("(") and returns.endswith(")"):
+        outputs = []
+        for part in _split_top_level(returns[1:-1]):
+            pieces = part.split()
+            if len(pieces) != 2 or pieces[0] != "Tensor" or not pieces[1].isidentifier():
+                raise SpecError(f"{where}: malformed schema '{text}': cannot read output '{part}'. "
+                                "Write `(Tensor values, Tensor indices)`.")
+            outputs.append(Output(pieces[1], "Tensor"))
+        if len(outputs) >= 2:
+            return outputs
+    raise SpecError(f"{where}: malformed schema '{text}': returns must be `Tensor`, `Tensor[]` "
+                    "or `(Tensor a, Tensor b, ...)`.")
+
+
+# ------------------------------------------------------------------ samples
+def _samples(fields, args, label):
+    value, line = fields.get("samples", (None, 0))
+    if value is None:
+        return (SampleSpec(args=tuple((a.name, "T([3, 4])") for a in args
+                                      if a.is_differentiable_kind and not a.has_default)),)
+    items = value if isinstance(value, list) else [value]
+    by_name = {a.name: a for a in args}
+    samples = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise SpecError(f"{label.format(line=line)}: each sample must be a mapping of "
+                            "argument names to shapes or values.")
+        item = dict(item)
+        fast = bool(item.pop("fast", False))
+        skip = str(item.pop("skip_gradgrad", "") or "")
+        for name in item:
+            if name not in by_name:
+                raise SpecError(f"{label.format(line=line)}: sample gives '{name}', which is not an "
+                                f"argument (arguments: {', '.join(by_name)}).")
+        rendered = []
+        for arg in args:
+            if arg.name in item:
+                rendered.append((arg.name, _sample_value(arg, item[arg.name], label.format(line=line))))
+            elif not arg.has_default:
+                if not arg.is_differentiable_kind:
+                    raise SpecError(f"{label.format(line=line)}: sample needs a value for "
+                                    f"'{arg.name}' ({arg.type}, no default).")
+                rendered.append((arg.name, "T([3, 4])" if arg.is_tensor else "[T([2, 3]), T([2, 3])]"))
+        samples.append(SampleSpec(args=tuple(rendered), fast=fast, skip_gradgrad=skip))
+    return tuple(samples)
+
+
+TENSOR_SPEC_KEYS = ("shape", "domain", "dtype", "values", "high", "distinct", "noncontiguous",
+                    "requires_grad")
+
+
+def _sample_value(arg, value, where):
+    """Python source building this sample value (TensorSpec calls for tensors)."""
+    if arg.is_tensor_list:
+        if not isinstance(value, list):
+            raise SpecError(f"{where}: sample for '{arg.name}' must be a list of tensor specs.")
+        return "[" + ", ".join(_tensor_spec(arg.name, v, where) for v in value) + "]"
+    if arg.is_tensor:
+        if value is None and arg.type == "Tensor?":
+            return "None"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return repr(value)  # a Python number where a Tensor is accepted
+        return _tensor_spec(arg.name, value, where)
+    if arg.type == "Index":
+        try:
+            ast.parse(f"x[{value}]", mode="eval")
+        except SyntaxError:
+            raise SpecError(f"{where}: sample index for '{arg.name}' must be the text between "
+                            f"brackets, like \"1:3, ::2\"; got {value!r}.") from None
+        return f"np.index_exp[{value}]"
+    if isinstance(value, list):
+        value = tuple(value)
+    return repr(value)
+
+
+def _tensor_spec(name, value, where):
+    if isinstance(value, list) and all(isinstance(n, int) for n in value):
+        return f"T({value!r})"
+    if isinstance(value, dict):
+        unknown = set(value) - set(TENSOR_SPEC_KEYS)
+        if unknown:
+            raise SpecError(f"{where}: sample for '{name}' has unknown key(s) {sorted(unknown)}; "
+                            f"tensor specs take {', '.join(TENSOR_SPEC_KEYS)}.")
+        return "T(" + ", ".join(f"{k}={v!r}" for k, v in value.items()) + ")"
+    raise SpecError(f"{where}: sample for tensor '{name}' must be a shape like [3, 4] or a "
+                    f"mapping like {{shape: [3, 4], domain: [0.1, 2]}}; got {value!r}.")

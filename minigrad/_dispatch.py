@@ -1,0 +1,68 @@
+"""Pick the overload of an op whose parameters fit the call, like torch's arg parser.
+
+``max(x)`` and ``max(x, dim=1)`` are two entries in derivatives.yaml (``max`` and
+``max.dim``); the public ``max`` tries them in order and calls the first whose
+parameters accept the given arguments.
+"""
+import numbers
+
+import numpy as np
+
+
+def dispatch(name, overloads, args, kwargs, arrays=False):
+    for fn, params in overloads:
+        if _fits(params, args, kwargs, arrays):
+            return fn(*args, **kwargs)
+    signatures = "\n  ".join(_describe(fn, params) for fn, params in overloads)
+    raise TypeError(f"{name}() received an invalid combination of arguments; "
+                    f"it accepts:\n  {signatures}")
+
+
+def _describe(fn, params):
+    return f"{fn.__name__}(" + ", ".join(f"{t} {n}" for n, t, _, _ in params) + ")"
+
+
+def _fits(params, args, kwargs, arrays):
+    positional = [p for p in params if not p[3]]
+    if len(args) > len(positional):
+        return False
+    names = {p[0] for p in params}
+    if any(k not in names for k in kwargs):
+        return False
+    given = dict(zip((p[0] for p in positional), args))
+    for key, value in kwargs.items():
+        if key in given:
+            return False
+        given[key] = value
+    for name, type_, has_default, _ in params:
+        if name not in given:
+            if not has_default:
+                return False
+        elif not _is(type_, given[name], arrays):
+            return False
+    return True
+
+
+def _is(type_, value, arrays):
+    from minigrad.tensor import Tensor
+    if type_.endswith("?"):
+        if value is None:
+            return True
+        type_ = type_[:-1]
+    tensor_types = (Tensor, np.ndarray) if arrays else (Tensor,)
+    if type_ == "Tensor":
+        return isinstance(value, tensor_types)
+    if type_ == "Tensor[]":
+        return isinstance(value, (list, tuple)) and all(isinstance(v, tensor_types) for v in value)
+    if type_ == "int":
+        return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if type_ == "int[]":
+        return _is("int", value, arrays) or (
+            isinstance(value, (list, tuple)) and all(_is("int", v, arrays) for v in value))
+    if type_ in ("float", "Scalar"):
+        return isinstance(value, numbers.Number) and not isinstance(value, Tensor)
+    if type_ == "bool":
+        return isinstance(value, (bool, np.bool_))
+    if type_ == "str":
+        return isinstance(value, str)
+    return True  # Index, ScalarType: anything

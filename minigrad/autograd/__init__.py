@@ -1,0 +1,6 @@
+"""minigrad.autograd: the engine, graph nodes, grad mode, and gradient checking."""
+from minigrad.autograd import grad_mode  # noqa: F401
+from minigrad.autograd.functional import backward, grad  # noqa: F401
+from minigrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
+from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from minigrad.autograd.node import AccumulateGrad, Node  # noqa: F401

@@ -1,0 +1,27 @@
+"""PyTorch's wording for the autograd errors users search the web for."""
+
+LEAF_INPLACE_ERROR = (
+    "a leaf Variable that requires grad is being used in an in-place operation. "
+    "Update parameters under `with minigrad.no_grad():`, or clone() the tensor first.")
+
+FREED_GRAPH_ERROR = (
+    "Trying to backward through the graph a second time (or directly access saved "
+    "tensors after they have already been freed). Saved intermediate values of the graph "
+    "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+    "you need to backward through the graph a second time or if you need to access saved "
+    "tensors after calling backward.")
+
+SCALAR_OUTPUT_ERROR = "grad can be implicitly created only for scalar outputs"
+
+NO_GRAD_FN_ERROR = "element {i} of tensors does not require grad and does not have a grad_fn"
+
+UNUSED_INPUT_ERROR = (
+    "One of the differentiated Tensors appears to not have been used in the graph. "
+    "Set allow_unused=True if this is the desired behavior.")
+
+VERSION_ERROR = (
+    "one of the variables needed for gradient computation has been modified by an "
+    "inplace operation: [{dtype} {shape}], which is {role} and saved by {node}, is at version "
+    "{current}; expected version {saved} instead. Hint: enable anomaly detection to find "
+    "the operation that failed to compute its gradient, with "
+    "minigrad.autograd.set_detect_anomaly(True).")

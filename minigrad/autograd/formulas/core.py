@@ -1,0 +1,140 @@
+"""Core formula helpers: shapes, broadcasting, reductions, matmul (rules in __init__)."""
+import math
+
+import numpy as np
+
+
+def ops_for(value):
+    """The op vocabulary matching ``value``: differentiable Tensor ops, or numpy ones."""
+    from minigrad.autograd.namespace import ARRAYS, TENSORS
+    from minigrad.tensor import Tensor
+    return TENSORS if isinstance(value, Tensor) else ARRAYS
+
+
+# ------------------------------------------------------------------ shapes only
+def normalize_dims(dim, ndim):
+    """``dim`` (int, sequence or None = all) as a sorted tuple of non-negative dims."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    if not dims:
+        return tuple(range(ndim))
+    return tuple(sorted(d % ndim if ndim else 0 for d in dims))
+
+
+def reduced_shape(shape, dim):
+    """``shape`` with the reduced dims kept as 1 (the keepdim=True result shape)."""
+    dims = normalize_dims(dim, len(shape))
+    return tuple(1 if i in dims else n for i, n in enumerate(shape))
+
+
+def reduced_numel(shape, dim):
+    """How many elements each output of a reduction over ``dim`` averaged."""
+    return math.prod(shape[d] for d in normalize_dims(dim, len(shape)))
+
+
+def inverse_permutation(dims):
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inverse[d % len(dims)] = i
+    return tuple(inverse)
+
+
+def maybe_multiply(x, alpha):
+    return x if alpha == 1 else x * alpha
+
+
+# ------------------------------------------------------------------ computing
+def sum_to(x, shape):
+    """Undo broadcasting: sum ``x`` down to ``shape`` (no op at all when it already fits)."""
+    if x.shape == tuple(shape):
+        return x
+    return ops_for(x).sum_to_size(x, shape)
+
+
+def zeros_like(x):
+    """A zero gradient shaped like ``x`` (constant: it records no graph)."""
+    from minigrad.tensor import Tensor, _wrap
+    if isinstance(x, Tensor):
+        return _wrap(np.zeros_like(x.data))
+    return np.zeros_like(x)
+
+
+def clamp_mask(x, min, max):
+    """1 where ``clamp`` passes the gradient through (bounds inclusive, as PyTorch)."""
+    mask = True
+    if min is not None:
+        mask = (x >= min) & mask if max is None else (x >= min) & (x <= max)
+    elif max is not None:
+        mask = x <= max
+    return mask
+
+
+def unreduce(grad, shape, dim):
+    """Broadcast a reduction's gradient back over the reduced dims (keepdim or not)."""
+    F = ops_for(grad)
+    return F.expand(F.reshape(grad, reduced_shape(shape, dim)), shape)
+
+
+def keep_dim(x, ndim, dim, keepdim):
+    """A reduction result over one ``dim`` with that dim kept (size 1)."""
+    return x if keepdim else ops_for(x).unsqueeze(x, dim % ndim)
+
+
+def spread_to_extrema(grad, x, result, dim):
+    """amax/amin backward: split the gradient evenly among tied extrema (as PyTorch)."""
+    F = ops_for(grad)
+    shape = x.shape
+    mask = x == unreduce(result, shape, dim)
+    count = F.sum(mask * 1.0, dim, True) if dim is not None else F.sum(mask * 1.0)
+    return unreduce(grad, shape, dim) * mask / unreduce(count, shape, dim)
+
+
+def split_like(grad, dim, shapes):
+    """``cat`` backward: the pieces of ``grad`` along ``dim``, one per input shape."""
+    F = ops_for(grad)
+    ndim = len(shapes[0])
+    dim = dim % ndim
+    pieces, start = [], 0
+    for shape in shapes:
+        stop = start + shape[dim]
+        pieces.append(F.getitem(grad, (slice(None),) * dim + (slice(start, stop),)))
+        start = stop
+    return pieces
+
+
+def unstack(grad, dim):
+    """``stack`` backward: ``grad`` taken apart along ``dim``."""
+    F = ops_for(grad)
+    dim = dim % grad.ndim
+    return [F.getitem(grad, (slice(None),) * dim + (i,)) for i in range(grad.shape[dim])]
+
+
+def matmul_grad_self(grad, self_shape, other):
+    """d(self @ other)/d(self), for 1-D, 2-D and batched, broadcasting operands."""
+    F = ops_for(grad)
+    if len(self_shape) == 1 and other.ndim == 1:          # dot product
+        return grad * other
+    other2 = F.unsqueeze(other, -1) if other.ndim == 1 else other
+    grad2 = F.unsqueeze(grad, -1) if other.ndim == 1 else grad
+    if len(self_shape) == 1:
+        grad2 = F.unsqueeze(grad2, -2)
+    g = F.matmul(grad2, F.transpose(other2, -1, -2))
+    if len(self_shape) == 1:
+        return F.sum_to(F.squeeze(g, -2), self_shape)
+    return F.sum_to(g, self_shape)
+
+
+def matmul_grad_other(grad, self, other_shape):
+    """d(self @ other)/d(other), the mirror of ``matmul_grad_self``."""
+    F = ops_for(grad)
+    if self.ndim == 1 and len(other_shape) == 1:
+        return grad * self
+    self2 = F.unsqueeze(self, -2) if self.ndim == 1 else self
+    grad2 = F.unsqueeze(grad, -2) if self.ndim == 1 else grad
+    if len(other_shape) == 1:
+        grad2 = F.unsqueeze(grad2, -1)
+    g = F.matmul(F.transpose(self2, -1, -2), grad2)
+    if len(other_shape) == 1:
+        return F.sum_to(F.squeeze(g, -1), other_shape)
+    return F.sum_to(g, other_shape)

@@ -1,0 +1,104 @@
+"""The user entry points into the engine: ``backward`` and ``grad``."""
+import numpy as np
+
+from minigrad.autograd.engine import run_backward
+from minigrad.autograd.errors import NO_GRAD_FN_ERROR, SCALAR_OUTPUT_ERROR, UNUSED_INPUT_ERROR
+from minigrad.autograd.node import AccumulateGrad, edge_of
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves.
+
+    >>> x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> minigrad.autograd.backward((x * x).sum()); x.grad
+    tensor([2., 4.])
+    """
+    tensors = _as_tuple(tensors)
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    roots, root_grads = _roots(tensors, grad_tensors, create_graph)
+    if inputs is None:
+        run_backward(roots, root_grads, retain_graph, create_graph)
+        return
+    inputs = _as_tuple(inputs)
+    edges = [_input_edge(t) for t in inputs]
+    captured = run_backward(roots, root_grads, retain_graph, create_graph, capture=edges)
+    for tensor, edge in zip(inputs, edges):
+        grad = captured.get(edge)
+        if grad is not None:
+            AccumulateGrad(tensor).apply([grad], create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching any ``.grad``.
+
+    >>> x = minigrad.tensor(3.0, requires_grad=True)
+    >>> dx, = minigrad.autograd.grad(x ** 2, x, create_graph=True)   # 6
+    >>> ddx, = minigrad.autograd.grad(dx, x)                          # 2
+    """
+    from minigrad.tensor import Tensor, _wrap
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    roots, root_grads = _roots(outputs, grad_outputs, create_graph)
+    edges = [_input_edge(t) for t in inputs]
+    captured = run_backward(roots, root_grads, retain_graph, create_graph, capture=edges)
+    results = []
+    for tensor, edge in zip(inputs, edges):
+        g = captured.get(edge)
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(UNUSED_INPUT_ERROR)
+            if materialize_grads:
+                g = np.zeros_like(tensor.data)
+        elif g.dtype != tensor.dtype:
+            g = g.astype(tensor.dtype) if not isinstance(g, Tensor) else g.to(tensor.dtype)
+        results.append(g if g is None or isinstance(g, Tensor) else _wrap(g))
+    return tuple(results)
+
+
+def _input_edge(tensor):
+    node, nr = edge_of(tensor)
+    if node is None:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return node, nr
+
+
+def _roots(outputs, grad_outputs, create_graph):
+    from minigrad.tensor import Tensor
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = (grad_outputs,) * len(outputs) if grad_outputs is None else (grad_outputs,)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"got {len(grad_outputs)} gradients for {len(outputs)} outputs")
+    roots, grads = [], []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        node, nr = edge_of(out)
+        if node is None:
+            raise RuntimeError(NO_GRAD_FN_ERROR.format(i=i))
+        roots.append((node, nr))
+        grads.append(_root_grad(out, g, create_graph))
+    return roots, grads
+
+
+def _root_grad(out, g, create_graph):
+    from minigrad.tensor import Tensor, _wrap
+    if g is None:
+        if out.data.size != 1:
+            raise RuntimeError(SCALAR_OUTPUT_ERROR)
+        g = np.ones_like(out.data)
+    elif isinstance(g, Tensor):
+        if g.shape != out.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output has a shape of {list(g.shape)} and "
+                f"output has a shape of {list(out.shape)}.")
+        return g if create_graph else g.data
+    else:
+        g = np.broadcast_to(np.asarray(g, dtype=out.data.dtype), out.shape)
+    return _wrap(g) if create_graph else g
+
+
+def _as_tuple(x):
+    from minigrad.tensor import Tensor
+    return (x,) if isinstance(x, Tensor) else tuple(x)

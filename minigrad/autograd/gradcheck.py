@@ -1,0 +1,149 @@
+"""gradcheck and gradgradcheck: compare autograd with central finite differences.
+
+Both work in float64.  The full check builds every Jacobian block
+d(output i)/d(input j) twice -- numerically, perturbing one input element at a
+time, and analytically, one backward per output element -- and compares them.
+``fast_mode=True`` compares only a random projection ``u^T J v`` per block,
+which needs two evaluations per input instead of two per element.
+"""
+import numpy as np
+
+from minigrad.autograd.functional import grad as autograd_grad
+
+
+class GradcheckError(RuntimeError):
+    """The analytical and numerical derivatives disagree."""
+
+
+def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, fast_mode=False,
+              raise_exception=True, seed=0):
+    """Check the gradients of ``fn`` at ``inputs`` against finite differences.
+
+    >>> x = minigrad.randn(3, dtype=minigrad.float64, requires_grad=True)
+    >>> minigrad.autograd.gradcheck(minigrad.tanh, (x,))
+    True
+    """
+    from minigrad.tensor import Tensor
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    wrt = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if not wrt:
+        raise ValueError("gradcheck expects at least one input tensor with requires_grad=True")
+    for i in wrt:
+        if inputs[i].dtype != np.float64:
+            raise ValueError(f"gradcheck needs float64 inputs for accurate finite differences; "
+                             f"input {i} is {inputs[i].dtype}. Use .double().")
+    outputs = _outputs(fn, inputs)
+    rng = np.random.default_rng(seed)
+    check = _fast_blocks if fast_mode else _full_blocks
+    for (i, j), (numerical, analytical) in check(fn, inputs, outputs, wrt, eps, rng):
+        if not np.allclose(analytical, numerical, rtol=rtol, atol=atol, equal_nan=True):
+            if not raise_exception:
+                return False
+            kind = "projected Jacobian u^T J v" if fast_mode else "Jacobian"
+            raise GradcheckError(
+                f"{kind} mismatch for output {i} with respect to input {j},\n"
+                f"numerical:\n{numerical}\nanalytical:\n{analytical}\n"
+                f"(max abs difference {np.max(np.abs(numerical - analytical)):.3g}, "
+                f"atol={atol}, rtol={rtol})")
+    return True
+
+
+def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  fast_mode=False, raise_exception=True, seed=0):
+    """Check second derivatives: gradcheck of ``(inputs, v) -> vjp(fn, inputs, v)``."""
+    from minigrad.tensor import Tensor, _wrap
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    outputs = _outputs(fn, inputs)
+    rng = np.random.default_rng(seed + 1)
+    if grad_outputs is None:
+        grad_outputs = tuple(_wrap(rng.standard_normal(o.shape)).requires_grad_() for o in outputs)
+    grad_outputs = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs)
+    n = len(inputs)
+
+    def vjp(*args):
+        ins, vs = args[:n], args[n:]
+        outs = _outputs(fn, ins)
+        diff_ins = [x for x in ins if isinstance(x, Tensor) and x.requires_grad]
+        kept = [(o, v) for o, v in zip(outs, vs) if o.requires_grad]
+        if not kept:
+            return ()
+        grads = autograd_grad([o for o, _ in kept], diff_ins, [v for _, v in kept],
+                              create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(vjp, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     fast_mode=fast_mode, raise_exception=raise_exception, seed=seed)
+
+
+def _outputs(fn, inputs):
+    from minigrad.tensor import Tensor
+    out = fn(*inputs)
+    outs = (out,) if isinstance(out, Tensor) else tuple(out)
+    return tuple(o for o in outs if o.dtype.kind == "f")
+
+
+def _evaluate(fn, inputs):
+    # Not under no_grad: fn may itself differentiate (gradgradcheck's vjp does).
+    return [o.data.astype(np.float64) for o in _outputs(fn, inputs)]
+
+
+def _perturbed(fn, inputs, j, direction, eps):
+    """(f(x + eps d) - f(x - eps d)) / 2 eps for input ``j`` along ``direction``."""
+    data = inputs[j].data
+    original = data.copy()
+    try:
+        data += eps * direction
+        plus = _evaluate(fn, inputs)
+        data[...] = original - eps * direction
+        minus = _evaluate(fn, inputs)
+    finally:
+        data[...] = original
+    return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+
+
+def _vjp(outputs, inputs, wrt, i, cotangent):
+    from minigrad.tensor import _wrap
+    if not outputs[i].requires_grad:
+        return [np.zeros(inputs[j].shape) for j in wrt]
+    grads = autograd_grad(outputs[i], [inputs[j] for j in wrt], _wrap(cotangent),
+                          retain_graph=True, allow_unused=True)
+    return [np.zeros(inputs[j].shape) if g is None else g.data for j, g in zip(wrt, grads)]
+
+
+def _full_blocks(fn, inputs, outputs, wrt, eps, rng):
+    """Yield ((i, j), (numerical J_ij, analytical J_ij)) for every block."""
+    numerical = {}
+    for j in wrt:
+        x = inputs[j].data
+        columns = [[] for _ in outputs]
+        for k in range(x.size):
+            direction = np.zeros(x.shape)
+            direction[np.unravel_index(k, x.shape)] = 1.0
+            for i, d in enumerate(_perturbed(fn, inputs, j, direction, eps)):
+                columns[i].append(d.reshape(-1))
+        for i, o in enumerate(outputs):
+            numerical[i, j] = (np.stack(columns[i], axis=1) if columns[i]
+                               else np.zeros((o.data.size, 0)))
+    for i, o in enumerate(outputs):
+        rows = {j: [] for j in wrt}
+        for m in range(o.data.size):
+            cotangent = np.zeros(o.shape)
+            cotangent[np.unravel_index(m, o.shape)] = 1.0
+            for j, g in zip(wrt, _vjp(outputs, inputs, wrt, i, cotangent)):
+                rows[j].append(np.asarray(g, dtype=np.float64).reshape(-1))
+        for j in wrt:
+            analytical = (np.stack(rows[j]) if rows[j]
+                          else np.zeros((0, inputs[j].data.size)))
+            yield (i, j), (numerical[i, j], analytical)
+
+
+def _fast_blocks(fn, inputs, outputs, wrt, eps, rng):
+    """Yield ((i, j), (numerical u^T J v, analytical u^T J v)) for every block."""
+    vs = {j: rng.standard_normal(inputs[j].shape) for j in wrt}
+    us = [rng.standard_normal(o.shape) for o in outputs]
+    for j in wrt:
+        directional = _perturbed(fn, inputs, j, vs[j], eps)
+        for i in range(len(outputs)):
+            numerical = np.sum(us[i] * directional[i])
+            g = _vjp(outputs, inputs, wrt, i, us[i])[wrt.index(j)]
+            yield (i, j), (np.array([numerical]), np.array([np.sum(g * vs[j])]))

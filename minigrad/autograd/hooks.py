@@ -1,0 +1,135 @@
+"""Hooks: user functions the engine calls as gradients flow.
+
+Where they live (as in PyTorch):
+- a hook on a non-leaf tensor is a pre-hook of its ``grad_fn`` for that output;
+- a hook on a leaf is kept on the tensor and run by its ``AccumulateGrad``;
+- ``retain_grad()`` is a pre-hook that runs after the tensor's own hooks;
+- node hooks: ``register_prehook(fn(grad_outputs))`` and
+  ``register_hook(fn(grad_inputs, grad_outputs))``.
+
+Order for one node: tensor hooks, retain_grad, node pre-hooks, the node, node hooks.
+Hooks see and return Tensors, also in a plain backward where the engine itself
+works on arrays.
+"""
+import itertools
+
+_handle_ids = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``.remove()`` unregisters the hook."""
+
+    def __init__(self, registry):
+        self.id = next(_handle_ids)
+        self._registry = registry
+
+    def remove(self):
+        self._registry.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def add_hook(registry, fn):
+    handle = RemovableHandle(registry)
+    registry[handle.id] = fn
+    return handle
+
+
+def _as_tensor(grad):
+    from minigrad.tensor import Tensor, _wrap
+    return grad if grad is None or isinstance(grad, Tensor) else _wrap(grad)
+
+
+def _like_engine(grad, create_graph):
+    """Hooks return Tensors; a plain backward continues with their arrays."""
+    if grad is None or create_graph:
+        return grad
+    return getattr(grad, "data", grad)
+
+
+def _tensor_hooks_for(node):
+    """{output_nr: {id: fn}} tensor hooks, and {output_nr: tensor ref} retain_grad targets."""
+    from minigrad.autograd.node import AccumulateGrad
+    if type(node) is AccumulateGrad:
+        extras = node.variable._extras or {}
+        hooks = extras.get("hooks")
+        return ({0: hooks} if hooks else {}), {}
+    extras = node._extras or {}
+    return extras.get("tensor_hooks", {}), extras.get("retains_grad", {})
+
+
+def run_pre_hooks(node, grads, create_graph):
+    """Apply tensor hooks, retain_grad and node pre-hooks to ``grads`` (a list)."""
+    tensor_hooks, retained = _tensor_hooks_for(node)
+    for nr, hooks in tensor_hooks.items():
+        if nr >= len(grads) or grads[nr] is None:
+            continue
+        for fn in list(hooks.values()):
+            new = fn(_as_tensor(grads[nr]))
+            if new is not None:
+                grads[nr] = _like_engine(new, create_graph)
+    for nr, ref in retained.items():
+        tensor = ref()
+        if tensor is not None and nr < len(grads) and grads[nr] is not None:
+            _retain(tensor, grads[nr], create_graph)
+    pre = (node._extras or {}).get("pre")
+    if pre:
+        for fn in list(pre.values()):
+            new = fn(tuple(_as_tensor(g) for g in grads))
+            if new is not None:
+                grads[:] = [_like_engine(g, create_graph) for g in new]
+    return grads
+
+
+def run_post_hooks(node, grad_inputs, grads, create_graph):
+    post = (node._extras or {}).get("post")
+    if not post:
+        return grad_inputs
+    for fn in list(post.values()):
+        new = fn(tuple(_as_tensor(g) for g in grad_inputs), tuple(_as_tensor(g) for g in grads))
+        if new is not None:
+            grad_inputs = tuple(_like_engine(g, create_graph) for g in new)
+    return grad_inputs
+
+
+def has_hooks(node):
+    from minigrad.autograd.node import AccumulateGrad
+    if node._extras:
+        return True
+    return type(node) is AccumulateGrad and bool((node.variable._extras or {}).get("hooks"))
+
+
+def _retain(tensor, grad, create_graph):
+    from minigrad.tensor import _wrap
+    if create_graph:
+        tensor.grad = grad if tensor.grad is None else tensor.grad + grad
+    else:
+        array = getattr(grad, "data", grad)
+        tensor.grad = _wrap(array.copy()) if tensor.grad is None else _wrap(tensor.grad.data + array)
+
+
+def register_tensor_hook(tensor, fn):
+    if not tensor._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if tensor.grad_fn is None:
+        extras = tensor._extras if tensor._extras is not None else {}
+        tensor._extras = extras
+        return add_hook(extras.setdefault("hooks", {}), fn)
+    lists = tensor.grad_fn._hook_lists().setdefault("tensor_hooks", {})
+    return add_hook(lists.setdefault(tensor._output_nr, {}), fn)
+
+
+def retain_grad(tensor):
+    import weakref
+    if not tensor._requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if tensor.grad_fn is None:
+        return  # leaves keep their .grad anyway
+    tensor.grad_fn._hook_lists().setdefault("retains_grad", {})[tensor._output_nr] = weakref.ref(tensor)
+    if tensor._extras is None:
+        tensor._extras = {}
+    tensor._extras["retains_grad"] = True

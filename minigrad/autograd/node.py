@@ -1,0 +1,158 @@
+"""Graph nodes: what backward runs.
+
+Every differentiable op result points at a node (its ``grad_fn``).  A node knows
+- ``next_functions``: one ``(node, output_nr)`` edge per differentiable input, in
+  PyTorch's format; ``(None, 0)`` for an input that needs no gradient;
+- how to turn gradients for its outputs into gradients for its inputs.
+
+The node classes for ops are generated from derivatives.yaml into
+``minigrad/_generated/nodes.py``; this module holds their base class and the one
+hand-written node, ``AccumulateGrad``, that writes into a leaf's ``.grad``.
+"""
+import itertools
+import weakref
+
+import numpy as np
+
+from minigrad.autograd.errors import FREED_GRAPH_ERROR
+
+_sequence = itertools.count()
+_ACCUMULATE_FIRST = 1 << 62
+
+
+class Node:
+    """Base of every graph node.
+
+    Subclasses implement ``_backward(F, grads)`` -> one gradient (or None) per
+    entry of ``next_functions``.  ``F`` is the formula vocabulary: numpy arrays
+    for a plain backward, differentiable Tensor ops under ``create_graph``.
+    """
+
+    __slots__ = ("next_functions", "_sequence_nr", "_released", "_extras", "__weakref__")
+
+    #: names of the slots that hold saved values, set by generated subclasses
+    _saved_slots = ()
+    #: how many outputs the op has (gradient buffer size)
+    num_outputs = 1
+
+    def __init__(self, next_functions=()):
+        self.next_functions = next_functions
+        self._sequence_nr = next(_sequence)
+        self._released = False
+        self._extras = None
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    def apply(self, grads, create_graph):
+        if self._released:
+            raise RuntimeError(FREED_GRAPH_ERROR)
+        return self._backward(self._tensor_formulas if create_graph else self._array_formulas, grads)
+
+    def needs_input_grad(self, i):
+        return self.next_functions[i][0] is not None
+
+    def release(self):
+        """Free saved values once backward ran without retain_graph."""
+        if self._saved_slots:
+            from minigrad.autograd.saved import _FREED
+            for slot in self._saved_slots:
+                setattr(self, slot, _FREED)
+            self._released = True
+
+    def rebind_output(self, output_nr, tensor):
+        """An in-place op made ``tensor`` this node's output: saved outputs follow it."""
+        from minigrad.autograd.saved import SavedTensor
+        for slot in self._saved_slots:
+            saved = getattr(self, slot, None)
+            if type(saved) is SavedTensor and saved.output_nr == output_nr and saved.tensor is None:
+                saved.rebind(tensor)
+
+    def saved_values(self):
+        """The saved values by formula name (Tensors unpacked), for inspection."""
+        from minigrad.autograd.saved import unpack
+        return {slot[len("_raw_saved_"):]: unpack(getattr(self, slot), self, True)
+                for slot in self._saved_slots if hasattr(self, slot)}
+
+    def __getattr__(self, name):
+        # PyTorch exposes saved values as grad_fn._saved_<name>.
+        if name.startswith("_saved_") and not name.startswith("_saved_slots"):
+            raw = "_raw" + name
+            if raw in self._saved_slots:
+                from minigrad.autograd.saved import unpack
+                return unpack(object.__getattribute__(self, raw), self, True)
+        raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
+
+    # --- hooks (see minigrad.autograd.hooks): kept in _extras so plain nodes stay small
+    def _hook_lists(self):
+        if self._extras is None:
+            self._extras = {}
+        return self._extras
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        from minigrad.autograd.hooks import add_hook
+        return add_hook(self._hook_lists().setdefault("post", {}), fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        from minigrad.autograd.hooks import add_hook
+        return add_hook(self._hook_lists().setdefault("pre", {}), fn)
+
+
+class AccumulateGrad(Node):
+    """The node behind a leaf that requires grad: adds incoming gradients into ``.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__(())
+        self.variable = variable
+        self._sequence_nr = _ACCUMULATE_FIRST  # leaves take their gradient as soon as it is ready
+
+    def apply(self, grads, create_graph):
+        from minigrad.tensor import Tensor, _wrap
+        grad = grads[0]
+        leaf = self.variable
+        if create_graph:
+            new = grad if isinstance(grad, Tensor) else _wrap(grad)
+            if new.dtype != leaf.data.dtype:
+                new = new.to(leaf.data.dtype)
+            leaf.grad = new if leaf.grad is None else leaf.grad + new
+        else:
+            array = grad.data if isinstance(grad, Tensor) else grad
+            if leaf.grad is None:
+                # A copy: the incoming array may be shared with other gradients.
+                leaf.grad = _wrap(np.array(array, dtype=leaf.data.dtype, copy=True))
+            elif leaf.grad.grad_fn is None and leaf.grad.data.flags.writeable:
+                np.add(leaf.grad.data, array, out=leaf.grad.data, casting="unsafe")
+                leaf.grad._version_counter[0] += 1
+            else:
+                leaf.grad = _wrap(leaf.grad.data + array)
+        return ()
+
+
+def accumulator_of(leaf):
+    """The leaf's AccumulateGrad, made on first use and cached weakly (as PyTorch does)."""
+    extras = leaf._extras
+    if extras is None:
+        extras = leaf._extras = {}
+    ref = extras.get("accumulator")
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        extras["accumulator"] = weakref.ref(node)
+    return node
+
+
+def edge_of(value):
+    """The ``(node, output_nr)`` a gradient for ``value`` flows into."""
+    grad_fn = getattr(value, "grad_fn", None)
+    if grad_fn is not None:
+        return (grad_fn, value._output_nr)
+    if getattr(value, "_requires_grad", False):
+        return (accumulator_of(value), 0)
+    return (None, 0)

@@ -1,0 +1,85 @@
+"""Saved values: what a node keeps from the forward pass for its backward formulas.
+
+A saved *input* keeps the Tensor itself (so a second-order graph can flow through
+it) and the version it had when saved.  A saved *output* (``result`` in a formula)
+keeps only the array and the version counter, not the Tensor: the Tensor points at
+the node, and the node pointing back at it would make a reference cycle that only
+the cyclic garbage collector could free.  On unpack under ``create_graph`` the
+output is rebuilt as a Tensor whose ``grad_fn`` is the unpacking node.
+"""
+from minigrad.autograd.errors import FREED_GRAPH_ERROR, VERSION_ERROR
+
+
+class SavedTensor:
+    __slots__ = ("tensor", "data", "version", "counter", "output_nr")
+
+    def __init__(self, tensor, is_output=False):
+        if tensor._extras is not None and tensor._extras.get("inference"):
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. To work around you can "
+                "make a clone to get a normal tensor and use it in autograd.")
+        self.counter = tensor._version_counter
+        self.version = tensor._version_counter[0]
+        if is_output:
+            self.tensor, self.data, self.output_nr = None, tensor.data, tensor._output_nr
+        else:
+            self.tensor, self.data, self.output_nr = tensor, None, -1
+
+    def unpack(self, node, as_tensor):
+        if self.counter[0] != self.version:
+            self._raise_version_error(node)
+        if self.tensor is not None:
+            return self.tensor if as_tensor else self.tensor.data
+        if not as_tensor:
+            return self.data
+        from minigrad.tensor import _init, Tensor
+        t = Tensor.__new__(Tensor)
+        _init(t, self.data, node, self.output_nr, self.counter, None)
+        return t
+
+    def rebind(self, tensor):
+        """After an in-place op, the saved output is the mutated tensor's storage."""
+        self.data, self.counter = tensor.data, tensor._version_counter
+        self.version = tensor._version_counter[0]
+
+    def _raise_version_error(self, node):
+        data = self.tensor.data if self.tensor is not None else self.data
+        if self.tensor is not None and self.tensor.grad_fn is not None:
+            role = f"output {self.tensor._output_nr} of {self.tensor.grad_fn.name()}"
+        elif self.tensor is not None:
+            role = "a leaf tensor"
+        else:
+            role = f"output {self.output_nr} of {node.name()}"
+        raise RuntimeError(VERSION_ERROR.format(
+            dtype=f"{data.dtype.name}Tensor", shape=list(data.shape), role=role,
+            node=node.name(), current=self.counter[0], saved=self.version))
+
+
+def save(value, is_output=False):
+    """Wrap what a node keeps: Tensors are version-tracked, anything else kept as is."""
+    from minigrad.tensor import Tensor
+    if isinstance(value, Tensor):
+        return SavedTensor(value, is_output)
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], Tensor):
+        return [SavedTensor(v) for v in value]
+    return value
+
+
+def unpack(saved, node, as_tensor):
+    if type(saved) is SavedTensor:
+        return saved.unpack(node, as_tensor)
+    if saved is _FREED:
+        raise RuntimeError(FREED_GRAPH_ERROR)
+    if type(saved) is list and saved and type(saved[0]) is SavedTensor:
+        return [s.unpack(node, as_tensor) for s in saved]
+    return saved
+
+
+class _Freed:
+    """Marks a saved slot whose value was released after backward."""
+
+    def __repr__(self):
+        return "<freed>"
+
+
+_FREED = _Freed()

@@ -1,0 +1,78 @@
+"""Small functions the generated code calls (kept here so generated code reads plainly)."""
+import numpy as np
+
+from minigrad.autograd.node import Node, edge_of
+from minigrad.tensor import Tensor, _make_view, _wrap
+
+
+def data_of(value):
+    """The numpy array behind a Tensor; numbers and arrays pass through as constants."""
+    return value.data if isinstance(value, Tensor) else value
+
+
+def any_requires_grad(*values):
+    for v in values:
+        if isinstance(v, Tensor) and v._requires_grad:
+            return True
+    return False
+
+
+def shape_of(value):
+    return value.shape if isinstance(value, (Tensor, np.ndarray)) else np.shape(value)
+
+
+def ndim_of(value):
+    return value.ndim if isinstance(value, (Tensor, np.ndarray)) else np.ndim(value)
+
+
+def dtype_of(value):
+    return value.dtype if isinstance(value, (Tensor, np.ndarray)) else np.result_type(value)
+
+
+def wrap(array, node=None, output_nr=0):
+    return _wrap(array, node, output_nr)
+
+
+def wrap_view(array, source, node=None, output_nr=0):
+    """A result that may look into ``source``'s storage shares its version counter."""
+    if isinstance(source, Tensor) and np.may_share_memory(array, source.data):
+        return _make_view(array, source, node, output_nr)
+    return _wrap(array, node, output_nr)
+
+
+def output_meta(arrays):
+    return tuple((a.shape, a.dtype) for a in arrays)
+
+
+def fill_undefined(grads, metas, F):
+    """Several outputs: a gradient that did not arrive is zero, for formulas that read it."""
+    if all(g is not None for g in grads) and len(grads) == len(metas):
+        return grads
+    grads = list(grads) + [None] * (len(metas) - len(grads))
+    for i, (shape, dtype) in enumerate(metas):
+        if grads[i] is None:
+            zeros = np.zeros(shape, dtype=dtype)
+            grads[i] = _wrap(zeros) if F.as_tensors else zeros
+    return grads
+
+
+def once_differentiable_backward(node, grads, reason):
+    """Under create_graph: compute the gradient once, and make differentiating it raise."""
+    arrays = [g.data if isinstance(g, Tensor) else g for g in grads]
+    results = node._backward(node._array_formulas, arrays)
+    error_node = DelayedError(node.name(), reason, tuple(edge_of(g) for g in grads))
+    return tuple(None if r is None else _wrap(np.asarray(r), error_node) for r in results)
+
+
+class DelayedError(Node):
+    """Stands for a gradient whose own derivative is not available."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, op_name, reason, next_functions):
+        super().__init__(next_functions)
+        self.message = (f"{op_name} is not differentiable twice ({reason}). Its gradient was "
+                        "computed, but it cannot be differentiated again (create_graph=True).")
+
+    def apply(self, grads, create_graph):
+        raise RuntimeError(self.message)

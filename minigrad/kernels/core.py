@@ -1,0 +1,123 @@
+"""Core numpy building blocks for forward expressions (see kernels/__init__.py)."""
+import numpy as np
+
+
+def axes(dim):
+    """PyTorch's ``dim`` (int, sequence or None) as numpy's ``axis``."""
+    if dim is None or isinstance(dim, (int, np.integer)):
+        return dim
+    dim = tuple(dim)
+    return dim if dim else None
+
+
+def sum_to_shape(x, shape):
+    """Sum ``x`` down to ``shape``: undo numpy broadcasting."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    lead = x.ndim - len(shape)
+    summed = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and x.shape[i + lead] != 1)
+    out = np.sum(x, axis=summed, keepdims=True) if summed else x
+    return out.reshape(shape)
+
+
+def expand_array(x, size):
+    """``Tensor.expand``: -1 keeps a dimension; new dimensions go in front."""
+    size = tuple(size)
+    lead = len(size) - x.ndim
+    if lead < 0:
+        raise RuntimeError(
+            f"expand: the number of sizes provided ({len(size)}) must be greater or equal "
+            f"to the number of dimensions in the tensor ({x.ndim})")
+    target = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(size))
+    return np.broadcast_to(x, target)
+
+
+def broadcast_copy(self, src):
+    """``copy_``: ``src`` broadcast to ``self``'s shape and dtype, as a new array."""
+    return np.array(np.broadcast_to(src, self.shape), dtype=self.dtype)
+
+
+def squeeze_array(x, dim):
+    if dim is None:
+        return np.squeeze(x)
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    dims = tuple(d for d in dims if x.shape[d] == 1)  # torch ignores dims of size != 1
+    return np.squeeze(x, axis=dims) if dims else x.view()
+
+
+def sigmoid_array(x):
+    # exp of a negative number only: no overflow for large |x|
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def softmax_array(x, dim):
+    shifted = x - np.amax(x, axis=dim, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def log_softmax_array(x, dim):
+    shifted = x - np.amax(x, axis=dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+def logsumexp_array(x, dim, keepdim):
+    dim = axes(dim)
+    if x.size == 0:
+        return np.log(np.sum(np.exp(x), axis=dim, keepdims=keepdim))
+    peak = np.amax(x, axis=dim, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0)
+    out = np.log(np.sum(np.exp(x - peak), axis=dim, keepdims=True)) + peak
+    return out if keepdim else np.squeeze(out, axis=dim)
+
+
+def max_with_indices(x, dim, keepdim):
+    indices = np.argmax(x, axis=dim, keepdims=True)
+    values = np.take_along_axis(x, indices, axis=dim)
+    if not keepdim:
+        values, indices = np.squeeze(values, axis=dim), np.squeeze(indices, axis=dim)
+    return values, indices
+
+
+def min_with_indices(x, dim, keepdim):
+    indices = np.argmin(x, axis=dim, keepdims=True)
+    values = np.take_along_axis(x, indices, axis=dim)
+    if not keepdim:
+        values, indices = np.squeeze(values, axis=dim), np.squeeze(indices, axis=dim)
+    return values, indices
+
+
+def scatter_add_into_zeros(src, dim, index, shape):
+    """zeros(shape) with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
+    out = np.zeros(shape, dtype=src.dtype)
+    dim = dim % len(shape)
+    coords = list(np.indices(index.shape, sparse=True))
+    coords[dim] = index
+    np.add.at(out, tuple(coords), src)
+    return out
+
+
+def index_key(index):
+    """A Python indexing key with Tensors replaced by their arrays."""
+    if isinstance(index, tuple):
+        return tuple(_index_part(i) for i in index)
+    return _index_part(index)
+
+
+def _index_part(part):
+    data = getattr(part, "data", None)
+    if isinstance(data, np.ndarray):
+        return data
+    if isinstance(part, list):
+        return np.asarray([_index_part(p) for p in part])
+    return part
+
+
+def index_into_zeros(grad, shape, key):
+    """The gradient of ``x[key]``: zeros of x's shape with ``grad`` added at ``key``."""
+    out = np.zeros(shape, dtype=grad.dtype)
+    np.add.at(out, key, grad)  # add, not assign: an advanced key may repeat an element
+    return out

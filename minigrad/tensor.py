@@ -1,0 +1,355 @@
+"""Tensor: a numpy array plus the autograd bookkeeping PyTorch users expect.
+
+A Tensor holds
+- ``data``: the numpy array (never a numpy scalar);
+- ``grad_fn`` / ``_output_nr``: the graph node that produced it, and which of
+  that node's outputs it is (``None`` for leaves);
+- ``_requires_grad``: for leaves, the user's flag; for results, "has a grad_fn";
+- ``_version_counter``: a one-element list shared by every view of one storage,
+  bumped by in-place ops so saved tensors can tell they were overwritten;
+- ``_base``: for views, the tensor whose storage they look into;
+- ``_extras``: rarely used state (hooks, retain_grad, the leaf's accumulator),
+  kept in one dict so the common Tensor stays small and quick to build.
+
+The differentiable ops themselves are generated from derivatives.yaml into
+``minigrad/_generated/functions.py`` and attached as methods at the bottom of
+this module.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd import grad_mode
+from minigrad.autograd.errors import LEAF_INPLACE_ERROR
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it.
+
+    >>> import minigrad as mg
+    >>> x = mg.tensor([2.0, 3.0], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([4., 6.])
+    """
+
+    __slots__ = ("data", "grad", "grad_fn", "_requires_grad", "_output_nr",
+                 "_version_counter", "_base", "_extras", "__weakref__")
+
+    __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
+
+    def __init__(self, data, requires_grad=False, dtype=None):
+        array = np.array(data, dtype=dtype)
+        if array.dtype == np.float16 or array.dtype.kind not in "fiub":
+            if array.dtype.kind in "fiub":
+                array = array.astype(np.float32)
+            else:
+                raise TypeError(f"minigrad tensors hold numbers; got an array of dtype {array.dtype}")
+        _init(self, array, None, 0, [0], None)
+        if requires_grad:
+            self.requires_grad = True
+
+    # ----------------------------------------------------------- basic facts
+    @property
+    def shape(self):
+        return self.data.shape
+
+    @property
+    def ndim(self):
+        return self.data.ndim
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def T(self):
+        return self.permute(tuple(range(self.ndim - 1, -1, -1)))
+
+    def size(self, dim=None):
+        return self.data.shape if dim is None else self.data.shape[dim]
+
+    def dim(self):
+        return self.data.ndim
+
+    def numel(self):
+        return self.data.size
+
+    def __len__(self):
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.data.shape[0]
+
+    def is_floating_point(self):
+        return self.data.dtype.kind == "f"
+
+    # ------------------------------------------------------- autograd state
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to "
+                "use a computed variable in a subgraph that doesn't require differentiation "
+                "use var_no_grad = var.detach().")
+        if flag and self.data.dtype.kind != "f":
+            raise RuntimeError(
+                f"Only Tensors of floating point dtype can require gradients (got {self.data.dtype}); "
+                "convert first, e.g. x.double().requires_grad_()")
+        self._requires_grad = bool(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def _version(self):
+        return self._version_counter[0]
+
+    def detach(self):
+        """A tensor that shares data and version counter but has no history."""
+        return _make_view(self.data, self)
+
+    def detach_(self):
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def numpy(self):
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self.data
+
+    def item(self):
+        if self.data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.data.size} elements cannot be converted to Scalar")
+        return self.data.item()
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf that requires grad.
+
+        >>> x = mg.tensor(3.0, requires_grad=True); (x * x).backward(); x.grad
+        tensor(6.)
+        """
+        from minigrad.autograd.functional import backward
+        backward(self, gradient, retain_graph, create_graph, inputs)
+
+    # ----------------------------------------------------------- conversions
+    def float(self):
+        return self.to(np.float32)
+
+    def double(self):
+        return self.to(np.float64)
+
+    def long(self):
+        return self.to(np.int64)
+
+    def int(self):
+        return self.to(np.int32)
+
+    def bool(self):
+        return self.to(np.bool_)
+
+    def __repr__(self):
+        body = np.array2string(self.data, separator=", ", prefix="tensor(")
+        extras = []
+        if self.data.dtype not in (np.float64, np.int64, np.bool_):
+            extras.append(f"dtype={self.data.dtype}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + ", ".join([body] + extras) + ")"
+
+    def __bool__(self):
+        if self.data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with {self.data.size} values is ambiguous")
+        return bool(self.data)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __array__(self, dtype=None, copy=None):
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    def __hash__(self):
+        return id(self)
+
+    def __iter__(self):
+        if self.data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.data.shape[0]))
+
+    # ------------------------------------------------------------- operators
+    # Every operator calls a generated, differentiable function.
+    def __add__(self, other): return _F.add(self, other)
+    def __radd__(self, other): return _F.add(other, self)
+    def __sub__(self, other): return _F.sub(self, other)
+    def __rsub__(self, other): return _F.sub(other, self)
+    def __mul__(self, other): return _F.mul(self, other)
+    def __rmul__(self, other): return _F.mul(other, self)
+    def __truediv__(self, other): return _F.div(self, other)
+    def __rtruediv__(self, other): return _F.div(other, self)
+    def __pow__(self, other): return _F.pow(self, other)
+    def __rpow__(self, other): return _F.pow(other, self)
+    def __matmul__(self, other): return _F.matmul(self, other)
+    def __rmatmul__(self, other): return _F.matmul(other, self)
+    def __neg__(self): return _F.neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return _F.abs(self)
+    def __getitem__(self, index): return _F.getitem(self, index)
+
+    # Comparisons give boolean tensors, which never require grad.
+    def __eq__(self, other): return _compare(np.equal, self, other)
+    def __ne__(self, other): return _compare(np.not_equal, self, other)
+    def __lt__(self, other): return _compare(np.less, self, other)
+    def __le__(self, other): return _compare(np.less_equal, self, other)
+    def __gt__(self, other): return _compare(np.greater, self, other)
+    def __ge__(self, other): return _compare(np.greater_equal, self, other)
+    def __and__(self, other): return _compare(np.logical_and, self, other)
+    def __or__(self, other): return _compare(np.logical_or, self, other)
+    def __invert__(self): return _wrap(np.logical_not(self.data))
+
+    # ------------------------------------------------------ in-place updates
+    def __iadd__(self, other): return self.add_(other)
+    def __isub__(self, other): return self.sub_(other)
+    def __imul__(self, other): return self.mul_(other)
+    def __itruediv__(self, other): return self.div_(other)
+
+    def add_(self, other, *, alpha=1): return apply_inplace(self, _F.add, other, alpha=alpha)
+    def sub_(self, other, *, alpha=1): return apply_inplace(self, _F.sub, other, alpha=alpha)
+    def mul_(self, other): return apply_inplace(self, _F.mul, other)
+    def div_(self, other): return apply_inplace(self, _F.div, other)
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def fill_(self, value):
+        return apply_inplace(self, _F._fill, value)
+
+    def copy_(self, src):
+        return apply_inplace(self, _F._copy_from, src)
+
+    def to(self, dtype):
+        dtype = np.dtype(dtype)
+        if dtype == self.data.dtype:
+            return self
+        return _F._to_copy(self, dtype)
+
+
+def _init(t, array, grad_fn, output_nr, version_counter, base):
+    t.data = array
+    t.grad = None
+    t.grad_fn = grad_fn
+    t._requires_grad = grad_fn is not None
+    t._output_nr = output_nr
+    t._version_counter = version_counter
+    t._base = base
+    t._extras = None
+
+
+def _wrap(array, grad_fn=None, output_nr=0):
+    """A Tensor around a fresh array (the hot path for op results: no copying)."""
+    t = Tensor.__new__(Tensor)
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)
+    _init(t, array, grad_fn, output_nr, [0], None)
+    return t
+
+
+def _make_view(array, source, grad_fn=None, output_nr=0):
+    """A Tensor that looks into ``source``'s storage: it shares the version counter."""
+    t = Tensor.__new__(Tensor)
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)
+    base = source._base if source._base is not None else source
+    _init(t, array, grad_fn, output_nr, source._version_counter, base)
+    return t
+
+
+def _compare(ufunc, a, b):
+    return _wrap(ufunc(a.data if isinstance(a, Tensor) else a,
+                       b.data if isinstance(b, Tensor) else b))
+
+
+def apply_inplace(self, op, *args, **kwargs):
+    """Run ``op`` out of place, write the result into ``self``, and rebase history.
+
+    The derivative is the out-of-place op's, declared once in derivatives.yaml; the
+    tensor's ``grad_fn`` becomes that op's node.  Views of ``self`` see the new data
+    and the shared version counter moves, so saved copies know they are stale.
+    """
+    recording = grad_mode.enabled and (self._requires_grad or _any_requires_grad(args))
+    if recording and self.grad_fn is None and self._requires_grad:
+        raise RuntimeError(LEAF_INPLACE_ERROR)
+    if recording and self._base is not None:
+        from minigrad.autograd.views import inplace_on_view
+        return inplace_on_view(self, op, args, kwargs)
+    if not recording:
+        with grad_mode.no_grad():
+            out = op(self, *args, **kwargs)
+        _write(self, out.data)
+        return self
+    # The op saves its inputs by reference; give it a snapshot of ``self`` that
+    # keeps the old value and the old history, since ``self`` is about to change.
+    snapshot = _wrap(self.data.copy(), self.grad_fn, self._output_nr)
+    snapshot._requires_grad = self._requires_grad
+    out = op(snapshot, *args, **kwargs)
+    _write(self, out.data)
+    self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
+    self._requires_grad = out._requires_grad
+    out.grad_fn.rebind_output(out._output_nr, self)
+    return self
+
+
+def _write(self, values):
+    if not self.data.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers "
+            "to a single memory location (an expanded tensor). Please clone() the tensor "
+            "before performing the operation.")
+    if values.shape != self.data.shape:
+        raise RuntimeError(
+            f"output with shape {list(self.data.shape)} doesn't match the broadcast "
+            f"shape {list(values.shape)}")
+    np.copyto(self.data, values, casting="unsafe")
+    self._version_counter[0] += 1
+
+
+def _any_requires_grad(values):
+    for v in values:
+        if isinstance(v, Tensor) and v._requires_grad:
+            return True
+    return False
+
+
+# Bound at the bottom to break the import cycle: generated functions need Tensor.
+from minigrad._generated import functions as _F  # noqa: E402
+from minigrad._generated.methods import METHODS  # noqa: E402
+
+for _name, _fn in METHODS.items():
+    setattr(Tensor, _name, _fn)
+del _name, _fn
