@@ -11,3 +11,4 @@ from minigrad.kernels.reductions import *  # noqa: F401,F403
 from minigrad.kernels.shape import *  # noqa: F401,F403
 from minigrad.kernels.linalg import *  # noqa: F401,F403
 from minigrad.kernels.nn import *  # noqa: F401,F403
+from minigrad.kernels.conv import *  # noqa: F401,F403

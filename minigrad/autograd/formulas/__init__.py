@@ -12,3 +12,4 @@ from minigrad.autograd.formulas.reductions import *  # noqa: F401,F403
 from minigrad.autograd.formulas.shape import *  # noqa: F401,F403
 from minigrad.autograd.formulas.linalg import *  # noqa: F401,F403
 from minigrad.autograd.formulas.nn import *  # noqa: F401,F403
+from minigrad.autograd.formulas.conv import *  # noqa: F401,F403
