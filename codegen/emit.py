@@ -83,7 +83,7 @@ def _pyrepr(value):
 def _api_exports(ops, groups):
     """{module: [(exported name, function name)]} in YAML order."""
     grouped = {g.name for g in groups}
-    apis = {}
+    apis = {module: [] for module in API_MODULES}
     for view in ops:
         op = view.op
         name = op.name if op.name in grouped else view.func_name
@@ -94,7 +94,7 @@ def _api_exports(ops, groups):
             if module != "minigrad" and exported.startswith(prefix):
                 exported = exported[len(prefix):]
             entry = (exported, name)
-            if entry not in apis.setdefault(module, []):
+            if entry not in apis[module]:
                 apis[module].append(entry)
     return apis
 

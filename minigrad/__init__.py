@@ -16,4 +16,4 @@ from minigrad.creation import (  # noqa: F401
     arange, bool_, empty, empty_like, eye, float32, float64, from_numpy, full, full_like, int32,
     int64, linspace, manual_seed, ones, ones_like, rand, randint, randn, tensor, zeros, zeros_like)
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
-from minigrad import nn  # noqa: F401,E402
+from minigrad import linalg, nn, special  # noqa: F401,E402
