@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from codegen.emit import render_all, stale_files, write_if_changed
+from codegen.emit import render_all, render_readme, stale_files, write_if_changed
 from codegen.load import SpecError, load_registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -22,6 +22,7 @@ def main(argv=None):
     try:
         registry = load_registry(os.path.join(options.root, "derivatives.yaml"), options.root)
         files = render_all(registry)
+        files.update(render_readme(registry, options.root))
     except SpecError as exc:
         print(f"error: {exc}", file=sys.stderr)
         print("Nothing was written.", file=sys.stderr)

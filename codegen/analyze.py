@@ -110,7 +110,7 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_Call(self, node):
         if not isinstance(node.func, ast.Name):
-            self.fail("only plain function calls are allowed (no methods)")
+            self.fail("formulas call functions, not methods (write `exp(x)`, not `x.exp()`)")
         name = node.func.id
         node.args = [self.visit(a) for a in node.args]
         node.keywords = [self.visit(k) for k in node.keywords]

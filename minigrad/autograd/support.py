@@ -60,7 +60,10 @@ def once_differentiable_backward(node, grads, reason):
     """Under create_graph: compute the gradient once, and make differentiating it raise."""
     arrays = [g.data if isinstance(g, Tensor) else g for g in grads]
     results = node._backward(node._array_formulas, arrays)
-    error_node = DelayedError(node.name(), reason, tuple(edge_of(g) for g in grads))
+    # The gradient depends on the incoming gradients and on the saved tensors:
+    # differentiating it along any of them must reach the error.
+    sources = list(grads) + [v for v in node.saved_values().values() if isinstance(v, Tensor)]
+    error_node = DelayedError(node.name(), reason, tuple(edge_of(v) for v in sources))
     return tuple(None if r is None else _wrap(np.asarray(r), error_node) for r in results)
 
 

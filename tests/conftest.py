@@ -1,0 +1,48 @@
+"""Render a small derivatives.yaml into a temporary package, import it, run it."""
+import importlib
+import os
+import shutil
+import sys
+import textwrap
+
+import pytest
+
+from codegen.emit import render_all, write_if_changed
+from codegen.load import load_registry
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def write_spec(folder, yaml_text):
+    """A repository-shaped folder: derivatives.yaml plus the real kernels and helpers."""
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "derivatives.yaml"), "w") as f:
+        f.write(textwrap.dedent(yaml_text))
+    for sub in ("minigrad/kernels", "minigrad/autograd/formulas"):
+        target = os.path.join(folder, sub)
+        if not os.path.exists(target):
+            shutil.copytree(os.path.join(ROOT, sub), target)
+    return os.path.join(folder, "derivatives.yaml")
+
+
+@pytest.fixture
+def render_spec(tmp_path, monkeypatch):
+    """render_spec(yaml) -> the generated `functions` module of a fresh package."""
+    counter = iter(range(1000))
+
+    def render(yaml_text):
+        name = f"tinyops{next(counter)}"
+        registry = load_registry(write_spec(str(tmp_path / "repo"), yaml_text))
+        files = render_all(registry, package=name, package_dir=name, tests_dir=f"{name}_tests")
+        write_if_changed(files, str(tmp_path))
+        monkeypatch.syspath_prepend(str(tmp_path))
+        importlib.invalidate_caches()
+        module = importlib.import_module(f"{name}.functions")
+        yield_cleanup.append(name)
+        return module
+
+    yield_cleanup = []
+    yield render
+    for name in yield_cleanup:
+        for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
+            del sys.modules[key]
