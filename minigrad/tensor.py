@@ -145,8 +145,7 @@ class Tensor:
         >>> x = mg.tensor(3.0, requires_grad=True); (x * x).backward(); x.grad
         tensor(6.)
         """
-        from minigrad.autograd.functional import backward
-        backward(self, gradient, retain_graph, create_graph, inputs)
+        _functional.backward(self, gradient, retain_graph, create_graph, inputs)
 
     # ----------------------------------------------------------- conversions
     def float(self):
@@ -273,11 +272,19 @@ def _init(t, array, grad_fn, output_nr, version_counter, base):
 
 def _wrap(array, grad_fn=None, output_nr=0):
     """A Tensor around a fresh array (the hot path for op results: no copying)."""
-    t = Tensor.__new__(Tensor)
-    if type(array) is not np.ndarray:
-        array = np.asarray(array)
-    _init(t, array, grad_fn, output_nr, [0], None)
+    t = _new(Tensor)
+    t.data = array if type(array) is np.ndarray else np.asarray(array)
+    t.grad = None
+    t.grad_fn = grad_fn
+    t._requires_grad = grad_fn is not None
+    t._output_nr = output_nr
+    t._version_counter = [0]
+    t._base = None
+    t._extras = None
     return t
+
+
+_new = object.__new__
 
 
 def _make_view(array, source, grad_fn=None, output_nr=0):
@@ -348,6 +355,7 @@ def _any_requires_grad(values):
 
 # Bound at the bottom to break the import cycle: generated functions need Tensor.
 from minigrad._generated import functions as _F  # noqa: E402
+from minigrad.autograd import functional as _functional  # noqa: E402
 from minigrad._generated.methods import METHODS  # noqa: E402
 
 for _name, _fn in METHODS.items():

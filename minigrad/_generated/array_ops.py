@@ -139,7 +139,7 @@ def clamp(self, min=None, max=None):
 
 def sum(self, dim=None, keepdim=False):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return np.sum(self, axis=axes(dim), keepdims=keepdim)
+    return sum_array(self, dim, keepdim)
 
 
 def mean(self, dim=None, keepdim=False):

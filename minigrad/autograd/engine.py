@@ -2,86 +2,89 @@
 
 1. Count, for every node reachable from the roots, how many edges point at it.
 2. Seed the roots' gradient buffers; a node whose count is zero is ready.
-3. Pop the ready node created last (PyTorch's order), sum what arrived for each
-   of its outputs, run it, and pass each input gradient along its edge.  A node
-   whose incoming gradients are all ``None`` (known zero) is skipped.
+3. Pop the ready node created last (PyTorch's order), run it on the summed
+   gradients for its outputs, and add each input gradient into the buffer of
+   the node at the other end of that edge.  A node for which no gradient arrived
+   (all ``None``: known zero) is not run.
 
 It is a loop over an explicit heap, never recursion, so a 100 000-node chain is
 fine.  In a plain backward the gradients are numpy arrays; under
 ``create_graph`` they are Tensors and the formulas record a new graph.
+The loop is written out in one function on purpose: it runs for every node.
 """
-import heapq
+from heapq import heappop, heappush
 
 from minigrad.autograd import grad_mode
-from minigrad.autograd.hooks import has_hooks, run_post_hooks, run_pre_hooks
+from minigrad.autograd.hooks import run_post_hooks, run_pre_hooks
+from minigrad.autograd.node import AccumulateGrad
 
 
 def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     """Propagate ``root_grads`` from the ``roots`` edges ``[(node, output_nr)]``.
 
-    With ``capture`` (a list of edges), return the gradient arriving at each
-    edge instead of running the nodes past it that no other capture needs;
-    that is ``autograd.grad``.  Otherwise leaves accumulate into ``.grad``.
+    With ``capture`` (a list of edges), return ``{edge: gradient}`` for the
+    gradients arriving at those edges, and run only the nodes needed to reach
+    them; that is ``autograd.grad``.  Otherwise leaves accumulate into ``.grad``.
     """
-    root_nodes = list({node: None for node, _ in roots})
+    root_nodes = list(dict.fromkeys(node for node, _ in roots))
     dependencies = _count_dependencies(root_nodes)
     buffers = {}
     for (node, nr), grad in zip(roots, root_grads):
-        _accumulate(buffers, node, nr, grad)
-
-    wanted = _capture_plan(root_nodes, capture) if capture is not None else None
+        _add_to_buffer(buffers, node, nr, grad)
+    plan = _capture_plan(root_nodes, capture) if capture is not None else None
     captured = {}
     ready = [(-node._sequence_nr, id(node), node) for node in root_nodes if node not in dependencies]
-    heapq.heapify(ready)
+    ready.sort()
 
     previous_mode = grad_mode.enabled
     grad_mode.enabled = create_graph
     try:
         while ready:
-            node = heapq.heappop(ready)[2]
+            node = heappop(ready)[2]
             grads = buffers.pop(node, None)
-            if grads is not None and has_hooks(node):
-                grads = run_pre_hooks(node, grads, create_graph)
-            if wanted is not None:
-                _capture(node, grads, wanted, captured)
-            if grads is not None and (wanted is None or node in wanted.runs):
-                _run_node(node, grads, buffers, retain_graph, create_graph)
+            if grads is not None:
+                if node._extras is not None:
+                    grads = run_pre_hooks(node, grads, create_graph)
+                if plan is not None:
+                    _capture(node, grads, plan, captured)
+                if plan is None or node in plan.runs:
+                    grad_inputs = call_node(node, grads, create_graph)
+                    if node._extras is not None:
+                        grad_inputs = run_post_hooks(node, grad_inputs, grads, create_graph)
+                    if not retain_graph:
+                        node.release()
+                    for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
+                        if grad is not None and next_node is not None:
+                            buffer = buffers.get(next_node)
+                            if buffer is None:
+                                buffer = buffers[next_node] = [None] * next_node.num_outputs
+                            elif nr >= len(buffer):
+                                buffer.extend([None] * (nr + 1 - len(buffer)))
+                            old = buffer[nr]
+                            buffer[nr] = grad if old is None else old + grad
             for next_node, _ in node.next_functions:
                 if next_node is not None:
                     left = dependencies[next_node] - 1
                     dependencies[next_node] = left
                     if left == 0:
-                        heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
+                        heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
     finally:
         grad_mode.enabled = previous_mode
     return captured
 
 
-def _run_node(node, grads, buffers, retain_graph, create_graph):
-    grad_inputs = call_node(node, grads, create_graph)
-    if node._extras:
-        grad_inputs = run_post_hooks(node, grad_inputs, grads, create_graph)
-    if not retain_graph:
-        node.release()
-    for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
-        if grad is not None and next_node is not None:
-            _accumulate(buffers, next_node, nr, grad)
-
-
 def call_node(node, grads, create_graph):
-    """Run one node's backward (anomaly mode wraps this to report the failing node)."""
+    """Run one node's backward (anomaly mode replaces this to report the failing node)."""
     return node.apply(grads, create_graph)
 
 
-def _accumulate(buffers, node, nr, grad):
-    """Sum gradients for one output: every use of a value contributes one."""
+def _add_to_buffer(buffers, node, nr, grad):
     buffer = buffers.get(node)
     if buffer is None:
-        buffer = buffers[node] = [None] * node.num_outputs
-    if nr >= len(buffer):
+        buffer = buffers[node] = [None] * max(node.num_outputs, nr + 1)
+    elif nr >= len(buffer):
         buffer.extend([None] * (nr + 1 - len(buffer)))
-    old = buffer[nr]
-    buffer[nr] = grad if old is None else old + grad
+    buffer[nr] = grad if buffer[nr] is None else buffer[nr] + grad
 
 
 def _count_dependencies(root_nodes):
@@ -91,10 +94,13 @@ def _count_dependencies(root_nodes):
     while stack:
         for next_node, _ in stack.pop().next_functions:
             if next_node is not None:
-                dependencies[next_node] = dependencies.get(next_node, 0) + 1
-                if next_node not in seen:
-                    seen.add(next_node)
-                    stack.append(next_node)
+                if next_node in dependencies:
+                    dependencies[next_node] += 1
+                else:
+                    dependencies[next_node] = 1
+                    if next_node not in seen:
+                        seen.add(next_node)
+                        stack.append(next_node)
     return dependencies
 
 
@@ -103,7 +109,7 @@ class _CapturePlan:
 
     def __init__(self, edges, runs):
         self.edges = edges      # {node: [output_nr, ...]}
-        self.runs = runs        # nodes with a capture strictly below them
+        self.runs = runs        # nodes with a capture somewhere below them
 
 
 def _capture_plan(root_nodes, capture):
@@ -130,5 +136,10 @@ def _capture_plan(root_nodes, capture):
 
 
 def _capture(node, grads, plan, captured):
-    for nr in plan.edges.get(node, ()):
-        captured[(node, nr)] = grads[nr] if grads is not None and nr < len(grads) else None
+    nrs = plan.edges.get(node)
+    if nrs is None:
+        return
+    if type(node) is AccumulateGrad and node.variable._extras is not None:
+        grads = node.leaf_hooks(grads, grad_mode.enabled)
+    for nr in nrs:
+        captured[(node, nr)] = grads[nr] if nr < len(grads) else None

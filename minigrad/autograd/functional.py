@@ -87,7 +87,7 @@ def _root_grad(out, g, create_graph):
     if g is None:
         if out.data.size != 1:
             raise RuntimeError(SCALAR_OUTPUT_ERROR)
-        g = np.ones_like(out.data)
+        g = np.ones(out.data.shape, out.data.dtype)
     elif isinstance(g, Tensor):
         if g.shape != out.shape:
             raise RuntimeError(

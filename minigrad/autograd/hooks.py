@@ -51,32 +51,28 @@ def _like_engine(grad, create_graph):
     return getattr(grad, "data", grad)
 
 
-def _tensor_hooks_for(node):
-    """{output_nr: {id: fn}} tensor hooks, and {output_nr: tensor ref} retain_grad targets."""
-    from minigrad.autograd.node import AccumulateGrad
-    if type(node) is AccumulateGrad:
-        extras = node.variable._extras or {}
-        hooks = extras.get("hooks")
-        return ({0: hooks} if hooks else {}), {}
-    extras = node._extras or {}
-    return extras.get("tensor_hooks", {}), extras.get("retains_grad", {})
+def run_tensor_hooks(hooks, grad, create_graph):
+    """One tensor's hooks, in registration order; each may replace the gradient."""
+    for fn in list(hooks.values()):
+        new = fn(_as_tensor(grad))
+        if new is not None:
+            grad = _like_engine(new, create_graph)
+    return grad
 
 
 def run_pre_hooks(node, grads, create_graph):
-    """Apply tensor hooks, retain_grad and node pre-hooks to ``grads`` (a list)."""
-    tensor_hooks, retained = _tensor_hooks_for(node)
-    for nr, hooks in tensor_hooks.items():
-        if nr >= len(grads) or grads[nr] is None:
-            continue
-        for fn in list(hooks.values()):
-            new = fn(_as_tensor(grads[nr]))
-            if new is not None:
-                grads[nr] = _like_engine(new, create_graph)
-    for nr, ref in retained.items():
+    """Apply tensor hooks, retain_grad and node pre-hooks to ``grads`` (a list).
+
+    (A leaf's own tensor hooks are run by its AccumulateGrad.)"""
+    extras = node._extras
+    for nr, hooks in extras.get("tensor_hooks", {}).items():
+        if nr < len(grads) and grads[nr] is not None:
+            grads[nr] = run_tensor_hooks(hooks, grads[nr], create_graph)
+    for nr, ref in extras.get("retains_grad", {}).items():
         tensor = ref()
         if tensor is not None and nr < len(grads) and grads[nr] is not None:
             _retain(tensor, grads[nr], create_graph)
-    pre = (node._extras or {}).get("pre")
+    pre = extras.get("pre")
     if pre:
         for fn in list(pre.values()):
             new = fn(tuple(_as_tensor(g) for g in grads))
@@ -94,13 +90,6 @@ def run_post_hooks(node, grad_inputs, grads, create_graph):
         if new is not None:
             grad_inputs = tuple(_like_engine(g, create_graph) for g in new)
     return grad_inputs
-
-
-def has_hooks(node):
-    from minigrad.autograd.node import AccumulateGrad
-    if node._extras:
-        return True
-    return type(node) is AccumulateGrad and bool((node.variable._extras or {}).get("hooks"))
 
 
 def _retain(tensor, grad, create_graph):

@@ -113,10 +113,21 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._sequence_nr = _ACCUMULATE_FIRST  # leaves take their gradient as soon as it is ready
 
+    def leaf_hooks(self, grads, create_graph):
+        """The leaf tensor's own hooks (``register_hook`` on a leaf) applied to ``grads``."""
+        extras = self.variable._extras
+        hooks = extras.get("hooks") if extras is not None else None
+        if hooks and grads[0] is not None:
+            from minigrad.autograd.hooks import run_tensor_hooks
+            grads = [run_tensor_hooks(hooks, grads[0], create_graph)]
+        return grads
+
     def apply(self, grads, create_graph):
         from minigrad.tensor import Tensor, _wrap
-        grad = grads[0]
         leaf = self.variable
+        if leaf._extras is not None:
+            grads = self.leaf_hooks(grads, create_graph)
+        grad = grads[0]
         if create_graph:
             new = grad if isinstance(grad, Tensor) else _wrap(grad)
             if new.dtype != leaf.data.dtype:

@@ -18,12 +18,16 @@ class SavedTensor:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. To work around you can "
                 "make a clone to get a normal tensor and use it in autograd.")
-        self.counter = tensor._version_counter
-        self.version = tensor._version_counter[0]
+        self.counter = counter = tensor._version_counter
+        self.version = counter[0]
         if is_output:
-            self.tensor, self.data, self.output_nr = None, tensor.data, tensor._output_nr
+            self.tensor = None
+            self.data = tensor.data
+            self.output_nr = tensor._output_nr
         else:
-            self.tensor, self.data, self.output_nr = tensor, None, -1
+            self.tensor = tensor
+            self.data = None
+            self.output_nr = -1
 
     def unpack(self, node, as_tensor):
         if self.counter[0] != self.version:
@@ -57,7 +61,6 @@ class SavedTensor:
 
 def save(value, is_output=False):
     """Wrap what a node keeps: Tensors are version-tracked, anything else kept as is."""
-    from minigrad.tensor import Tensor
     if isinstance(value, Tensor):
         return SavedTensor(value, is_output)
     if isinstance(value, (list, tuple)) and value and isinstance(value[0], Tensor):
@@ -67,6 +70,8 @@ def save(value, is_output=False):
 
 def unpack(saved, node, as_tensor):
     if type(saved) is SavedTensor:
+        if saved.tensor is not None and not as_tensor and saved.counter[0] == saved.version:
+            return saved.tensor.data  # the common case, without a method call
         return saved.unpack(node, as_tensor)
     if saved is _FREED:
         raise RuntimeError(FREED_GRAPH_ERROR)
@@ -83,3 +88,6 @@ class _Freed:
 
 
 _FREED = _Freed()
+
+
+from minigrad.tensor import Tensor  # noqa: E402  (import cycle: tensor -> generated -> saved)

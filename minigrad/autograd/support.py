@@ -29,8 +29,7 @@ def dtype_of(value):
     return value.dtype if isinstance(value, (Tensor, np.ndarray)) else np.result_type(value)
 
 
-def wrap(array, node=None, output_nr=0):
-    return _wrap(array, node, output_nr)
+wrap = _wrap  # an op result: a new Tensor, linked to its node when one is given
 
 
 def wrap_view(array, source, node=None, output_nr=0):

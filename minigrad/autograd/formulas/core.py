@@ -6,8 +6,6 @@ import numpy as np
 
 def ops_for(value):
     """The op vocabulary matching ``value``: differentiable Tensor ops, or numpy ones."""
-    from minigrad.autograd.namespace import ARRAYS, TENSORS
-    from minigrad.tensor import Tensor
     return TENSORS if isinstance(value, Tensor) else ARRAYS
 
 
@@ -72,8 +70,11 @@ def clamp_mask(x, min, max):
 
 def unreduce(grad, shape, dim):
     """Broadcast a reduction's gradient back over the reduced dims (keepdim or not)."""
-    F = ops_for(grad)
-    return F.expand(F.reshape(grad, reduced_shape(shape, dim)), shape)
+    if not isinstance(grad, Tensor):
+        out = np.empty(shape, dtype=grad.dtype)   # a plain backward needs values, not a view
+        out[...] = np.reshape(grad, reduced_shape(shape, dim))
+        return out
+    return TENSORS.expand(TENSORS.reshape(grad, reduced_shape(shape, dim)), shape)
 
 
 def keep_dim(x, ndim, dim, keepdim):
@@ -138,3 +139,8 @@ def matmul_grad_other(grad, self, other_shape):
     if len(other_shape) == 1:
         return F.sum_to(F.squeeze(g, -1), other_shape)
     return F.sum_to(g, other_shape)
+
+
+# Imported last: the namespaces resolve ops lazily, and Tensor imports the generated code.
+from minigrad.autograd.namespace import ARRAYS, TENSORS  # noqa: E402
+from minigrad.tensor import Tensor  # noqa: E402

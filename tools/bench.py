@@ -1,0 +1,187 @@
+"""Per-op overhead and end-to-end speed, as ratios against baselines measured in the same run.
+
+    python tools/bench.py [--quick]
+
+Workloads (forward + backward each iteration):
+  simple  the seed notebook's ((a + b) * b).sum() on 4-element vectors
+  chain   a 200-op chain of elementwise ops on 16-element vectors
+  mlp     one SGD step of a 784-256-256-10 ReLU MLP, batch 128, float64
+Baselines: hand-written numpy forward+backward, and PyTorch 2.13 CPU with one thread
+when it is installed.  Targets: simple and chain at most 0.5x PyTorch's time; mlp at
+most 1.05x hand-written numpy.  Timings are the best of several repeats (machines
+here are shared and noisy), so compare the ratios, not the absolute numbers.
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import minigrad as mg  # noqa: E402
+
+try:
+    import torch
+    torch.set_num_threads(1)
+except ImportError:
+    torch = None
+
+CHAIN_OPS = 200
+
+
+def best_time(fn, iterations, repeats):
+    """Seconds per iteration: the best of ``repeats`` runs of ``iterations`` calls."""
+    fn()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(iterations):
+            fn()
+        best = min(best, (time.perf_counter() - start) / iterations)
+    return best
+
+
+# ------------------------------------------------------------------ simple
+def simple_minigrad(lib=mg):
+    a = lib.tensor(np.random.rand(4), requires_grad=True)
+    b = lib.tensor(np.random.rand(4), requires_grad=True)
+
+    def step():
+        ((a + b) * b).sum().backward()
+        a.grad = b.grad = None
+    return step
+
+
+def simple_numpy():
+    a, b = np.random.rand(4), np.random.rand(4)
+
+    def step():
+        t = a + b
+        (t * b).sum()
+        grad = np.ones(4)
+        return grad * b, grad * t + grad * b
+    return step
+
+
+# ------------------------------------------------------------------ chain
+def chain_minigrad(lib=mg):
+    x = lib.tensor(np.random.rand(16), requires_grad=True)
+
+    def step():
+        y = x
+        for i in range(CHAIN_OPS // 4):
+            y = y * 0.9
+            y = y + 0.1
+            y = y.tanh()
+            y = y.sin()
+        y.sum().backward()
+        x.grad = None
+    return step
+
+
+def chain_numpy():
+    x = np.random.rand(16)
+
+    def step():
+        values, y = [], x
+        for _ in range(CHAIN_OPS // 4):
+            y = y * 0.9
+            y = y + 0.1
+            t = np.tanh(y)
+            values.append((t,))
+            y = np.sin(t)
+            values[-1] += (np.cos(t),)
+        g = np.ones(16)
+        for t, cos_t in reversed(values):
+            g = g * cos_t
+            g = g * (1 - t * t)
+            g = g * 0.9
+        return g
+    return step
+
+
+# ------------------------------------------------------------------ mlp
+def mlp_data():
+    rng = np.random.default_rng(0)
+    sizes = [784, 256, 256, 10]
+    weights = [rng.standard_normal((i, o)) * np.sqrt(2 / i) for i, o in zip(sizes, sizes[1:])]
+    biases = [np.zeros(o) for o in sizes[1:]]
+    x = rng.standard_normal((128, 784))
+    y = rng.integers(0, 10, 128)
+    return weights, biases, x, y
+
+
+def mlp_minigrad(lib=mg):
+    weights, biases, x, y = mlp_data()
+    params = [lib.tensor(p, requires_grad=True) for pair in zip(weights, biases) for p in pair]
+    xt = lib.tensor(x)
+    picks = lib.tensor(y[:, None]) if lib is mg else torch.tensor(y[:, None])
+
+    def step():
+        h = xt
+        for i in range(0, len(params), 2):
+            h = h @ params[i] + params[i + 1]
+            if i < len(params) - 2:
+                h = h.relu()
+        logp = h.log_softmax(1)
+        loss = -logp.gather(1, picks).mean()
+        loss.backward()
+        with lib.no_grad():
+            for p in params:
+                p -= 0.01 * p.grad
+                p.grad = None
+    return step
+
+
+def mlp_numpy():
+    weights, biases, x, y = mlp_data()
+    onehot = np.eye(10)[y]
+
+    def step():
+        acts, h = [x], x
+        for i, (w, b) in enumerate(zip(weights, biases)):
+            h = h @ w + b
+            if i < len(weights) - 1:
+                h = np.maximum(h, 0)
+            acts.append(h)
+        shifted = h - h.max(1, keepdims=True)
+        logp = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+        -(logp * onehot).sum(1).mean()
+        g = (np.exp(logp) - onehot) / len(x)
+        for i in reversed(range(len(weights))):
+            gw, gb = acts[i].T @ g, g.sum(0)
+            if i > 0:
+                g = (g @ weights[i].T) * (acts[i] > 0)
+            weights[i] -= 0.01 * gw
+            biases[i] -= 0.01 * gb
+    return step
+
+
+WORKLOADS = {
+    "simple": (simple_minigrad, simple_numpy, 2000, 0.5, "torch"),
+    "chain": (chain_minigrad, chain_numpy, 30, 0.5, "torch"),
+    "mlp": (mlp_minigrad, mlp_numpy, 10, 1.05, "numpy"),
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    options = parser.parse_args()
+    repeats = 3 if options.quick else 7
+    print(f"{'workload':8} {'minigrad':>12} {'numpy':>12} {'torch':>12} "
+          f"{'vs numpy':>9} {'vs torch':>9}  target")
+    for name, (make, make_numpy, iterations, target, against) in WORKLOADS.items():
+        ours = best_time(make(), iterations, repeats)
+        numpy_time = best_time(make_numpy(), iterations, repeats)
+        torch_time = best_time(make(torch), iterations, repeats) if torch else float("nan")
+        baseline = torch_time if against == "torch" else numpy_time
+        verdict = "ok" if ours / baseline <= target else "MISSED"
+        print(f"{name:8} {ours * 1e6:10.1f}us {numpy_time * 1e6:10.1f}us {torch_time * 1e6:10.1f}us "
+              f"{ours / numpy_time:8.2f}x {ours / torch_time:8.2f}x  <= {target}x {against}: "
+              f"{verdict if baseline == baseline else 'no torch'}")
+
+
+if __name__ == "__main__":
+    main()
