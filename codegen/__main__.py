@@ -13,11 +13,17 @@ from codegen.load import SpecError, load_registry
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def default_root():
+    """The current directory when it holds derivatives.yaml, else this checkout."""
+    return os.getcwd() if os.path.exists("derivatives.yaml") else ROOT
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m codegen", description=__doc__.splitlines()[2])
     parser.add_argument("--check", action="store_true",
                         help="exit 1 if any generated file is stale; write nothing")
-    parser.add_argument("--root", default=ROOT, help="repository root (holds derivatives.yaml)")
+    parser.add_argument("--root", default=default_root(),
+                        help="repository root holding derivatives.yaml (default: here)")
     options = parser.parse_args(argv)
     try:
         registry = load_registry(os.path.join(options.root, "derivatives.yaml"), options.root)

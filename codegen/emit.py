@@ -248,7 +248,17 @@ class OpView:
         return sorted({f"_raw_saved_{t}" for f in self.op.formulas for t in f.tensors})
 
     def fills_undefined(self):
-        return not self.op.single_output and any(f.grads for f in self.op.formulas)
+        """Several differentiable outputs whose gradients formulas read: a missing one is zero.
+
+        (With one differentiable output, a missing gradient means the node is skipped.)"""
+        if self.op.single_output:
+            return False
+        if self.op.list_output:
+            return any(f.grads for f in self.op.formulas)
+        read = {g for f in self.op.formulas for g in f.grads}
+        if "all" in read:
+            read = set(self.differentiable_outputs())
+        return len(read & set(self.differentiable_outputs())) >= 2
 
     def unpacks(self, formula):
         return [(("self_" if t == "self" else t), f"_raw_saved_{t}") for t in formula.tensors]

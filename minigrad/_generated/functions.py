@@ -585,7 +585,6 @@ def max_dim(self, dim, keepdim=False):
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    node._saved_output_meta = output_meta((values_out, indices_out))
     if needs_self:
         node._raw_saved_indices = save(indices, is_output=False)
     return return_types_max_dim(values, indices)
@@ -628,7 +627,6 @@ def min_dim(self, dim, keepdim=False):
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    node._saved_output_meta = output_meta((values_out, indices_out))
     if needs_self:
         node._raw_saved_indices = save(indices, is_output=False)
     return return_types_min_dim(values, indices)

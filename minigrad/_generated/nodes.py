@@ -586,12 +586,11 @@ class MaxBackward0(GeneratedNode):
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
 
-    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape')
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     num_outputs = 2
 
     def _backward(self, F, grads):
-        grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_values = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -625,12 +624,11 @@ class MinBackward0(GeneratedNode):
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
 
-    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape')
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     num_outputs = 2
 
     def _backward(self, F, grads):
-        grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_values = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:

@@ -44,12 +44,14 @@ def output_meta(arrays):
 
 
 def fill_undefined(grads, metas, F):
-    """Several outputs: a gradient that did not arrive is zero, for formulas that read it."""
+    """Several outputs: a gradient that did not arrive is zero, for the formulas that read it.
+
+    ``metas`` has (shape, dtype) per output; only floating outputs get zeros."""
     if all(g is not None for g in grads) and len(grads) == len(metas):
         return grads
     grads = list(grads) + [None] * (len(metas) - len(grads))
     for i, (shape, dtype) in enumerate(metas):
-        if grads[i] is None:
+        if grads[i] is None and dtype.kind == "f":
             zeros = np.zeros(shape, dtype=dtype)
             grads[i] = _wrap(zeros) if F.as_tensors else zeros
     return grads
