@@ -192,8 +192,12 @@ class OpView:
         for item, users in by_condition.items():
             if isinstance(item, tuple):
                 name, attr = item
-                value = (f"[{attr}_of(t) for t in {name}]" if name in list_args
-                         else f"{attr}_of({name})")
+                if name in list_args:
+                    value = f"[t.{attr} for t in {name}]"
+                elif users == {name}:
+                    value = f"{name}.{attr}"   # guarded by needs_<name>: it is a Tensor
+                else:
+                    value = f"{attr}_of({name})"
                 line = f"node._saved_{name}_{attr} = {value}"
             else:
                 line = f"node._raw_saved_{item} = save({item})"

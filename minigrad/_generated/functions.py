@@ -34,7 +34,7 @@ def sum_to_size(self, size):
     node = SumToSizeBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap(out, node)
     return result
 
@@ -51,7 +51,7 @@ def _to_copy(self, dtype):
     node = ToCopyBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_dtype = dtype_of(self)
+        node._saved_self_dtype = self.dtype
     result = wrap(out, node)
     return result
 
@@ -83,7 +83,7 @@ def _copy_from(self, src):
     node = CopyFromBackward0((edge_of(self), edge_of(src),))
     needs_src = node.next_functions[1][0] is not None
     if needs_src:
-        node._saved_src_shape = shape_of(src)
+        node._saved_src_shape = src.shape
     result = wrap(out, node)
     return result
 
@@ -297,9 +297,9 @@ def add(self, other, *, alpha=1):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = shape_of(other)
+        node._saved_other_shape = other.shape
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_alpha = alpha
     result = wrap(out, node)
     return result
@@ -319,9 +319,9 @@ def sub(self, other, *, alpha=1):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = shape_of(other)
+        node._saved_other_shape = other.shape
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_alpha = alpha
     result = wrap(out, node)
     return result
@@ -342,10 +342,10 @@ def mul(self, other):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = shape_of(other)
+        node._saved_other_shape = other.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap(out, node)
     return result
 
@@ -365,9 +365,9 @@ def div(self, other):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = shape_of(other)
+        node._saved_other_shape = other.shape
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
     result = wrap(out, node)
@@ -388,10 +388,10 @@ def pow(self, exponent):
     needs_self = node.next_functions[0][0] is not None
     needs_exponent = node.next_functions[1][0] is not None
     if needs_exponent:
-        node._saved_exponent_shape = shape_of(exponent)
+        node._saved_exponent_shape = exponent.shape
     if needs_self:
         node._raw_saved_exponent = save(exponent)
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     if needs_self or needs_exponent:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -414,9 +414,9 @@ def maximum(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = shape_of(other)
+        node._saved_other_shape = other.shape
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -438,9 +438,9 @@ def minimum(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = shape_of(other)
+        node._saved_other_shape = other.shape
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -463,9 +463,9 @@ def where(condition, self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = shape_of(other)
+        node._saved_other_shape = other.shape
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     if needs_self or needs_other:
         node._raw_saved_condition = save(condition)
     result = wrap(out, node)
@@ -503,7 +503,7 @@ def sum(self, dim=None, keepdim=False):
     node = SumBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -521,7 +521,7 @@ def mean(self, dim=None, keepdim=False):
     node = MeanBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -579,8 +579,8 @@ def max_dim(self, dim, keepdim=False):
     node = MaxBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_ndim = ndim_of(self)
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_ndim = self.ndim
+        node._saved_self_shape = self.shape
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
@@ -621,8 +621,8 @@ def min_dim(self, dim, keepdim=False):
     node = MinBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_ndim = ndim_of(self)
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_ndim = self.ndim
+        node._saved_self_shape = self.shape
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
@@ -664,7 +664,7 @@ def logsumexp(self, dim, keepdim=False):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_dim = dim
     result = wrap(out, node)
     if needs_self:
@@ -686,7 +686,7 @@ def gather(self, dim, index):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_index = save(index)
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -723,7 +723,7 @@ def reshape(self, shape):
     node = ReshapeBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -771,7 +771,7 @@ def expand(self, size):
     node = ExpandBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -788,7 +788,7 @@ def squeeze(self, dim=None):
     node = SqueezeBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -805,7 +805,7 @@ def unsqueeze(self, dim):
     node = UnsqueezeBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -822,7 +822,7 @@ def getitem(self, index):
     node = GetitemBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_index = index
     result = wrap_view(out, self, node)
     return result
@@ -855,7 +855,7 @@ def cat(tensors, dim=0):
     node = CatBackward0(tuple(edge_of(t) for t in tensors))
     needs_tensors = any(n is not None for n, _ in node.next_functions)
     if needs_tensors:
-        node._saved_tensors_shape = [shape_of(t) for t in tensors]
+        node._saved_tensors_shape = [t.shape for t in tensors]
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -891,10 +891,10 @@ def matmul(self, other):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = shape_of(other)
+        node._saved_other_shape = other.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap(out, node)
     return result
 

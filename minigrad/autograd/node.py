@@ -14,7 +14,6 @@ import weakref
 
 import numpy as np
 
-from minigrad.autograd.errors import FREED_GRAPH_ERROR
 
 _sequence = itertools.count()
 _ACCUMULATE_FIRST = 1 << 62
@@ -23,9 +22,9 @@ _ACCUMULATE_FIRST = 1 << 62
 class Node:
     """Base of every graph node.
 
-    Subclasses implement ``_backward(F, grads)`` -> one gradient (or None) per
-    entry of ``next_functions``.  ``F`` is the formula vocabulary: numpy arrays
-    for a plain backward, differentiable Tensor ops under ``create_graph``.
+    Subclasses implement ``apply(grads, create_graph)`` -> one gradient (or None)
+    per entry of ``next_functions``; generated nodes evaluate their formulas over
+    ``F``: numpy functions in a plain backward, Tensor ops under ``create_graph``.
     """
 
     __slots__ = ("next_functions", "_sequence_nr", "_released", "_extras", "__weakref__")
@@ -48,20 +47,22 @@ class Node:
         return f"<{self.name()} object at {id(self):#x}>"
 
     def apply(self, grads, create_graph):
-        if self._released:
-            raise RuntimeError(FREED_GRAPH_ERROR)
-        return self._backward(self._tensor_formulas if create_graph else self._array_formulas, grads)
+        raise NotImplementedError(f"{self.name()} does not implement apply(grads, create_graph)")
 
     def needs_input_grad(self, i):
         return self.next_functions[i][0] is not None
 
     def release(self):
-        """Free saved values once backward ran without retain_graph."""
+        """Free saved tensors once backward ran without retain_graph (numbers are kept, as
+        PyTorch keeps saved scalars)."""
         if self._saved_slots:
-            from minigrad.autograd.saved import _FREED
+            from minigrad.autograd.saved import _FREED, SavedTensor
             for slot in self._saved_slots:
-                setattr(self, slot, _FREED)
-            self._released = True
+                value = getattr(self, slot, None)
+                if type(value) is SavedTensor or (type(value) is list and value
+                                                  and type(value[0]) is SavedTensor):
+                    setattr(self, slot, _FREED)
+                    self._released = True
 
     def rebind_output(self, output_nr, tensor):
         """An in-place op made ``tensor`` this node's output: saved outputs follow it."""

@@ -60,7 +60,7 @@ def fill_undefined(grads, metas, F):
 def once_differentiable_backward(node, grads, reason):
     """Under create_graph: compute the gradient once, and make differentiating it raise."""
     arrays = [g.data if isinstance(g, Tensor) else g for g in grads]
-    results = node._backward(node._array_formulas, arrays)
+    results = node.apply(arrays, False)
     # The gradient depends on the incoming gradients and on the saved tensors:
     # differentiating it along any of them must reach the error.
     sources = list(grads) + [v for v in node.saved_values().values() if isinstance(v, Tensor)]

@@ -22,6 +22,8 @@ def normalize_dims(dim, ndim):
 
 def reduced_shape(shape, dim):
     """``shape`` with the reduced dims kept as 1 (the keepdim=True result shape)."""
+    if dim is None:
+        return (1,) * len(shape)
     dims = normalize_dims(dim, len(shape))
     return tuple(1 if i in dims else n for i, n in enumerate(shape))
 
