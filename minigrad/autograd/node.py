@@ -53,16 +53,15 @@ class Node:
         return self.next_functions[i][0] is not None
 
     def release(self):
-        """Free saved tensors once backward ran without retain_graph (numbers are kept, as
-        PyTorch keeps saved scalars)."""
+        """Free saved values once backward ran without retain_graph.
+
+        Numbers go too: PyTorch saves ``x * 2``'s 2 as a tensor and frees it, so a
+        second backward through that node raises there as well."""
         if self._saved_slots:
-            from minigrad.autograd.saved import _FREED, SavedTensor
+            from minigrad.autograd.saved import _FREED
             for slot in self._saved_slots:
-                value = getattr(self, slot, None)
-                if type(value) is SavedTensor or (type(value) is list and value
-                                                  and type(value[0]) is SavedTensor):
-                    setattr(self, slot, _FREED)
-                    self._released = True
+                setattr(self, slot, _FREED)
+            self._released = True
 
     def rebind_output(self, output_nr, tensor):
         """An in-place op made ``tensor`` this node's output: saved outputs follow it."""
