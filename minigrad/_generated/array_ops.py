@@ -204,7 +204,7 @@ def transpose(self, dim0, dim1):
 
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor"""
-    return np.transpose(self, dims)
+    return permute_array(self, dims)
 
 
 def expand(self, size):

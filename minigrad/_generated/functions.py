@@ -697,7 +697,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:303):
+    Derivatives (derivatives.yaml:308):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -716,7 +716,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:311):
+    Derivatives (derivatives.yaml:318):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -733,7 +733,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:320):
+    Derivatives (derivatives.yaml:330):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -749,7 +749,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:328):
+    Derivatives (derivatives.yaml:341):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -764,7 +764,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:334):
+    Derivatives (derivatives.yaml:352):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -781,7 +781,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:343):
+    Derivatives (derivatives.yaml:365):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -798,7 +798,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:352):
+    Derivatives (derivatives.yaml:379):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -815,7 +815,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:360):
+    Derivatives (derivatives.yaml:390):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -833,7 +833,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:371):
+    Derivatives (derivatives.yaml:413):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -848,7 +848,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:377):
+    Derivatives (derivatives.yaml:421):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -866,7 +866,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:385):
+    Derivatives (derivatives.yaml:432):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -881,7 +881,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:394):
+    Derivatives (derivatives.yaml:444):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -904,7 +904,7 @@ def matmul(self, other):
 def softmax(self, dim):
     """softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:407):
+    Derivatives (derivatives.yaml:457):
         self: result * (grad - sum(grad * result, dim, True))
     """
     out = array_ops.softmax(data_of(self), dim)
@@ -922,7 +922,7 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:415):
+    Derivatives (derivatives.yaml:465):
         self: grad - exp(result) * sum(grad, dim, True)
     """
     out = array_ops.log_softmax(data_of(self), dim)

@@ -697,7 +697,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:303).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:308).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -716,7 +716,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:311).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:318).
 
     self: reshape(grad, self.shape)
     """
@@ -733,7 +733,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:320).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:330).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -750,7 +750,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:328).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:341).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -767,7 +767,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:334).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:352).
 
     self: sum_to(grad, self.shape)
     """
@@ -784,7 +784,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:343).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:365).
 
     self: reshape(grad, self.shape)
     """
@@ -801,7 +801,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:352).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:379).
 
     self: reshape(grad, self.shape)
     """
@@ -818,7 +818,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:360).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:390).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -835,7 +835,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:371).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:413).
 
     self: getitem(grad, index)
     """
@@ -852,7 +852,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:377).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:421).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -866,7 +866,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:385).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:432).
 
     tensors: unstack(grad, dim)
     """
@@ -880,7 +880,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:394).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:444).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -903,7 +903,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:407).
+    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:457).
 
     self: result * (grad - sum(grad * result, dim, True))
     """
@@ -921,7 +921,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:415).
+    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:465).
 
     self: grad - exp(result) * sum(grad, dim, True)
     """
