@@ -697,7 +697,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:308):
+    Derivatives (derivatives.yaml:309):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -716,7 +716,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:318):
+    Derivatives (derivatives.yaml:319):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -733,7 +733,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:330):
+    Derivatives (derivatives.yaml:331):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -749,7 +749,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:341):
+    Derivatives (derivatives.yaml:342):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -764,7 +764,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:352):
+    Derivatives (derivatives.yaml:353):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -781,7 +781,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:365):
+    Derivatives (derivatives.yaml:366):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -798,7 +798,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:379):
+    Derivatives (derivatives.yaml:380):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -815,7 +815,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:390):
+    Derivatives (derivatives.yaml:391):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -833,7 +833,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:413):
+    Derivatives (derivatives.yaml:414):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -848,7 +848,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:421):
+    Derivatives (derivatives.yaml:422):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -866,7 +866,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:432):
+    Derivatives (derivatives.yaml:433):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -881,7 +881,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:444):
+    Derivatives (derivatives.yaml:445):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -904,7 +904,7 @@ def matmul(self, other):
 def softmax(self, dim):
     """softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:457):
+    Derivatives (derivatives.yaml:458):
         self: result * (grad - sum(grad * result, dim, True))
     """
     out = array_ops.softmax(data_of(self), dim)
@@ -922,7 +922,7 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:465):
+    Derivatives (derivatives.yaml:466):
         self: grad - exp(result) * sum(grad, dim, True)
     """
     out = array_ops.log_softmax(data_of(self), dim)
@@ -935,6 +935,609 @@ def log_softmax(self, dim):
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
     return result
+
+
+def view(self, size):
+    """view(Tensor self, int[] size) -> Tensor
+
+    Derivatives (derivatives.yaml:487):
+        self: reshape(grad, self.shape)
+    """
+    out = array_ops.view(data_of(self), size)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = ViewBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def flatten(self, start_dim=0, end_dim=-1):
+    """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
+
+    Derivatives (derivatives.yaml:497):
+        self: reshape(grad, self.shape)
+    """
+    out = array_ops.flatten(data_of(self), start_dim, end_dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = FlattenBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def unflatten(self, dim, sizes):
+    """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
+
+    Derivatives (derivatives.yaml:508):
+        self: reshape(grad, self.shape)
+    """
+    out = array_ops.unflatten(data_of(self), dim, sizes)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = UnflattenBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def swapaxes(self, axis0, axis1):
+    """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
+
+    Derivatives (derivatives.yaml:516):
+        self: swapaxes(grad, axis0, axis1)
+    """
+    out = array_ops.swapaxes(data_of(self), axis0, axis1)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = SwapaxesBackward0((edge_of(self),))
+    node._saved_axis0 = axis0
+    node._saved_axis1 = axis1
+    result = wrap_view(out, self, node)
+    return result
+
+
+def swapdims(self, dim0, dim1):
+    """swapdims(Tensor self, int dim0, int dim1) -> Tensor
+
+    Derivatives (derivatives.yaml:523):
+        self: swapdims(grad, dim0, dim1)
+    """
+    out = array_ops.swapdims(data_of(self), dim0, dim1)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = SwapdimsBackward0((edge_of(self),))
+    node._saved_dim0 = dim0
+    node._saved_dim1 = dim1
+    result = wrap_view(out, self, node)
+    return result
+
+
+def movedim(self, source, destination):
+    """movedim(Tensor self, int[] source, int[] destination) -> Tensor
+
+    Derivatives (derivatives.yaml:530):
+        self: movedim(grad, destination, source)
+    """
+    out = array_ops.movedim(data_of(self), source, destination)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = MovedimBackward0((edge_of(self),))
+    node._saved_destination = destination
+    node._saved_source = source
+    result = wrap_view(out, self, node)
+    return result
+
+
+def moveaxis(self, source, destination):
+    """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
+
+    Derivatives (derivatives.yaml:538):
+        self: moveaxis(grad, destination, source)
+    """
+    out = array_ops.moveaxis(data_of(self), source, destination)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = MoveaxisBackward0((edge_of(self),))
+    node._saved_destination = destination
+    node._saved_source = source
+    result = wrap_view(out, self, node)
+    return result
+
+
+def t(self):
+    """t(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:545):
+        self: t(grad)
+    """
+    out = array_ops.t(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = TBackward0((edge_of(self),))
+    result = wrap_view(out, self, node)
+    return result
+
+
+def expand_as(self, other):
+    """expand_as(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:554):
+        self: sum_to(grad, self.shape)
+        other: non_differentiable
+    """
+    out = array_ops.expand_as(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = ExpandAsBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def broadcast_to(self, size):
+    """broadcast_to(Tensor self, int[] size) -> Tensor
+
+    Derivatives (derivatives.yaml:562):
+        self: sum_to(grad, self.shape)
+    """
+    out = array_ops.broadcast_to(data_of(self), size)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = BroadcastToBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def narrow(self, dim, start, length):
+    """narrow(Tensor self, int dim, int start, int length) -> Tensor
+
+    Derivatives (derivatives.yaml:570):
+        self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
+    """
+    out = array_ops.narrow(data_of(self), dim, start, length)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = NarrowBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    node._saved_length = length
+    node._saved_start = start
+    result = wrap_view(out, self, node)
+    return result
+
+
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+
+    Derivatives (derivatives.yaml:579):
+        self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
+    """
+    out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = DiagonalBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim1 = dim1
+    node._saved_dim2 = dim2
+    node._saved_offset = offset
+    result = wrap_view(out, self, node)
+    return result
+
+
+def diagonal_backward(self, input_sizes, offset, dim1, dim2):
+    """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
+
+    Derivatives (derivatives.yaml:590):
+        self: diagonal(grad, offset, dim1, dim2)
+    """
+    out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = DiagonalBackwardBackward0((edge_of(self),))
+    node._saved_dim1 = dim1
+    node._saved_dim2 = dim2
+    node._saved_offset = offset
+    result = wrap(out, node)
+    return result
+
+
+def split(self, split_size_or_sections, dim=0):
+    """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
+
+    Derivatives (derivatives.yaml:599):
+        self: cat(grads, dim)
+    """
+    outs = array_ops.split(data_of(self), split_size_or_sections, dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return [wrap_view(o, self) for o in outs]
+    node = SplitBackward0((edge_of(self),))
+    node._saved_dim = dim
+    node.num_outputs = len(outs)
+    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    node._saved_output_meta = output_meta(outs)
+    return result
+
+
+def chunk(self, chunks, dim=0):
+    """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
+
+    Derivatives (derivatives.yaml:608):
+        self: cat(grads, dim)
+    """
+    outs = array_ops.chunk(data_of(self), chunks, dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return [wrap_view(o, self) for o in outs]
+    node = ChunkBackward0((edge_of(self),))
+    node._saved_dim = dim
+    node.num_outputs = len(outs)
+    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    node._saved_output_meta = output_meta(outs)
+    return result
+
+
+def unbind(self, dim=0):
+    """unbind(Tensor self, int dim=0) -> Tensor[]
+
+    Derivatives (derivatives.yaml:616):
+        self: stack(grads, dim)
+    """
+    outs = array_ops.unbind(data_of(self), dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return [wrap_view(o, self) for o in outs]
+    node = UnbindBackward0((edge_of(self),))
+    node._saved_dim = dim
+    node.num_outputs = len(outs)
+    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    node._saved_output_meta = output_meta(outs)
+    return result
+
+
+def flip(self, dims):
+    """flip(Tensor self, int[] dims) -> Tensor
+
+    Derivatives (derivatives.yaml:625):
+        self: flip(grad, dims)
+    """
+    out = array_ops.flip(data_of(self), dims)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = FlipBackward0((edge_of(self),))
+    node._saved_dims = dims
+    result = wrap(out, node)
+    return result
+
+
+def roll(self, shifts, dims=None):
+    """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
+
+    Derivatives (derivatives.yaml:632):
+        self: roll(grad, negated(shifts), dims)
+    """
+    out = array_ops.roll(data_of(self), shifts, dims)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = RollBackward0((edge_of(self),))
+    node._saved_dims = dims
+    node._saved_shifts = shifts
+    result = wrap(out, node)
+    return result
+
+
+def repeat(self, repeats):
+    """repeat(Tensor self, int[] repeats) -> Tensor
+
+    Derivatives (derivatives.yaml:640):
+        self: repeat_backward(grad, repeats, self.shape)
+    """
+    out = array_ops.repeat(data_of(self), repeats)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = RepeatBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_repeats = repeats
+    result = wrap(out, node)
+    return result
+
+
+def tile(self, dims):
+    """tile(Tensor self, int[] dims) -> Tensor
+
+    Derivatives (derivatives.yaml:649):
+        self: repeat_backward(grad, dims, self.shape)
+    """
+    out = array_ops.tile(data_of(self), dims)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TileBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_dims = dims
+    result = wrap(out, node)
+    return result
+
+
+def tril(self, diagonal=0):
+    """tril(Tensor self, int diagonal=0) -> Tensor
+
+    Derivatives (derivatives.yaml:656):
+        self: tril(grad, diagonal)
+    """
+    out = array_ops.tril(data_of(self), diagonal)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TrilBackward0((edge_of(self),))
+    node._saved_diagonal = diagonal
+    result = wrap(out, node)
+    return result
+
+
+def triu(self, diagonal=0):
+    """triu(Tensor self, int diagonal=0) -> Tensor
+
+    Derivatives (derivatives.yaml:663):
+        self: triu(grad, diagonal)
+    """
+    out = array_ops.triu(data_of(self), diagonal)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TriuBackward0((edge_of(self),))
+    node._saved_diagonal = diagonal
+    result = wrap(out, node)
+    return result
+
+
+def diag(self, diagonal=0):
+    """diag(Tensor self, int diagonal=0) -> Tensor
+
+    Derivatives (derivatives.yaml:670):
+        self: diag_backward(grad, self.shape, diagonal)
+    """
+    out = array_ops.diag(data_of(self), diagonal)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = DiagBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_diagonal = diagonal
+    result = wrap(out, node)
+    return result
+
+
+def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+
+    Derivatives (derivatives.yaml:678):
+        self: diagonal(grad, offset, dim1, dim2)
+    """
+    out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = DiagEmbedBackward0((edge_of(self),))
+    node._saved_dim1 = dim1
+    node._saved_dim2 = dim2
+    node._saved_offset = offset
+    result = wrap(out, node)
+    return result
+
+
+def index_select(self, dim, index):
+    """index_select(Tensor self, int dim, Tensor index) -> Tensor
+
+    Derivatives (derivatives.yaml:687):
+        self: index_add(new_zeros(grad, self.shape), dim, index, grad)
+        index: non_differentiable
+    """
+    out = array_ops.index_select(data_of(self), dim, data_of(index))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = IndexSelectBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_index = save(index)
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def index_add(self, dim, index, source, *, alpha=1):
+    """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+
+    Derivatives (derivatives.yaml:695):
+        self: grad
+        source: maybe_multiply(index_select(grad, dim, index), alpha)
+        index: non_differentiable
+    """
+    out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
+    if not (grad_mode.enabled and any_requires_grad(self, source)):
+        return wrap(out)
+    node = IndexAddBackward0((edge_of(self), edge_of(source),))
+    needs_source = node.next_functions[1][0] is not None
+    if needs_source:
+        node._raw_saved_index = save(index)
+    node._saved_alpha = alpha
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def scatter_src(self, dim, index, src):
+    """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+
+    Derivatives (derivatives.yaml:704):
+        self: scatter_value(grad, dim, index, 0.0)
+        src: embed_in_zeros(gather(grad, dim, index), src.shape)
+        index: non_differentiable
+    """
+    out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
+    if not (grad_mode.enabled and any_requires_grad(self, src)):
+        return wrap(out)
+    node = ScatterBackward0((edge_of(self), edge_of(src),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_src = node.next_functions[1][0] is not None
+    if needs_self or needs_src:
+        node._raw_saved_index = save(index)
+    if needs_src:
+        node._saved_src_shape = shape_of(src)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def scatter_value(self, dim, index, value):
+    """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+
+    Derivatives (derivatives.yaml:714):
+        self: scatter_value(grad, dim, index, 0.0)
+        index: non_differentiable
+    """
+    out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ScatterBackward1((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_index = save(index)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def scatter_add(self, dim, index, src):
+    """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+
+    Derivatives (derivatives.yaml:721):
+        self: grad
+        src: embed_in_zeros(gather(grad, dim, index), src.shape)
+        index: non_differentiable
+    """
+    out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
+    if not (grad_mode.enabled and any_requires_grad(self, src)):
+        return wrap(out)
+    node = ScatterAddBackward0((edge_of(self), edge_of(src),))
+    needs_src = node.next_functions[1][0] is not None
+    if needs_src:
+        node._raw_saved_index = save(index)
+        node._saved_src_shape = shape_of(src)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def masked_fill_Scalar(self, mask, value):
+    """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+
+    Derivatives (derivatives.yaml:730):
+        self: sum_to(where(mask, 0.0, grad), self.shape)
+        mask: non_differentiable
+    """
+    out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = MaskedFillBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_mask = save(mask)
+        node._saved_self_shape = shape_of(self)
+    result = wrap(out, node)
+    return result
+
+
+def masked_fill_Tensor(self, mask, value):
+    """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+
+    Derivatives (derivatives.yaml:738):
+        self: sum_to(where(mask, 0.0, grad), self.shape)
+        value: sum(where(mask, grad, 0.0))
+        mask: non_differentiable
+    """
+    out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
+    if not (grad_mode.enabled and any_requires_grad(self, value)):
+        return wrap(out)
+    node = MaskedFillBackward1((edge_of(self), edge_of(value),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_value = node.next_functions[1][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_value:
+        node._raw_saved_mask = save(mask)
+    result = wrap(out, node)
+    return result
+
+
+def take_along_dim(self, indices, dim=None):
+    """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
+
+    Derivatives (derivatives.yaml:746):
+        self: take_along_dim_backward(grad, dim, indices, self.shape)
+        indices: non_differentiable
+    """
+    out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TakeAlongDimBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_indices = save(indices)
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def take_along_dim_backward(self, dim, indices, shape):
+    """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
+
+    Derivatives (derivatives.yaml:756):
+        self: take_along_dim(grad, indices, dim)
+        indices: non_differentiable
+    """
+    out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TakeAlongDimBackwardBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_indices = save(indices)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def masked_fill(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor  ->  masked_fill_Scalar
+        masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor  ->  masked_fill_Tensor
+    """
+    return dispatch("masked_fill", _MASKED_FILL_OVERLOADS, args, kwargs)
+
+
+_MASKED_FILL_OVERLOADS = (
+    (masked_fill_Scalar, (('self', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Scalar', False, False))),
+    (masked_fill_Tensor, (('self', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Tensor', False, False))),
+)
 
 
 def max(*args, **kwargs):
@@ -964,4 +1567,19 @@ def min(*args, **kwargs):
 _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
+)
+
+
+def scatter(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor  ->  scatter_src
+        scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor  ->  scatter_value
+    """
+    return dispatch("scatter", _SCATTER_OVERLOADS, args, kwargs)
+
+
+_SCATTER_OVERLOADS = (
+    (scatter_src, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('src', 'Tensor', False, False))),
+    (scatter_value, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('value', 'Scalar', False, False))),
 )

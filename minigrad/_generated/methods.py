@@ -23,6 +23,31 @@ def _expand_method(self, *size, **kwargs):
     """`x.expand(2, 3)` or `x.expand((2, 3))`, as in torch."""
     return F.expand(self, *varargs_int_list(size), **kwargs)
 
+
+def _view_method(self, *size, **kwargs):
+    """`x.view(2, 3)` or `x.view((2, 3))`, as in torch."""
+    return F.view(self, *varargs_int_list(size), **kwargs)
+
+
+def _broadcast_to_method(self, *size, **kwargs):
+    """`x.broadcast_to(2, 3)` or `x.broadcast_to((2, 3))`, as in torch."""
+    return F.broadcast_to(self, *varargs_int_list(size), **kwargs)
+
+
+def _flip_method(self, *dims, **kwargs):
+    """`x.flip(2, 3)` or `x.flip((2, 3))`, as in torch."""
+    return F.flip(self, *varargs_int_list(dims), **kwargs)
+
+
+def _repeat_method(self, *repeats, **kwargs):
+    """`x.repeat(2, 3)` or `x.repeat((2, 3))`, as in torch."""
+    return F.repeat(self, *varargs_int_list(repeats), **kwargs)
+
+
+def _tile_method(self, *dims, **kwargs):
+    """`x.tile(2, 3)` or `x.tile((2, 3))`, as in torch."""
+    return F.tile(self, *varargs_int_list(dims), **kwargs)
+
 METHODS = {
     "sum_to_size": _sum_to_size_method,
     "clone": F.clone,
@@ -60,6 +85,35 @@ METHODS = {
     "matmul": F.matmul,
     "softmax": F.softmax,
     "log_softmax": F.log_softmax,
+    "view": _view_method,
+    "flatten": F.flatten,
+    "unflatten": F.unflatten,
+    "swapaxes": F.swapaxes,
+    "swapdims": F.swapdims,
+    "movedim": F.movedim,
+    "moveaxis": F.moveaxis,
+    "t": F.t,
+    "expand_as": F.expand_as,
+    "broadcast_to": _broadcast_to_method,
+    "narrow": F.narrow,
+    "diagonal": F.diagonal,
+    "split": F.split,
+    "chunk": F.chunk,
+    "unbind": F.unbind,
+    "flip": _flip_method,
+    "roll": F.roll,
+    "repeat": _repeat_method,
+    "tile": _tile_method,
+    "tril": F.tril,
+    "triu": F.triu,
+    "diag": F.diag,
+    "diag_embed": F.diag_embed,
+    "index_select": F.index_select,
+    "index_add": F.index_add,
+    "scatter_add": F.scatter_add,
+    "take_along_dim": F.take_along_dim,
+    "masked_fill": F.masked_fill,
     "max": F.max,
     "min": F.min,
+    "scatter": F.scatter,
 }

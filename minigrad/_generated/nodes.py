@@ -697,7 +697,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:308).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:309).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -716,7 +716,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:318).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:319).
 
     self: reshape(grad, self.shape)
     """
@@ -733,7 +733,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:330).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:331).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -750,7 +750,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:341).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:342).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -767,7 +767,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:352).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:353).
 
     self: sum_to(grad, self.shape)
     """
@@ -784,7 +784,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:365).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:366).
 
     self: reshape(grad, self.shape)
     """
@@ -801,7 +801,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:379).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:380).
 
     self: reshape(grad, self.shape)
     """
@@ -818,7 +818,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:390).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:391).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -835,7 +835,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:413).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:414).
 
     self: getitem(grad, index)
     """
@@ -852,7 +852,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:421).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:422).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -866,7 +866,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:432).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:433).
 
     tensors: unstack(grad, dim)
     """
@@ -880,7 +880,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:444).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:445).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -903,7 +903,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:457).
+    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:458).
 
     self: result * (grad - sum(grad * result, dim, True))
     """
@@ -921,7 +921,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:465).
+    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:466).
 
     self: grad - exp(result) * sum(grad, dim, True)
     """
@@ -935,4 +935,602 @@ class LogSoftmaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad - F.exp(result) * F.sum(grad, self._saved_dim, True)
+        return (grad_self, )
+
+
+class ViewBackward0(GeneratedNode):
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:487).
+
+    self: reshape(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class FlattenBackward0(GeneratedNode):
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:497).
+
+    self: reshape(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class UnflattenBackward0(GeneratedNode):
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:508).
+
+    self: reshape(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class SwapaxesBackward0(GeneratedNode):
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:516).
+
+    self: swapaxes(grad, axis0, axis1)
+    """
+
+    __slots__ = ('_saved_axis0', '_saved_axis1')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.swapaxes(grad, self._saved_axis0, self._saved_axis1)
+        return (grad_self, )
+
+
+class SwapdimsBackward0(GeneratedNode):
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:523).
+
+    self: swapdims(grad, dim0, dim1)
+    """
+
+    __slots__ = ('_saved_dim0', '_saved_dim1')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.swapdims(grad, self._saved_dim0, self._saved_dim1)
+        return (grad_self, )
+
+
+class MovedimBackward0(GeneratedNode):
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:530).
+
+    self: movedim(grad, destination, source)
+    """
+
+    __slots__ = ('_saved_destination', '_saved_source')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.movedim(grad, self._saved_destination, self._saved_source)
+        return (grad_self, )
+
+
+class MoveaxisBackward0(GeneratedNode):
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:538).
+
+    self: moveaxis(grad, destination, source)
+    """
+
+    __slots__ = ('_saved_destination', '_saved_source')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.moveaxis(grad, self._saved_destination, self._saved_source)
+        return (grad_self, )
+
+
+class TBackward0(GeneratedNode):
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:545).
+
+    self: t(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.t(grad)
+        return (grad_self, )
+
+
+class ExpandAsBackward0(GeneratedNode):
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:554).
+
+    self: sum_to(grad, self.shape)
+    other: non_differentiable
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class BroadcastToBackward0(GeneratedNode):
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:562).
+
+    self: sum_to(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class NarrowBackward0(GeneratedNode):
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:570).
+
+    self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
+    """
+
+    __slots__ = ('_saved_dim', '_saved_length', '_saved_self_shape', '_saved_start')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.getitem_backward(grad, self._saved_self_shape, F.narrow_index(self._saved_self_shape, self._saved_dim, self._saved_start, self._saved_length))
+        return (grad_self, )
+
+
+class DiagonalBackward0(GeneratedNode):
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:579).
+
+    self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
+    """
+
+    __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset', '_saved_self_shape')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.diagonal_backward(grad, self._saved_self_shape, self._saved_offset, self._saved_dim1, self._saved_dim2)
+        return (grad_self, )
+
+
+class DiagonalBackwardBackward0(GeneratedNode):
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:590).
+
+    self: diagonal(grad, offset, dim1, dim2)
+    """
+
+    __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2)
+        return (grad_self, )
+
+
+class SplitBackward0(GeneratedNode):
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:599).
+
+    self: cat(grads, dim)
+    """
+
+    __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.cat(grads, self._saved_dim)
+        return (grad_self, )
+
+
+class ChunkBackward0(GeneratedNode):
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:608).
+
+    self: cat(grads, dim)
+    """
+
+    __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.cat(grads, self._saved_dim)
+        return (grad_self, )
+
+
+class UnbindBackward0(GeneratedNode):
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:616).
+
+    self: stack(grads, dim)
+    """
+
+    __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.stack(grads, self._saved_dim)
+        return (grad_self, )
+
+
+class FlipBackward0(GeneratedNode):
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:625).
+
+    self: flip(grad, dims)
+    """
+
+    __slots__ = ('_saved_dims',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.flip(grad, self._saved_dims)
+        return (grad_self, )
+
+
+class RollBackward0(GeneratedNode):
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:632).
+
+    self: roll(grad, negated(shifts), dims)
+    """
+
+    __slots__ = ('_saved_dims', '_saved_shifts')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.roll(grad, F.negated(self._saved_shifts), self._saved_dims)
+        return (grad_self, )
+
+
+class RepeatBackward0(GeneratedNode):
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:640).
+
+    self: repeat_backward(grad, repeats, self.shape)
+    """
+
+    __slots__ = ('_saved_repeats', '_saved_self_shape')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.repeat_backward(grad, self._saved_repeats, self._saved_self_shape)
+        return (grad_self, )
+
+
+class TileBackward0(GeneratedNode):
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:649).
+
+    self: repeat_backward(grad, dims, self.shape)
+    """
+
+    __slots__ = ('_saved_dims', '_saved_self_shape')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.repeat_backward(grad, self._saved_dims, self._saved_self_shape)
+        return (grad_self, )
+
+
+class TrilBackward0(GeneratedNode):
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:656).
+
+    self: tril(grad, diagonal)
+    """
+
+    __slots__ = ('_saved_diagonal',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.tril(grad, self._saved_diagonal)
+        return (grad_self, )
+
+
+class TriuBackward0(GeneratedNode):
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:663).
+
+    self: triu(grad, diagonal)
+    """
+
+    __slots__ = ('_saved_diagonal',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.triu(grad, self._saved_diagonal)
+        return (grad_self, )
+
+
+class DiagBackward0(GeneratedNode):
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:670).
+
+    self: diag_backward(grad, self.shape, diagonal)
+    """
+
+    __slots__ = ('_saved_diagonal', '_saved_self_shape')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.diag_backward(grad, self._saved_self_shape, self._saved_diagonal)
+        return (grad_self, )
+
+
+class DiagEmbedBackward0(GeneratedNode):
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:678).
+
+    self: diagonal(grad, offset, dim1, dim2)
+    """
+
+    __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2)
+        return (grad_self, )
+
+
+class IndexSelectBackward0(GeneratedNode):
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:687).
+
+    self: index_add(new_zeros(grad, self.shape), dim, index, grad)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_index',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_self = F.index_add(F.new_zeros(grad, self._saved_self_shape), self._saved_dim, index, grad)
+        return (grad_self, )
+
+
+class IndexAddBackward0(GeneratedNode):
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:695).
+
+    self: grad
+    source: maybe_multiply(index_select(grad, dim, index), alpha)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
+    _saved_slots = ('_raw_saved_index',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_source = None
+        if self.next_functions[0][0] is not None:
+            grad_self = grad
+        if self.next_functions[1][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_source = F.maybe_multiply(F.index_select(grad, self._saved_dim, index), self._saved_alpha)
+        return (grad_self, grad_source, )
+
+
+class ScatterBackward0(GeneratedNode):
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:704).
+
+    self: scatter_value(grad, dim, index, 0.0)
+    src: embed_in_zeros(gather(grad, dim, index), src.shape)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
+    _saved_slots = ('_raw_saved_index',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_src = None
+        if self.next_functions[0][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
+        if self.next_functions[1][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
+        return (grad_self, grad_src, )
+
+
+class ScatterBackward1(GeneratedNode):
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:714).
+
+    self: scatter_value(grad, dim, index, 0.0)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_dim')
+    _saved_slots = ('_raw_saved_index',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
+        return (grad_self, )
+
+
+class ScatterAddBackward0(GeneratedNode):
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:721).
+
+    self: grad
+    src: embed_in_zeros(gather(grad, dim, index), src.shape)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
+    _saved_slots = ('_raw_saved_index',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_src = None
+        if self.next_functions[0][0] is not None:
+            grad_self = grad
+        if self.next_functions[1][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
+        return (grad_self, grad_src, )
+
+
+class MaskedFillBackward0(GeneratedNode):
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:730).
+
+    self: sum_to(where(mask, 0.0, grad), self.shape)
+    mask: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_mask', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_mask',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
+            grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
+        return (grad_self, )
+
+
+class MaskedFillBackward1(GeneratedNode):
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:738).
+
+    self: sum_to(where(mask, 0.0, grad), self.shape)
+    value: sum(where(mask, grad, 0.0))
+    mask: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_mask', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_mask',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_value = None
+        if self.next_functions[0][0] is not None:
+            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
+            grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
+            grad_value = F.sum(F.where(mask, grad, 0.0))
+        return (grad_self, grad_value, )
+
+
+class TakeAlongDimBackward0(GeneratedNode):
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:746).
+
+    self: take_along_dim_backward(grad, dim, indices, self.shape)
+    indices: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_indices',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_self = F.take_along_dim_backward(grad, self._saved_dim, indices, self._saved_self_shape)
+        return (grad_self, )
+
+
+class TakeAlongDimBackwardBackward0(GeneratedNode):
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:756).
+
+    self: take_along_dim(grad, indices, dim)
+    indices: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim')
+    _saved_slots = ('_raw_saved_indices',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_self = F.take_along_dim(grad, indices, self._saved_dim)
         return (grad_self, )

@@ -216,6 +216,16 @@ def _check_index(index, op):
         raise RuntimeError(f"{op}(): Expected dtype int64 for index, got {index.dtype}")
 
 
+def gather_array(x, dim, index):
+    """``torch.gather``: ``index`` may be smaller than ``x`` in every dim (no broadcasting)."""
+    _check_index(index, "gather")
+    if index.ndim != x.ndim and not (x.ndim == 0 and index.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if x.ndim == 0:
+        return np.full(index.shape, x, dtype=x.dtype)
+    return x[_along(index.shape, _wrap_dim(dim, x.ndim, "gather"), index)]
+
+
 def scatter_array(x, dim, index, src):
     """``torch.scatter``: a copy of ``x`` with ``src`` (tensor or number) written at ``index``."""
     _check_index(index, "scatter")
