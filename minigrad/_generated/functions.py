@@ -25,7 +25,7 @@ return_types_min_dim = namedtuple("min", ('values', 'indices'))
 def sum_to_size(self, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:70):
+    Derivatives (derivatives.yaml:77):
         self: expand(grad, self.shape)
     """
     out = array_ops.sum_to_size(data_of(self), size)
@@ -42,7 +42,7 @@ def sum_to_size(self, size):
 def _to_copy(self, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
-    Derivatives (derivatives.yaml:78):
+    Derivatives (derivatives.yaml:85):
         self: _to_copy(grad, self.dtype)
     """
     out = array_ops._to_copy(data_of(self), dtype)
@@ -59,7 +59,7 @@ def _to_copy(self, dtype):
 def _fill(self, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:84):
+    Derivatives (derivatives.yaml:91):
         self: zeros_like(grad)
     """
     out = array_ops._fill(data_of(self), value)
@@ -73,7 +73,7 @@ def _fill(self, value):
 def _copy_from(self, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:90):
+    Derivatives (derivatives.yaml:97):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
@@ -91,7 +91,7 @@ def _copy_from(self, src):
 def clone(self):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:98):
+    Derivatives (derivatives.yaml:105):
         self: grad
     """
     out = array_ops.clone(data_of(self))
@@ -105,7 +105,7 @@ def clone(self):
 def neg(self):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:102):
+    Derivatives (derivatives.yaml:109):
         self: neg(grad)
     """
     out = array_ops.neg(data_of(self))
@@ -119,7 +119,7 @@ def neg(self):
 def exp(self):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:106):
+    Derivatives (derivatives.yaml:113):
         self: grad * result
     """
     out = array_ops.exp(data_of(self))
@@ -136,7 +136,7 @@ def exp(self):
 def log(self):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:110):
+    Derivatives (derivatives.yaml:117):
         self: grad / self
     """
     out = array_ops.log(data_of(self))
@@ -153,7 +153,7 @@ def log(self):
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:115):
+    Derivatives (derivatives.yaml:122):
         self: grad / (2 * result)
     """
     out = array_ops.sqrt(data_of(self))
@@ -170,7 +170,7 @@ def sqrt(self):
 def sin(self):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:120):
+    Derivatives (derivatives.yaml:127):
         self: grad * cos(self)
     """
     out = array_ops.sin(data_of(self))
@@ -187,7 +187,7 @@ def sin(self):
 def cos(self):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:124):
+    Derivatives (derivatives.yaml:131):
         self: -(grad * sin(self))
     """
     out = array_ops.cos(data_of(self))
@@ -204,7 +204,7 @@ def cos(self):
 def tanh(self):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:128):
+    Derivatives (derivatives.yaml:135):
         self: grad * (1 - result * result)
     """
     out = array_ops.tanh(data_of(self))
@@ -221,7 +221,7 @@ def tanh(self):
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:132):
+    Derivatives (derivatives.yaml:139):
         self: grad * result * (1 - result)
     """
     out = array_ops.sigmoid(data_of(self))
@@ -238,7 +238,7 @@ def sigmoid(self):
 def relu(self):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:136):
+    Derivatives (derivatives.yaml:143):
         self: grad * (result > 0)
     """
     out = array_ops.relu(data_of(self))
@@ -255,7 +255,7 @@ def relu(self):
 def abs(self):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:141):
+    Derivatives (derivatives.yaml:148):
         self: grad * sign(self)
     """
     out = array_ops.abs(data_of(self))
@@ -272,7 +272,7 @@ def abs(self):
 def sign(self):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:146):
+    Derivatives (derivatives.yaml:153):
         self: zeros_like(grad)
     """
     out = array_ops.sign(data_of(self))
@@ -286,7 +286,7 @@ def sign(self):
 def add(self, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:151):
+    Derivatives (derivatives.yaml:158):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -308,7 +308,7 @@ def add(self, other, *, alpha=1):
 def sub(self, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:161):
+    Derivatives (derivatives.yaml:168):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -330,7 +330,7 @@ def sub(self, other, *, alpha=1):
 def mul(self, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:169):
+    Derivatives (derivatives.yaml:176):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -353,7 +353,7 @@ def mul(self, other):
 def div(self, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:179):
+    Derivatives (derivatives.yaml:186):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
@@ -377,7 +377,7 @@ def div(self, other):
 def pow(self, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:187):
+    Derivatives (derivatives.yaml:194):
         self: sum_to(grad * exponent * pow(self, exponent - 1), self.shape)
         exponent: sum_to(grad * result * log(self), exponent.shape)
     """
@@ -403,7 +403,7 @@ def pow(self, exponent):
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:197):
+    Derivatives (derivatives.yaml:204):
         self: sum_to(grad * ((self > other) + 0.5 * (self == other)), self.shape)
         other: sum_to(grad * ((other > self) + 0.5 * (self == other)), other.shape)
     """
@@ -427,7 +427,7 @@ def maximum(self, other):
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:205):
+    Derivatives (derivatives.yaml:212):
         self: sum_to(grad * ((self < other) + 0.5 * (self == other)), self.shape)
         other: sum_to(grad * ((other < self) + 0.5 * (self == other)), other.shape)
     """
@@ -451,7 +451,7 @@ def minimum(self, other):
 def where(condition, self, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:213):
+    Derivatives (derivatives.yaml:220):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -475,7 +475,7 @@ def where(condition, self, other):
 def clamp(self, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:223):
+    Derivatives (derivatives.yaml:230):
         self: grad * clamp_mask(self, min, max)
     """
     out = array_ops.clamp(data_of(self), min, max)
@@ -494,7 +494,7 @@ def clamp(self, min=None, max=None):
 def sum(self, dim=None, keepdim=False):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:232):
+    Derivatives (derivatives.yaml:239):
         self: unreduce(grad, self.shape, dim)
     """
     out = array_ops.sum(data_of(self), dim, keepdim)
@@ -512,7 +512,7 @@ def sum(self, dim=None, keepdim=False):
 def mean(self, dim=None, keepdim=False):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:241):
+    Derivatives (derivatives.yaml:248):
         self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
     out = array_ops.mean(data_of(self), dim, keepdim)
@@ -530,7 +530,7 @@ def mean(self, dim=None, keepdim=False):
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:249):
+    Derivatives (derivatives.yaml:256):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amax(data_of(self), dim, keepdim)
@@ -550,7 +550,7 @@ def amax(self, dim=None, keepdim=False):
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:258):
+    Derivatives (derivatives.yaml:265):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amin(data_of(self), dim, keepdim)
@@ -570,7 +570,7 @@ def amin(self, dim=None, keepdim=False):
 def max_dim(self, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:265):
+    Derivatives (derivatives.yaml:272):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -594,7 +594,7 @@ def max_dim(self, dim, keepdim=False):
 def max_default(self):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:273):
+    Derivatives (derivatives.yaml:280):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.max_default(data_of(self))
@@ -613,7 +613,7 @@ def max_default(self):
 def min_dim(self, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:278):
+    Derivatives (derivatives.yaml:285):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -637,7 +637,7 @@ def min_dim(self, dim, keepdim=False):
 def min_default(self):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:284):
+    Derivatives (derivatives.yaml:291):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.min_default(data_of(self))
@@ -656,7 +656,7 @@ def min_default(self):
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:289):
+    Derivatives (derivatives.yaml:296):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -677,7 +677,7 @@ def logsumexp(self, dim, keepdim=False):
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:297):
+    Derivatives (derivatives.yaml:304):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -697,7 +697,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:309):
+    Derivatives (derivatives.yaml:316):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -716,7 +716,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:319):
+    Derivatives (derivatives.yaml:326):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -733,7 +733,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:331):
+    Derivatives (derivatives.yaml:338):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -749,7 +749,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:342):
+    Derivatives (derivatives.yaml:349):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -764,7 +764,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:353):
+    Derivatives (derivatives.yaml:360):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -781,7 +781,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:366):
+    Derivatives (derivatives.yaml:373):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -798,7 +798,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:380):
+    Derivatives (derivatives.yaml:387):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -815,7 +815,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:391):
+    Derivatives (derivatives.yaml:398):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -833,7 +833,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:414):
+    Derivatives (derivatives.yaml:421):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -848,7 +848,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:422):
+    Derivatives (derivatives.yaml:429):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -866,7 +866,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:433):
+    Derivatives (derivatives.yaml:440):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -881,7 +881,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:445):
+    Derivatives (derivatives.yaml:452):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -904,7 +904,7 @@ def matmul(self, other):
 def softmax(self, dim):
     """softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:458):
+    Derivatives (derivatives.yaml:465):
         self: result * (grad - sum(grad * result, dim, True))
     """
     out = array_ops.softmax(data_of(self), dim)
@@ -922,7 +922,7 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:466):
+    Derivatives (derivatives.yaml:473):
         self: grad - exp(result) * sum(grad, dim, True)
     """
     out = array_ops.log_softmax(data_of(self), dim)
@@ -940,7 +940,7 @@ def log_softmax(self, dim):
 def view(self, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:487):
+    Derivatives (derivatives.yaml:494):
         self: reshape(grad, self.shape)
     """
     out = array_ops.view(data_of(self), size)
@@ -957,7 +957,7 @@ def view(self, size):
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:497):
+    Derivatives (derivatives.yaml:504):
         self: reshape(grad, self.shape)
     """
     out = array_ops.flatten(data_of(self), start_dim, end_dim)
@@ -974,7 +974,7 @@ def flatten(self, start_dim=0, end_dim=-1):
 def unflatten(self, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:508):
+    Derivatives (derivatives.yaml:515):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unflatten(data_of(self), dim, sizes)
@@ -991,7 +991,7 @@ def unflatten(self, dim, sizes):
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:516):
+    Derivatives (derivatives.yaml:523):
         self: swapaxes(grad, axis0, axis1)
     """
     out = array_ops.swapaxes(data_of(self), axis0, axis1)
@@ -1007,7 +1007,7 @@ def swapaxes(self, axis0, axis1):
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:523):
+    Derivatives (derivatives.yaml:530):
         self: swapdims(grad, dim0, dim1)
     """
     out = array_ops.swapdims(data_of(self), dim0, dim1)
@@ -1023,7 +1023,7 @@ def swapdims(self, dim0, dim1):
 def movedim(self, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:530):
+    Derivatives (derivatives.yaml:537):
         self: movedim(grad, destination, source)
     """
     out = array_ops.movedim(data_of(self), source, destination)
@@ -1039,7 +1039,7 @@ def movedim(self, source, destination):
 def moveaxis(self, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:538):
+    Derivatives (derivatives.yaml:545):
         self: moveaxis(grad, destination, source)
     """
     out = array_ops.moveaxis(data_of(self), source, destination)
@@ -1055,7 +1055,7 @@ def moveaxis(self, source, destination):
 def t(self):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:545):
+    Derivatives (derivatives.yaml:552):
         self: t(grad)
     """
     out = array_ops.t(data_of(self))
@@ -1069,7 +1069,7 @@ def t(self):
 def expand_as(self, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:554):
+    Derivatives (derivatives.yaml:561):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -1087,7 +1087,7 @@ def expand_as(self, other):
 def broadcast_to(self, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:562):
+    Derivatives (derivatives.yaml:569):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.broadcast_to(data_of(self), size)
@@ -1104,7 +1104,7 @@ def broadcast_to(self, size):
 def narrow(self, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:570):
+    Derivatives (derivatives.yaml:577):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     out = array_ops.narrow(data_of(self), dim, start, length)
@@ -1124,7 +1124,7 @@ def narrow(self, dim, start, length):
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:579):
+    Derivatives (derivatives.yaml:586):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
@@ -1144,7 +1144,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 def diagonal_backward(self, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:590):
+    Derivatives (derivatives.yaml:597):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
@@ -1161,7 +1161,7 @@ def diagonal_backward(self, input_sizes, offset, dim1, dim2):
 def split(self, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:599):
+    Derivatives (derivatives.yaml:606):
         self: cat(grads, dim)
     """
     outs = array_ops.split(data_of(self), split_size_or_sections, dim)
@@ -1178,7 +1178,7 @@ def split(self, split_size_or_sections, dim=0):
 def chunk(self, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:608):
+    Derivatives (derivatives.yaml:615):
         self: cat(grads, dim)
     """
     outs = array_ops.chunk(data_of(self), chunks, dim)
@@ -1195,7 +1195,7 @@ def chunk(self, chunks, dim=0):
 def unbind(self, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:616):
+    Derivatives (derivatives.yaml:623):
         self: stack(grads, dim)
     """
     outs = array_ops.unbind(data_of(self), dim)
@@ -1212,7 +1212,7 @@ def unbind(self, dim=0):
 def flip(self, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:625):
+    Derivatives (derivatives.yaml:632):
         self: flip(grad, dims)
     """
     out = array_ops.flip(data_of(self), dims)
@@ -1227,7 +1227,7 @@ def flip(self, dims):
 def roll(self, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:632):
+    Derivatives (derivatives.yaml:639):
         self: roll(grad, negated(shifts), dims)
     """
     out = array_ops.roll(data_of(self), shifts, dims)
@@ -1243,7 +1243,7 @@ def roll(self, shifts, dims=None):
 def repeat(self, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:640):
+    Derivatives (derivatives.yaml:647):
         self: repeat_backward(grad, repeats, self.shape)
     """
     out = array_ops.repeat(data_of(self), repeats)
@@ -1261,7 +1261,7 @@ def repeat(self, repeats):
 def tile(self, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:649):
+    Derivatives (derivatives.yaml:656):
         self: repeat_backward(grad, dims, self.shape)
     """
     out = array_ops.tile(data_of(self), dims)
@@ -1279,7 +1279,7 @@ def tile(self, dims):
 def tril(self, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:656):
+    Derivatives (derivatives.yaml:663):
         self: tril(grad, diagonal)
     """
     out = array_ops.tril(data_of(self), diagonal)
@@ -1294,7 +1294,7 @@ def tril(self, diagonal=0):
 def triu(self, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:663):
+    Derivatives (derivatives.yaml:670):
         self: triu(grad, diagonal)
     """
     out = array_ops.triu(data_of(self), diagonal)
@@ -1309,7 +1309,7 @@ def triu(self, diagonal=0):
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:670):
+    Derivatives (derivatives.yaml:677):
         self: diag_backward(grad, self.shape, diagonal)
     """
     out = array_ops.diag(data_of(self), diagonal)
@@ -1327,7 +1327,7 @@ def diag(self, diagonal=0):
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:678):
+    Derivatives (derivatives.yaml:685):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
@@ -1344,7 +1344,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:687):
+    Derivatives (derivatives.yaml:694):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -1364,7 +1364,7 @@ def index_select(self, dim, index):
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:695):
+    Derivatives (derivatives.yaml:702):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -1385,7 +1385,7 @@ def index_add(self, dim, index, source, *, alpha=1):
 def scatter_src(self, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:704):
+    Derivatives (derivatives.yaml:711):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -1408,7 +1408,7 @@ def scatter_src(self, dim, index, src):
 def scatter_value(self, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:714):
+    Derivatives (derivatives.yaml:721):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -1427,7 +1427,7 @@ def scatter_value(self, dim, index, value):
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:721):
+    Derivatives (derivatives.yaml:728):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -1448,7 +1448,7 @@ def scatter_add(self, dim, index, src):
 def masked_fill_Scalar(self, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:730):
+    Derivatives (derivatives.yaml:737):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -1467,7 +1467,7 @@ def masked_fill_Scalar(self, mask, value):
 def masked_fill_Tensor(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:738):
+    Derivatives (derivatives.yaml:745):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -1489,7 +1489,7 @@ def masked_fill_Tensor(self, mask, value):
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:746):
+    Derivatives (derivatives.yaml:753):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -1509,7 +1509,7 @@ def take_along_dim(self, indices, dim=None):
 def take_along_dim_backward(self, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:756):
+    Derivatives (derivatives.yaml:763):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """

@@ -18,7 +18,7 @@ class GeneratedNode(Node):
 
 
 class SumToSizeBackward0(GeneratedNode):
-    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:70).
+    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:77).
 
     self: expand(grad, self.shape)
     """
@@ -35,7 +35,7 @@ class SumToSizeBackward0(GeneratedNode):
 
 
 class ToCopyBackward0(GeneratedNode):
-    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:78).
+    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:85).
 
     self: _to_copy(grad, self.dtype)
     """
@@ -52,7 +52,7 @@ class ToCopyBackward0(GeneratedNode):
 
 
 class FillBackward0(GeneratedNode):
-    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:84).
+    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:91).
 
     self: zeros_like(grad)
     """
@@ -69,7 +69,7 @@ class FillBackward0(GeneratedNode):
 
 
 class CopyFromBackward0(GeneratedNode):
-    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:90).
+    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:97).
 
     self: zeros_like(grad)
     src: sum_to(grad, src.shape)
@@ -90,7 +90,7 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:98).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:105).
 
     self: grad
     """
@@ -107,7 +107,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:102).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:109).
 
     self: neg(grad)
     """
@@ -124,7 +124,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:106).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:113).
 
     self: grad * result
     """
@@ -142,7 +142,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:110).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:117).
 
     self: grad / self
     """
@@ -160,7 +160,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:115).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:122).
 
     self: grad / (2 * result)
     """
@@ -178,7 +178,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:120).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:127).
 
     self: grad * cos(self)
     """
@@ -196,7 +196,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:124).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:131).
 
     self: -(grad * sin(self))
     """
@@ -214,7 +214,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:128).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:135).
 
     self: grad * (1 - result * result)
     """
@@ -232,7 +232,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:132).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:139).
 
     self: grad * result * (1 - result)
     """
@@ -250,7 +250,7 @@ class SigmoidBackward0(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:136).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:143).
 
     self: grad * (result > 0)
     """
@@ -268,7 +268,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:141).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:148).
 
     self: grad * sign(self)
     """
@@ -286,7 +286,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:146).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:153).
 
     self: zeros_like(grad)
     """
@@ -303,7 +303,7 @@ class SignBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:151).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:158).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -324,7 +324,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:161).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:168).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -345,7 +345,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:169).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:176).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -368,7 +368,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:179).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:186).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape)
@@ -392,7 +392,7 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:187).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:194).
 
     self: sum_to(grad * exponent * pow(self, exponent - 1), self.shape)
     exponent: sum_to(grad * result * log(self), exponent.shape)
@@ -417,7 +417,7 @@ class PowBackward0(GeneratedNode):
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:197).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:204).
 
     self: sum_to(grad * ((self > other) + 0.5 * (self == other)), self.shape)
     other: sum_to(grad * ((other > self) + 0.5 * (self == other)), other.shape)
@@ -442,7 +442,7 @@ class MaximumBackward0(GeneratedNode):
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:205).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:212).
 
     self: sum_to(grad * ((self < other) + 0.5 * (self == other)), self.shape)
     other: sum_to(grad * ((other < self) + 0.5 * (self == other)), other.shape)
@@ -467,7 +467,7 @@ class MinimumBackward0(GeneratedNode):
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:213).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:220).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -491,7 +491,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:223).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:230).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -509,7 +509,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:232).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:239).
 
     self: unreduce(grad, self.shape, dim)
     """
@@ -526,7 +526,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:241).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:248).
 
     self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -543,7 +543,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:249).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:256).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -562,7 +562,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:258).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:265).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -581,7 +581,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:265).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:272).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -601,7 +601,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:273).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:280).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -620,7 +620,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:278).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:285).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -640,7 +640,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:284).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:291).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -659,7 +659,7 @@ class MinBackward1(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:289).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:296).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -678,7 +678,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:297).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:304).
 
     self: gather_backward(grad, dim, index, self.shape)
     index: non_differentiable
@@ -697,7 +697,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:309).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:316).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -716,7 +716,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:319).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:326).
 
     self: reshape(grad, self.shape)
     """
@@ -733,7 +733,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:331).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:338).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -750,7 +750,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:342).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:349).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -767,7 +767,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:353).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:360).
 
     self: sum_to(grad, self.shape)
     """
@@ -784,7 +784,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:366).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:373).
 
     self: reshape(grad, self.shape)
     """
@@ -801,7 +801,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:380).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:387).
 
     self: reshape(grad, self.shape)
     """
@@ -818,7 +818,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:391).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:398).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -835,7 +835,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:414).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:421).
 
     self: getitem(grad, index)
     """
@@ -852,7 +852,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:422).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:429).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -866,7 +866,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:433).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:440).
 
     tensors: unstack(grad, dim)
     """
@@ -880,7 +880,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:445).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:452).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -903,7 +903,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:458).
+    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:465).
 
     self: result * (grad - sum(grad * result, dim, True))
     """
@@ -921,7 +921,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:466).
+    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:473).
 
     self: grad - exp(result) * sum(grad, dim, True)
     """
@@ -939,7 +939,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:487).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:494).
 
     self: reshape(grad, self.shape)
     """
@@ -956,7 +956,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:497).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:504).
 
     self: reshape(grad, self.shape)
     """
@@ -973,7 +973,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:508).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:515).
 
     self: reshape(grad, self.shape)
     """
@@ -990,7 +990,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:516).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:523).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -1007,7 +1007,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:523).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:530).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -1024,7 +1024,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:530).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:537).
 
     self: movedim(grad, destination, source)
     """
@@ -1041,7 +1041,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:538).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:545).
 
     self: moveaxis(grad, destination, source)
     """
@@ -1058,7 +1058,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:545).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:552).
 
     self: t(grad)
     """
@@ -1075,7 +1075,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:554).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:561).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -1093,7 +1093,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:562).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:569).
 
     self: sum_to(grad, self.shape)
     """
@@ -1110,7 +1110,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:570).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:577).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -1127,7 +1127,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:579).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:586).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -1144,7 +1144,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:590).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:597).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -1161,7 +1161,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:599).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:606).
 
     self: cat(grads, dim)
     """
@@ -1178,7 +1178,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:608).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:615).
 
     self: cat(grads, dim)
     """
@@ -1195,7 +1195,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:616).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:623).
 
     self: stack(grads, dim)
     """
@@ -1212,7 +1212,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:625).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:632).
 
     self: flip(grad, dims)
     """
@@ -1229,7 +1229,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:632).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:639).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -1246,7 +1246,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:640).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:647).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -1263,7 +1263,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:649).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:656).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -1280,7 +1280,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:656).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:663).
 
     self: tril(grad, diagonal)
     """
@@ -1297,7 +1297,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:663).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:670).
 
     self: triu(grad, diagonal)
     """
@@ -1314,7 +1314,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:670).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:677).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -1331,7 +1331,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:678).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:685).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -1348,7 +1348,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:687).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:694).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -1367,7 +1367,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:695).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:702).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -1390,7 +1390,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:704).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:711).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -1414,7 +1414,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:714).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:721).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -1433,7 +1433,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:721).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:728).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -1456,7 +1456,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:730).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:737).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -1475,7 +1475,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:738).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:745).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -1499,7 +1499,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:746).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:753).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -1518,7 +1518,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:756).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:763).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
