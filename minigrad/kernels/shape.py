@@ -11,7 +11,14 @@ def _int_tuple(value):
     """An int or a sequence of ints as a tuple of ints."""
     if isinstance(value, (int, np.integer)):
         return (int(value),)
-    return tuple(int(v) for v in value)
+    try:
+        items = tuple(value)
+    except TypeError:
+        items = (value,)
+    bad = [v for v in items if not isinstance(v, (int, np.integer)) or isinstance(v, bool)]
+    if bad:
+        raise TypeError(f"expected a sequence of ints (a shape or dims), but got {value!r}")
+    return tuple(int(v) for v in items)
 
 
 def _wrap_dim(dim, ndim, op):
@@ -25,6 +32,9 @@ def _wrap_dim(dim, ndim, op):
 
 def view_array(x, size):
     """``Tensor.view``: a reshape that must not copy (numpy >= 2.1 can tell)."""
+    if isinstance(size, (type, np.dtype)):
+        raise TypeError("view(dtype) (reinterpreting the bytes) is not supported; use "
+                        ".to(dtype) to convert the values, or .view(*shape) to reshape")
     try:
         return np.reshape(x, _int_tuple(size), copy=False)
     except ValueError as exc:
