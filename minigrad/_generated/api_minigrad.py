@@ -59,6 +59,9 @@ from .functions import (  # noqa: F401
     expand_as,
     broadcast_to,
     narrow,
+    select,
+    view_as,
+    reshape_as,
     diagonal,
     diagonal_backward,
     split,
@@ -81,4 +84,4 @@ from .functions import (  # noqa: F401
     take_along_dim_backward,
 )
 
-__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "view", "flatten", "unflatten", "swapaxes", "swapdims", "movedim", "moveaxis", "t", "expand_as", "broadcast_to", "narrow", "diagonal", "diagonal_backward", "split", "chunk", "unbind", "flip", "roll", "repeat", "tile", "tril", "triu", "diag", "diag_embed", "index_select", "index_add", "scatter", "scatter_add", "masked_fill", "take_along_dim", "take_along_dim_backward", ]
+__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "view", "flatten", "unflatten", "swapaxes", "swapdims", "movedim", "moveaxis", "t", "expand_as", "broadcast_to", "narrow", "select", "view_as", "reshape_as", "diagonal", "diagonal_backward", "split", "chunk", "unbind", "flip", "roll", "repeat", "tile", "tril", "triu", "diag", "diag_embed", "index_select", "index_add", "scatter", "scatter_add", "masked_fill", "take_along_dim", "take_along_dim_backward", ]

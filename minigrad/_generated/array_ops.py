@@ -312,6 +312,21 @@ def narrow(self, dim, start, length):
     return self[narrow_key(self.shape, dim, start, length)]
 
 
+def select(self, dim, index):
+    """select(Tensor self, int dim, int index) -> Tensor"""
+    return self[select_key(self.shape, dim, index)]
+
+
+def view_as(self, other):
+    """view_as(Tensor self, Tensor other) -> Tensor"""
+    return view_array(self, np.shape(other))
+
+
+def reshape_as(self, other):
+    """reshape_as(Tensor self, Tensor other) -> Tensor"""
+    return np.reshape(self, np.shape(other))
+
+
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
     return diagonal_array(self, offset, dim1, dim2)

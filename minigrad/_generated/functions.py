@@ -1121,10 +1121,65 @@ def narrow(self, dim, start, length):
     return result
 
 
+def select(self, dim, index):
+    """select(Tensor self, int dim, int index) -> Tensor
+
+    Derivatives (derivatives.yaml:587):
+        self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
+    """
+    out = array_ops.select(data_of(self), dim, index)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = SelectBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    node._saved_index = index
+    result = wrap_view(out, self, node)
+    return result
+
+
+def view_as(self, other):
+    """view_as(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:595):
+        self: reshape(grad, self.shape)
+        other: non_differentiable
+    """
+    out = array_ops.view_as(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = ViewAsBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def reshape_as(self, other):
+    """reshape_as(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:603):
+        self: reshape(grad, self.shape)
+        other: non_differentiable
+    """
+    out = array_ops.reshape_as(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = ReshapeAsBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:587):
+    Derivatives (derivatives.yaml:611):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
@@ -1144,7 +1199,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 def diagonal_backward(self, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:598):
+    Derivatives (derivatives.yaml:622):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
@@ -1161,7 +1216,7 @@ def diagonal_backward(self, input_sizes, offset, dim1, dim2):
 def split(self, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:607):
+    Derivatives (derivatives.yaml:631):
         self: cat(grads, dim)
     """
     outs = array_ops.split(data_of(self), split_size_or_sections, dim)
@@ -1178,7 +1233,7 @@ def split(self, split_size_or_sections, dim=0):
 def chunk(self, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:617):
+    Derivatives (derivatives.yaml:641):
         self: cat(grads, dim)
     """
     outs = array_ops.chunk(data_of(self), chunks, dim)
@@ -1195,7 +1250,7 @@ def chunk(self, chunks, dim=0):
 def unbind(self, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:625):
+    Derivatives (derivatives.yaml:649):
         self: stack(grads, dim)
     """
     outs = array_ops.unbind(data_of(self), dim)
@@ -1212,7 +1267,7 @@ def unbind(self, dim=0):
 def flip(self, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:634):
+    Derivatives (derivatives.yaml:658):
         self: flip(grad, dims)
     """
     out = array_ops.flip(data_of(self), dims)
@@ -1227,7 +1282,7 @@ def flip(self, dims):
 def roll(self, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:642):
+    Derivatives (derivatives.yaml:666):
         self: roll(grad, negated(shifts), dims)
     """
     out = array_ops.roll(data_of(self), shifts, dims)
@@ -1243,7 +1298,7 @@ def roll(self, shifts, dims=None):
 def repeat(self, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:650):
+    Derivatives (derivatives.yaml:674):
         self: repeat_backward(grad, repeats, self.shape)
     """
     out = array_ops.repeat(data_of(self), repeats)
@@ -1261,7 +1316,7 @@ def repeat(self, repeats):
 def tile(self, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:660):
+    Derivatives (derivatives.yaml:684):
         self: repeat_backward(grad, dims, self.shape)
     """
     out = array_ops.tile(data_of(self), dims)
@@ -1279,7 +1334,7 @@ def tile(self, dims):
 def tril(self, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:667):
+    Derivatives (derivatives.yaml:691):
         self: tril(grad, diagonal)
     """
     out = array_ops.tril(data_of(self), diagonal)
@@ -1294,7 +1349,7 @@ def tril(self, diagonal=0):
 def triu(self, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:674):
+    Derivatives (derivatives.yaml:698):
         self: triu(grad, diagonal)
     """
     out = array_ops.triu(data_of(self), diagonal)
@@ -1309,7 +1364,7 @@ def triu(self, diagonal=0):
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:681):
+    Derivatives (derivatives.yaml:705):
         self: diag_backward(grad, self.shape, diagonal)
     """
     out = array_ops.diag(data_of(self), diagonal)
@@ -1327,7 +1382,7 @@ def diag(self, diagonal=0):
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:689):
+    Derivatives (derivatives.yaml:713):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
@@ -1344,7 +1399,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:699):
+    Derivatives (derivatives.yaml:723):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -1364,7 +1419,7 @@ def index_select(self, dim, index):
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:708):
+    Derivatives (derivatives.yaml:732):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -1385,7 +1440,7 @@ def index_add(self, dim, index, source, *, alpha=1):
 def scatter_src(self, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:718):
+    Derivatives (derivatives.yaml:742):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -1408,7 +1463,7 @@ def scatter_src(self, dim, index, src):
 def scatter_value(self, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:728):
+    Derivatives (derivatives.yaml:752):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -1427,7 +1482,7 @@ def scatter_value(self, dim, index, value):
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:735):
+    Derivatives (derivatives.yaml:759):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -1448,7 +1503,7 @@ def scatter_add(self, dim, index, src):
 def masked_fill_Scalar(self, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:744):
+    Derivatives (derivatives.yaml:768):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -1467,7 +1522,7 @@ def masked_fill_Scalar(self, mask, value):
 def masked_fill_Tensor(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:753):
+    Derivatives (derivatives.yaml:777):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -1489,7 +1544,7 @@ def masked_fill_Tensor(self, mask, value):
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:761):
+    Derivatives (derivatives.yaml:785):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -1509,7 +1564,7 @@ def take_along_dim(self, indices, dim=None):
 def take_along_dim_backward(self, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:771):
+    Derivatives (derivatives.yaml:795):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """

@@ -1126,8 +1126,61 @@ class NarrowBackward0(GeneratedNode):
         return (grad_self, )
 
 
+class SelectBackward0(GeneratedNode):
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:587).
+
+    self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
+    """
+
+    __slots__ = ('_saved_dim', '_saved_index', '_saved_self_shape')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.getitem_backward(grad, self._saved_self_shape, F.select_index(self._saved_self_shape, self._saved_dim, self._saved_index))
+        return (grad_self, )
+
+
+class ViewAsBackward0(GeneratedNode):
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:595).
+
+    self: reshape(grad, self.shape)
+    other: non_differentiable
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class ReshapeAsBackward0(GeneratedNode):
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:603).
+
+    self: reshape(grad, self.shape)
+    other: non_differentiable
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:587).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:611).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -1144,7 +1197,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:598).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:622).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -1161,7 +1214,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:607).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:631).
 
     self: cat(grads, dim)
     """
@@ -1178,7 +1231,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:617).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:641).
 
     self: cat(grads, dim)
     """
@@ -1195,7 +1248,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:625).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:649).
 
     self: stack(grads, dim)
     """
@@ -1212,7 +1265,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:634).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:658).
 
     self: flip(grad, dims)
     """
@@ -1229,7 +1282,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:642).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:666).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -1246,7 +1299,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:650).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:674).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -1263,7 +1316,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:660).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:684).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -1280,7 +1333,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:667).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:691).
 
     self: tril(grad, diagonal)
     """
@@ -1297,7 +1350,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:674).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:698).
 
     self: triu(grad, diagonal)
     """
@@ -1314,7 +1367,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:681).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:705).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -1331,7 +1384,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:689).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:713).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -1348,7 +1401,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:699).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:723).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -1367,7 +1420,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:708).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:732).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -1390,7 +1443,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:718).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:742).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -1414,7 +1467,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:728).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:752).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -1433,7 +1486,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:735).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:759).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -1456,7 +1509,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:744).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:768).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -1475,7 +1528,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:753).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:777).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -1499,7 +1552,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:761).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:785).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -1518,7 +1571,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:771).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:795).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable

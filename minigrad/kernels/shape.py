@@ -149,6 +149,16 @@ def narrow_key(shape, dim, start, length):
     return (slice(None),) * dim + (slice(start, start + length),)
 
 
+def select_key(shape, dim, index):
+    """The indexing key of ``select(dim, index)`` (``index`` may count from the end)."""
+    dim = _wrap_dim(dim, len(shape), "select")
+    size = shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(shape)} at dimension {dim}")
+    return (slice(None),) * dim + (index % size,)
+
+
 def repeat_array(x, repeats):
     repeats = _int_tuple(repeats)
     if len(repeats) < x.ndim:

@@ -80,6 +80,9 @@ CASES = [
     ("chunk-fewer", [np.ones((2, 6))], lambda lib, x: lib.chunk(x, 4, dim=1)),
     ("unbind", [ARANGE12], lambda lib, x: x.unbind(1)),
     ("unbind-partial", [ARANGE12], lambda lib, x: lib.unbind(x)[2] ** 2),
+    ("select", [ARANGE12], lambda lib, x: x.select(1, -1)),
+    ("view_as", [ARANGE12, np.ones((2, 6))], lambda lib, x, y: x.view_as(y) * y),
+    ("reshape_as", [ARANGE12, np.ones(12)], lambda lib, x, y: x.t().reshape_as(y)),
     ("narrow", [ARANGE12], lambda lib, x: x.narrow(1, 1, 2)),
     ("narrow-negative", [ARANGE12], lambda lib, x: lib.narrow(x, -1, -3, 2)),
     ("flip", [np.ones((2, 3, 4))], lambda lib, x: x.flip(0, -1) * lib.tensor(np.arange(24.0).reshape(2, 3, 4))),
@@ -276,7 +279,7 @@ def test_views_share_the_version_counter_and_copies_do_not():
     base = mg.zeros(3, 4)
     views = [base.view(12), base.reshape(4, 3), base.flatten(), base.transpose(0, 1),
              base.permute(1, 0), base.t(), base.mT, base.unsqueeze(0), base[None].squeeze(0),
-             base.narrow(1, 1, 2), base.diagonal(), base[1:, ::2], base.movedim(0, 1),
+             base.narrow(1, 1, 2), base.select(0, 1), base.view_as(base), base.diagonal(), base[1:, ::2], base.movedim(0, 1),
              *base.split([1, 3], dim=1), *base.chunk(2), *base.unbind(0), base.expand(2, 3, 4)]
     for v in views:
         assert v._version_counter is base._version_counter

@@ -13,6 +13,12 @@ def narrow_index(shape, dim, start, length):
     return narrow_key(shape, dim, start, length)
 
 
+def select_index(shape, dim, index):
+    """The indexing key ``select(dim, index)`` reads (for getitem_backward)."""
+    from minigrad.kernels.shape import select_key
+    return select_key(shape, dim, index)
+
+
 def negated(shifts):
     """``roll`` backward rolls back: every shift negated (int or sequence)."""
     if isinstance(shifts, (int, np.integer)):
