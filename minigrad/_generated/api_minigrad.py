@@ -48,7 +48,6 @@ from .functions import (  # noqa: F401
     matmul,
     softmax,
     log_softmax,
-    view,
     flatten,
     unflatten,
     swapaxes,
@@ -56,12 +55,9 @@ from .functions import (  # noqa: F401
     movedim,
     moveaxis,
     t,
-    expand_as,
     broadcast_to,
     narrow,
     select,
-    view_as,
-    reshape_as,
     diagonal,
     diagonal_backward,
     split,
@@ -69,7 +65,6 @@ from .functions import (  # noqa: F401
     unbind,
     flip,
     roll,
-    repeat,
     tile,
     tril,
     triu,
@@ -84,4 +79,4 @@ from .functions import (  # noqa: F401
     take_along_dim_backward,
 )
 
-__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "view", "flatten", "unflatten", "swapaxes", "swapdims", "movedim", "moveaxis", "t", "expand_as", "broadcast_to", "narrow", "select", "view_as", "reshape_as", "diagonal", "diagonal_backward", "split", "chunk", "unbind", "flip", "roll", "repeat", "tile", "tril", "triu", "diag", "diag_embed", "index_select", "index_add", "scatter", "scatter_add", "masked_fill", "take_along_dim", "take_along_dim_backward", ]
+__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "flatten", "unflatten", "swapaxes", "swapdims", "movedim", "moveaxis", "t", "broadcast_to", "narrow", "select", "diagonal", "diagonal_backward", "split", "chunk", "unbind", "flip", "roll", "tile", "tril", "triu", "diag", "diag_embed", "index_select", "index_add", "scatter", "scatter_add", "masked_fill", "take_along_dim", "take_along_dim_backward", ]

@@ -957,7 +957,7 @@ def view(self, size):
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:504):
+    Derivatives (derivatives.yaml:505):
         self: reshape(grad, self.shape)
     """
     out = array_ops.flatten(data_of(self), start_dim, end_dim)
@@ -974,7 +974,7 @@ def flatten(self, start_dim=0, end_dim=-1):
 def unflatten(self, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:515):
+    Derivatives (derivatives.yaml:516):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unflatten(data_of(self), dim, sizes)
@@ -991,7 +991,7 @@ def unflatten(self, dim, sizes):
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:523):
+    Derivatives (derivatives.yaml:524):
         self: swapaxes(grad, axis0, axis1)
     """
     out = array_ops.swapaxes(data_of(self), axis0, axis1)
@@ -1007,7 +1007,7 @@ def swapaxes(self, axis0, axis1):
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:530):
+    Derivatives (derivatives.yaml:531):
         self: swapdims(grad, dim0, dim1)
     """
     out = array_ops.swapdims(data_of(self), dim0, dim1)
@@ -1023,7 +1023,7 @@ def swapdims(self, dim0, dim1):
 def movedim(self, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:537):
+    Derivatives (derivatives.yaml:538):
         self: movedim(grad, destination, source)
     """
     out = array_ops.movedim(data_of(self), source, destination)
@@ -1039,7 +1039,7 @@ def movedim(self, source, destination):
 def moveaxis(self, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:545):
+    Derivatives (derivatives.yaml:546):
         self: moveaxis(grad, destination, source)
     """
     out = array_ops.moveaxis(data_of(self), source, destination)
@@ -1055,7 +1055,7 @@ def moveaxis(self, source, destination):
 def t(self):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:552):
+    Derivatives (derivatives.yaml:553):
         self: t(grad)
     """
     out = array_ops.t(data_of(self))
@@ -1069,7 +1069,7 @@ def t(self):
 def expand_as(self, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:561):
+    Derivatives (derivatives.yaml:562):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -1087,7 +1087,7 @@ def expand_as(self, other):
 def broadcast_to(self, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:569):
+    Derivatives (derivatives.yaml:571):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.broadcast_to(data_of(self), size)
@@ -1104,7 +1104,7 @@ def broadcast_to(self, size):
 def narrow(self, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:577):
+    Derivatives (derivatives.yaml:579):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     out = array_ops.narrow(data_of(self), dim, start, length)
@@ -1124,7 +1124,7 @@ def narrow(self, dim, start, length):
 def select(self, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:587):
+    Derivatives (derivatives.yaml:589):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     out = array_ops.select(data_of(self), dim, index)
@@ -1143,7 +1143,7 @@ def select(self, dim, index):
 def view_as(self, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:595):
+    Derivatives (derivatives.yaml:597):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -1161,7 +1161,7 @@ def view_as(self, other):
 def reshape_as(self, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:603):
+    Derivatives (derivatives.yaml:606):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -1179,7 +1179,7 @@ def reshape_as(self, other):
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:611):
+    Derivatives (derivatives.yaml:615):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
@@ -1199,7 +1199,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 def diagonal_backward(self, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:622):
+    Derivatives (derivatives.yaml:626):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
@@ -1216,7 +1216,7 @@ def diagonal_backward(self, input_sizes, offset, dim1, dim2):
 def split(self, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:631):
+    Derivatives (derivatives.yaml:635):
         self: cat(grads, dim)
     """
     outs = array_ops.split(data_of(self), split_size_or_sections, dim)
@@ -1233,7 +1233,7 @@ def split(self, split_size_or_sections, dim=0):
 def chunk(self, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:641):
+    Derivatives (derivatives.yaml:645):
         self: cat(grads, dim)
     """
     outs = array_ops.chunk(data_of(self), chunks, dim)
@@ -1250,7 +1250,7 @@ def chunk(self, chunks, dim=0):
 def unbind(self, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:649):
+    Derivatives (derivatives.yaml:653):
         self: stack(grads, dim)
     """
     outs = array_ops.unbind(data_of(self), dim)
@@ -1267,7 +1267,7 @@ def unbind(self, dim=0):
 def flip(self, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:658):
+    Derivatives (derivatives.yaml:662):
         self: flip(grad, dims)
     """
     out = array_ops.flip(data_of(self), dims)
@@ -1282,7 +1282,7 @@ def flip(self, dims):
 def roll(self, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:666):
+    Derivatives (derivatives.yaml:670):
         self: roll(grad, negated(shifts), dims)
     """
     out = array_ops.roll(data_of(self), shifts, dims)
@@ -1298,7 +1298,7 @@ def roll(self, shifts, dims=None):
 def repeat(self, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:674):
+    Derivatives (derivatives.yaml:678):
         self: repeat_backward(grad, repeats, self.shape)
     """
     out = array_ops.repeat(data_of(self), repeats)
@@ -1316,7 +1316,7 @@ def repeat(self, repeats):
 def tile(self, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:684):
+    Derivatives (derivatives.yaml:689):
         self: repeat_backward(grad, dims, self.shape)
     """
     out = array_ops.tile(data_of(self), dims)
@@ -1334,7 +1334,7 @@ def tile(self, dims):
 def tril(self, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:691):
+    Derivatives (derivatives.yaml:696):
         self: tril(grad, diagonal)
     """
     out = array_ops.tril(data_of(self), diagonal)
@@ -1349,7 +1349,7 @@ def tril(self, diagonal=0):
 def triu(self, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:698):
+    Derivatives (derivatives.yaml:703):
         self: triu(grad, diagonal)
     """
     out = array_ops.triu(data_of(self), diagonal)
@@ -1364,7 +1364,7 @@ def triu(self, diagonal=0):
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:705):
+    Derivatives (derivatives.yaml:710):
         self: diag_backward(grad, self.shape, diagonal)
     """
     out = array_ops.diag(data_of(self), diagonal)
@@ -1382,7 +1382,7 @@ def diag(self, diagonal=0):
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:713):
+    Derivatives (derivatives.yaml:718):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
@@ -1399,7 +1399,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:723):
+    Derivatives (derivatives.yaml:728):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -1419,7 +1419,7 @@ def index_select(self, dim, index):
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:732):
+    Derivatives (derivatives.yaml:737):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -1440,7 +1440,7 @@ def index_add(self, dim, index, source, *, alpha=1):
 def scatter_src(self, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:742):
+    Derivatives (derivatives.yaml:747):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -1463,7 +1463,7 @@ def scatter_src(self, dim, index, src):
 def scatter_value(self, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:752):
+    Derivatives (derivatives.yaml:757):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -1482,7 +1482,7 @@ def scatter_value(self, dim, index, value):
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:759):
+    Derivatives (derivatives.yaml:764):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -1503,7 +1503,7 @@ def scatter_add(self, dim, index, src):
 def masked_fill_Scalar(self, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:768):
+    Derivatives (derivatives.yaml:773):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -1522,7 +1522,7 @@ def masked_fill_Scalar(self, mask, value):
 def masked_fill_Tensor(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:777):
+    Derivatives (derivatives.yaml:782):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -1544,7 +1544,7 @@ def masked_fill_Tensor(self, mask, value):
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:785):
+    Derivatives (derivatives.yaml:790):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -1564,7 +1564,7 @@ def take_along_dim(self, indices, dim=None):
 def take_along_dim_backward(self, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:795):
+    Derivatives (derivatives.yaml:800):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """

@@ -956,7 +956,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:504).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:505).
 
     self: reshape(grad, self.shape)
     """
@@ -973,7 +973,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:515).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:516).
 
     self: reshape(grad, self.shape)
     """
@@ -990,7 +990,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:523).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:524).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -1007,7 +1007,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:530).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:531).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -1024,7 +1024,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:537).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:538).
 
     self: movedim(grad, destination, source)
     """
@@ -1041,7 +1041,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:545).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:546).
 
     self: moveaxis(grad, destination, source)
     """
@@ -1058,7 +1058,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:552).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:553).
 
     self: t(grad)
     """
@@ -1075,7 +1075,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:561).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:562).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -1093,7 +1093,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:569).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:571).
 
     self: sum_to(grad, self.shape)
     """
@@ -1110,7 +1110,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:577).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:579).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -1127,7 +1127,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:587).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:589).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -1144,7 +1144,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:595).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:597).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -1162,7 +1162,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:603).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:606).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -1180,7 +1180,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:611).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:615).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -1197,7 +1197,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:622).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:626).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -1214,7 +1214,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:631).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:635).
 
     self: cat(grads, dim)
     """
@@ -1231,7 +1231,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:641).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:645).
 
     self: cat(grads, dim)
     """
@@ -1248,7 +1248,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:649).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:653).
 
     self: stack(grads, dim)
     """
@@ -1265,7 +1265,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:658).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:662).
 
     self: flip(grad, dims)
     """
@@ -1282,7 +1282,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:666).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:670).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -1299,7 +1299,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:674).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:678).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -1316,7 +1316,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:684).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:689).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -1333,7 +1333,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:691).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:696).
 
     self: tril(grad, diagonal)
     """
@@ -1350,7 +1350,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:698).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:703).
 
     self: triu(grad, diagonal)
     """
@@ -1367,7 +1367,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:705).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:710).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -1384,7 +1384,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:713).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:718).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -1401,7 +1401,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:723).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:728).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -1420,7 +1420,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:732).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:737).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -1443,7 +1443,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:742).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:747).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -1467,7 +1467,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:752).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:757).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -1486,7 +1486,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:759).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:764).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -1509,7 +1509,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:768).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:773).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -1528,7 +1528,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:777).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:782).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -1552,7 +1552,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:785).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:790).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -1571,7 +1571,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:795).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:800).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
