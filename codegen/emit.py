@@ -290,7 +290,25 @@ class OpView:
         return next(a.name for a in self.op.args if a.is_differentiable_kind)
 
     def differentiable_outputs(self):
+        """Indices of the outputs the generated checks differentiate; None = all (a list)."""
+        if self.op.list_output:
+            return None
         return tuple(i for i, o in enumerate(self.op.outputs) if o.differentiable)
+
+    def varargs_int_list(self):
+        """The int[] parameter a method also takes as varargs (`x.view(2, 3)`), or None.
+
+        torch's argument parser allows this when the method's only positional
+        parameter (besides self) is a required int list: view, reshape, permute,
+        expand, repeat, flip ...
+        """
+        op = self.op
+        if not op.args or not op.args[0].is_tensor:
+            return None
+        positional = [a for a in op.args[1:] if not a.kwarg_only]
+        if len(positional) == 1 and positional[0].type == "int[]" and not positional[0].has_default:
+            return positional[0].name
+        return None
 
 
 class DispatchView:

@@ -290,6 +290,7 @@ def _samples(fields, args, label):
     return tuple(samples)
 
 
+INDEX_SAMPLE_NAMES = frozenset({"tensor", "None", "Ellipsis", "True", "False"})
 TENSOR_SPEC_KEYS = ("shape", "domain", "dtype", "values", "high", "distinct", "noncontiguous",
                     "requires_grad")
 
@@ -308,10 +309,15 @@ def _sample_value(arg, value, where):
         return _tensor_spec(arg.name, value, where)
     if arg.type == "Index":
         try:
-            ast.parse(f"x[{value}]", mode="eval")
+            tree = ast.parse(f"x[{value}]", mode="eval")
         except SyntaxError:
             raise SpecError(f"{where}: sample index for '{arg.name}' must be the text between "
                             f"brackets, like \"1:3, ::2\"; got {value!r}.") from None
+        names = {n.id for n in ast.walk(tree.body.slice) if isinstance(n, ast.Name)}
+        if names - INDEX_SAMPLE_NAMES:
+            raise SpecError(f"{where}: sample index for '{arg.name}' uses {sorted(names - INDEX_SAMPLE_NAMES)}; "
+                            "an index may hold literals, None, Ellipsis, lists and "
+                            "`tensor([...])` index tensors only.")
         return f"np.index_exp[{value}]"
     if isinstance(value, list):
         value = tuple(value)

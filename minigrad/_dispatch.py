@@ -66,3 +66,16 @@ def _is(type_, value, arrays):
     if type_ == "str":
         return isinstance(value, str)
     return True  # Index, ScalarType: anything
+
+
+def varargs_int_list(values):
+    """A method's int-list argument given as varargs or as one sequence, as torch allows.
+
+    ``x.view(2, 3)``, ``x.view((2, 3))`` and ``x.view([2, 3])`` all pass ``(2, 3)``;
+    ``x.view(shape=(2, 3))`` passes nothing here (the keyword goes through as is).
+    """
+    if not values:
+        return ()
+    if len(values) == 1 and not isinstance(values[0], (int, np.integer)):
+        return values  # one sequence (or a Tensor / None: the op reports a bad value)
+    return (tuple(values),)

@@ -66,6 +66,14 @@ class Tensor:
     def T(self):
         return self.permute(tuple(range(self.ndim - 1, -1, -1)))
 
+    @property
+    def mT(self):
+        """The last two dims swapped (a view): a batch of matrices, each transposed."""
+        if self.data.ndim < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self.data.ndim}-D tensor.")
+        return self.transpose(-2, -1)
+
     def size(self, dim=None):
         return self.data.shape if dim is None else self.data.shape[dim]
 

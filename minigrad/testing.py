@@ -89,6 +89,8 @@ def _as_positional(op, outputs, kwargs):
                 for k, v in kwargs.items()}
         out = op(**call)
         outs = (out,) if isinstance(out, Tensor) else tuple(out)
+        if outputs is None:  # a Tensor[] output: every piece
+            return outs
         return tuple(outs[i] for i in outputs) if len(outs) > 1 or outputs != (0,) else outs
     return fn, leaves
 

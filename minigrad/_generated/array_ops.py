@@ -184,7 +184,7 @@ def logsumexp(self, dim, keepdim=False):
 
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor"""
-    return np.take_along_axis(self, index, axis=dim)
+    return gather_array(self, dim, index)
 
 
 def gather_backward(self, dim, index, shape):
@@ -204,7 +204,7 @@ def transpose(self, dim0, dim1):
 
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor"""
-    return np.transpose(self, dims)
+    return permute_array(self, dims)
 
 
 def expand(self, size):
@@ -257,6 +257,197 @@ def log_softmax(self, dim):
     return log_softmax_array(self, dim)
 
 
+def view(self, size):
+    """view(Tensor self, int[] size) -> Tensor"""
+    return view_array(self, size)
+
+
+def flatten(self, start_dim=0, end_dim=-1):
+    """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor"""
+    return flatten_array(self, start_dim, end_dim)
+
+
+def unflatten(self, dim, sizes):
+    """unflatten(Tensor self, int dim, int[] sizes) -> Tensor"""
+    return unflatten_array(self, dim, sizes)
+
+
+def swapaxes(self, axis0, axis1):
+    """swapaxes(Tensor self, int axis0, int axis1) -> Tensor"""
+    return np.swapaxes(self, axis0, axis1)
+
+
+def swapdims(self, dim0, dim1):
+    """swapdims(Tensor self, int dim0, int dim1) -> Tensor"""
+    return np.swapaxes(self, dim0, dim1)
+
+
+def movedim(self, source, destination):
+    """movedim(Tensor self, int[] source, int[] destination) -> Tensor"""
+    return movedim_array(self, source, destination)
+
+
+def moveaxis(self, source, destination):
+    """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor"""
+    return movedim_array(self, source, destination)
+
+
+def t(self):
+    """t(Tensor self) -> Tensor"""
+    return t_array(self)
+
+
+def expand_as(self, other):
+    """expand_as(Tensor self, Tensor other) -> Tensor"""
+    return expand_array(self, np.shape(other))
+
+
+def broadcast_to(self, size):
+    """broadcast_to(Tensor self, int[] size) -> Tensor"""
+    return expand_array(self, size)
+
+
+def narrow(self, dim, start, length):
+    """narrow(Tensor self, int dim, int start, int length) -> Tensor"""
+    return self[narrow_key(self.shape, dim, start, length)]
+
+
+def select(self, dim, index):
+    """select(Tensor self, int dim, int index) -> Tensor"""
+    return self[select_key(self.shape, dim, index)]
+
+
+def view_as(self, other):
+    """view_as(Tensor self, Tensor other) -> Tensor"""
+    return view_array(self, np.shape(other))
+
+
+def reshape_as(self, other):
+    """reshape_as(Tensor self, Tensor other) -> Tensor"""
+    return np.reshape(self, np.shape(other))
+
+
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
+    return diagonal_array(self, offset, dim1, dim2)
+
+
+def diagonal_backward(self, input_sizes, offset, dim1, dim2):
+    """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor"""
+    return diagonal_into_zeros(self, input_sizes, offset, dim1, dim2)
+
+
+def split(self, split_size_or_sections, dim=0):
+    """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]"""
+    return split_array(self, split_size_or_sections, dim)
+
+
+def chunk(self, chunks, dim=0):
+    """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]"""
+    return chunk_array(self, chunks, dim)
+
+
+def unbind(self, dim=0):
+    """unbind(Tensor self, int dim=0) -> Tensor[]"""
+    return unbind_array(self, dim)
+
+
+def flip(self, dims):
+    """flip(Tensor self, int[] dims) -> Tensor"""
+    return np.flip(self, axes(dims)).copy()
+
+
+def roll(self, shifts, dims=None):
+    """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor"""
+    return roll_array(self, shifts, dims)
+
+
+def repeat(self, repeats):
+    """repeat(Tensor self, int[] repeats) -> Tensor"""
+    return repeat_array(self, repeats)
+
+
+def tile(self, dims):
+    """tile(Tensor self, int[] dims) -> Tensor"""
+    return np.tile(self, dims)
+
+
+def tril(self, diagonal=0):
+    """tril(Tensor self, int diagonal=0) -> Tensor"""
+    return np.tril(self, diagonal)
+
+
+def triu(self, diagonal=0):
+    """triu(Tensor self, int diagonal=0) -> Tensor"""
+    return np.triu(self, diagonal)
+
+
+def diag(self, diagonal=0):
+    """diag(Tensor self, int diagonal=0) -> Tensor"""
+    return diag_array(self, diagonal)
+
+
+def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
+    return diag_embed_array(self, offset, dim1, dim2)
+
+
+def index_select(self, dim, index):
+    """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
+    return index_select_array(self, dim, index)
+
+
+def index_add(self, dim, index, source, *, alpha=1):
+    """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
+    return index_add_array(self, dim, index, source, alpha)
+
+
+def scatter_src(self, dim, index, src):
+    """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
+    return scatter_array(self, dim, index, src)
+
+
+def scatter_value(self, dim, index, value):
+    """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor"""
+    return scatter_array(self, dim, index, value)
+
+
+def scatter_add(self, dim, index, src):
+    """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
+    return scatter_add_array(self, dim, index, src)
+
+
+def masked_fill_Scalar(self, mask, value):
+    """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor"""
+    return masked_fill_array(self, mask, value)
+
+
+def masked_fill_Tensor(self, mask, value):
+    """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
+    return masked_fill_array(self, mask, value)
+
+
+def take_along_dim(self, indices, dim=None):
+    """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
+    return take_along_dim_array(self, indices, dim)
+
+
+def take_along_dim_backward(self, dim, indices, shape):
+    """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor"""
+    return take_along_dim_backward_array(self, dim, indices, shape)
+
+
+def masked_fill(*args, **kwargs):
+    """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor | masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
+    return dispatch("masked_fill", _MASKED_FILL_OVERLOADS, args, kwargs, arrays=True)
+
+
+_MASKED_FILL_OVERLOADS = (
+    (masked_fill_Scalar, (('self', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Scalar', False, False))),
+    (masked_fill_Tensor, (('self', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Tensor', False, False))),
+)
+
+
 def max(*args, **kwargs):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | max(Tensor self) -> Tensor"""
     return dispatch("max", _MAX_OVERLOADS, args, kwargs, arrays=True)
@@ -276,4 +467,15 @@ def min(*args, **kwargs):
 _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
+)
+
+
+def scatter(*args, **kwargs):
+    """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor | scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor"""
+    return dispatch("scatter", _SCATTER_OVERLOADS, args, kwargs, arrays=True)
+
+
+_SCATTER_OVERLOADS = (
+    (scatter_src, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('src', 'Tensor', False, False))),
+    (scatter_value, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('value', 'Scalar', False, False))),
 )

@@ -25,7 +25,7 @@ return_types_min_dim = namedtuple("min", ('values', 'indices'))
 def sum_to_size(self, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:70):
+    Derivatives (derivatives.yaml:77):
         self: expand(grad, self.shape)
     """
     out = array_ops.sum_to_size(data_of(self), size)
@@ -42,7 +42,7 @@ def sum_to_size(self, size):
 def _to_copy(self, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
-    Derivatives (derivatives.yaml:78):
+    Derivatives (derivatives.yaml:85):
         self: _to_copy(grad, self.dtype)
     """
     out = array_ops._to_copy(data_of(self), dtype)
@@ -59,7 +59,7 @@ def _to_copy(self, dtype):
 def _fill(self, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:84):
+    Derivatives (derivatives.yaml:91):
         self: zeros_like(grad)
     """
     out = array_ops._fill(data_of(self), value)
@@ -73,7 +73,7 @@ def _fill(self, value):
 def _copy_from(self, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:90):
+    Derivatives (derivatives.yaml:97):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
@@ -91,7 +91,7 @@ def _copy_from(self, src):
 def clone(self):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:98):
+    Derivatives (derivatives.yaml:105):
         self: grad
     """
     out = array_ops.clone(data_of(self))
@@ -105,7 +105,7 @@ def clone(self):
 def neg(self):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:102):
+    Derivatives (derivatives.yaml:109):
         self: neg(grad)
     """
     out = array_ops.neg(data_of(self))
@@ -119,7 +119,7 @@ def neg(self):
 def exp(self):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:106):
+    Derivatives (derivatives.yaml:113):
         self: grad * result
     """
     out = array_ops.exp(data_of(self))
@@ -136,7 +136,7 @@ def exp(self):
 def log(self):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:110):
+    Derivatives (derivatives.yaml:117):
         self: grad / self
     """
     out = array_ops.log(data_of(self))
@@ -153,7 +153,7 @@ def log(self):
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:115):
+    Derivatives (derivatives.yaml:122):
         self: grad / (2 * result)
     """
     out = array_ops.sqrt(data_of(self))
@@ -170,7 +170,7 @@ def sqrt(self):
 def sin(self):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:120):
+    Derivatives (derivatives.yaml:127):
         self: grad * cos(self)
     """
     out = array_ops.sin(data_of(self))
@@ -187,7 +187,7 @@ def sin(self):
 def cos(self):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:124):
+    Derivatives (derivatives.yaml:131):
         self: -(grad * sin(self))
     """
     out = array_ops.cos(data_of(self))
@@ -204,7 +204,7 @@ def cos(self):
 def tanh(self):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:128):
+    Derivatives (derivatives.yaml:135):
         self: grad * (1 - result * result)
     """
     out = array_ops.tanh(data_of(self))
@@ -221,7 +221,7 @@ def tanh(self):
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:132):
+    Derivatives (derivatives.yaml:139):
         self: grad * result * (1 - result)
     """
     out = array_ops.sigmoid(data_of(self))
@@ -238,7 +238,7 @@ def sigmoid(self):
 def relu(self):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:136):
+    Derivatives (derivatives.yaml:143):
         self: grad * (result > 0)
     """
     out = array_ops.relu(data_of(self))
@@ -255,7 +255,7 @@ def relu(self):
 def abs(self):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:141):
+    Derivatives (derivatives.yaml:148):
         self: grad * sign(self)
     """
     out = array_ops.abs(data_of(self))
@@ -272,7 +272,7 @@ def abs(self):
 def sign(self):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:146):
+    Derivatives (derivatives.yaml:153):
         self: zeros_like(grad)
     """
     out = array_ops.sign(data_of(self))
@@ -286,7 +286,7 @@ def sign(self):
 def add(self, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:151):
+    Derivatives (derivatives.yaml:158):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -308,7 +308,7 @@ def add(self, other, *, alpha=1):
 def sub(self, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:161):
+    Derivatives (derivatives.yaml:168):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -330,7 +330,7 @@ def sub(self, other, *, alpha=1):
 def mul(self, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:169):
+    Derivatives (derivatives.yaml:176):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -353,7 +353,7 @@ def mul(self, other):
 def div(self, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:179):
+    Derivatives (derivatives.yaml:186):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
@@ -377,7 +377,7 @@ def div(self, other):
 def pow(self, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:187):
+    Derivatives (derivatives.yaml:194):
         self: sum_to(grad * exponent * pow(self, exponent - 1), self.shape)
         exponent: sum_to(grad * result * log(self), exponent.shape)
     """
@@ -403,7 +403,7 @@ def pow(self, exponent):
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:197):
+    Derivatives (derivatives.yaml:204):
         self: sum_to(grad * ((self > other) + 0.5 * (self == other)), self.shape)
         other: sum_to(grad * ((other > self) + 0.5 * (self == other)), other.shape)
     """
@@ -427,7 +427,7 @@ def maximum(self, other):
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:205):
+    Derivatives (derivatives.yaml:212):
         self: sum_to(grad * ((self < other) + 0.5 * (self == other)), self.shape)
         other: sum_to(grad * ((other < self) + 0.5 * (self == other)), other.shape)
     """
@@ -451,7 +451,7 @@ def minimum(self, other):
 def where(condition, self, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:213):
+    Derivatives (derivatives.yaml:220):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -475,7 +475,7 @@ def where(condition, self, other):
 def clamp(self, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:223):
+    Derivatives (derivatives.yaml:230):
         self: grad * clamp_mask(self, min, max)
     """
     out = array_ops.clamp(data_of(self), min, max)
@@ -494,7 +494,7 @@ def clamp(self, min=None, max=None):
 def sum(self, dim=None, keepdim=False):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:232):
+    Derivatives (derivatives.yaml:239):
         self: unreduce(grad, self.shape, dim)
     """
     out = array_ops.sum(data_of(self), dim, keepdim)
@@ -512,7 +512,7 @@ def sum(self, dim=None, keepdim=False):
 def mean(self, dim=None, keepdim=False):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:241):
+    Derivatives (derivatives.yaml:248):
         self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
     out = array_ops.mean(data_of(self), dim, keepdim)
@@ -530,7 +530,7 @@ def mean(self, dim=None, keepdim=False):
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:249):
+    Derivatives (derivatives.yaml:256):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amax(data_of(self), dim, keepdim)
@@ -550,7 +550,7 @@ def amax(self, dim=None, keepdim=False):
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:258):
+    Derivatives (derivatives.yaml:265):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amin(data_of(self), dim, keepdim)
@@ -570,7 +570,7 @@ def amin(self, dim=None, keepdim=False):
 def max_dim(self, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:265):
+    Derivatives (derivatives.yaml:272):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -593,7 +593,7 @@ def max_dim(self, dim, keepdim=False):
 def max_default(self):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:273):
+    Derivatives (derivatives.yaml:280):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.max_default(data_of(self))
@@ -612,7 +612,7 @@ def max_default(self):
 def min_dim(self, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:278):
+    Derivatives (derivatives.yaml:285):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -635,7 +635,7 @@ def min_dim(self, dim, keepdim=False):
 def min_default(self):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:284):
+    Derivatives (derivatives.yaml:291):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.min_default(data_of(self))
@@ -654,7 +654,7 @@ def min_default(self):
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:289):
+    Derivatives (derivatives.yaml:296):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -675,7 +675,7 @@ def logsumexp(self, dim, keepdim=False):
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:297):
+    Derivatives (derivatives.yaml:304):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -695,7 +695,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:303):
+    Derivatives (derivatives.yaml:316):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -714,7 +714,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:311):
+    Derivatives (derivatives.yaml:326):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -731,7 +731,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:320):
+    Derivatives (derivatives.yaml:338):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -747,7 +747,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:328):
+    Derivatives (derivatives.yaml:349):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -762,7 +762,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:334):
+    Derivatives (derivatives.yaml:360):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -779,7 +779,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:343):
+    Derivatives (derivatives.yaml:373):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -796,7 +796,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:352):
+    Derivatives (derivatives.yaml:387):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -813,7 +813,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:360):
+    Derivatives (derivatives.yaml:398):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -831,7 +831,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:371):
+    Derivatives (derivatives.yaml:421):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -846,7 +846,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:377):
+    Derivatives (derivatives.yaml:429):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -864,7 +864,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:385):
+    Derivatives (derivatives.yaml:440):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -879,7 +879,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:394):
+    Derivatives (derivatives.yaml:452):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -902,7 +902,7 @@ def matmul(self, other):
 def softmax(self, dim):
     """softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:407):
+    Derivatives (derivatives.yaml:465):
         self: result * (grad - sum(grad * result, dim, True))
     """
     out = array_ops.softmax(data_of(self), dim)
@@ -920,7 +920,7 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:415):
+    Derivatives (derivatives.yaml:473):
         self: grad - exp(result) * sum(grad, dim, True)
     """
     out = array_ops.log_softmax(data_of(self), dim)
@@ -933,6 +933,664 @@ def log_softmax(self, dim):
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
     return result
+
+
+def view(self, size):
+    """view(Tensor self, int[] size) -> Tensor
+
+    Derivatives (derivatives.yaml:494):
+        self: reshape(grad, self.shape)
+    """
+    out = array_ops.view(data_of(self), size)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = ViewBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def flatten(self, start_dim=0, end_dim=-1):
+    """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
+
+    Derivatives (derivatives.yaml:505):
+        self: reshape(grad, self.shape)
+    """
+    out = array_ops.flatten(data_of(self), start_dim, end_dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = FlattenBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def unflatten(self, dim, sizes):
+    """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
+
+    Derivatives (derivatives.yaml:516):
+        self: reshape(grad, self.shape)
+    """
+    out = array_ops.unflatten(data_of(self), dim, sizes)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = UnflattenBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def swapaxes(self, axis0, axis1):
+    """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
+
+    Derivatives (derivatives.yaml:524):
+        self: swapaxes(grad, axis0, axis1)
+    """
+    out = array_ops.swapaxes(data_of(self), axis0, axis1)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = SwapaxesBackward0((edge_of(self),))
+    node._saved_axis0 = axis0
+    node._saved_axis1 = axis1
+    result = wrap_view(out, self, node)
+    return result
+
+
+def swapdims(self, dim0, dim1):
+    """swapdims(Tensor self, int dim0, int dim1) -> Tensor
+
+    Derivatives (derivatives.yaml:531):
+        self: swapdims(grad, dim0, dim1)
+    """
+    out = array_ops.swapdims(data_of(self), dim0, dim1)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = SwapdimsBackward0((edge_of(self),))
+    node._saved_dim0 = dim0
+    node._saved_dim1 = dim1
+    result = wrap_view(out, self, node)
+    return result
+
+
+def movedim(self, source, destination):
+    """movedim(Tensor self, int[] source, int[] destination) -> Tensor
+
+    Derivatives (derivatives.yaml:538):
+        self: movedim(grad, destination, source)
+    """
+    out = array_ops.movedim(data_of(self), source, destination)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = MovedimBackward0((edge_of(self),))
+    node._saved_destination = destination
+    node._saved_source = source
+    result = wrap_view(out, self, node)
+    return result
+
+
+def moveaxis(self, source, destination):
+    """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
+
+    Derivatives (derivatives.yaml:546):
+        self: moveaxis(grad, destination, source)
+    """
+    out = array_ops.moveaxis(data_of(self), source, destination)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = MoveaxisBackward0((edge_of(self),))
+    node._saved_destination = destination
+    node._saved_source = source
+    result = wrap_view(out, self, node)
+    return result
+
+
+def t(self):
+    """t(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:553):
+        self: t(grad)
+    """
+    out = array_ops.t(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = TBackward0((edge_of(self),))
+    result = wrap_view(out, self, node)
+    return result
+
+
+def expand_as(self, other):
+    """expand_as(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:562):
+        self: sum_to(grad, self.shape)
+        other: non_differentiable
+    """
+    out = array_ops.expand_as(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = ExpandAsBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def broadcast_to(self, size):
+    """broadcast_to(Tensor self, int[] size) -> Tensor
+
+    Derivatives (derivatives.yaml:571):
+        self: sum_to(grad, self.shape)
+    """
+    out = array_ops.broadcast_to(data_of(self), size)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = BroadcastToBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def narrow(self, dim, start, length):
+    """narrow(Tensor self, int dim, int start, int length) -> Tensor
+
+    Derivatives (derivatives.yaml:579):
+        self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
+    """
+    out = array_ops.narrow(data_of(self), dim, start, length)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = NarrowBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    node._saved_length = length
+    node._saved_start = start
+    result = wrap_view(out, self, node)
+    return result
+
+
+def select(self, dim, index):
+    """select(Tensor self, int dim, int index) -> Tensor
+
+    Derivatives (derivatives.yaml:589):
+        self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
+    """
+    out = array_ops.select(data_of(self), dim, index)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = SelectBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    node._saved_index = index
+    result = wrap_view(out, self, node)
+    return result
+
+
+def view_as(self, other):
+    """view_as(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:597):
+        self: reshape(grad, self.shape)
+        other: non_differentiable
+    """
+    out = array_ops.view_as(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = ViewAsBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def reshape_as(self, other):
+    """reshape_as(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:606):
+        self: reshape(grad, self.shape)
+        other: non_differentiable
+    """
+    out = array_ops.reshape_as(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = ReshapeAsBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap_view(out, self, node)
+    return result
+
+
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+
+    Derivatives (derivatives.yaml:615):
+        self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
+    """
+    out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap_view(out, self)
+    node = DiagonalBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim1 = dim1
+    node._saved_dim2 = dim2
+    node._saved_offset = offset
+    result = wrap_view(out, self, node)
+    return result
+
+
+def diagonal_backward(self, input_sizes, offset, dim1, dim2):
+    """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
+
+    Derivatives (derivatives.yaml:626):
+        self: diagonal(grad, offset, dim1, dim2)
+    """
+    out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = DiagonalBackwardBackward0((edge_of(self),))
+    node._saved_dim1 = dim1
+    node._saved_dim2 = dim2
+    node._saved_offset = offset
+    result = wrap(out, node)
+    return result
+
+
+def split(self, split_size_or_sections, dim=0):
+    """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
+
+    Derivatives (derivatives.yaml:635):
+        self: cat(grads, dim)
+    """
+    outs = array_ops.split(data_of(self), split_size_or_sections, dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return [wrap_view(o, self) for o in outs]
+    node = SplitBackward0((edge_of(self),))
+    node._saved_dim = dim
+    node.num_outputs = len(outs)
+    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    node._saved_output_meta = output_meta(outs)
+    return result
+
+
+def chunk(self, chunks, dim=0):
+    """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
+
+    Derivatives (derivatives.yaml:645):
+        self: cat(grads, dim)
+    """
+    outs = array_ops.chunk(data_of(self), chunks, dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return [wrap_view(o, self) for o in outs]
+    node = ChunkBackward0((edge_of(self),))
+    node._saved_dim = dim
+    node.num_outputs = len(outs)
+    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    node._saved_output_meta = output_meta(outs)
+    return result
+
+
+def unbind(self, dim=0):
+    """unbind(Tensor self, int dim=0) -> Tensor[]
+
+    Derivatives (derivatives.yaml:653):
+        self: stack(grads, dim)
+    """
+    outs = array_ops.unbind(data_of(self), dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return [wrap_view(o, self) for o in outs]
+    node = UnbindBackward0((edge_of(self),))
+    node._saved_dim = dim
+    node.num_outputs = len(outs)
+    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    node._saved_output_meta = output_meta(outs)
+    return result
+
+
+def flip(self, dims):
+    """flip(Tensor self, int[] dims) -> Tensor
+
+    Derivatives (derivatives.yaml:662):
+        self: flip(grad, dims)
+    """
+    out = array_ops.flip(data_of(self), dims)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = FlipBackward0((edge_of(self),))
+    node._saved_dims = dims
+    result = wrap(out, node)
+    return result
+
+
+def roll(self, shifts, dims=None):
+    """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
+
+    Derivatives (derivatives.yaml:670):
+        self: roll(grad, negated(shifts), dims)
+    """
+    out = array_ops.roll(data_of(self), shifts, dims)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = RollBackward0((edge_of(self),))
+    node._saved_dims = dims
+    node._saved_shifts = shifts
+    result = wrap(out, node)
+    return result
+
+
+def repeat(self, repeats):
+    """repeat(Tensor self, int[] repeats) -> Tensor
+
+    Derivatives (derivatives.yaml:678):
+        self: repeat_backward(grad, repeats, self.shape)
+    """
+    out = array_ops.repeat(data_of(self), repeats)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = RepeatBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_repeats = repeats
+    result = wrap(out, node)
+    return result
+
+
+def tile(self, dims):
+    """tile(Tensor self, int[] dims) -> Tensor
+
+    Derivatives (derivatives.yaml:689):
+        self: repeat_backward(grad, dims, self.shape)
+    """
+    out = array_ops.tile(data_of(self), dims)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TileBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_dims = dims
+    result = wrap(out, node)
+    return result
+
+
+def tril(self, diagonal=0):
+    """tril(Tensor self, int diagonal=0) -> Tensor
+
+    Derivatives (derivatives.yaml:696):
+        self: tril(grad, diagonal)
+    """
+    out = array_ops.tril(data_of(self), diagonal)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TrilBackward0((edge_of(self),))
+    node._saved_diagonal = diagonal
+    result = wrap(out, node)
+    return result
+
+
+def triu(self, diagonal=0):
+    """triu(Tensor self, int diagonal=0) -> Tensor
+
+    Derivatives (derivatives.yaml:703):
+        self: triu(grad, diagonal)
+    """
+    out = array_ops.triu(data_of(self), diagonal)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TriuBackward0((edge_of(self),))
+    node._saved_diagonal = diagonal
+    result = wrap(out, node)
+    return result
+
+
+def diag(self, diagonal=0):
+    """diag(Tensor self, int diagonal=0) -> Tensor
+
+    Derivatives (derivatives.yaml:710):
+        self: diag_backward(grad, self.shape, diagonal)
+    """
+    out = array_ops.diag(data_of(self), diagonal)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = DiagBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_diagonal = diagonal
+    result = wrap(out, node)
+    return result
+
+
+def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+
+    Derivatives (derivatives.yaml:718):
+        self: diagonal(grad, offset, dim1, dim2)
+    """
+    out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = DiagEmbedBackward0((edge_of(self),))
+    node._saved_dim1 = dim1
+    node._saved_dim2 = dim2
+    node._saved_offset = offset
+    result = wrap(out, node)
+    return result
+
+
+def index_select(self, dim, index):
+    """index_select(Tensor self, int dim, Tensor index) -> Tensor
+
+    Derivatives (derivatives.yaml:728):
+        self: index_add(new_zeros(grad, self.shape), dim, index, grad)
+        index: non_differentiable
+    """
+    out = array_ops.index_select(data_of(self), dim, data_of(index))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = IndexSelectBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_index = save(index)
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def index_add(self, dim, index, source, *, alpha=1):
+    """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+
+    Derivatives (derivatives.yaml:737):
+        self: grad
+        source: maybe_multiply(index_select(grad, dim, index), alpha)
+        index: non_differentiable
+    """
+    out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
+    if not (grad_mode.enabled and any_requires_grad(self, source)):
+        return wrap(out)
+    node = IndexAddBackward0((edge_of(self), edge_of(source),))
+    needs_source = node.next_functions[1][0] is not None
+    if needs_source:
+        node._raw_saved_index = save(index)
+    node._saved_alpha = alpha
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def scatter_src(self, dim, index, src):
+    """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+
+    Derivatives (derivatives.yaml:747):
+        self: scatter_value(grad, dim, index, 0.0)
+        src: embed_in_zeros(gather(grad, dim, index), src.shape)
+        index: non_differentiable
+    """
+    out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
+    if not (grad_mode.enabled and any_requires_grad(self, src)):
+        return wrap(out)
+    node = ScatterBackward0((edge_of(self), edge_of(src),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_src = node.next_functions[1][0] is not None
+    if needs_self or needs_src:
+        node._raw_saved_index = save(index)
+    if needs_src:
+        node._saved_src_shape = shape_of(src)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def scatter_value(self, dim, index, value):
+    """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+
+    Derivatives (derivatives.yaml:757):
+        self: scatter_value(grad, dim, index, 0.0)
+        index: non_differentiable
+    """
+    out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ScatterBackward1((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_index = save(index)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def scatter_add(self, dim, index, src):
+    """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+
+    Derivatives (derivatives.yaml:764):
+        self: grad
+        src: embed_in_zeros(gather(grad, dim, index), src.shape)
+        index: non_differentiable
+    """
+    out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
+    if not (grad_mode.enabled and any_requires_grad(self, src)):
+        return wrap(out)
+    node = ScatterAddBackward0((edge_of(self), edge_of(src),))
+    needs_src = node.next_functions[1][0] is not None
+    if needs_src:
+        node._raw_saved_index = save(index)
+        node._saved_src_shape = shape_of(src)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def masked_fill_Scalar(self, mask, value):
+    """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+
+    Derivatives (derivatives.yaml:773):
+        self: sum_to(where(mask, 0.0, grad), self.shape)
+        mask: non_differentiable
+    """
+    out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = MaskedFillBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_mask = save(mask)
+        node._saved_self_shape = shape_of(self)
+    result = wrap(out, node)
+    return result
+
+
+def masked_fill_Tensor(self, mask, value):
+    """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+
+    Derivatives (derivatives.yaml:782):
+        self: sum_to(where(mask, 0.0, grad), self.shape)
+        value: sum(where(mask, grad, 0.0))
+        mask: non_differentiable
+    """
+    out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
+    if not (grad_mode.enabled and any_requires_grad(self, value)):
+        return wrap(out)
+    node = MaskedFillBackward1((edge_of(self), edge_of(value),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_value = node.next_functions[1][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_value:
+        node._raw_saved_mask = save(mask)
+    result = wrap(out, node)
+    return result
+
+
+def take_along_dim(self, indices, dim=None):
+    """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
+
+    Derivatives (derivatives.yaml:790):
+        self: take_along_dim_backward(grad, dim, indices, self.shape)
+        indices: non_differentiable
+    """
+    out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TakeAlongDimBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_indices = save(indices)
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def take_along_dim_backward(self, dim, indices, shape):
+    """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
+
+    Derivatives (derivatives.yaml:800):
+        self: take_along_dim(grad, indices, dim)
+        indices: non_differentiable
+    """
+    out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TakeAlongDimBackwardBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_indices = save(indices)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def masked_fill(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor  ->  masked_fill_Scalar
+        masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor  ->  masked_fill_Tensor
+    """
+    return dispatch("masked_fill", _MASKED_FILL_OVERLOADS, args, kwargs)
+
+
+_MASKED_FILL_OVERLOADS = (
+    (masked_fill_Scalar, (('self', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Scalar', False, False))),
+    (masked_fill_Tensor, (('self', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Tensor', False, False))),
+)
 
 
 def max(*args, **kwargs):
@@ -962,4 +1620,19 @@ def min(*args, **kwargs):
 _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
+)
+
+
+def scatter(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor  ->  scatter_src
+        scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor  ->  scatter_value
+    """
+    return dispatch("scatter", _SCATTER_OVERLOADS, args, kwargs)
+
+
+_SCATTER_OVERLOADS = (
+    (scatter_src, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('src', 'Tensor', False, False))),
+    (scatter_value, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('value', 'Scalar', False, False))),
 )

@@ -18,7 +18,7 @@ class GeneratedNode(Node):
 
 
 class SumToSizeBackward0(GeneratedNode):
-    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:70).
+    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:77).
 
     self: expand(grad, self.shape)
     """
@@ -36,7 +36,7 @@ class SumToSizeBackward0(GeneratedNode):
 
 
 class ToCopyBackward0(GeneratedNode):
-    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:78).
+    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:85).
 
     self: _to_copy(grad, self.dtype)
     """
@@ -54,7 +54,7 @@ class ToCopyBackward0(GeneratedNode):
 
 
 class FillBackward0(GeneratedNode):
-    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:84).
+    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:91).
 
     self: zeros_like(grad)
     """
@@ -72,7 +72,7 @@ class FillBackward0(GeneratedNode):
 
 
 class CopyFromBackward0(GeneratedNode):
-    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:90).
+    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:97).
 
     self: zeros_like(grad)
     src: sum_to(grad, src.shape)
@@ -94,7 +94,7 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:98).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:105).
 
     self: grad
     """
@@ -112,7 +112,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:102).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:109).
 
     self: neg(grad)
     """
@@ -130,7 +130,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:106).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:113).
 
     self: grad * result
     """
@@ -149,7 +149,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:110).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:117).
 
     self: grad / self
     """
@@ -168,7 +168,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:115).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:122).
 
     self: grad / (2 * result)
     """
@@ -187,7 +187,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:120).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:127).
 
     self: grad * cos(self)
     """
@@ -206,7 +206,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:124).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:131).
 
     self: -(grad * sin(self))
     """
@@ -225,7 +225,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:128).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:135).
 
     self: grad * (1 - result * result)
     """
@@ -244,7 +244,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:132).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:139).
 
     self: grad * result * (1 - result)
     """
@@ -263,7 +263,7 @@ class SigmoidBackward0(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:136).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:143).
 
     self: grad * (result > 0)
     """
@@ -282,7 +282,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:141).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:148).
 
     self: grad * sign(self)
     """
@@ -301,7 +301,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:146).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:153).
 
     self: zeros_like(grad)
     """
@@ -319,7 +319,7 @@ class SignBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:151).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:158).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -341,7 +341,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:161).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:168).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -363,7 +363,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:169).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:176).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -387,7 +387,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:179).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:186).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape)
@@ -412,7 +412,7 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:187).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:194).
 
     self: sum_to(grad * exponent * pow(self, exponent - 1), self.shape)
     exponent: sum_to(grad * result * log(self), exponent.shape)
@@ -438,7 +438,7 @@ class PowBackward0(GeneratedNode):
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:197).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:204).
 
     self: sum_to(grad * ((self > other) + 0.5 * (self == other)), self.shape)
     other: sum_to(grad * ((other > self) + 0.5 * (self == other)), other.shape)
@@ -464,7 +464,7 @@ class MaximumBackward0(GeneratedNode):
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:205).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:212).
 
     self: sum_to(grad * ((self < other) + 0.5 * (self == other)), self.shape)
     other: sum_to(grad * ((other < self) + 0.5 * (self == other)), other.shape)
@@ -490,7 +490,7 @@ class MinimumBackward0(GeneratedNode):
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:213).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:220).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -515,7 +515,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:223).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:230).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -534,7 +534,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:232).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:239).
 
     self: unreduce(grad, self.shape, dim)
     """
@@ -552,7 +552,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:241).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:248).
 
     self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -570,7 +570,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:249).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:256).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -590,7 +590,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:258).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:265).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -610,7 +610,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:265).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:272).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -630,7 +630,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:273).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:280).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -650,7 +650,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:278).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:285).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -670,7 +670,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:284).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:291).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -690,7 +690,7 @@ class MinBackward1(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:289).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:296).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -710,7 +710,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:297).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:304).
 
     self: gather_backward(grad, dim, index, self.shape)
     index: non_differentiable
@@ -730,7 +730,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:303).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:316).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -750,7 +750,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:311).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:326).
 
     self: reshape(grad, self.shape)
     """
@@ -768,7 +768,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:320).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:338).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -786,7 +786,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:328).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:349).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -804,7 +804,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:334).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:360).
 
     self: sum_to(grad, self.shape)
     """
@@ -822,7 +822,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:343).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:373).
 
     self: reshape(grad, self.shape)
     """
@@ -840,7 +840,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:352).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:387).
 
     self: reshape(grad, self.shape)
     """
@@ -858,7 +858,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:360).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:398).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -876,7 +876,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:371).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:421).
 
     self: getitem(grad, index)
     """
@@ -894,7 +894,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:377).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:429).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -909,7 +909,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:385).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:440).
 
     tensors: unstack(grad, dim)
     """
@@ -924,7 +924,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:394).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:452).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -948,7 +948,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:407).
+    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:465).
 
     self: result * (grad - sum(grad * result, dim, True))
     """
@@ -967,7 +967,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:415).
+    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:473).
 
     self: grad - exp(result) * sum(grad, dim, True)
     """
@@ -982,4 +982,655 @@ class LogSoftmaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad - F.exp(result) * F.sum(grad, self._saved_dim, True)
+        return (grad_self, )
+
+
+class ViewBackward0(GeneratedNode):
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:494).
+
+    self: reshape(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class FlattenBackward0(GeneratedNode):
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:505).
+
+    self: reshape(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class UnflattenBackward0(GeneratedNode):
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:516).
+
+    self: reshape(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class SwapaxesBackward0(GeneratedNode):
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:524).
+
+    self: swapaxes(grad, axis0, axis1)
+    """
+
+    __slots__ = ('_saved_axis0', '_saved_axis1')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.swapaxes(grad, self._saved_axis0, self._saved_axis1)
+        return (grad_self, )
+
+
+class SwapdimsBackward0(GeneratedNode):
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:531).
+
+    self: swapdims(grad, dim0, dim1)
+    """
+
+    __slots__ = ('_saved_dim0', '_saved_dim1')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.swapdims(grad, self._saved_dim0, self._saved_dim1)
+        return (grad_self, )
+
+
+class MovedimBackward0(GeneratedNode):
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:538).
+
+    self: movedim(grad, destination, source)
+    """
+
+    __slots__ = ('_saved_destination', '_saved_source')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.movedim(grad, self._saved_destination, self._saved_source)
+        return (grad_self, )
+
+
+class MoveaxisBackward0(GeneratedNode):
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:546).
+
+    self: moveaxis(grad, destination, source)
+    """
+
+    __slots__ = ('_saved_destination', '_saved_source')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.moveaxis(grad, self._saved_destination, self._saved_source)
+        return (grad_self, )
+
+
+class TBackward0(GeneratedNode):
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:553).
+
+    self: t(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.t(grad)
+        return (grad_self, )
+
+
+class ExpandAsBackward0(GeneratedNode):
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:562).
+
+    self: sum_to(grad, self.shape)
+    other: non_differentiable
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class BroadcastToBackward0(GeneratedNode):
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:571).
+
+    self: sum_to(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class NarrowBackward0(GeneratedNode):
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:579).
+
+    self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
+    """
+
+    __slots__ = ('_saved_dim', '_saved_length', '_saved_self_shape', '_saved_start')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.getitem_backward(grad, self._saved_self_shape, F.narrow_index(self._saved_self_shape, self._saved_dim, self._saved_start, self._saved_length))
+        return (grad_self, )
+
+
+class SelectBackward0(GeneratedNode):
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:589).
+
+    self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
+    """
+
+    __slots__ = ('_saved_dim', '_saved_index', '_saved_self_shape')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.getitem_backward(grad, self._saved_self_shape, F.select_index(self._saved_self_shape, self._saved_dim, self._saved_index))
+        return (grad_self, )
+
+
+class ViewAsBackward0(GeneratedNode):
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:597).
+
+    self: reshape(grad, self.shape)
+    other: non_differentiable
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class ReshapeAsBackward0(GeneratedNode):
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:606).
+
+    self: reshape(grad, self.shape)
+    other: non_differentiable
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class DiagonalBackward0(GeneratedNode):
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:615).
+
+    self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
+    """
+
+    __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset', '_saved_self_shape')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.diagonal_backward(grad, self._saved_self_shape, self._saved_offset, self._saved_dim1, self._saved_dim2)
+        return (grad_self, )
+
+
+class DiagonalBackwardBackward0(GeneratedNode):
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:626).
+
+    self: diagonal(grad, offset, dim1, dim2)
+    """
+
+    __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2)
+        return (grad_self, )
+
+
+class SplitBackward0(GeneratedNode):
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:635).
+
+    self: cat(grads, dim)
+    """
+
+    __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.cat(grads, self._saved_dim)
+        return (grad_self, )
+
+
+class ChunkBackward0(GeneratedNode):
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:645).
+
+    self: cat(grads, dim)
+    """
+
+    __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.cat(grads, self._saved_dim)
+        return (grad_self, )
+
+
+class UnbindBackward0(GeneratedNode):
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:653).
+
+    self: stack(grads, dim)
+    """
+
+    __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.stack(grads, self._saved_dim)
+        return (grad_self, )
+
+
+class FlipBackward0(GeneratedNode):
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:662).
+
+    self: flip(grad, dims)
+    """
+
+    __slots__ = ('_saved_dims',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.flip(grad, self._saved_dims)
+        return (grad_self, )
+
+
+class RollBackward0(GeneratedNode):
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:670).
+
+    self: roll(grad, negated(shifts), dims)
+    """
+
+    __slots__ = ('_saved_dims', '_saved_shifts')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.roll(grad, F.negated(self._saved_shifts), self._saved_dims)
+        return (grad_self, )
+
+
+class RepeatBackward0(GeneratedNode):
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:678).
+
+    self: repeat_backward(grad, repeats, self.shape)
+    """
+
+    __slots__ = ('_saved_repeats', '_saved_self_shape')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.repeat_backward(grad, self._saved_repeats, self._saved_self_shape)
+        return (grad_self, )
+
+
+class TileBackward0(GeneratedNode):
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:689).
+
+    self: repeat_backward(grad, dims, self.shape)
+    """
+
+    __slots__ = ('_saved_dims', '_saved_self_shape')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.repeat_backward(grad, self._saved_dims, self._saved_self_shape)
+        return (grad_self, )
+
+
+class TrilBackward0(GeneratedNode):
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:696).
+
+    self: tril(grad, diagonal)
+    """
+
+    __slots__ = ('_saved_diagonal',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.tril(grad, self._saved_diagonal)
+        return (grad_self, )
+
+
+class TriuBackward0(GeneratedNode):
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:703).
+
+    self: triu(grad, diagonal)
+    """
+
+    __slots__ = ('_saved_diagonal',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.triu(grad, self._saved_diagonal)
+        return (grad_self, )
+
+
+class DiagBackward0(GeneratedNode):
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:710).
+
+    self: diag_backward(grad, self.shape, diagonal)
+    """
+
+    __slots__ = ('_saved_diagonal', '_saved_self_shape')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.diag_backward(grad, self._saved_self_shape, self._saved_diagonal)
+        return (grad_self, )
+
+
+class DiagEmbedBackward0(GeneratedNode):
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:718).
+
+    self: diagonal(grad, offset, dim1, dim2)
+    """
+
+    __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2)
+        return (grad_self, )
+
+
+class IndexSelectBackward0(GeneratedNode):
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:728).
+
+    self: index_add(new_zeros(grad, self.shape), dim, index, grad)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_index',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_self = F.index_add(F.new_zeros(grad, self._saved_self_shape), self._saved_dim, index, grad)
+        return (grad_self, )
+
+
+class IndexAddBackward0(GeneratedNode):
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:737).
+
+    self: grad
+    source: maybe_multiply(index_select(grad, dim, index), alpha)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
+    _saved_slots = ('_raw_saved_index',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_source = None
+        if self.next_functions[0][0] is not None:
+            grad_self = grad
+        if self.next_functions[1][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_source = F.maybe_multiply(F.index_select(grad, self._saved_dim, index), self._saved_alpha)
+        return (grad_self, grad_source, )
+
+
+class ScatterBackward0(GeneratedNode):
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:747).
+
+    self: scatter_value(grad, dim, index, 0.0)
+    src: embed_in_zeros(gather(grad, dim, index), src.shape)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
+    _saved_slots = ('_raw_saved_index',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_src = None
+        if self.next_functions[0][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
+        if self.next_functions[1][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
+        return (grad_self, grad_src, )
+
+
+class ScatterBackward1(GeneratedNode):
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:757).
+
+    self: scatter_value(grad, dim, index, 0.0)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_dim')
+    _saved_slots = ('_raw_saved_index',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
+        return (grad_self, )
+
+
+class ScatterAddBackward0(GeneratedNode):
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:764).
+
+    self: grad
+    src: embed_in_zeros(gather(grad, dim, index), src.shape)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
+    _saved_slots = ('_raw_saved_index',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_src = None
+        if self.next_functions[0][0] is not None:
+            grad_self = grad
+        if self.next_functions[1][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
+        return (grad_self, grad_src, )
+
+
+class MaskedFillBackward0(GeneratedNode):
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:773).
+
+    self: sum_to(where(mask, 0.0, grad), self.shape)
+    mask: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_mask', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_mask',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
+            grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
+        return (grad_self, )
+
+
+class MaskedFillBackward1(GeneratedNode):
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:782).
+
+    self: sum_to(where(mask, 0.0, grad), self.shape)
+    value: sum(where(mask, grad, 0.0))
+    mask: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_mask', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_mask',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_value = None
+        if self.next_functions[0][0] is not None:
+            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
+            grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
+            grad_value = F.sum(F.where(mask, grad, 0.0))
+        return (grad_self, grad_value, )
+
+
+class TakeAlongDimBackward0(GeneratedNode):
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:790).
+
+    self: take_along_dim_backward(grad, dim, indices, self.shape)
+    indices: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_indices',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_self = F.take_along_dim_backward(grad, self._saved_dim, indices, self._saved_self_shape)
+        return (grad_self, )
+
+
+class TakeAlongDimBackwardBackward0(GeneratedNode):
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:800).
+
+    self: take_along_dim(grad, indices, dim)
+    indices: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim')
+    _saved_slots = ('_raw_saved_indices',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_self = F.take_along_dim(grad, indices, self._saved_dim)
         return (grad_self, )

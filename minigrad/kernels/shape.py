@@ -1,2 +1,327 @@
-"""numpy building blocks for the shape ops' `forward:` expressions."""
-import numpy as np  # noqa: F401
+"""numpy building blocks for the shape ops' `forward:` expressions.
+
+Ops that are views in PyTorch return numpy views here (writable when the input is);
+ops that copy in PyTorch (flip, roll, diag, ...) return fresh arrays, so that writing
+into their result never changes the input behind autograd's back.
+"""
+import numpy as np
+
+
+def _int_tuple(value):
+    """An int or a sequence of ints as a tuple of ints."""
+    if isinstance(value, (int, np.integer)):
+        return (int(value),)
+    try:
+        items = tuple(value)
+    except TypeError:
+        items = (value,)
+    bad = [v for v in items if not isinstance(v, (int, np.integer)) or isinstance(v, bool)]
+    if bad:
+        raise TypeError(f"expected a sequence of ints (a shape or dims), but got {value!r}")
+    return tuple(int(v) for v in items)
+
+
+def _wrap_dim(dim, ndim, op):
+    """``dim`` in [-ndim, ndim) as a non-negative dim (0-d tensors accept 0 and -1)."""
+    size = max(ndim, 1)
+    if not -size <= dim < size:
+        raise IndexError(f"{op}: Dimension out of range (expected to be in range of "
+                         f"[{-size}, {size - 1}], but got {dim})")
+    return dim % size
+
+
+def view_array(x, size):
+    """``Tensor.view``: a reshape that must not copy (numpy >= 2.1 can tell)."""
+    if isinstance(size, (type, np.dtype)):
+        raise TypeError("view(dtype) (reinterpreting the bytes) is not supported; use "
+                        ".to(dtype) to convert the values, or .view(*shape) to reshape")
+    try:
+        return np.reshape(x, _int_tuple(size), copy=False)
+    except ValueError as exc:
+        if "copy" not in str(exc):
+            raise RuntimeError(f"shape '{list(_int_tuple(size))}' is invalid for input of size "
+                               f"{x.size}") from None
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+
+
+def flatten_array(x, start_dim, end_dim):
+    if x.ndim == 0:
+        return x.reshape(1)
+    start, end = _wrap_dim(start_dim, x.ndim, "flatten"), _wrap_dim(end_dim, x.ndim, "flatten")
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    return x.reshape(x.shape[:start] + (-1 if x.size else int(np.prod(x.shape[start:end + 1])),)
+                     + x.shape[end + 1:])
+
+
+def unflatten_array(x, dim, sizes):
+    dim = _wrap_dim(dim, x.ndim, "unflatten")
+    sizes = _int_tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    return x.reshape(x.shape[:dim] + sizes + x.shape[dim + 1:])
+
+
+def t_array(x):
+    if x.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D; "
+                           "use transpose(dim0, dim1) or .mT for batches of matrices")
+    return np.transpose(x)
+
+
+def movedim_array(x, source, destination):
+    source, destination = _int_tuple(source), _int_tuple(destination)
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(source)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({list(destination)} dims)")
+    return np.moveaxis(x, source, destination)
+
+
+def permute_array(x, dims):
+    dims = _int_tuple(dims)
+    if len(dims) != x.ndim:
+        raise RuntimeError(f"permute: number of dimensions in the tensor input does not match "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = "
+                           f"{x.ndim} is not equal to len(dims) = {len(dims)}")
+    return np.transpose(x, dims)
+
+
+def _split_sizes(length, split_size_or_sections, op):
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        step = int(split_size_or_sections)
+        if step <= 0 and length:
+            raise RuntimeError(f"{op} expects split_size be non-negative, but got split_size={step}")
+        if length == 0:
+            return [0]
+        return [min(step, length - start) for start in range(0, length, step)]
+    sizes = [int(s) for s in split_size_or_sections]
+    if sum(sizes) != length or any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {length} "
+                           f"(input tensor's size at dimension), but got split_sizes={sizes}")
+    return sizes
+
+
+def _pieces(x, dim, sizes):
+    dim = _wrap_dim(dim, x.ndim, "split")
+    out, start = [], 0
+    for size in sizes:
+        out.append(x[(slice(None),) * dim + (slice(start, start + size),)])
+        start += size
+    return out
+
+
+def split_array(x, split_size_or_sections, dim):
+    """``torch.split``: an int is the size of each piece (the last may be smaller)."""
+    dim_ = _wrap_dim(dim, x.ndim, "split")
+    return _pieces(x, dim_, _split_sizes(x.shape[dim_], split_size_or_sections, "split"))
+
+
+def chunk_array(x, chunks, dim):
+    """``torch.chunk``: pieces of ceil(n / chunks) elements; may return fewer than ``chunks``."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    dim_ = _wrap_dim(dim, x.ndim, "chunk")
+    length = x.shape[dim_]
+    step = -(-length // chunks) if length else 0
+    return _pieces(x, dim_, _split_sizes(length, step, "chunk") if step else [0] * chunks)
+
+
+def unbind_array(x, dim):
+    if x.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    dim = _wrap_dim(dim, x.ndim, "unbind")
+    return [x[(slice(None),) * dim + (i,)] for i in range(x.shape[dim])]
+
+
+def narrow_key(shape, dim, start, length):
+    """The slicing key of ``narrow(dim, start, length)`` (``start`` may count from the end)."""
+    dim = _wrap_dim(dim, len(shape), "narrow")
+    size = shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    start = start % size if start < 0 else start
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return (slice(None),) * dim + (slice(start, start + length),)
+
+
+def select_key(shape, dim, index):
+    """The indexing key of ``select(dim, index)`` (``index`` may count from the end)."""
+    dim = _wrap_dim(dim, len(shape), "select")
+    size = shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(shape)} at dimension {dim}")
+    return (slice(None),) * dim + (index % size,)
+
+
+def repeat_array(x, repeats):
+    repeats = _int_tuple(repeats)
+    if len(repeats) < x.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    return np.tile(x, repeats)
+
+
+def roll_array(x, shifts, dims):
+    shifts = _int_tuple(shifts)
+    if dims is None or (not isinstance(dims, (int, np.integer)) and len(dims) == 0):
+        if len(shifts) != 1:
+            raise RuntimeError("roll: dims must be given when shifts has more than one value")
+        return np.roll(x, shifts[0])
+    dims = _int_tuple(dims)
+    if len(dims) != len(shifts):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    return np.roll(x, shifts, dims)
+
+
+def diag_array(x, diagonal):
+    if x.ndim not in (1, 2):
+        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{x.ndim}D")
+    return np.array(np.diag(x, diagonal), copy=True)
+
+
+def diagonal_array(x, offset, dim1, dim2):
+    """A writable view of a diagonal (numpy's own is read-only); it goes last, as in torch."""
+    dim1, dim2 = _wrap_dim(dim1, x.ndim, "diagonal"), _wrap_dim(dim2, x.ndim, "diagonal")
+    if dim1 == dim2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    start = [0] * x.ndim
+    if offset >= 0:
+        start[dim2] = min(offset, x.shape[dim2])
+    else:
+        start[dim1] = min(-offset, x.shape[dim1])
+    corner = x[tuple(slice(s, None) for s in start)]
+    n = max(min(corner.shape[dim1], corner.shape[dim2]), 0)
+    keep = [d for d in range(x.ndim) if d not in (dim1, dim2)]
+    shape = tuple(corner.shape[d] for d in keep) + (n,)
+    strides = tuple(corner.strides[d] for d in keep) + (corner.strides[dim1] + corner.strides[dim2],)
+    return np.lib.stride_tricks.as_strided(corner, shape, strides)
+
+
+def diagonal_into_zeros(x, shape, offset, dim1, dim2):
+    """zeros(shape) with ``x`` written on the diagonal ``(offset, dim1, dim2)``."""
+    out = np.zeros(shape, dtype=x.dtype)
+    diagonal_array(out, offset, dim1, dim2)[...] = x
+    return out
+
+
+def diag_embed_array(x, offset, dim1, dim2):
+    n = x.shape[-1] + abs(offset)
+    ndim = x.ndim + 1
+    dim1, dim2 = _wrap_dim(dim1, ndim, "diag_embed"), _wrap_dim(dim2, ndim, "diag_embed")
+    if dim1 == dim2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    batch = list(x.shape[:-1])
+    shape = []
+    for d in range(ndim):
+        shape.append(n if d in (dim1, dim2) else batch.pop(0))
+    return diagonal_into_zeros(x, tuple(shape), offset, dim1, dim2)
+
+
+def _along(index_shape, dim, index):
+    """A fancy-indexing key: ``index`` along ``dim``, the position itself elsewhere."""
+    coords = list(np.indices(index_shape, sparse=True))
+    coords[dim] = index
+    return tuple(coords)
+
+
+def _check_index(index, op):
+    if index.dtype.kind not in "iu":
+        raise RuntimeError(f"{op}(): Expected dtype int64 for index, got {index.dtype}")
+
+
+def gather_array(x, dim, index):
+    """``torch.gather``: ``index`` may be smaller than ``x`` in every dim (no broadcasting)."""
+    _check_index(index, "gather")
+    if index.ndim != x.ndim and not (x.ndim == 0 and index.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if x.ndim == 0:
+        return np.full(index.shape, x, dtype=x.dtype)
+    return x[_along(index.shape, _wrap_dim(dim, x.ndim, "gather"), index)]
+
+
+def scatter_array(x, dim, index, src):
+    """``torch.scatter``: a copy of ``x`` with ``src`` (tensor or number) written at ``index``."""
+    _check_index(index, "scatter")
+    out = np.array(x, copy=True)
+    dim = _wrap_dim(dim, x.ndim, "scatter")
+    if np.ndim(src):
+        src = src[tuple(slice(0, n) for n in index.shape)]
+    out[_along(index.shape, dim, index)] = src
+    return out
+
+
+def scatter_add_array(x, dim, index, src):
+    _check_index(index, "scatter_add")
+    out = np.array(x, copy=True, dtype=np.result_type(x, src))
+    dim = _wrap_dim(dim, x.ndim, "scatter_add")
+    np.add.at(out, _along(index.shape, dim, index), src[tuple(slice(0, n) for n in index.shape)])
+    return out.astype(x.dtype, copy=False)
+
+
+def index_select_array(x, dim, index):
+    _check_index(index, "index_select")
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    return np.take(x, np.reshape(index, -1), axis=_wrap_dim(dim, x.ndim, "index_select"))
+
+
+def index_add_array(x, dim, index, source, alpha):
+    _check_index(index, "index_add")
+    dim = _wrap_dim(dim, x.ndim, "index_add")
+    out = np.array(x, copy=True, dtype=np.result_type(x, source))
+    source = np.asarray(source) if alpha == 1 else np.multiply(alpha, source)
+    key = (slice(None),) * dim + (np.reshape(index, -1),)
+    np.add.at(out, key, source if x.ndim == 0 or np.ndim(source) else np.reshape(source, (1,)))
+    return out.astype(x.dtype, copy=False)
+
+
+def masked_fill_array(x, mask, value):
+    if mask.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype}")
+    if np.ndim(value) != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {np.ndim(value)} dimension(s).")
+    return np.where(mask, value, x).astype(x.dtype, copy=False)
+
+
+def take_along_dim_array(x, indices, dim):
+    _check_index(indices, "take_along_dim")
+    if dim is None:
+        return np.take(np.reshape(x, -1), np.reshape(indices, -1))
+    dim = _wrap_dim(dim, x.ndim, "take_along_dim")
+    if x.ndim != indices.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {x.ndim} dimensions for input, and "
+                           f"{indices.ndim} dimensions for indices")
+    shape = np.broadcast_shapes(x.shape[:dim] + (1,) + x.shape[dim + 1:],
+                                indices.shape[:dim] + (1,) + indices.shape[dim + 1:])
+    x = np.broadcast_to(x, shape[:dim] + (x.shape[dim],) + shape[dim + 1:])
+    indices = np.broadcast_to(indices, shape[:dim] + (indices.shape[dim],) + shape[dim + 1:])
+    return np.take_along_axis(x, indices, axis=dim)
+
+
+def take_along_dim_backward_array(grad, dim, indices, shape):
+    """``take_along_dim`` backward: ``grad`` added at ``indices`` into zeros of ``shape``.
+
+    The forward broadcast the input against ``indices`` in the other dims, so the sum
+    is formed at the broadcast shape and then summed down to ``shape``.
+    """
+    from minigrad.kernels.core import scatter_add_into_zeros, sum_to_shape
+    shape = tuple(shape)
+    if dim is None:
+        out = np.zeros(int(np.prod(shape)), dtype=grad.dtype)
+        np.add.at(out, np.reshape(indices, -1), np.reshape(grad, -1))
+        return out.reshape(shape)
+    dim = dim % len(shape)
+    wide = list(grad.shape)
+    wide[dim] = shape[dim]
+    indices = np.broadcast_to(indices, grad.shape)
+    return sum_to_shape(scatter_add_into_zeros(grad, dim, indices, tuple(wide)), shape)
