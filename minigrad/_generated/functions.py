@@ -947,7 +947,7 @@ def view(self, size):
     node = ViewBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -964,7 +964,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     node = FlattenBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -981,7 +981,7 @@ def unflatten(self, dim, sizes):
     node = UnflattenBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -1077,7 +1077,7 @@ def expand_as(self, other):
     node = ExpandAsBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -1094,7 +1094,7 @@ def broadcast_to(self, size):
     node = BroadcastToBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -1111,7 +1111,7 @@ def narrow(self, dim, start, length):
     node = NarrowBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_dim = dim
     node._saved_length = length
     node._saved_start = start
@@ -1131,7 +1131,7 @@ def select(self, dim, index):
     node = SelectBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_dim = dim
     node._saved_index = index
     result = wrap_view(out, self, node)
@@ -1151,7 +1151,7 @@ def view_as(self, other):
     node = ViewAsBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -1169,7 +1169,7 @@ def reshape_as(self, other):
     node = ReshapeAsBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -1186,7 +1186,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     node = DiagonalBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
@@ -1305,7 +1305,7 @@ def repeat(self, repeats):
     node = RepeatBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_repeats = repeats
     result = wrap(out, node)
     return result
@@ -1323,7 +1323,7 @@ def tile(self, dims):
     node = TileBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_dims = dims
     result = wrap(out, node)
     return result
@@ -1371,7 +1371,7 @@ def diag(self, diagonal=0):
     node = DiagBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_diagonal = diagonal
     result = wrap(out, node)
     return result
@@ -1408,7 +1408,7 @@ def index_select(self, dim, index):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_index = save(index)
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -1452,7 +1452,7 @@ def scatter_src(self, dim, index, src):
     if needs_self or needs_src:
         node._raw_saved_index = save(index)
     if needs_src:
-        node._saved_src_shape = shape_of(src)
+        node._saved_src_shape = src.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -1492,7 +1492,7 @@ def scatter_add(self, dim, index, src):
     needs_src = node.next_functions[1][0] is not None
     if needs_src:
         node._raw_saved_index = save(index)
-        node._saved_src_shape = shape_of(src)
+        node._saved_src_shape = src.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -1512,7 +1512,7 @@ def masked_fill_Scalar(self, mask, value):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_mask = save(mask)
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     result = wrap(out, node)
     return result
 
@@ -1532,7 +1532,7 @@ def masked_fill_Tensor(self, mask, value):
     needs_self = node.next_functions[0][0] is not None
     needs_value = node.next_functions[1][0] is not None
     if needs_self:
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     if needs_self or needs_value:
         node._raw_saved_mask = save(mask)
     result = wrap(out, node)
@@ -1553,7 +1553,7 @@ def take_along_dim(self, indices, dim=None):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_indices = save(indices)
-        node._saved_self_shape = shape_of(self)
+        node._saved_self_shape = self.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result

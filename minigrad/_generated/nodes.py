@@ -994,7 +994,8 @@ class ViewBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1011,7 +1012,8 @@ class FlattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1028,7 +1030,8 @@ class UnflattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1045,7 +1048,8 @@ class SwapaxesBackward0(GeneratedNode):
     __slots__ = ('_saved_axis0', '_saved_axis1')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1062,7 +1066,8 @@ class SwapdimsBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1079,7 +1084,8 @@ class MovedimBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1096,7 +1102,8 @@ class MoveaxisBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1113,7 +1120,8 @@ class TBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1131,7 +1139,8 @@ class ExpandAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1148,7 +1157,8 @@ class BroadcastToBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1165,7 +1175,8 @@ class NarrowBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_length', '_saved_self_shape', '_saved_start')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1182,7 +1193,8 @@ class SelectBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_index', '_saved_self_shape')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1200,7 +1212,8 @@ class ViewAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1218,7 +1231,8 @@ class ReshapeAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1235,7 +1249,8 @@ class DiagonalBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset', '_saved_self_shape')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1252,7 +1267,8 @@ class DiagonalBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1269,7 +1285,8 @@ class SplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1286,7 +1303,8 @@ class ChunkBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1303,7 +1321,8 @@ class UnbindBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1320,7 +1339,8 @@ class FlipBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1337,7 +1357,8 @@ class RollBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_shifts')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1354,7 +1375,8 @@ class RepeatBackward0(GeneratedNode):
     __slots__ = ('_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1371,7 +1393,8 @@ class TileBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_self_shape')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1388,7 +1411,8 @@ class TrilBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1405,7 +1429,8 @@ class TriuBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1422,7 +1447,8 @@ class DiagBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal', '_saved_self_shape')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1439,7 +1465,8 @@ class DiagEmbedBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1457,7 +1484,8 @@ class IndexSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1477,7 +1505,8 @@ class IndexAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         grad_source = None
@@ -1500,7 +1529,8 @@ class ScatterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         grad_src = None
@@ -1523,7 +1553,8 @@ class ScatterBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1543,7 +1574,8 @@ class ScatterAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         grad_src = None
@@ -1565,7 +1597,8 @@ class MaskedFillBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1585,7 +1618,8 @@ class MaskedFillBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         grad_value = None
@@ -1608,7 +1642,8 @@ class TakeAlongDimBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1627,7 +1662,8 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim')
     _saved_slots = ('_raw_saved_indices',)
 
-    def _backward(self, F, grads):
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
