@@ -134,7 +134,7 @@ def where(condition, self, other):
 
 def clamp(self, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"""
-    return np.clip(self, min, max)
+    return clamp_array(self, min, max)
 
 
 def sum(self, dim=None, keepdim=False):

@@ -91,7 +91,7 @@ def _copy_from(self, src):
 def clone(self):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:98):
+    Derivatives (derivatives.yaml:99):
         self: grad
     """
     out = array_ops.clone(data_of(self))
@@ -105,7 +105,7 @@ def clone(self):
 def neg(self):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:102):
+    Derivatives (derivatives.yaml:103):
         self: neg(grad)
     """
     out = array_ops.neg(data_of(self))
@@ -119,7 +119,7 @@ def neg(self):
 def exp(self):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:106):
+    Derivatives (derivatives.yaml:112):
         self: grad * result
     """
     out = array_ops.exp(data_of(self))
@@ -136,7 +136,7 @@ def exp(self):
 def log(self):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:110):
+    Derivatives (derivatives.yaml:121):
         self: grad / self
     """
     out = array_ops.log(data_of(self))
@@ -153,7 +153,7 @@ def log(self):
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:115):
+    Derivatives (derivatives.yaml:130):
         self: grad / (2 * result)
     """
     out = array_ops.sqrt(data_of(self))
@@ -170,7 +170,7 @@ def sqrt(self):
 def sin(self):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:120):
+    Derivatives (derivatives.yaml:139):
         self: grad * cos(self)
     """
     out = array_ops.sin(data_of(self))
@@ -187,7 +187,7 @@ def sin(self):
 def cos(self):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:124):
+    Derivatives (derivatives.yaml:148):
         self: -(grad * sin(self))
     """
     out = array_ops.cos(data_of(self))
@@ -204,7 +204,7 @@ def cos(self):
 def tanh(self):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:128):
+    Derivatives (derivatives.yaml:157):
         self: grad * (1 - result * result)
     """
     out = array_ops.tanh(data_of(self))
@@ -221,7 +221,7 @@ def tanh(self):
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:132):
+    Derivatives (derivatives.yaml:166):
         self: grad * result * (1 - result)
     """
     out = array_ops.sigmoid(data_of(self))
@@ -238,7 +238,7 @@ def sigmoid(self):
 def relu(self):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:136):
+    Derivatives (derivatives.yaml:175):
         self: grad * (result > 0)
     """
     out = array_ops.relu(data_of(self))
@@ -255,7 +255,7 @@ def relu(self):
 def abs(self):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:141):
+    Derivatives (derivatives.yaml:182):
         self: grad * sign(self)
     """
     out = array_ops.abs(data_of(self))
@@ -272,7 +272,7 @@ def abs(self):
 def sign(self):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:146):
+    Derivatives (derivatives.yaml:192):
         self: zeros_like(grad)
     """
     out = array_ops.sign(data_of(self))
@@ -286,7 +286,7 @@ def sign(self):
 def add(self, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:151):
+    Derivatives (derivatives.yaml:201):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -308,7 +308,7 @@ def add(self, other, *, alpha=1):
 def sub(self, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:161):
+    Derivatives (derivatives.yaml:213):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -330,7 +330,7 @@ def sub(self, other, *, alpha=1):
 def mul(self, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:169):
+    Derivatives (derivatives.yaml:224):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -353,7 +353,7 @@ def mul(self, other):
 def div(self, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:179):
+    Derivatives (derivatives.yaml:236):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
@@ -377,9 +377,9 @@ def div(self, other):
 def pow(self, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:187):
-        self: sum_to(grad * exponent * pow(self, exponent - 1), self.shape)
-        exponent: sum_to(grad * result * log(self), exponent.shape)
+    Derivatives (derivatives.yaml:250):
+        self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
+        exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
     out = array_ops.pow(data_of(self), data_of(exponent))
     if not (grad_mode.enabled and any_requires_grad(self, exponent)):
@@ -390,9 +390,9 @@ def pow(self, exponent):
     if needs_exponent:
         node._saved_exponent_shape = shape_of(exponent)
     if needs_self:
-        node._raw_saved_exponent = save(exponent)
         node._saved_self_shape = shape_of(self)
     if needs_self or needs_exponent:
+        node._raw_saved_exponent = save(exponent)
         node._raw_saved_self = save(self)
     result = wrap(out, node)
     if needs_exponent:
@@ -403,9 +403,9 @@ def pow(self, exponent):
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:197):
-        self: sum_to(grad * ((self > other) + 0.5 * (self == other)), self.shape)
-        other: sum_to(grad * ((other > self) + 0.5 * (self == other)), other.shape)
+    Derivatives (derivatives.yaml:269):
+        self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
+        other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
     out = array_ops.maximum(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
@@ -427,9 +427,9 @@ def maximum(self, other):
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:205):
-        self: sum_to(grad * ((self < other) + 0.5 * (self == other)), self.shape)
-        other: sum_to(grad * ((other < self) + 0.5 * (self == other)), other.shape)
+    Derivatives (derivatives.yaml:279):
+        self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
+        other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
     out = array_ops.minimum(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
@@ -451,7 +451,7 @@ def minimum(self, other):
 def where(condition, self, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:213):
+    Derivatives (derivatives.yaml:289):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -475,7 +475,7 @@ def where(condition, self, other):
 def clamp(self, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:223):
+    Derivatives (derivatives.yaml:303):
         self: grad * clamp_mask(self, min, max)
     """
     out = array_ops.clamp(data_of(self), min, max)
@@ -494,7 +494,7 @@ def clamp(self, min=None, max=None):
 def sum(self, dim=None, keepdim=False):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:232):
+    Derivatives (derivatives.yaml:315):
         self: unreduce(grad, self.shape, dim)
     """
     out = array_ops.sum(data_of(self), dim, keepdim)
@@ -512,7 +512,7 @@ def sum(self, dim=None, keepdim=False):
 def mean(self, dim=None, keepdim=False):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:241):
+    Derivatives (derivatives.yaml:324):
         self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
     out = array_ops.mean(data_of(self), dim, keepdim)
@@ -530,7 +530,7 @@ def mean(self, dim=None, keepdim=False):
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:249):
+    Derivatives (derivatives.yaml:332):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amax(data_of(self), dim, keepdim)
@@ -550,7 +550,7 @@ def amax(self, dim=None, keepdim=False):
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:258):
+    Derivatives (derivatives.yaml:341):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amin(data_of(self), dim, keepdim)
@@ -570,7 +570,7 @@ def amin(self, dim=None, keepdim=False):
 def max_dim(self, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:265):
+    Derivatives (derivatives.yaml:348):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -594,7 +594,7 @@ def max_dim(self, dim, keepdim=False):
 def max_default(self):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:273):
+    Derivatives (derivatives.yaml:356):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.max_default(data_of(self))
@@ -613,7 +613,7 @@ def max_default(self):
 def min_dim(self, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:278):
+    Derivatives (derivatives.yaml:361):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -637,7 +637,7 @@ def min_dim(self, dim, keepdim=False):
 def min_default(self):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:284):
+    Derivatives (derivatives.yaml:367):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.min_default(data_of(self))
@@ -656,7 +656,7 @@ def min_default(self):
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:289):
+    Derivatives (derivatives.yaml:372):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -677,7 +677,7 @@ def logsumexp(self, dim, keepdim=False):
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:297):
+    Derivatives (derivatives.yaml:380):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -697,7 +697,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:303):
+    Derivatives (derivatives.yaml:386):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -716,7 +716,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:311):
+    Derivatives (derivatives.yaml:394):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -733,7 +733,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:320):
+    Derivatives (derivatives.yaml:403):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -749,7 +749,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:328):
+    Derivatives (derivatives.yaml:411):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -764,7 +764,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:334):
+    Derivatives (derivatives.yaml:417):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -781,7 +781,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:343):
+    Derivatives (derivatives.yaml:426):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -798,7 +798,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:352):
+    Derivatives (derivatives.yaml:435):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -815,7 +815,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:360):
+    Derivatives (derivatives.yaml:443):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -833,7 +833,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:371):
+    Derivatives (derivatives.yaml:454):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -848,7 +848,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:377):
+    Derivatives (derivatives.yaml:460):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -866,7 +866,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:385):
+    Derivatives (derivatives.yaml:468):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -881,7 +881,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:394):
+    Derivatives (derivatives.yaml:477):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -904,7 +904,7 @@ def matmul(self, other):
 def softmax(self, dim):
     """softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:407):
+    Derivatives (derivatives.yaml:490):
         self: result * (grad - sum(grad * result, dim, True))
     """
     out = array_ops.softmax(data_of(self), dim)
@@ -922,7 +922,7 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:415):
+    Derivatives (derivatives.yaml:498):
         self: grad - exp(result) * sum(grad, dim, True)
     """
     out = array_ops.log_softmax(data_of(self), dim)

@@ -90,7 +90,7 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:98).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:99).
 
     self: grad
     """
@@ -107,7 +107,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:102).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:103).
 
     self: neg(grad)
     """
@@ -124,7 +124,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:106).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:112).
 
     self: grad * result
     """
@@ -142,7 +142,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:110).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:121).
 
     self: grad / self
     """
@@ -160,7 +160,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:115).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:130).
 
     self: grad / (2 * result)
     """
@@ -178,7 +178,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:120).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:139).
 
     self: grad * cos(self)
     """
@@ -196,7 +196,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:124).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:148).
 
     self: -(grad * sin(self))
     """
@@ -214,7 +214,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:128).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:157).
 
     self: grad * (1 - result * result)
     """
@@ -232,7 +232,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:132).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:166).
 
     self: grad * result * (1 - result)
     """
@@ -250,7 +250,7 @@ class SigmoidBackward0(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:136).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:175).
 
     self: grad * (result > 0)
     """
@@ -268,7 +268,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:141).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:182).
 
     self: grad * sign(self)
     """
@@ -286,7 +286,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:146).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:192).
 
     self: zeros_like(grad)
     """
@@ -303,7 +303,7 @@ class SignBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:151).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:201).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -324,7 +324,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:161).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:213).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -345,7 +345,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:169).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:224).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -368,7 +368,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:179).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:236).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape)
@@ -392,10 +392,10 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:187).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:250).
 
-    self: sum_to(grad * exponent * pow(self, exponent - 1), self.shape)
-    exponent: sum_to(grad * result * log(self), exponent.shape)
+    self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
+    exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
 
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_shape', '_saved_self_shape')
@@ -408,19 +408,20 @@ class PowBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             exponent = unpack(self._raw_saved_exponent, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.sum_to(grad * exponent * F.pow(self_, exponent - 1), self._saved_self_shape)
+            grad_self = F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
+            exponent = unpack(self._raw_saved_exponent, self, F.as_tensors)
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_exponent = F.sum_to(grad * result * F.log(self_), self._saved_exponent_shape)
+            grad_exponent = F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape)
         return (grad_self, grad_exponent, )
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:197).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:269).
 
-    self: sum_to(grad * ((self > other) + 0.5 * (self == other)), self.shape)
-    other: sum_to(grad * ((other > self) + 0.5 * (self == other)), other.shape)
+    self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
+    other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
@@ -433,19 +434,19 @@ class MaximumBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.sum_to(grad * ((self_ > other) + 0.5 * (self_ == other)), self._saved_self_shape)
+            grad_self = F.sum_to(grad * F.extremum_share(self_, other, 'gt'), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_other = F.sum_to(grad * ((other > self_) + 0.5 * (self_ == other)), self._saved_other_shape)
+            grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'gt'), self._saved_other_shape)
         return (grad_self, grad_other, )
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:205).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:279).
 
-    self: sum_to(grad * ((self < other) + 0.5 * (self == other)), self.shape)
-    other: sum_to(grad * ((other < self) + 0.5 * (self == other)), other.shape)
+    self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
+    other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
@@ -458,16 +459,16 @@ class MinimumBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.sum_to(grad * ((self_ < other) + 0.5 * (self_ == other)), self._saved_self_shape)
+            grad_self = F.sum_to(grad * F.extremum_share(self_, other, 'lt'), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_other = F.sum_to(grad * ((other < self_) + 0.5 * (self_ == other)), self._saved_other_shape)
+            grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'lt'), self._saved_other_shape)
         return (grad_self, grad_other, )
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:213).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:289).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -491,7 +492,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:223).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:303).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -509,7 +510,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:232).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:315).
 
     self: unreduce(grad, self.shape, dim)
     """
@@ -526,7 +527,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:241).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:324).
 
     self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -543,7 +544,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:249).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:332).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -562,7 +563,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:258).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:341).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -581,7 +582,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:265).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:348).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -601,7 +602,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:273).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:356).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -620,7 +621,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:278).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:361).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -640,7 +641,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:284).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:367).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -659,7 +660,7 @@ class MinBackward1(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:289).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:372).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -678,7 +679,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:297).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:380).
 
     self: gather_backward(grad, dim, index, self.shape)
     index: non_differentiable
@@ -697,7 +698,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:303).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:386).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -716,7 +717,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:311).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:394).
 
     self: reshape(grad, self.shape)
     """
@@ -733,7 +734,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:320).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:403).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -750,7 +751,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:328).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:411).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -767,7 +768,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:334).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:417).
 
     self: sum_to(grad, self.shape)
     """
@@ -784,7 +785,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:343).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:426).
 
     self: reshape(grad, self.shape)
     """
@@ -801,7 +802,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:352).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:435).
 
     self: reshape(grad, self.shape)
     """
@@ -818,7 +819,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:360).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:443).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -835,7 +836,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:371).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:454).
 
     self: getitem(grad, index)
     """
@@ -852,7 +853,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:377).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:460).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -866,7 +867,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:385).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:468).
 
     tensors: unstack(grad, dim)
     """
@@ -880,7 +881,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:394).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:477).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -903,7 +904,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:407).
+    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:490).
 
     self: result * (grad - sum(grad * result, dim, True))
     """
@@ -921,7 +922,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:415).
+    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:498).
 
     self: grad - exp(result) * sum(grad, dim, True)
     """
