@@ -132,7 +132,7 @@ def where(condition, self, other):
     return np.where(condition, self, other)
 
 
-def clamp(self, min=None, max=None):
+def clamp_default(self, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"""
     return clamp_array(self, min, max)
 
@@ -255,6 +255,218 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor"""
     return log_softmax_array(self, dim)
+
+
+def exp2(self):
+    """exp2(Tensor self) -> Tensor"""
+    return np.exp2(self)
+
+
+def expm1(self):
+    """expm1(Tensor self) -> Tensor"""
+    return np.expm1(self)
+
+
+def log2(self):
+    """log2(Tensor self) -> Tensor"""
+    return np.log2(self)
+
+
+def log10(self):
+    """log10(Tensor self) -> Tensor"""
+    return np.log10(self)
+
+
+def log1p(self):
+    """log1p(Tensor self) -> Tensor"""
+    return np.log1p(self)
+
+
+def rsqrt(self):
+    """rsqrt(Tensor self) -> Tensor"""
+    return 1 / np.sqrt(self)
+
+
+def square(self):
+    """square(Tensor self) -> Tensor"""
+    return np.square(self)
+
+
+def reciprocal(self):
+    """reciprocal(Tensor self) -> Tensor"""
+    return np.true_divide(1, self)
+
+
+def tan(self):
+    """tan(Tensor self) -> Tensor"""
+    return np.tan(self)
+
+
+def asin(self):
+    """asin(Tensor self) -> Tensor"""
+    return np.arcsin(self)
+
+
+def acos(self):
+    """acos(Tensor self) -> Tensor"""
+    return np.arccos(self)
+
+
+def atan(self):
+    """atan(Tensor self) -> Tensor"""
+    return np.arctan(self)
+
+
+def sinh(self):
+    """sinh(Tensor self) -> Tensor"""
+    return np.sinh(self)
+
+
+def cosh(self):
+    """cosh(Tensor self) -> Tensor"""
+    return np.cosh(self)
+
+
+def asinh(self):
+    """asinh(Tensor self) -> Tensor"""
+    return np.arcsinh(self)
+
+
+def acosh(self):
+    """acosh(Tensor self) -> Tensor"""
+    return np.arccosh(self)
+
+
+def atanh(self):
+    """atanh(Tensor self) -> Tensor"""
+    return np.arctanh(self)
+
+
+def logit(self, eps=None):
+    """logit(Tensor self, float? eps=None) -> Tensor"""
+    return logit_array(self, eps)
+
+
+def erf(self):
+    """erf(Tensor self) -> Tensor"""
+    return erf_array(self)
+
+
+def erfc(self):
+    """erfc(Tensor self) -> Tensor"""
+    return erfc_array(self)
+
+
+def erfinv(self):
+    """erfinv(Tensor self) -> Tensor"""
+    return erfinv_array(self)
+
+
+def lgamma(self):
+    """lgamma(Tensor self) -> Tensor"""
+    return lgamma_array(self)
+
+
+def digamma(self):
+    """digamma(Tensor self) -> Tensor"""
+    return digamma_array(self)
+
+
+def polygamma(n, self):
+    """polygamma(int n, Tensor self) -> Tensor"""
+    return polygamma_array(n, self)
+
+
+def special_gammaln(self):
+    """special_gammaln(Tensor self) -> Tensor"""
+    return lgamma_array(self)
+
+
+def special_psi(self):
+    """special_psi(Tensor self) -> Tensor"""
+    return digamma_array(self)
+
+
+def special_expit(self):
+    """special_expit(Tensor self) -> Tensor"""
+    return sigmoid_array(self)
+
+
+def sinc(self):
+    """sinc(Tensor self) -> Tensor"""
+    return np.sinc(self)
+
+
+def floor(self):
+    """floor(Tensor self) -> Tensor"""
+    return np.floor(self)
+
+
+def ceil(self):
+    """ceil(Tensor self) -> Tensor"""
+    return np.ceil(self)
+
+
+def round(self, *, decimals=0):
+    """round(Tensor self, *, int decimals=0) -> Tensor"""
+    return round_array(self, decimals)
+
+
+def trunc(self):
+    """trunc(Tensor self) -> Tensor"""
+    return np.trunc(self)
+
+
+def fix(self):
+    """fix(Tensor self) -> Tensor"""
+    return np.trunc(self)
+
+
+def frac(self):
+    """frac(Tensor self) -> Tensor"""
+    return frac_array(self)
+
+
+def clamp_Tensor(self, min=None, max=None):
+    """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
+    return clamp_array(self, min, max)
+
+
+def clip_default(self, min=None, max=None):
+    """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"""
+    return clamp_array(self, min, max)
+
+
+def clip_Tensor(self, min=None, max=None):
+    """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
+    return clamp_array(self, min, max)
+
+
+def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor"""
+    return nan_to_num_array(self, nan, posinf, neginf)
+
+
+def clamp(*args, **kwargs):
+    """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor | clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
+    return dispatch("clamp", _CLAMP_OVERLOADS, args, kwargs, arrays=True)
+
+
+_CLAMP_OVERLOADS = (
+    (clamp_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
+    (clamp_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+)
+
+
+def clip(*args, **kwargs):
+    """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor | clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
+    return dispatch("clip", _CLIP_OVERLOADS, args, kwargs, arrays=True)
+
+
+_CLIP_OVERLOADS = (
+    (clip_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
+    (clip_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+)
 
 
 def max(*args, **kwargs):

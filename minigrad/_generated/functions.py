@@ -472,13 +472,13 @@ def where(condition, self, other):
     return result
 
 
-def clamp(self, min=None, max=None):
+def clamp_default(self, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
     Derivatives (derivatives.yaml:303):
         self: grad * clamp_mask(self, min, max)
     """
-    out = array_ops.clamp(data_of(self), min, max)
+    out = array_ops.clamp_default(data_of(self), min, max)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = ClampBackward0((edge_of(self),))
@@ -935,6 +935,688 @@ def log_softmax(self, dim):
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
     return result
+
+
+def exp2(self):
+    """exp2(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:511):
+        self: grad * result * 0.6931471805599453
+    """
+    out = array_ops.exp2(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = Exp2Backward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def expm1(self):
+    """expm1(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:520):
+        self: grad * (result + 1)
+    """
+    out = array_ops.expm1(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = Expm1Backward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def log2(self):
+    """log2(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:529):
+        self: grad / (self * 0.6931471805599453)
+    """
+    out = array_ops.log2(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = Log2Backward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def log10(self):
+    """log10(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:537):
+        self: grad / (self * 2.302585092994046)
+    """
+    out = array_ops.log10(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = Log10Backward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def log1p(self):
+    """log1p(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:545):
+        self: grad / (self + 1)
+    """
+    out = array_ops.log1p(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = Log1pBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def rsqrt(self):
+    """rsqrt(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:554):
+        self: -0.5 * grad * result * result * result
+    """
+    out = array_ops.rsqrt(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = RsqrtBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def square(self):
+    """square(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:562):
+        self: grad * 2 * self
+    """
+    out = array_ops.square(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = SquareBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def reciprocal(self):
+    """reciprocal(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:570):
+        self: -grad * result * result
+    """
+    out = array_ops.reciprocal(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ReciprocalBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def tan(self):
+    """tan(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:579):
+        self: grad * (1 + result * result)
+    """
+    out = array_ops.tan(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TanBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def asin(self):
+    """asin(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:587):
+        self: grad / sqrt(1 - self * self)
+    """
+    out = array_ops.asin(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = AsinBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def acos(self):
+    """acos(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:595):
+        self: -grad / sqrt(1 - self * self)
+    """
+    out = array_ops.acos(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = AcosBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def atan(self):
+    """atan(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:603):
+        self: grad / (self * self + 1)
+    """
+    out = array_ops.atan(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = AtanBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def sinh(self):
+    """sinh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:611):
+        self: grad * cosh(self)
+    """
+    out = array_ops.sinh(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = SinhBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def cosh(self):
+    """cosh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:619):
+        self: grad * sinh(self)
+    """
+    out = array_ops.cosh(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = CoshBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def asinh(self):
+    """asinh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:627):
+        self: grad / sqrt(self * self + 1)
+    """
+    out = array_ops.asinh(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = AsinhBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def acosh(self):
+    """acosh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:635):
+        self: grad / sqrt((self - 1) * (self + 1))
+    """
+    out = array_ops.acosh(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = AcoshBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def atanh(self):
+    """atanh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:643):
+        self: grad / (1 - self * self)
+    """
+    out = array_ops.atanh(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = AtanhBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def logit(self, eps=None):
+    """logit(Tensor self, float? eps=None) -> Tensor
+
+    Derivatives (derivatives.yaml:653):
+        self: logit_grad(grad, self, eps)
+    """
+    out = array_ops.logit(data_of(self), eps)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = LogitBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_eps = eps
+    result = wrap(out, node)
+    return result
+
+
+def erf(self):
+    """erf(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:663):
+        self: grad * 1.1283791670955126 * exp(-(self * self))
+    """
+    out = array_ops.erf(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ErfBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def erfc(self):
+    """erfc(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:672):
+        self: grad * -1.1283791670955126 * exp(-(self * self))
+    """
+    out = array_ops.erfc(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ErfcBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def erfinv(self):
+    """erfinv(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:681):
+        self: grad * 0.886226925452758 * exp(result * result)
+    """
+    out = array_ops.erfinv(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ErfinvBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def lgamma(self):
+    """lgamma(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:690):
+        self: grad * digamma(self)
+    """
+    out = array_ops.lgamma(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = LgammaBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def digamma(self):
+    """digamma(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:698):
+        self: grad * polygamma(1, self)
+    """
+    out = array_ops.digamma(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = DigammaBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def polygamma(n, self):
+    """polygamma(int n, Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:708):
+        self: grad * polygamma(n + 1, self)
+    """
+    out = array_ops.polygamma(n, data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = PolygammaBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_n = n
+    result = wrap(out, node)
+    return result
+
+
+def special_gammaln(self):
+    """special_gammaln(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:719):
+        self: grad * digamma(self)
+    """
+    out = array_ops.special_gammaln(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = SpecialGammalnBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def special_psi(self):
+    """special_psi(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:726):
+        self: grad * polygamma(1, self)
+    """
+    out = array_ops.special_psi(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = SpecialPsiBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def special_expit(self):
+    """special_expit(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:733):
+        self: grad * result * (1 - result)
+    """
+    out = array_ops.special_expit(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = SpecialExpitBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def sinc(self):
+    """sinc(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:740):
+        self: sinc_grad(grad, self)
+    """
+    out = array_ops.sinc(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = SincBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def floor(self):
+    """floor(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:751):
+        self: zeros_like(grad)
+    """
+    out = array_ops.floor(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = FloorBackward0((edge_of(self),))
+    result = wrap(out, node)
+    return result
+
+
+def ceil(self):
+    """ceil(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:758):
+        self: zeros_like(grad)
+    """
+    out = array_ops.ceil(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = CeilBackward0((edge_of(self),))
+    result = wrap(out, node)
+    return result
+
+
+def round(self, *, decimals=0):
+    """round(Tensor self, *, int decimals=0) -> Tensor
+
+    Derivatives (derivatives.yaml:766):
+        self: zeros_like(grad)
+    """
+    out = array_ops.round(data_of(self), decimals=decimals)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = RoundBackward0((edge_of(self),))
+    result = wrap(out, node)
+    return result
+
+
+def trunc(self):
+    """trunc(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:774):
+        self: zeros_like(grad)
+    """
+    out = array_ops.trunc(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TruncBackward0((edge_of(self),))
+    result = wrap(out, node)
+    return result
+
+
+def fix(self):
+    """fix(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:781):
+        self: zeros_like(grad)
+    """
+    out = array_ops.fix(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = FixBackward0((edge_of(self),))
+    result = wrap(out, node)
+    return result
+
+
+def frac(self):
+    """frac(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:786):
+        self: grad
+    """
+    out = array_ops.frac(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = FracBackward0((edge_of(self),))
+    result = wrap(out, node)
+    return result
+
+
+def clamp_Tensor(self, min=None, max=None):
+    """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+
+    Derivatives (derivatives.yaml:798):
+        self: grad * clamp_tensor_masks(self, min, max, "self")
+        min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
+        max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
+    """
+    out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
+    if not (grad_mode.enabled and any_requires_grad(self, min, max)):
+        return wrap(out)
+    node = ClampBackward1((edge_of(self), edge_of(min), edge_of(max),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_min = node.next_functions[1][0] is not None
+    needs_max = node.next_functions[2][0] is not None
+    if needs_max:
+        node._saved_max_shape = shape_of(max)
+    if needs_min:
+        node._saved_min_shape = shape_of(min)
+    if needs_self or needs_min or needs_max:
+        node._raw_saved_max = save(max)
+        node._raw_saved_min = save(min)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def clip_default(self, min=None, max=None):
+    """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+
+    Derivatives (derivatives.yaml:810):
+        self: grad * clamp_mask(self, min, max)
+    """
+    out = array_ops.clip_default(data_of(self), min, max)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ClipBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_max = max
+    node._saved_min = min
+    result = wrap(out, node)
+    return result
+
+
+def clip_Tensor(self, min=None, max=None):
+    """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+
+    Derivatives (derivatives.yaml:817):
+        self: grad * clamp_tensor_masks(self, min, max, "self")
+        min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
+        max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
+    """
+    out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
+    if not (grad_mode.enabled and any_requires_grad(self, min, max)):
+        return wrap(out)
+    node = ClipBackward1((edge_of(self), edge_of(min), edge_of(max),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_min = node.next_functions[1][0] is not None
+    needs_max = node.next_functions[2][0] is not None
+    if needs_max:
+        node._saved_max_shape = shape_of(max)
+    if needs_min:
+        node._saved_min_shape = shape_of(min)
+    if needs_self or needs_min or needs_max:
+        node._raw_saved_max = save(max)
+        node._raw_saved_min = save(min)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
+
+    Derivatives (derivatives.yaml:826):
+        self: grad * finite_mask(self)
+    """
+    out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NanToNumBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def clamp(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor  ->  clamp_default
+        clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor  ->  clamp_Tensor
+    """
+    return dispatch("clamp", _CLAMP_OVERLOADS, args, kwargs)
+
+
+_CLAMP_OVERLOADS = (
+    (clamp_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
+    (clamp_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+)
+
+
+def clip(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor  ->  clip_default
+        clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor  ->  clip_Tensor
+    """
+    return dispatch("clip", _CLIP_OVERLOADS, args, kwargs)
+
+
+_CLIP_OVERLOADS = (
+    (clip_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
+    (clip_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+)
 
 
 def max(*args, **kwargs):

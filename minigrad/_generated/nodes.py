@@ -937,3 +937,713 @@ class LogSoftmaxBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad - F.exp(result) * F.sum(grad, self._saved_dim, True)
         return (grad_self, )
+
+
+class Exp2Backward0(GeneratedNode):
+    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:511).
+
+    self: grad * result * 0.6931471805599453
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * result * 0.6931471805599453
+        return (grad_self, )
+
+
+class Expm1Backward0(GeneratedNode):
+    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:520).
+
+    self: grad * (result + 1)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * (result + 1)
+        return (grad_self, )
+
+
+class Log2Backward0(GeneratedNode):
+    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:529).
+
+    self: grad / (self * 0.6931471805599453)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (self_ * 0.6931471805599453)
+        return (grad_self, )
+
+
+class Log10Backward0(GeneratedNode):
+    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:537).
+
+    self: grad / (self * 2.302585092994046)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (self_ * 2.302585092994046)
+        return (grad_self, )
+
+
+class Log1pBackward0(GeneratedNode):
+    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:545).
+
+    self: grad / (self + 1)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (self_ + 1)
+        return (grad_self, )
+
+
+class RsqrtBackward0(GeneratedNode):
+    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:554).
+
+    self: -0.5 * grad * result * result * result
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = -0.5 * grad * result * result * result
+        return (grad_self, )
+
+
+class SquareBackward0(GeneratedNode):
+    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:562).
+
+    self: grad * 2 * self
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * 2 * self_
+        return (grad_self, )
+
+
+class ReciprocalBackward0(GeneratedNode):
+    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:570).
+
+    self: -grad * result * result
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = -grad * result * result
+        return (grad_self, )
+
+
+class TanBackward0(GeneratedNode):
+    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:579).
+
+    self: grad * (1 + result * result)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * (1 + result * result)
+        return (grad_self, )
+
+
+class AsinBackward0(GeneratedNode):
+    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:587).
+
+    self: grad / sqrt(1 - self * self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / F.sqrt(1 - self_ * self_)
+        return (grad_self, )
+
+
+class AcosBackward0(GeneratedNode):
+    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:595).
+
+    self: -grad / sqrt(1 - self * self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = -grad / F.sqrt(1 - self_ * self_)
+        return (grad_self, )
+
+
+class AtanBackward0(GeneratedNode):
+    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:603).
+
+    self: grad / (self * self + 1)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (self_ * self_ + 1)
+        return (grad_self, )
+
+
+class SinhBackward0(GeneratedNode):
+    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:611).
+
+    self: grad * cosh(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.cosh(self_)
+        return (grad_self, )
+
+
+class CoshBackward0(GeneratedNode):
+    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:619).
+
+    self: grad * sinh(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.sinh(self_)
+        return (grad_self, )
+
+
+class AsinhBackward0(GeneratedNode):
+    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:627).
+
+    self: grad / sqrt(self * self + 1)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / F.sqrt(self_ * self_ + 1)
+        return (grad_self, )
+
+
+class AcoshBackward0(GeneratedNode):
+    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:635).
+
+    self: grad / sqrt((self - 1) * (self + 1))
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / F.sqrt((self_ - 1) * (self_ + 1))
+        return (grad_self, )
+
+
+class AtanhBackward0(GeneratedNode):
+    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:643).
+
+    self: grad / (1 - self * self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (1 - self_ * self_)
+        return (grad_self, )
+
+
+class LogitBackward0(GeneratedNode):
+    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:653).
+
+    self: logit_grad(grad, self, eps)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_eps')
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.logit_grad(grad, self_, self._saved_eps)
+        return (grad_self, )
+
+
+class ErfBackward0(GeneratedNode):
+    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:663).
+
+    self: grad * 1.1283791670955126 * exp(-(self * self))
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * 1.1283791670955126 * F.exp(-(self_ * self_))
+        return (grad_self, )
+
+
+class ErfcBackward0(GeneratedNode):
+    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:672).
+
+    self: grad * -1.1283791670955126 * exp(-(self * self))
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * -1.1283791670955126 * F.exp(-(self_ * self_))
+        return (grad_self, )
+
+
+class ErfinvBackward0(GeneratedNode):
+    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:681).
+
+    self: grad * 0.886226925452758 * exp(result * result)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * 0.886226925452758 * F.exp(result * result)
+        return (grad_self, )
+
+
+class LgammaBackward0(GeneratedNode):
+    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:690).
+
+    self: grad * digamma(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.digamma(self_)
+        return (grad_self, )
+
+
+class DigammaBackward0(GeneratedNode):
+    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:698).
+
+    self: grad * polygamma(1, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.polygamma(1, self_)
+        return (grad_self, )
+
+
+class PolygammaBackward0(GeneratedNode):
+    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:708).
+
+    self: grad * polygamma(n + 1, self)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_n')
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.polygamma(self._saved_n + 1, self_)
+        return (grad_self, )
+
+
+class SpecialGammalnBackward0(GeneratedNode):
+    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:719).
+
+    self: grad * digamma(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.digamma(self_)
+        return (grad_self, )
+
+
+class SpecialPsiBackward0(GeneratedNode):
+    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:726).
+
+    self: grad * polygamma(1, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.polygamma(1, self_)
+        return (grad_self, )
+
+
+class SpecialExpitBackward0(GeneratedNode):
+    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:733).
+
+    self: grad * result * (1 - result)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * result * (1 - result)
+        return (grad_self, )
+
+
+class SincBackward0(GeneratedNode):
+    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:740).
+
+    self: sinc_grad(grad, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sinc_grad(grad, self_)
+        return (grad_self, )
+
+
+class FloorBackward0(GeneratedNode):
+    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:751).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self, )
+
+
+class CeilBackward0(GeneratedNode):
+    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:758).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self, )
+
+
+class RoundBackward0(GeneratedNode):
+    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:766).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self, )
+
+
+class TruncBackward0(GeneratedNode):
+    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:774).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self, )
+
+
+class FixBackward0(GeneratedNode):
+    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:781).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self, )
+
+
+class FracBackward0(GeneratedNode):
+    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:786).
+
+    self: grad
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = grad
+        return (grad_self, )
+
+
+class ClampBackward1(GeneratedNode):
+    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:798).
+
+    self: grad * clamp_tensor_masks(self, min, max, "self")
+    min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
+    max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
+    """
+
+    __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape')
+    _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_min = None
+        grad_max = None
+        if self.next_functions[0][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.clamp_tensor_masks(self_, min, max, 'self')
+        if self.next_functions[1][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_min = F.sum_to(grad * F.clamp_tensor_masks(self_, min, max, 'min'), self._saved_min_shape)
+        if self.next_functions[2][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_max = F.sum_to(grad * F.clamp_tensor_masks(self_, min, max, 'max'), self._saved_max_shape)
+        return (grad_self, grad_min, grad_max, )
+
+
+class ClipBackward0(GeneratedNode):
+    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:810).
+
+    self: grad * clamp_mask(self, min, max)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.clamp_mask(self_, self._saved_min, self._saved_max)
+        return (grad_self, )
+
+
+class ClipBackward1(GeneratedNode):
+    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:817).
+
+    self: grad * clamp_tensor_masks(self, min, max, "self")
+    min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
+    max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
+    """
+
+    __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape')
+    _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_min = None
+        grad_max = None
+        if self.next_functions[0][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.clamp_tensor_masks(self_, min, max, 'self')
+        if self.next_functions[1][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_min = F.sum_to(grad * F.clamp_tensor_masks(self_, min, max, 'min'), self._saved_min_shape)
+        if self.next_functions[2][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_max = F.sum_to(grad * F.clamp_tensor_masks(self_, min, max, 'max'), self._saved_max_shape)
+        return (grad_self, grad_min, grad_max, )
+
+
+class NanToNumBackward0(GeneratedNode):
+    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:826).
+
+    self: grad * finite_mask(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.finite_mask(self_)
+        return (grad_self, )
