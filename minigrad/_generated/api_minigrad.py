@@ -81,6 +81,21 @@ from .functions import (  # noqa: F401
     frac,
     clip,
     nan_to_num,
+    floor_divide,
+    remainder,
+    fmod,
+    float_power,
+    fmax,
+    fmin,
+    atan2,
+    hypot,
+    logaddexp,
+    logaddexp2,
+    copysign,
+    xlogy,
+    lerp,
+    addcmul,
+    addcdiv,
 )
 
-__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "square", "reciprocal", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "logit", "erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "sinc", "floor", "ceil", "round", "trunc", "fix", "frac", "clip", "nan_to_num", ]
+__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "square", "reciprocal", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "logit", "erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "sinc", "floor", "ceil", "round", "trunc", "fix", "frac", "clip", "nan_to_num", "floor_divide", "remainder", "fmod", "float_power", "fmax", "fmin", "atan2", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy", "lerp", "addcmul", "addcdiv", ]

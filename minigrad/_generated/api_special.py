@@ -15,6 +15,7 @@ from .functions import (  # noqa: F401
     special_expit as expit,
     sinc,
     round,
+    xlogy,
 )
 
-__all__ = ["exp2", "expm1", "log1p", "logit", "erf", "erfc", "erfinv", "digamma", "polygamma", "gammaln", "psi", "expit", "sinc", "round", ]
+__all__ = ["exp2", "expm1", "log1p", "logit", "erf", "erfc", "erfinv", "digamma", "polygamma", "gammaln", "psi", "expit", "sinc", "round", "xlogy", ]

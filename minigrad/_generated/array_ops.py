@@ -107,7 +107,7 @@ def mul(self, other):
     return np.multiply(self, other)
 
 
-def div(self, other):
+def div_default(self, other):
     """div(Tensor self, Tensor other) -> Tensor"""
     return np.true_divide(self, other)
 
@@ -447,6 +447,101 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     return nan_to_num_array(self, nan, posinf, neginf)
 
 
+def div_Tensor_mode(self, other, *, rounding_mode):
+    """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor"""
+    return div_array(self, other, rounding_mode)
+
+
+def floor_divide(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor"""
+    return div_array(self, other, "floor")
+
+
+def remainder(self, other):
+    """remainder(Tensor self, Tensor other) -> Tensor"""
+    return np.remainder(self, other)
+
+
+def fmod(self, other):
+    """fmod(Tensor self, Tensor other) -> Tensor"""
+    return np.fmod(self, other)
+
+
+def float_power(self, exponent):
+    """float_power(Tensor self, Tensor exponent) -> Tensor"""
+    return float_power_array(self, exponent)
+
+
+def fmax(self, other):
+    """fmax(Tensor self, Tensor other) -> Tensor"""
+    return np.fmax(self, other)
+
+
+def fmin(self, other):
+    """fmin(Tensor self, Tensor other) -> Tensor"""
+    return np.fmin(self, other)
+
+
+def max_other(self, other):
+    """max.other(Tensor self, Tensor other) -> Tensor"""
+    return np.maximum(self, other)
+
+
+def min_other(self, other):
+    """min.other(Tensor self, Tensor other) -> Tensor"""
+    return np.minimum(self, other)
+
+
+def atan2(self, other):
+    """atan2(Tensor self, Tensor other) -> Tensor"""
+    return np.arctan2(self, other)
+
+
+def hypot(self, other):
+    """hypot(Tensor self, Tensor other) -> Tensor"""
+    return np.hypot(self, other)
+
+
+def logaddexp(self, other):
+    """logaddexp(Tensor self, Tensor other) -> Tensor"""
+    return np.logaddexp(self, other)
+
+
+def logaddexp2(self, other):
+    """logaddexp2(Tensor self, Tensor other) -> Tensor"""
+    return np.logaddexp2(self, other)
+
+
+def copysign(self, other):
+    """copysign(Tensor self, Tensor other) -> Tensor"""
+    return np.copysign(self, other)
+
+
+def xlogy(self, other):
+    """xlogy(Tensor self, Tensor other) -> Tensor"""
+    return xlogy_array(self, other)
+
+
+def lerp_Scalar(self, end, weight):
+    """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor"""
+    return lerp_array(self, end, weight)
+
+
+def lerp_Tensor(self, end, weight):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    return lerp_array(self, end, weight)
+
+
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    return addcmul_array(self, tensor1, tensor2, value)
+
+
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    return addcdiv_array(self, tensor1, tensor2, value)
+
+
 def clamp(*args, **kwargs):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor | clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
     return dispatch("clamp", _CLAMP_OVERLOADS, args, kwargs, arrays=True)
@@ -469,23 +564,47 @@ _CLIP_OVERLOADS = (
 )
 
 
+def div(*args, **kwargs):
+    """div(Tensor self, Tensor other) -> Tensor | div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor"""
+    return dispatch("div", _DIV_OVERLOADS, args, kwargs, arrays=True)
+
+
+_DIV_OVERLOADS = (
+    (div_default, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+    (div_Tensor_mode, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False), ('rounding_mode', 'str?', False, True))),
+)
+
+
+def lerp(*args, **kwargs):
+    """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor | lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    return dispatch("lerp", _LERP_OVERLOADS, args, kwargs, arrays=True)
+
+
+_LERP_OVERLOADS = (
+    (lerp_Scalar, (('self', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Scalar', False, False))),
+    (lerp_Tensor, (('self', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Tensor', False, False))),
+)
+
+
 def max(*args, **kwargs):
-    """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | max(Tensor self) -> Tensor"""
+    """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | max(Tensor self) -> Tensor | max.other(Tensor self, Tensor other) -> Tensor"""
     return dispatch("max", _MAX_OVERLOADS, args, kwargs, arrays=True)
 
 
 _MAX_OVERLOADS = (
     (max_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (max_default, (('self', 'Tensor', False, False),)),
+    (max_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
 )
 
 
 def min(*args, **kwargs):
-    """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | min(Tensor self) -> Tensor"""
+    """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | min(Tensor self) -> Tensor | min.other(Tensor self, Tensor other) -> Tensor"""
     return dispatch("min", _MIN_OVERLOADS, args, kwargs, arrays=True)
 
 
 _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
+    (min_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
 )

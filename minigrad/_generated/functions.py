@@ -350,14 +350,14 @@ def mul(self, other):
     return result
 
 
-def div(self, other):
+def div_default(self, other):
     """div(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:236):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
-    out = array_ops.div(data_of(self), data_of(other))
+    out = array_ops.div_default(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
     node = DivBackward0((edge_of(self), edge_of(other),))
@@ -1589,6 +1589,477 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     return result
 
 
+def div_Tensor_mode(self, other, *, rounding_mode):
+    """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+
+    Derivatives (derivatives.yaml:837):
+        self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
+        other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
+    """
+    out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = DivBackward1((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+    node._saved_rounding_mode = rounding_mode
+    result = wrap(out, node)
+    return result
+
+
+def floor_divide(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:847):
+        self: zeros_shaped(grad, self.shape)
+        other: zeros_shaped(grad, other.shape)
+    """
+    out = array_ops.floor_divide(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = FloorDivideBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap(out, node)
+    return result
+
+
+def remainder(self, other):
+    """remainder(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:855):
+        self: sum_to(grad, self.shape)
+        other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
+    """
+    out = array_ops.remainder(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = RemainderBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap(out, node)
+    return result
+
+
+def fmod(self, other):
+    """fmod(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:866):
+        self: sum_to(grad, self.shape)
+        other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
+    """
+    out = array_ops.fmod(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = FmodBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap(out, node)
+    return result
+
+
+def float_power(self, exponent):
+    """float_power(Tensor self, Tensor exponent) -> Tensor
+
+    Derivatives (derivatives.yaml:876):
+        self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
+        exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
+    """
+    out = array_ops.float_power(data_of(self), data_of(exponent))
+    if not (grad_mode.enabled and any_requires_grad(self, exponent)):
+        return wrap(out)
+    node = FloatPowerBackward0((edge_of(self), edge_of(exponent),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_exponent = node.next_functions[1][0] is not None
+    if needs_exponent:
+        node._saved_exponent_dtype = dtype_of(exponent)
+        node._saved_exponent_shape = shape_of(exponent)
+    if needs_self:
+        node._saved_self_dtype = dtype_of(self)
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_exponent:
+        node._raw_saved_exponent = save(exponent)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    if needs_exponent:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def fmax(self, other):
+    """fmax(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:887):
+        self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
+        other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
+    """
+    out = array_ops.fmax(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = FmaxBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def fmin(self, other):
+    """fmin(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:896):
+        self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
+        other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
+    """
+    out = array_ops.fmin(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = FminBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def max_other(self, other):
+    """max.other(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:905):
+        self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
+        other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
+    """
+    out = array_ops.max_other(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = MaxBackward2((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def min_other(self, other):
+    """min.other(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:913):
+        self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
+        other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
+    """
+    out = array_ops.min_other(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = MinBackward2((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def atan2(self, other):
+    """atan2(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:921):
+        self: sum_to(grad * other / (self * self + other * other), self.shape)
+        other: sum_to(-grad * self / (self * self + other * other), other.shape)
+    """
+    out = array_ops.atan2(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = Atan2Backward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def hypot(self, other):
+    """hypot(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:930):
+        self: sum_to(grad * self / result, self.shape)
+        other: sum_to(grad * other / result, other.shape)
+    """
+    out = array_ops.hypot(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = HypotBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_other = save(other)
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_shape = shape_of(self)
+    result = wrap(out, node)
+    if needs_other:
+        node._raw_saved_result = save(result, is_output=True)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def logaddexp(self, other):
+    """logaddexp(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:939):
+        self: sum_to(grad / (1 + exp(other - self)), self.shape)
+        other: sum_to(grad / (1 + exp(self - other)), other.shape)
+    """
+    out = array_ops.logaddexp(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = LogaddexpBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def logaddexp2(self, other):
+    """logaddexp2(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:948):
+        self: sum_to(grad / (1 + exp2(other - self)), self.shape)
+        other: sum_to(grad / (1 + exp2(self - other)), other.shape)
+    """
+    out = array_ops.logaddexp2(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = Logaddexp2Backward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def copysign(self, other):
+    """copysign(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:957):
+        self: sum_to(grad * copysign_ratio(self, result), self.shape)
+        other: zeros_shaped(grad, other.shape)
+    """
+    out = array_ops.copysign(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = CopysignBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_shape = shape_of(self)
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def xlogy(self, other):
+    """xlogy(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:968):
+        self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
+        other: sum_to(grad * self / other, other.shape)
+    """
+    out = array_ops.xlogy(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = XlogyBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def lerp_Scalar(self, end, weight):
+    """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+
+    Derivatives (derivatives.yaml:979):
+        self: sum_to(grad * (1 - weight), self.shape)
+        end: sum_to(grad * weight, end.shape)
+    """
+    out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
+    if not (grad_mode.enabled and any_requires_grad(self, end)):
+        return wrap(out)
+    node = LerpBackward0((edge_of(self), edge_of(end),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_end = node.next_functions[1][0] is not None
+    if needs_end:
+        node._saved_end_shape = shape_of(end)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_weight = weight
+    result = wrap(out, node)
+    return result
+
+
+def lerp_Tensor(self, end, weight):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+
+    Derivatives (derivatives.yaml:988):
+        self: sum_to(grad * (1 - weight), self.shape)
+        end: sum_to(grad * weight, end.shape)
+        weight: sum_to(grad * (end - self), weight.shape)
+    """
+    out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
+    if not (grad_mode.enabled and any_requires_grad(self, end, weight)):
+        return wrap(out)
+    node = LerpBackward1((edge_of(self), edge_of(end), edge_of(weight),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_end = node.next_functions[1][0] is not None
+    needs_weight = node.next_functions[2][0] is not None
+    if needs_end:
+        node._saved_end_shape = shape_of(end)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_self or needs_end:
+        node._raw_saved_weight = save(weight)
+    if needs_weight:
+        node._raw_saved_end = save(end)
+        node._raw_saved_self = save(self)
+        node._saved_weight_shape = shape_of(weight)
+    result = wrap(out, node)
+    return result
+
+
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+
+    Derivatives (derivatives.yaml:998):
+        self: sum_to(grad, self.shape)
+        tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
+        tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
+    """
+    out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
+    if not (grad_mode.enabled and any_requires_grad(self, tensor1, tensor2)):
+        return wrap(out)
+    node = AddcmulBackward0((edge_of(self), edge_of(tensor1), edge_of(tensor2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_tensor1 = node.next_functions[1][0] is not None
+    needs_tensor2 = node.next_functions[2][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_tensor1:
+        node._raw_saved_tensor2 = save(tensor2)
+        node._saved_tensor1_shape = shape_of(tensor1)
+    if needs_tensor2:
+        node._raw_saved_tensor1 = save(tensor1)
+        node._saved_tensor2_shape = shape_of(tensor2)
+    node._saved_value = value
+    result = wrap(out, node)
+    return result
+
+
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+
+    Derivatives (derivatives.yaml:1009):
+        self: sum_to(grad, self.shape)
+        tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
+        tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
+    """
+    out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
+    if not (grad_mode.enabled and any_requires_grad(self, tensor1, tensor2)):
+        return wrap(out)
+    node = AddcdivBackward0((edge_of(self), edge_of(tensor1), edge_of(tensor2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_tensor1 = node.next_functions[1][0] is not None
+    needs_tensor2 = node.next_functions[2][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    if needs_tensor1:
+        node._saved_tensor1_shape = shape_of(tensor1)
+    if needs_tensor1 or needs_tensor2:
+        node._raw_saved_tensor2 = save(tensor2)
+    if needs_tensor2:
+        node._raw_saved_tensor1 = save(tensor1)
+        node._saved_tensor2_shape = shape_of(tensor2)
+    node._saved_value = value
+    result = wrap(out, node)
+    return result
+
+
 def clamp(*args, **kwargs):
     """Dispatches to the first overload whose arguments fit:
 
@@ -1619,11 +2090,42 @@ _CLIP_OVERLOADS = (
 )
 
 
+def div(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        div(Tensor self, Tensor other) -> Tensor  ->  div_default
+        div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor  ->  div_Tensor_mode
+    """
+    return dispatch("div", _DIV_OVERLOADS, args, kwargs)
+
+
+_DIV_OVERLOADS = (
+    (div_default, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+    (div_Tensor_mode, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False), ('rounding_mode', 'str?', False, True))),
+)
+
+
+def lerp(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor  ->  lerp_Scalar
+        lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor  ->  lerp_Tensor
+    """
+    return dispatch("lerp", _LERP_OVERLOADS, args, kwargs)
+
+
+_LERP_OVERLOADS = (
+    (lerp_Scalar, (('self', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Scalar', False, False))),
+    (lerp_Tensor, (('self', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Tensor', False, False))),
+)
+
+
 def max(*args, **kwargs):
     """Dispatches to the first overload whose arguments fit:
 
         max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)  ->  max_dim
         max(Tensor self) -> Tensor  ->  max_default
+        max.other(Tensor self, Tensor other) -> Tensor  ->  max_other
     """
     return dispatch("max", _MAX_OVERLOADS, args, kwargs)
 
@@ -1631,6 +2133,7 @@ def max(*args, **kwargs):
 _MAX_OVERLOADS = (
     (max_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (max_default, (('self', 'Tensor', False, False),)),
+    (max_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
 )
 
 
@@ -1639,6 +2142,7 @@ def min(*args, **kwargs):
 
         min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)  ->  min_dim
         min(Tensor self) -> Tensor  ->  min_default
+        min.other(Tensor self, Tensor other) -> Tensor  ->  min_other
     """
     return dispatch("min", _MIN_OVERLOADS, args, kwargs)
 
@@ -1646,4 +2150,5 @@ def min(*args, **kwargs):
 _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
+    (min_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
 )

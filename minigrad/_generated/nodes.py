@@ -1647,3 +1647,473 @@ class NanToNumBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.finite_mask(self_)
         return (grad_self, )
+
+
+class DivBackward1(GeneratedNode):
+    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:837).
+
+    self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
+    other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_rounding_mode', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.sum_to(grad / other, self._saved_self_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(-grad * self_ / (other * other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class FloorDivideBackward0(GeneratedNode):
+    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:847).
+
+    self: zeros_shaped(grad, self.shape)
+    other: zeros_shaped(grad, other.shape)
+    """
+
+    __slots__ = ('_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_shaped(grad, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            grad_other = F.zeros_shaped(grad, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class RemainderBackward0(GeneratedNode):
+    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:855).
+
+    self: sum_to(grad, self.shape)
+    other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='floor'), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class FmodBackward0(GeneratedNode):
+    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:866).
+
+    self: sum_to(grad, self.shape)
+    other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='trunc'), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class FloatPowerBackward0(GeneratedNode):
+    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:876).
+
+    self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
+    exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
+    """
+
+    __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_dtype', '_saved_exponent_shape', '_saved_self_dtype', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_exponent = None
+        if self.next_functions[0][0] is not None:
+            exponent = unpack(self._raw_saved_exponent, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F._to_copy(F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape), self._saved_self_dtype)
+        if self.next_functions[1][0] is not None:
+            exponent = unpack(self._raw_saved_exponent, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_exponent = F._to_copy(F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape), self._saved_exponent_dtype)
+        return (grad_self, grad_exponent, )
+
+
+class FmaxBackward0(GeneratedNode):
+    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:887).
+
+    self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
+    other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * F.fmax_mask(self_, other, 'ge'), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad * F.fmax_other_mask(self_, other, 'ge'), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class FminBackward0(GeneratedNode):
+    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:896).
+
+    self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
+    other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * F.fmax_mask(self_, other, 'le'), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad * F.fmax_other_mask(self_, other, 'le'), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class MaxBackward2(GeneratedNode):
+    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:905).
+
+    self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
+    other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * F.extremum_share(self_, other, 'gt'), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'gt'), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class MinBackward2(GeneratedNode):
+    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:913).
+
+    self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
+    other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * F.extremum_share(self_, other, 'lt'), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'lt'), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class Atan2Backward0(GeneratedNode):
+    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:921).
+
+    self: sum_to(grad * other / (self * self + other * other), self.shape)
+    other: sum_to(-grad * self / (self * self + other * other), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * other / (self_ * self_ + other * other), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(-grad * self_ / (self_ * self_ + other * other), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class HypotBackward0(GeneratedNode):
+    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:930).
+
+    self: sum_to(grad * self / result, self.shape)
+    other: sum_to(grad * other / result, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * self_ / result, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_other = F.sum_to(grad * other / result, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class LogaddexpBackward0(GeneratedNode):
+    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:939).
+
+    self: sum_to(grad / (1 + exp(other - self)), self.shape)
+    other: sum_to(grad / (1 + exp(self - other)), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad / (1 + F.exp(other - self_)), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad / (1 + F.exp(self_ - other)), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class Logaddexp2Backward0(GeneratedNode):
+    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:948).
+
+    self: sum_to(grad / (1 + exp2(other - self)), self.shape)
+    other: sum_to(grad / (1 + exp2(self - other)), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad / (1 + F.exp2(other - self_)), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad / (1 + F.exp2(self_ - other)), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class CopysignBackward0(GeneratedNode):
+    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:957).
+
+    self: sum_to(grad * copysign_ratio(self, result), self.shape)
+    other: zeros_shaped(grad, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * F.copysign_ratio(self_, result), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            grad_other = F.zeros_shaped(grad, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class XlogyBackward0(GeneratedNode):
+    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:968).
+
+    self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
+    other: sum_to(grad * self / other, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(F.xlogy_grad_self(grad, self_, other), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad * self_ / other, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class LerpBackward0(GeneratedNode):
+    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:979).
+
+    self: sum_to(grad * (1 - weight), self.shape)
+    end: sum_to(grad * weight, end.shape)
+    """
+
+    __slots__ = ('_saved_end_shape', '_saved_self_shape', '_saved_weight')
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_end = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad * (1 - self._saved_weight), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            grad_end = F.sum_to(grad * self._saved_weight, self._saved_end_shape)
+        return (grad_self, grad_end, )
+
+
+class LerpBackward1(GeneratedNode):
+    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:988).
+
+    self: sum_to(grad * (1 - weight), self.shape)
+    end: sum_to(grad * weight, end.shape)
+    weight: sum_to(grad * (end - self), weight.shape)
+    """
+
+    __slots__ = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight', '_saved_end_shape', '_saved_self_shape', '_saved_weight_shape')
+    _saved_slots = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_end = None
+        grad_weight = None
+        if self.next_functions[0][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_self = F.sum_to(grad * (1 - weight), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_end = F.sum_to(grad * weight, self._saved_end_shape)
+        if self.next_functions[2][0] is not None:
+            end = unpack(self._raw_saved_end, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_weight = F.sum_to(grad * (end - self_), self._saved_weight_shape)
+        return (grad_self, grad_end, grad_weight, )
+
+
+class AddcmulBackward0(GeneratedNode):
+    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:998).
+
+    self: sum_to(grad, self.shape)
+    tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
+    tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
+    """
+
+    __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
+    _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_tensor1 = None
+        grad_tensor2 = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            tensor2 = unpack(self._raw_saved_tensor2, self, F.as_tensors)
+            grad_tensor1 = F.sum_to(F.maybe_multiply(grad * tensor2, self._saved_value), self._saved_tensor1_shape)
+        if self.next_functions[2][0] is not None:
+            tensor1 = unpack(self._raw_saved_tensor1, self, F.as_tensors)
+            grad_tensor2 = F.sum_to(F.maybe_multiply(grad * tensor1, self._saved_value), self._saved_tensor2_shape)
+        return (grad_self, grad_tensor1, grad_tensor2, )
+
+
+class AddcdivBackward0(GeneratedNode):
+    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1009).
+
+    self: sum_to(grad, self.shape)
+    tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
+    tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
+    """
+
+    __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
+    _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_tensor1 = None
+        grad_tensor2 = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            tensor2 = unpack(self._raw_saved_tensor2, self, F.as_tensors)
+            grad_tensor1 = F.sum_to(F.maybe_multiply(grad / tensor2, self._saved_value), self._saved_tensor1_shape)
+        if self.next_functions[2][0] is not None:
+            tensor1 = unpack(self._raw_saved_tensor1, self, F.as_tensors)
+            tensor2 = unpack(self._raw_saved_tensor2, self, F.as_tensors)
+            grad_tensor2 = F.sum_to(-F.maybe_multiply(grad * tensor1 / (tensor2 * tensor2), self._saved_value), self._saved_tensor2_shape)
+        return (grad_self, grad_tensor1, grad_tensor2, )
