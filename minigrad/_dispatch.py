@@ -13,8 +13,8 @@ def dispatch(name, overloads, args, kwargs, arrays=False):
     for fn, params in overloads:
         if _fits(params, args, kwargs, arrays):
             return fn(*args, **kwargs)
-    # Second pass: a Python number where a Tensor is expected (``div(x, 2, rounding_mode=
-    # "floor")``, ``clamp(x, min=0.0, max=t)``), as the ops without overloads accept.
+    # Second pass: a number or an ndarray (a constant) where a Tensor is expected, as the
+    # ops without overloads accept: ``div(x, 2, rounding_mode="floor")``, ``max(x, 0.5)``.
     for fn, params in overloads:
         if _fits(params, args, kwargs, arrays, numbers_as_tensors=True):
             return fn(*args, **kwargs)
@@ -56,7 +56,7 @@ def _is(type_, value, arrays, numbers_as_tensors=False):
         type_ = type_[:-1]
     tensor_types = (Tensor, np.ndarray) if arrays else (Tensor,)
     if numbers_as_tensors:
-        tensor_types = tensor_types + (numbers.Number, np.generic)
+        tensor_types = tensor_types + (numbers.Number, np.generic, np.ndarray)
     if type_ == "Tensor":
         return isinstance(value, tensor_types)
     if type_ == "Tensor[]":

@@ -371,3 +371,13 @@ def test_second_order_matches_torch(fn, specs):
         g = np.zeros_like(tg) if g is None else g  # an unused input: zero either way
         tg = np.zeros_like(g) if tg is None else tg
         np.testing.assert_allclose(g, tg, rtol=1e-6, atol=1e-9)
+
+
+def test_overloads_take_numbers_and_arrays_as_constant_tensors():
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    np.testing.assert_array_equal(mg.div(x, 2, rounding_mode="floor").detach().numpy(), [0.0, 1.0, 1.0])
+    np.testing.assert_array_equal(mg.clamp(x, min=np.array([1.5, 0.0, 0.0])).detach().numpy(), [1.5, 2.0, 3.0])
+    np.testing.assert_array_equal(mg.max(x, np.array([2.0, 2.0, 2.0])).detach().numpy(), [2.0, 2.0, 3.0])
+    np.testing.assert_array_equal((x / 2).detach().numpy(), [0.5, 1.0, 1.5])
+    with pytest.raises(TypeError, match="invalid combination of arguments"):
+        mg.max(x, "dim")
