@@ -1367,7 +1367,7 @@ def special_gammaln(self):
 def special_psi(self):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:726):
+    Derivatives (derivatives.yaml:728):
         self: grad * polygamma(1, self)
     """
     out = array_ops.special_psi(data_of(self))
@@ -1384,7 +1384,7 @@ def special_psi(self):
 def special_expit(self):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:733):
+    Derivatives (derivatives.yaml:737):
         self: grad * result * (1 - result)
     """
     out = array_ops.special_expit(data_of(self))
@@ -1401,7 +1401,7 @@ def special_expit(self):
 def sinc(self):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:740):
+    Derivatives (derivatives.yaml:747):
         self: sinc_grad(grad, self)
     """
     out = array_ops.sinc(data_of(self))
@@ -1418,7 +1418,7 @@ def sinc(self):
 def floor(self):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:751):
+    Derivatives (derivatives.yaml:758):
         self: zeros_like(grad)
     """
     out = array_ops.floor(data_of(self))
@@ -1432,7 +1432,7 @@ def floor(self):
 def ceil(self):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:758):
+    Derivatives (derivatives.yaml:765):
         self: zeros_like(grad)
     """
     out = array_ops.ceil(data_of(self))
@@ -1446,7 +1446,7 @@ def ceil(self):
 def round(self, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:766):
+    Derivatives (derivatives.yaml:773):
         self: zeros_like(grad)
     """
     out = array_ops.round(data_of(self), decimals=decimals)
@@ -1460,7 +1460,7 @@ def round(self, *, decimals=0):
 def trunc(self):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:774):
+    Derivatives (derivatives.yaml:781):
         self: zeros_like(grad)
     """
     out = array_ops.trunc(data_of(self))
@@ -1474,7 +1474,7 @@ def trunc(self):
 def fix(self):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:781):
+    Derivatives (derivatives.yaml:788):
         self: zeros_like(grad)
     """
     out = array_ops.fix(data_of(self))
@@ -1488,7 +1488,7 @@ def fix(self):
 def frac(self):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:786):
+    Derivatives (derivatives.yaml:795):
         self: grad
     """
     out = array_ops.frac(data_of(self))
@@ -1502,7 +1502,7 @@ def frac(self):
 def clamp_Tensor(self, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:798):
+    Derivatives (derivatives.yaml:807):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1529,7 +1529,7 @@ def clamp_Tensor(self, min=None, max=None):
 def clip_default(self, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:810):
+    Derivatives (derivatives.yaml:819):
         self: grad * clamp_mask(self, min, max)
     """
     out = array_ops.clip_default(data_of(self), min, max)
@@ -1548,7 +1548,7 @@ def clip_default(self, min=None, max=None):
 def clip_Tensor(self, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:817):
+    Derivatives (derivatives.yaml:826):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1575,7 +1575,7 @@ def clip_Tensor(self, min=None, max=None):
 def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:826):
+    Derivatives (derivatives.yaml:836):
         self: grad * finite_mask(self)
     """
     out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
@@ -1592,7 +1592,7 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
 def div_Tensor_mode(self, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:837):
+    Derivatives (derivatives.yaml:847):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -1617,7 +1617,7 @@ def div_Tensor_mode(self, other, *, rounding_mode):
 def floor_divide(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:847):
+    Derivatives (derivatives.yaml:857):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1638,7 +1638,7 @@ def floor_divide(self, other):
 def remainder(self, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:855):
+    Derivatives (derivatives.yaml:867):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -1661,7 +1661,7 @@ def remainder(self, other):
 def fmod(self, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:866):
+    Derivatives (derivatives.yaml:878):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -1684,7 +1684,7 @@ def fmod(self, other):
 def float_power(self, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:876):
+    Derivatives (derivatives.yaml:888):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -1712,7 +1712,7 @@ def float_power(self, exponent):
 def fmax(self, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:887):
+    Derivatives (derivatives.yaml:899):
         self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
     """
@@ -1736,7 +1736,7 @@ def fmax(self, other):
 def fmin(self, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:897):
+    Derivatives (derivatives.yaml:909):
         self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
     """
@@ -1760,7 +1760,7 @@ def fmin(self, other):
 def max_other(self, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:907):
+    Derivatives (derivatives.yaml:919):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -1784,7 +1784,7 @@ def max_other(self, other):
 def min_other(self, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:916):
+    Derivatives (derivatives.yaml:928):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -1808,7 +1808,7 @@ def min_other(self, other):
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:925):
+    Derivatives (derivatives.yaml:937):
         self: sum_to(grad * other / (self * self + other * other), self.shape)
         other: sum_to(-grad * self / (self * self + other * other), other.shape)
     """
@@ -1832,7 +1832,7 @@ def atan2(self, other):
 def hypot(self, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:934):
+    Derivatives (derivatives.yaml:946):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -1859,7 +1859,7 @@ def hypot(self, other):
 def logaddexp(self, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:943):
+    Derivatives (derivatives.yaml:955):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -1883,7 +1883,7 @@ def logaddexp(self, other):
 def logaddexp2(self, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:952):
+    Derivatives (derivatives.yaml:964):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -1907,7 +1907,7 @@ def logaddexp2(self, other):
 def copysign(self, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:961):
+    Derivatives (derivatives.yaml:973):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1931,7 +1931,7 @@ def copysign(self, other):
 def xlogy(self, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:972):
+    Derivatives (derivatives.yaml:984):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -1955,7 +1955,7 @@ def xlogy(self, other):
 def lerp_Scalar(self, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:983):
+    Derivatives (derivatives.yaml:995):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -1977,7 +1977,7 @@ def lerp_Scalar(self, end, weight):
 def lerp_Tensor(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:992):
+    Derivatives (derivatives.yaml:1004):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -2006,7 +2006,7 @@ def lerp_Tensor(self, end, weight):
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1002):
+    Derivatives (derivatives.yaml:1014):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -2034,7 +2034,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1013):
+    Derivatives (derivatives.yaml:1025):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
