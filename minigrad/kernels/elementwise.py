@@ -21,8 +21,7 @@ def _same_float(out, *inputs):
     want = np.result_type(*kinds) if kinds else np.float64
     if want.kind not in "fc":
         want = np.dtype(np.float64)
-    return np.asarray(out, dtype=np.promote_types(want, np.float32)
-                      if want == np.float16 else want)
+    return np.asarray(out, dtype=want)
 
 
 def erf_array(x):
