@@ -13,6 +13,11 @@ def dispatch(name, overloads, args, kwargs, arrays=False):
     for fn, params in overloads:
         if _fits(params, args, kwargs, arrays):
             return fn(*args, **kwargs)
+    # Second pass: a number or an ndarray (a constant) where a Tensor is expected, as the
+    # ops without overloads accept: ``div(x, 2, rounding_mode="floor")``, ``max(x, 0.5)``.
+    for fn, params in overloads:
+        if _fits(params, args, kwargs, arrays, numbers_as_tensors=True):
+            return fn(*args, **kwargs)
     signatures = "\n  ".join(_describe(fn, params) for fn, params in overloads)
     raise TypeError(f"{name}() received an invalid combination of arguments; "
                     f"it accepts:\n  {signatures}")
@@ -22,7 +27,7 @@ def _describe(fn, params):
     return f"{fn.__name__}(" + ", ".join(f"{t} {n}" for n, t, _, _ in params) + ")"
 
 
-def _fits(params, args, kwargs, arrays):
+def _fits(params, args, kwargs, arrays, numbers_as_tensors=False):
     positional = [p for p in params if not p[3]]
     if len(args) > len(positional):
         return False
@@ -38,18 +43,20 @@ def _fits(params, args, kwargs, arrays):
         if name not in given:
             if not has_default:
                 return False
-        elif not _is(type_, given[name], arrays):
+        elif not _is(type_, given[name], arrays, numbers_as_tensors):
             return False
     return True
 
 
-def _is(type_, value, arrays):
+def _is(type_, value, arrays, numbers_as_tensors=False):
     from minigrad.tensor import Tensor
     if type_.endswith("?"):
         if value is None:
             return True
         type_ = type_[:-1]
     tensor_types = (Tensor, np.ndarray) if arrays else (Tensor,)
+    if numbers_as_tensors:
+        tensor_types = tensor_types + (numbers.Number, np.generic, np.ndarray)
     if type_ == "Tensor":
         return isinstance(value, tensor_types)
     if type_ == "Tensor[]":

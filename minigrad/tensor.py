@@ -227,6 +227,10 @@ class Tensor:
     def __neg__(self): return _F.neg(self)
     def __pos__(self): return self
     def __abs__(self): return _F.abs(self)
+    def __mod__(self, other): return _F.remainder(self, other)
+    def __rmod__(self, other): return _F.remainder(other, self)
+    def __floordiv__(self, other): return _F.floor_divide(self, other)
+    def __rfloordiv__(self, other): return _F.floor_divide(other, self)
     def __getitem__(self, index): return _F.getitem(self, index)
 
     # Comparisons give boolean tensors, which never require grad.
@@ -259,6 +263,10 @@ class Tensor:
 
     def copy_(self, src):
         return apply_inplace(self, _F._copy_from, src)
+
+    def polygamma(self, n):
+        """``x.polygamma(n)`` is ``minigrad.polygamma(n, x)`` (torch's argument order)."""
+        return _F.polygamma(n, self)
 
     def to(self, dtype):
         dtype = np.dtype(dtype)

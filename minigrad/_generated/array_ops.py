@@ -107,7 +107,7 @@ def mul(self, other):
     return np.multiply(self, other)
 
 
-def div(self, other):
+def div_default(self, other):
     """div(Tensor self, Tensor other) -> Tensor"""
     return np.true_divide(self, other)
 
@@ -132,9 +132,9 @@ def where(condition, self, other):
     return np.where(condition, self, other)
 
 
-def clamp(self, min=None, max=None):
+def clamp_default(self, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"""
-    return np.clip(self, min, max)
+    return clamp_array(self, min, max)
 
 
 def sum(self, dim=None, keepdim=False):
@@ -255,6 +255,291 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor"""
     return log_softmax_array(self, dim)
+
+
+def exp2(self):
+    """exp2(Tensor self) -> Tensor"""
+    return np.exp2(self)
+
+
+def expm1(self):
+    """expm1(Tensor self) -> Tensor"""
+    return np.expm1(self)
+
+
+def log2(self):
+    """log2(Tensor self) -> Tensor"""
+    return np.log2(self)
+
+
+def log10(self):
+    """log10(Tensor self) -> Tensor"""
+    return np.log10(self)
+
+
+def log1p(self):
+    """log1p(Tensor self) -> Tensor"""
+    return np.log1p(self)
+
+
+def rsqrt(self):
+    """rsqrt(Tensor self) -> Tensor"""
+    return 1 / np.sqrt(self)
+
+
+def square(self):
+    """square(Tensor self) -> Tensor"""
+    return np.square(self)
+
+
+def reciprocal(self):
+    """reciprocal(Tensor self) -> Tensor"""
+    return np.true_divide(1, self)
+
+
+def tan(self):
+    """tan(Tensor self) -> Tensor"""
+    return np.tan(self)
+
+
+def asin(self):
+    """asin(Tensor self) -> Tensor"""
+    return np.arcsin(self)
+
+
+def acos(self):
+    """acos(Tensor self) -> Tensor"""
+    return np.arccos(self)
+
+
+def atan(self):
+    """atan(Tensor self) -> Tensor"""
+    return np.arctan(self)
+
+
+def sinh(self):
+    """sinh(Tensor self) -> Tensor"""
+    return np.sinh(self)
+
+
+def cosh(self):
+    """cosh(Tensor self) -> Tensor"""
+    return np.cosh(self)
+
+
+def asinh(self):
+    """asinh(Tensor self) -> Tensor"""
+    return np.arcsinh(self)
+
+
+def acosh(self):
+    """acosh(Tensor self) -> Tensor"""
+    return np.arccosh(self)
+
+
+def atanh(self):
+    """atanh(Tensor self) -> Tensor"""
+    return np.arctanh(self)
+
+
+def logit(self, eps=None):
+    """logit(Tensor self, float? eps=None) -> Tensor"""
+    return logit_array(self, eps)
+
+
+def erf(self):
+    """erf(Tensor self) -> Tensor"""
+    return erf_array(self)
+
+
+def erfc(self):
+    """erfc(Tensor self) -> Tensor"""
+    return erfc_array(self)
+
+
+def erfinv(self):
+    """erfinv(Tensor self) -> Tensor"""
+    return erfinv_array(self)
+
+
+def lgamma(self):
+    """lgamma(Tensor self) -> Tensor"""
+    return lgamma_array(self)
+
+
+def digamma(self):
+    """digamma(Tensor self) -> Tensor"""
+    return digamma_array(self)
+
+
+def polygamma(n, self):
+    """polygamma(int n, Tensor self) -> Tensor"""
+    return polygamma_array(n, self)
+
+
+def special_gammaln(self):
+    """special_gammaln(Tensor self) -> Tensor"""
+    return lgamma_array(self)
+
+
+def special_psi(self):
+    """special_psi(Tensor self) -> Tensor"""
+    return digamma_array(self)
+
+
+def special_expit(self):
+    """special_expit(Tensor self) -> Tensor"""
+    return sigmoid_array(self)
+
+
+def sinc(self):
+    """sinc(Tensor self) -> Tensor"""
+    return np.sinc(self)
+
+
+def floor(self):
+    """floor(Tensor self) -> Tensor"""
+    return np.floor(self)
+
+
+def ceil(self):
+    """ceil(Tensor self) -> Tensor"""
+    return np.ceil(self)
+
+
+def round(self, *, decimals=0):
+    """round(Tensor self, *, int decimals=0) -> Tensor"""
+    return round_array(self, decimals)
+
+
+def trunc(self):
+    """trunc(Tensor self) -> Tensor"""
+    return np.trunc(self)
+
+
+def fix(self):
+    """fix(Tensor self) -> Tensor"""
+    return np.trunc(self)
+
+
+def frac(self):
+    """frac(Tensor self) -> Tensor"""
+    return frac_array(self)
+
+
+def clamp_Tensor(self, min=None, max=None):
+    """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
+    return clamp_array(self, min, max)
+
+
+def clip_default(self, min=None, max=None):
+    """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"""
+    return clamp_array(self, min, max)
+
+
+def clip_Tensor(self, min=None, max=None):
+    """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
+    return clamp_array(self, min, max)
+
+
+def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor"""
+    return nan_to_num_array(self, nan, posinf, neginf)
+
+
+def div_Tensor_mode(self, other, *, rounding_mode):
+    """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor"""
+    return div_array(self, other, rounding_mode)
+
+
+def floor_divide(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor"""
+    return div_array(self, other, "floor")
+
+
+def remainder(self, other):
+    """remainder(Tensor self, Tensor other) -> Tensor"""
+    return np.remainder(self, other)
+
+
+def fmod(self, other):
+    """fmod(Tensor self, Tensor other) -> Tensor"""
+    return np.fmod(self, other)
+
+
+def float_power(self, exponent):
+    """float_power(Tensor self, Tensor exponent) -> Tensor"""
+    return float_power_array(self, exponent)
+
+
+def fmax(self, other):
+    """fmax(Tensor self, Tensor other) -> Tensor"""
+    return np.fmax(self, other)
+
+
+def fmin(self, other):
+    """fmin(Tensor self, Tensor other) -> Tensor"""
+    return np.fmin(self, other)
+
+
+def max_other(self, other):
+    """max.other(Tensor self, Tensor other) -> Tensor"""
+    return np.maximum(self, other)
+
+
+def min_other(self, other):
+    """min.other(Tensor self, Tensor other) -> Tensor"""
+    return np.minimum(self, other)
+
+
+def atan2(self, other):
+    """atan2(Tensor self, Tensor other) -> Tensor"""
+    return np.arctan2(self, other)
+
+
+def hypot(self, other):
+    """hypot(Tensor self, Tensor other) -> Tensor"""
+    return np.hypot(self, other)
+
+
+def logaddexp(self, other):
+    """logaddexp(Tensor self, Tensor other) -> Tensor"""
+    return np.logaddexp(self, other)
+
+
+def logaddexp2(self, other):
+    """logaddexp2(Tensor self, Tensor other) -> Tensor"""
+    return np.logaddexp2(self, other)
+
+
+def copysign(self, other):
+    """copysign(Tensor self, Tensor other) -> Tensor"""
+    return np.copysign(self, other)
+
+
+def xlogy(self, other):
+    """xlogy(Tensor self, Tensor other) -> Tensor"""
+    return xlogy_array(self, other)
+
+
+def lerp_Scalar(self, end, weight):
+    """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor"""
+    return lerp_array(self, end, weight)
+
+
+def lerp_Tensor(self, end, weight):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    return lerp_array(self, end, weight)
+
+
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    return addcmul_array(self, tensor1, tensor2, value)
+
+
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    return addcdiv_array(self, tensor1, tensor2, value)
 
 
 def view(self, size):
@@ -437,6 +722,50 @@ def take_along_dim_backward(self, dim, indices, shape):
     return take_along_dim_backward_array(self, dim, indices, shape)
 
 
+def clamp(*args, **kwargs):
+    """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor | clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
+    return dispatch("clamp", _CLAMP_OVERLOADS, args, kwargs, arrays=True)
+
+
+_CLAMP_OVERLOADS = (
+    (clamp_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
+    (clamp_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+)
+
+
+def clip(*args, **kwargs):
+    """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor | clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
+    return dispatch("clip", _CLIP_OVERLOADS, args, kwargs, arrays=True)
+
+
+_CLIP_OVERLOADS = (
+    (clip_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
+    (clip_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+)
+
+
+def div(*args, **kwargs):
+    """div(Tensor self, Tensor other) -> Tensor | div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor"""
+    return dispatch("div", _DIV_OVERLOADS, args, kwargs, arrays=True)
+
+
+_DIV_OVERLOADS = (
+    (div_default, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+    (div_Tensor_mode, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False), ('rounding_mode', 'str?', False, True))),
+)
+
+
+def lerp(*args, **kwargs):
+    """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor | lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    return dispatch("lerp", _LERP_OVERLOADS, args, kwargs, arrays=True)
+
+
+_LERP_OVERLOADS = (
+    (lerp_Scalar, (('self', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Scalar', False, False))),
+    (lerp_Tensor, (('self', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Tensor', False, False))),
+)
+
+
 def masked_fill(*args, **kwargs):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor | masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     return dispatch("masked_fill", _MASKED_FILL_OVERLOADS, args, kwargs, arrays=True)
@@ -449,24 +778,26 @@ _MASKED_FILL_OVERLOADS = (
 
 
 def max(*args, **kwargs):
-    """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | max(Tensor self) -> Tensor"""
+    """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | max(Tensor self) -> Tensor | max.other(Tensor self, Tensor other) -> Tensor"""
     return dispatch("max", _MAX_OVERLOADS, args, kwargs, arrays=True)
 
 
 _MAX_OVERLOADS = (
     (max_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (max_default, (('self', 'Tensor', False, False),)),
+    (max_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
 )
 
 
 def min(*args, **kwargs):
-    """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | min(Tensor self) -> Tensor"""
+    """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | min(Tensor self) -> Tensor | min.other(Tensor self, Tensor other) -> Tensor"""
     return dispatch("min", _MIN_OVERLOADS, args, kwargs, arrays=True)
 
 
 _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
+    (min_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
 )
 
 

@@ -91,7 +91,7 @@ def _copy_from(self, src):
 def clone(self):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:105):
+    Derivatives (derivatives.yaml:106):
         self: grad
     """
     out = array_ops.clone(data_of(self))
@@ -105,7 +105,7 @@ def clone(self):
 def neg(self):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:109):
+    Derivatives (derivatives.yaml:110):
         self: neg(grad)
     """
     out = array_ops.neg(data_of(self))
@@ -119,7 +119,7 @@ def neg(self):
 def exp(self):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:113):
+    Derivatives (derivatives.yaml:119):
         self: grad * result
     """
     out = array_ops.exp(data_of(self))
@@ -136,7 +136,7 @@ def exp(self):
 def log(self):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:117):
+    Derivatives (derivatives.yaml:128):
         self: grad / self
     """
     out = array_ops.log(data_of(self))
@@ -153,7 +153,7 @@ def log(self):
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:122):
+    Derivatives (derivatives.yaml:137):
         self: grad / (2 * result)
     """
     out = array_ops.sqrt(data_of(self))
@@ -170,7 +170,7 @@ def sqrt(self):
 def sin(self):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:127):
+    Derivatives (derivatives.yaml:146):
         self: grad * cos(self)
     """
     out = array_ops.sin(data_of(self))
@@ -187,7 +187,7 @@ def sin(self):
 def cos(self):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:131):
+    Derivatives (derivatives.yaml:155):
         self: -(grad * sin(self))
     """
     out = array_ops.cos(data_of(self))
@@ -204,7 +204,7 @@ def cos(self):
 def tanh(self):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:135):
+    Derivatives (derivatives.yaml:164):
         self: grad * (1 - result * result)
     """
     out = array_ops.tanh(data_of(self))
@@ -221,7 +221,7 @@ def tanh(self):
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:139):
+    Derivatives (derivatives.yaml:173):
         self: grad * result * (1 - result)
     """
     out = array_ops.sigmoid(data_of(self))
@@ -238,7 +238,7 @@ def sigmoid(self):
 def relu(self):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:143):
+    Derivatives (derivatives.yaml:182):
         self: grad * (result > 0)
     """
     out = array_ops.relu(data_of(self))
@@ -255,7 +255,7 @@ def relu(self):
 def abs(self):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:148):
+    Derivatives (derivatives.yaml:189):
         self: grad * sign(self)
     """
     out = array_ops.abs(data_of(self))
@@ -272,7 +272,7 @@ def abs(self):
 def sign(self):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:153):
+    Derivatives (derivatives.yaml:199):
         self: zeros_like(grad)
     """
     out = array_ops.sign(data_of(self))
@@ -286,7 +286,7 @@ def sign(self):
 def add(self, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:158):
+    Derivatives (derivatives.yaml:208):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -308,7 +308,7 @@ def add(self, other, *, alpha=1):
 def sub(self, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:168):
+    Derivatives (derivatives.yaml:220):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -330,7 +330,7 @@ def sub(self, other, *, alpha=1):
 def mul(self, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:176):
+    Derivatives (derivatives.yaml:231):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -350,14 +350,14 @@ def mul(self, other):
     return result
 
 
-def div(self, other):
+def div_default(self, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:186):
+    Derivatives (derivatives.yaml:243):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
-    out = array_ops.div(data_of(self), data_of(other))
+    out = array_ops.div_default(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
     node = DivBackward0((edge_of(self), edge_of(other),))
@@ -377,9 +377,9 @@ def div(self, other):
 def pow(self, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:194):
-        self: sum_to(grad * exponent * pow(self, exponent - 1), self.shape)
-        exponent: sum_to(grad * result * log(self), exponent.shape)
+    Derivatives (derivatives.yaml:257):
+        self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
+        exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
     out = array_ops.pow(data_of(self), data_of(exponent))
     if not (grad_mode.enabled and any_requires_grad(self, exponent)):
@@ -390,9 +390,9 @@ def pow(self, exponent):
     if needs_exponent:
         node._saved_exponent_shape = exponent.shape
     if needs_self:
-        node._raw_saved_exponent = save(exponent)
         node._saved_self_shape = self.shape
     if needs_self or needs_exponent:
+        node._raw_saved_exponent = save(exponent)
         node._raw_saved_self = save(self)
     result = wrap(out, node)
     if needs_exponent:
@@ -403,9 +403,9 @@ def pow(self, exponent):
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:204):
-        self: sum_to(grad * ((self > other) + 0.5 * (self == other)), self.shape)
-        other: sum_to(grad * ((other > self) + 0.5 * (self == other)), other.shape)
+    Derivatives (derivatives.yaml:276):
+        self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
+        other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
     out = array_ops.maximum(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
@@ -427,9 +427,9 @@ def maximum(self, other):
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:212):
-        self: sum_to(grad * ((self < other) + 0.5 * (self == other)), self.shape)
-        other: sum_to(grad * ((other < self) + 0.5 * (self == other)), other.shape)
+    Derivatives (derivatives.yaml:286):
+        self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
+        other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
     out = array_ops.minimum(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
@@ -451,7 +451,7 @@ def minimum(self, other):
 def where(condition, self, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:220):
+    Derivatives (derivatives.yaml:296):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -472,13 +472,13 @@ def where(condition, self, other):
     return result
 
 
-def clamp(self, min=None, max=None):
+def clamp_default(self, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:230):
+    Derivatives (derivatives.yaml:310):
         self: grad * clamp_mask(self, min, max)
     """
-    out = array_ops.clamp(data_of(self), min, max)
+    out = array_ops.clamp_default(data_of(self), min, max)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = ClampBackward0((edge_of(self),))
@@ -494,7 +494,7 @@ def clamp(self, min=None, max=None):
 def sum(self, dim=None, keepdim=False):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:239):
+    Derivatives (derivatives.yaml:322):
         self: unreduce(grad, self.shape, dim)
     """
     out = array_ops.sum(data_of(self), dim, keepdim)
@@ -512,7 +512,7 @@ def sum(self, dim=None, keepdim=False):
 def mean(self, dim=None, keepdim=False):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:248):
+    Derivatives (derivatives.yaml:331):
         self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
     out = array_ops.mean(data_of(self), dim, keepdim)
@@ -530,7 +530,7 @@ def mean(self, dim=None, keepdim=False):
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:256):
+    Derivatives (derivatives.yaml:339):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amax(data_of(self), dim, keepdim)
@@ -550,7 +550,7 @@ def amax(self, dim=None, keepdim=False):
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:265):
+    Derivatives (derivatives.yaml:348):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amin(data_of(self), dim, keepdim)
@@ -570,7 +570,7 @@ def amin(self, dim=None, keepdim=False):
 def max_dim(self, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:272):
+    Derivatives (derivatives.yaml:355):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -593,7 +593,7 @@ def max_dim(self, dim, keepdim=False):
 def max_default(self):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:280):
+    Derivatives (derivatives.yaml:363):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.max_default(data_of(self))
@@ -612,7 +612,7 @@ def max_default(self):
 def min_dim(self, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:285):
+    Derivatives (derivatives.yaml:368):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -635,7 +635,7 @@ def min_dim(self, dim, keepdim=False):
 def min_default(self):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:291):
+    Derivatives (derivatives.yaml:374):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.min_default(data_of(self))
@@ -654,7 +654,7 @@ def min_default(self):
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:296):
+    Derivatives (derivatives.yaml:379):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -675,7 +675,7 @@ def logsumexp(self, dim, keepdim=False):
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:304):
+    Derivatives (derivatives.yaml:387):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -695,7 +695,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:316):
+    Derivatives (derivatives.yaml:399):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -714,7 +714,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:326):
+    Derivatives (derivatives.yaml:409):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -731,7 +731,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:338):
+    Derivatives (derivatives.yaml:421):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -747,7 +747,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:349):
+    Derivatives (derivatives.yaml:432):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -762,7 +762,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:360):
+    Derivatives (derivatives.yaml:443):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -779,7 +779,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:373):
+    Derivatives (derivatives.yaml:456):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -796,7 +796,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:387):
+    Derivatives (derivatives.yaml:470):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -813,7 +813,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:398):
+    Derivatives (derivatives.yaml:481):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -831,7 +831,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:421):
+    Derivatives (derivatives.yaml:504):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -846,7 +846,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:429):
+    Derivatives (derivatives.yaml:512):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -864,7 +864,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:440):
+    Derivatives (derivatives.yaml:523):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -879,7 +879,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:452):
+    Derivatives (derivatives.yaml:535):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -902,7 +902,7 @@ def matmul(self, other):
 def softmax(self, dim):
     """softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:465):
+    Derivatives (derivatives.yaml:548):
         self: result * (grad - sum(grad * result, dim, True))
     """
     out = array_ops.softmax(data_of(self), dim)
@@ -920,7 +920,7 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:473):
+    Derivatives (derivatives.yaml:556):
         self: grad - exp(result) * sum(grad, dim, True)
     """
     out = array_ops.log_softmax(data_of(self), dim)
@@ -935,10 +935,1133 @@ def log_softmax(self, dim):
     return result
 
 
+def exp2(self):
+    """exp2(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:569):
+        self: grad * result * 0.6931471805599453
+    """
+    out = array_ops.exp2(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = Exp2Backward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def expm1(self):
+    """expm1(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:578):
+        self: grad * (result + 1)
+    """
+    out = array_ops.expm1(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = Expm1Backward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def log2(self):
+    """log2(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:587):
+        self: grad / (self * 0.6931471805599453)
+    """
+    out = array_ops.log2(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = Log2Backward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def log10(self):
+    """log10(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:595):
+        self: grad / (self * 2.302585092994046)
+    """
+    out = array_ops.log10(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = Log10Backward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def log1p(self):
+    """log1p(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:603):
+        self: grad / (self + 1)
+    """
+    out = array_ops.log1p(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = Log1pBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def rsqrt(self):
+    """rsqrt(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:612):
+        self: -0.5 * grad * result * result * result
+    """
+    out = array_ops.rsqrt(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = RsqrtBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def square(self):
+    """square(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:620):
+        self: grad * 2 * self
+    """
+    out = array_ops.square(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = SquareBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def reciprocal(self):
+    """reciprocal(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:628):
+        self: -grad * result * result
+    """
+    out = array_ops.reciprocal(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ReciprocalBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def tan(self):
+    """tan(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:637):
+        self: grad * (1 + result * result)
+    """
+    out = array_ops.tan(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TanBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def asin(self):
+    """asin(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:645):
+        self: grad / sqrt(1 - self * self)
+    """
+    out = array_ops.asin(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = AsinBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def acos(self):
+    """acos(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:653):
+        self: -grad / sqrt(1 - self * self)
+    """
+    out = array_ops.acos(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = AcosBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def atan(self):
+    """atan(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:661):
+        self: grad / (self * self + 1)
+    """
+    out = array_ops.atan(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = AtanBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def sinh(self):
+    """sinh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:669):
+        self: grad * cosh(self)
+    """
+    out = array_ops.sinh(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = SinhBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def cosh(self):
+    """cosh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:677):
+        self: grad * sinh(self)
+    """
+    out = array_ops.cosh(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = CoshBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def asinh(self):
+    """asinh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:685):
+        self: grad / sqrt(self * self + 1)
+    """
+    out = array_ops.asinh(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = AsinhBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def acosh(self):
+    """acosh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:693):
+        self: grad / sqrt((self - 1) * (self + 1))
+    """
+    out = array_ops.acosh(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = AcoshBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def atanh(self):
+    """atanh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:701):
+        self: grad / (1 - self * self)
+    """
+    out = array_ops.atanh(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = AtanhBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def logit(self, eps=None):
+    """logit(Tensor self, float? eps=None) -> Tensor
+
+    Derivatives (derivatives.yaml:711):
+        self: logit_grad(grad, self, eps)
+    """
+    out = array_ops.logit(data_of(self), eps)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = LogitBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_eps = eps
+    result = wrap(out, node)
+    return result
+
+
+def erf(self):
+    """erf(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:721):
+        self: grad * 1.1283791670955126 * exp(-(self * self))
+    """
+    out = array_ops.erf(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ErfBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def erfc(self):
+    """erfc(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:730):
+        self: grad * -1.1283791670955126 * exp(-(self * self))
+    """
+    out = array_ops.erfc(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ErfcBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def erfinv(self):
+    """erfinv(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:739):
+        self: grad * 0.886226925452758 * exp(result * result)
+    """
+    out = array_ops.erfinv(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ErfinvBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def lgamma(self):
+    """lgamma(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:748):
+        self: grad * digamma(self)
+    """
+    out = array_ops.lgamma(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = LgammaBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def digamma(self):
+    """digamma(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:756):
+        self: grad * polygamma(1, self)
+    """
+    out = array_ops.digamma(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = DigammaBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def polygamma(n, self):
+    """polygamma(int n, Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:766):
+        self: grad * polygamma(n + 1, self)
+    """
+    out = array_ops.polygamma(n, data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = PolygammaBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_n = n
+    result = wrap(out, node)
+    return result
+
+
+def special_gammaln(self):
+    """special_gammaln(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:777):
+        self: grad * digamma(self)
+    """
+    out = array_ops.special_gammaln(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = SpecialGammalnBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def special_psi(self):
+    """special_psi(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:786):
+        self: grad * polygamma(1, self)
+    """
+    out = array_ops.special_psi(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = SpecialPsiBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def special_expit(self):
+    """special_expit(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:795):
+        self: grad * result * (1 - result)
+    """
+    out = array_ops.special_expit(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = SpecialExpitBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def sinc(self):
+    """sinc(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:805):
+        self: sinc_grad(grad, self)
+    """
+    out = array_ops.sinc(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = SincBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def floor(self):
+    """floor(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:816):
+        self: zeros_like(grad)
+    """
+    out = array_ops.floor(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = FloorBackward0((edge_of(self),))
+    result = wrap(out, node)
+    return result
+
+
+def ceil(self):
+    """ceil(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:823):
+        self: zeros_like(grad)
+    """
+    out = array_ops.ceil(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = CeilBackward0((edge_of(self),))
+    result = wrap(out, node)
+    return result
+
+
+def round(self, *, decimals=0):
+    """round(Tensor self, *, int decimals=0) -> Tensor
+
+    Derivatives (derivatives.yaml:831):
+        self: zeros_like(grad)
+    """
+    out = array_ops.round(data_of(self), decimals=decimals)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = RoundBackward0((edge_of(self),))
+    result = wrap(out, node)
+    return result
+
+
+def trunc(self):
+    """trunc(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:839):
+        self: zeros_like(grad)
+    """
+    out = array_ops.trunc(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TruncBackward0((edge_of(self),))
+    result = wrap(out, node)
+    return result
+
+
+def fix(self):
+    """fix(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:846):
+        self: zeros_like(grad)
+    """
+    out = array_ops.fix(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = FixBackward0((edge_of(self),))
+    result = wrap(out, node)
+    return result
+
+
+def frac(self):
+    """frac(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:853):
+        self: grad
+    """
+    out = array_ops.frac(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = FracBackward0((edge_of(self),))
+    result = wrap(out, node)
+    return result
+
+
+def clamp_Tensor(self, min=None, max=None):
+    """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+
+    Derivatives (derivatives.yaml:865):
+        self: grad * clamp_tensor_masks(self, min, max, "self")
+        min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
+        max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
+    """
+    out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
+    if not (grad_mode.enabled and any_requires_grad(self, min, max)):
+        return wrap(out)
+    node = ClampBackward1((edge_of(self), edge_of(min), edge_of(max),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_min = node.next_functions[1][0] is not None
+    needs_max = node.next_functions[2][0] is not None
+    if needs_max:
+        node._saved_max_shape = max.shape
+    if needs_min:
+        node._saved_min_shape = min.shape
+    if needs_self or needs_min or needs_max:
+        node._raw_saved_max = save(max)
+        node._raw_saved_min = save(min)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def clip_default(self, min=None, max=None):
+    """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+
+    Derivatives (derivatives.yaml:877):
+        self: grad * clamp_mask(self, min, max)
+    """
+    out = array_ops.clip_default(data_of(self), min, max)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ClipBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_max = max
+    node._saved_min = min
+    result = wrap(out, node)
+    return result
+
+
+def clip_Tensor(self, min=None, max=None):
+    """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+
+    Derivatives (derivatives.yaml:884):
+        self: grad * clamp_tensor_masks(self, min, max, "self")
+        min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
+        max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
+    """
+    out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
+    if not (grad_mode.enabled and any_requires_grad(self, min, max)):
+        return wrap(out)
+    node = ClipBackward1((edge_of(self), edge_of(min), edge_of(max),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_min = node.next_functions[1][0] is not None
+    needs_max = node.next_functions[2][0] is not None
+    if needs_max:
+        node._saved_max_shape = max.shape
+    if needs_min:
+        node._saved_min_shape = min.shape
+    if needs_self or needs_min or needs_max:
+        node._raw_saved_max = save(max)
+        node._raw_saved_min = save(min)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
+
+    Derivatives (derivatives.yaml:894):
+        self: grad * finite_mask(self)
+    """
+    out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NanToNumBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def div_Tensor_mode(self, other, *, rounding_mode):
+    """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+
+    Derivatives (derivatives.yaml:905):
+        self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
+        other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
+    """
+    out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = DivBackward1((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+    node._saved_rounding_mode = rounding_mode
+    result = wrap(out, node)
+    return result
+
+
+def floor_divide(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:915):
+        self: zeros_shaped(grad, self.shape)
+        other: zeros_shaped(grad, other.shape)
+    """
+    out = array_ops.floor_divide(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = FloorDivideBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    result = wrap(out, node)
+    return result
+
+
+def remainder(self, other):
+    """remainder(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:925):
+        self: sum_to(grad, self.shape)
+        other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
+    """
+    out = array_ops.remainder(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = RemainderBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    result = wrap(out, node)
+    return result
+
+
+def fmod(self, other):
+    """fmod(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:936):
+        self: sum_to(grad, self.shape)
+        other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
+    """
+    out = array_ops.fmod(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = FmodBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    result = wrap(out, node)
+    return result
+
+
+def float_power(self, exponent):
+    """float_power(Tensor self, Tensor exponent) -> Tensor
+
+    Derivatives (derivatives.yaml:946):
+        self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
+        exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
+    """
+    out = array_ops.float_power(data_of(self), data_of(exponent))
+    if not (grad_mode.enabled and any_requires_grad(self, exponent)):
+        return wrap(out)
+    node = FloatPowerBackward0((edge_of(self), edge_of(exponent),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_exponent = node.next_functions[1][0] is not None
+    if needs_exponent:
+        node._saved_exponent_dtype = exponent.dtype
+        node._saved_exponent_shape = exponent.shape
+    if needs_self:
+        node._saved_self_dtype = self.dtype
+        node._saved_self_shape = self.shape
+    if needs_self or needs_exponent:
+        node._raw_saved_exponent = save(exponent)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    if needs_exponent:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def fmax(self, other):
+    """fmax(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:957):
+        self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
+        other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
+    """
+    out = array_ops.fmax(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = FmaxBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def fmin(self, other):
+    """fmin(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:967):
+        self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
+        other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
+    """
+    out = array_ops.fmin(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = FminBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def max_other(self, other):
+    """max.other(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:977):
+        self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
+        other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
+    """
+    out = array_ops.max_other(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = MaxBackward2((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def min_other(self, other):
+    """min.other(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:986):
+        self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
+        other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
+    """
+    out = array_ops.min_other(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = MinBackward2((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def atan2(self, other):
+    """atan2(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:995):
+        self: sum_to(grad * other / (self * self + other * other), self.shape)
+        other: sum_to(-grad * self / (self * self + other * other), other.shape)
+    """
+    out = array_ops.atan2(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = Atan2Backward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def hypot(self, other):
+    """hypot(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:1004):
+        self: sum_to(grad * self / result, self.shape)
+        other: sum_to(grad * other / result, other.shape)
+    """
+    out = array_ops.hypot(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = HypotBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_other = save(other)
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_shape = self.shape
+    result = wrap(out, node)
+    if needs_other:
+        node._raw_saved_result = save(result, is_output=True)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def logaddexp(self, other):
+    """logaddexp(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:1013):
+        self: sum_to(grad / (1 + exp(other - self)), self.shape)
+        other: sum_to(grad / (1 + exp(self - other)), other.shape)
+    """
+    out = array_ops.logaddexp(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = LogaddexpBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def logaddexp2(self, other):
+    """logaddexp2(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:1022):
+        self: sum_to(grad / (1 + exp2(other - self)), self.shape)
+        other: sum_to(grad / (1 + exp2(self - other)), other.shape)
+    """
+    out = array_ops.logaddexp2(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = Logaddexp2Backward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def copysign(self, other):
+    """copysign(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:1031):
+        self: sum_to(grad * copysign_ratio(self, result), self.shape)
+        other: zeros_shaped(grad, other.shape)
+    """
+    out = array_ops.copysign(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = CopysignBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_shape = self.shape
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def xlogy(self, other):
+    """xlogy(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:1042):
+        self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
+        other: sum_to(grad * self / other, other.shape)
+    """
+    out = array_ops.xlogy(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = XlogyBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def lerp_Scalar(self, end, weight):
+    """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+
+    Derivatives (derivatives.yaml:1053):
+        self: sum_to(grad * (1 - weight), self.shape)
+        end: sum_to(grad * weight, end.shape)
+    """
+    out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
+    if not (grad_mode.enabled and any_requires_grad(self, end)):
+        return wrap(out)
+    node = LerpBackward0((edge_of(self), edge_of(end),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_end = node.next_functions[1][0] is not None
+    if needs_end:
+        node._saved_end_shape = end.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    node._saved_weight = weight
+    result = wrap(out, node)
+    return result
+
+
+def lerp_Tensor(self, end, weight):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+
+    Derivatives (derivatives.yaml:1062):
+        self: sum_to(grad * (1 - weight), self.shape)
+        end: sum_to(grad * weight, end.shape)
+        weight: sum_to(grad * (end - self), weight.shape)
+    """
+    out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
+    if not (grad_mode.enabled and any_requires_grad(self, end, weight)):
+        return wrap(out)
+    node = LerpBackward1((edge_of(self), edge_of(end), edge_of(weight),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_end = node.next_functions[1][0] is not None
+    needs_weight = node.next_functions[2][0] is not None
+    if needs_end:
+        node._saved_end_shape = end.shape
+    if needs_self:
+        node._saved_self_shape = self.shape
+    if needs_self or needs_end:
+        node._raw_saved_weight = save(weight)
+    if needs_weight:
+        node._raw_saved_end = save(end)
+        node._raw_saved_self = save(self)
+        node._saved_weight_shape = weight.shape
+    result = wrap(out, node)
+    return result
+
+
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+
+    Derivatives (derivatives.yaml:1072):
+        self: sum_to(grad, self.shape)
+        tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
+        tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
+    """
+    out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
+    if not (grad_mode.enabled and any_requires_grad(self, tensor1, tensor2)):
+        return wrap(out)
+    node = AddcmulBackward0((edge_of(self), edge_of(tensor1), edge_of(tensor2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_tensor1 = node.next_functions[1][0] is not None
+    needs_tensor2 = node.next_functions[2][0] is not None
+    if needs_self:
+        node._saved_self_shape = self.shape
+    if needs_tensor1:
+        node._raw_saved_tensor2 = save(tensor2)
+        node._saved_tensor1_shape = tensor1.shape
+    if needs_tensor2:
+        node._raw_saved_tensor1 = save(tensor1)
+        node._saved_tensor2_shape = tensor2.shape
+    node._saved_value = value
+    result = wrap(out, node)
+    return result
+
+
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+
+    Derivatives (derivatives.yaml:1083):
+        self: sum_to(grad, self.shape)
+        tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
+        tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
+    """
+    out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
+    if not (grad_mode.enabled and any_requires_grad(self, tensor1, tensor2)):
+        return wrap(out)
+    node = AddcdivBackward0((edge_of(self), edge_of(tensor1), edge_of(tensor2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_tensor1 = node.next_functions[1][0] is not None
+    needs_tensor2 = node.next_functions[2][0] is not None
+    if needs_self:
+        node._saved_self_shape = self.shape
+    if needs_tensor1:
+        node._saved_tensor1_shape = tensor1.shape
+    if needs_tensor1 or needs_tensor2:
+        node._raw_saved_tensor2 = save(tensor2)
+    if needs_tensor2:
+        node._raw_saved_tensor1 = save(tensor1)
+        node._saved_tensor2_shape = tensor2.shape
+    node._saved_value = value
+    result = wrap(out, node)
+    return result
+
+
 def view(self, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:494):
+    Derivatives (derivatives.yaml:1102):
         self: reshape(grad, self.shape)
     """
     out = array_ops.view(data_of(self), size)
@@ -955,7 +2078,7 @@ def view(self, size):
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:505):
+    Derivatives (derivatives.yaml:1113):
         self: reshape(grad, self.shape)
     """
     out = array_ops.flatten(data_of(self), start_dim, end_dim)
@@ -972,7 +2095,7 @@ def flatten(self, start_dim=0, end_dim=-1):
 def unflatten(self, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:516):
+    Derivatives (derivatives.yaml:1124):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unflatten(data_of(self), dim, sizes)
@@ -989,7 +2112,7 @@ def unflatten(self, dim, sizes):
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:524):
+    Derivatives (derivatives.yaml:1132):
         self: swapaxes(grad, axis0, axis1)
     """
     out = array_ops.swapaxes(data_of(self), axis0, axis1)
@@ -1005,7 +2128,7 @@ def swapaxes(self, axis0, axis1):
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:531):
+    Derivatives (derivatives.yaml:1139):
         self: swapdims(grad, dim0, dim1)
     """
     out = array_ops.swapdims(data_of(self), dim0, dim1)
@@ -1021,7 +2144,7 @@ def swapdims(self, dim0, dim1):
 def movedim(self, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:538):
+    Derivatives (derivatives.yaml:1146):
         self: movedim(grad, destination, source)
     """
     out = array_ops.movedim(data_of(self), source, destination)
@@ -1037,7 +2160,7 @@ def movedim(self, source, destination):
 def moveaxis(self, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:546):
+    Derivatives (derivatives.yaml:1154):
         self: moveaxis(grad, destination, source)
     """
     out = array_ops.moveaxis(data_of(self), source, destination)
@@ -1053,7 +2176,7 @@ def moveaxis(self, source, destination):
 def t(self):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:553):
+    Derivatives (derivatives.yaml:1161):
         self: t(grad)
     """
     out = array_ops.t(data_of(self))
@@ -1067,7 +2190,7 @@ def t(self):
 def expand_as(self, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:562):
+    Derivatives (derivatives.yaml:1170):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -1085,7 +2208,7 @@ def expand_as(self, other):
 def broadcast_to(self, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:571):
+    Derivatives (derivatives.yaml:1179):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.broadcast_to(data_of(self), size)
@@ -1102,7 +2225,7 @@ def broadcast_to(self, size):
 def narrow(self, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:579):
+    Derivatives (derivatives.yaml:1187):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     out = array_ops.narrow(data_of(self), dim, start, length)
@@ -1122,7 +2245,7 @@ def narrow(self, dim, start, length):
 def select(self, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:589):
+    Derivatives (derivatives.yaml:1197):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     out = array_ops.select(data_of(self), dim, index)
@@ -1141,7 +2264,7 @@ def select(self, dim, index):
 def view_as(self, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:597):
+    Derivatives (derivatives.yaml:1205):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -1159,7 +2282,7 @@ def view_as(self, other):
 def reshape_as(self, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:606):
+    Derivatives (derivatives.yaml:1214):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -1177,7 +2300,7 @@ def reshape_as(self, other):
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:615):
+    Derivatives (derivatives.yaml:1223):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
@@ -1197,7 +2320,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 def diagonal_backward(self, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:626):
+    Derivatives (derivatives.yaml:1234):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
@@ -1214,7 +2337,7 @@ def diagonal_backward(self, input_sizes, offset, dim1, dim2):
 def split(self, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:635):
+    Derivatives (derivatives.yaml:1243):
         self: cat(grads, dim)
     """
     outs = array_ops.split(data_of(self), split_size_or_sections, dim)
@@ -1231,7 +2354,7 @@ def split(self, split_size_or_sections, dim=0):
 def chunk(self, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:645):
+    Derivatives (derivatives.yaml:1253):
         self: cat(grads, dim)
     """
     outs = array_ops.chunk(data_of(self), chunks, dim)
@@ -1248,7 +2371,7 @@ def chunk(self, chunks, dim=0):
 def unbind(self, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:653):
+    Derivatives (derivatives.yaml:1261):
         self: stack(grads, dim)
     """
     outs = array_ops.unbind(data_of(self), dim)
@@ -1265,7 +2388,7 @@ def unbind(self, dim=0):
 def flip(self, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:662):
+    Derivatives (derivatives.yaml:1270):
         self: flip(grad, dims)
     """
     out = array_ops.flip(data_of(self), dims)
@@ -1280,7 +2403,7 @@ def flip(self, dims):
 def roll(self, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:670):
+    Derivatives (derivatives.yaml:1278):
         self: roll(grad, negated(shifts), dims)
     """
     out = array_ops.roll(data_of(self), shifts, dims)
@@ -1296,7 +2419,7 @@ def roll(self, shifts, dims=None):
 def repeat(self, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:678):
+    Derivatives (derivatives.yaml:1286):
         self: repeat_backward(grad, repeats, self.shape)
     """
     out = array_ops.repeat(data_of(self), repeats)
@@ -1314,7 +2437,7 @@ def repeat(self, repeats):
 def tile(self, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:689):
+    Derivatives (derivatives.yaml:1297):
         self: repeat_backward(grad, dims, self.shape)
     """
     out = array_ops.tile(data_of(self), dims)
@@ -1332,7 +2455,7 @@ def tile(self, dims):
 def tril(self, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:696):
+    Derivatives (derivatives.yaml:1304):
         self: tril(grad, diagonal)
     """
     out = array_ops.tril(data_of(self), diagonal)
@@ -1347,7 +2470,7 @@ def tril(self, diagonal=0):
 def triu(self, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:703):
+    Derivatives (derivatives.yaml:1311):
         self: triu(grad, diagonal)
     """
     out = array_ops.triu(data_of(self), diagonal)
@@ -1362,7 +2485,7 @@ def triu(self, diagonal=0):
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:710):
+    Derivatives (derivatives.yaml:1318):
         self: diag_backward(grad, self.shape, diagonal)
     """
     out = array_ops.diag(data_of(self), diagonal)
@@ -1380,7 +2503,7 @@ def diag(self, diagonal=0):
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:718):
+    Derivatives (derivatives.yaml:1326):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
@@ -1397,7 +2520,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:728):
+    Derivatives (derivatives.yaml:1336):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -1417,7 +2540,7 @@ def index_select(self, dim, index):
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:737):
+    Derivatives (derivatives.yaml:1345):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -1438,7 +2561,7 @@ def index_add(self, dim, index, source, *, alpha=1):
 def scatter_src(self, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:747):
+    Derivatives (derivatives.yaml:1355):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -1461,7 +2584,7 @@ def scatter_src(self, dim, index, src):
 def scatter_value(self, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:757):
+    Derivatives (derivatives.yaml:1365):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -1480,7 +2603,7 @@ def scatter_value(self, dim, index, value):
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:764):
+    Derivatives (derivatives.yaml:1372):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -1501,7 +2624,7 @@ def scatter_add(self, dim, index, src):
 def masked_fill_Scalar(self, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:773):
+    Derivatives (derivatives.yaml:1381):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -1520,7 +2643,7 @@ def masked_fill_Scalar(self, mask, value):
 def masked_fill_Tensor(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:782):
+    Derivatives (derivatives.yaml:1390):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -1542,7 +2665,7 @@ def masked_fill_Tensor(self, mask, value):
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:790):
+    Derivatives (derivatives.yaml:1398):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -1562,7 +2685,7 @@ def take_along_dim(self, indices, dim=None):
 def take_along_dim_backward(self, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:800):
+    Derivatives (derivatives.yaml:1408):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -1576,6 +2699,66 @@ def take_along_dim_backward(self, dim, indices, shape):
     node._saved_dim = dim
     result = wrap(out, node)
     return result
+
+
+def clamp(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor  ->  clamp_default
+        clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor  ->  clamp_Tensor
+    """
+    return dispatch("clamp", _CLAMP_OVERLOADS, args, kwargs)
+
+
+_CLAMP_OVERLOADS = (
+    (clamp_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
+    (clamp_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+)
+
+
+def clip(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor  ->  clip_default
+        clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor  ->  clip_Tensor
+    """
+    return dispatch("clip", _CLIP_OVERLOADS, args, kwargs)
+
+
+_CLIP_OVERLOADS = (
+    (clip_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
+    (clip_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+)
+
+
+def div(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        div(Tensor self, Tensor other) -> Tensor  ->  div_default
+        div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor  ->  div_Tensor_mode
+    """
+    return dispatch("div", _DIV_OVERLOADS, args, kwargs)
+
+
+_DIV_OVERLOADS = (
+    (div_default, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+    (div_Tensor_mode, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False), ('rounding_mode', 'str?', False, True))),
+)
+
+
+def lerp(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor  ->  lerp_Scalar
+        lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor  ->  lerp_Tensor
+    """
+    return dispatch("lerp", _LERP_OVERLOADS, args, kwargs)
+
+
+_LERP_OVERLOADS = (
+    (lerp_Scalar, (('self', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Scalar', False, False))),
+    (lerp_Tensor, (('self', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Tensor', False, False))),
+)
 
 
 def masked_fill(*args, **kwargs):
@@ -1598,6 +2781,7 @@ def max(*args, **kwargs):
 
         max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)  ->  max_dim
         max(Tensor self) -> Tensor  ->  max_default
+        max.other(Tensor self, Tensor other) -> Tensor  ->  max_other
     """
     return dispatch("max", _MAX_OVERLOADS, args, kwargs)
 
@@ -1605,6 +2789,7 @@ def max(*args, **kwargs):
 _MAX_OVERLOADS = (
     (max_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (max_default, (('self', 'Tensor', False, False),)),
+    (max_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
 )
 
 
@@ -1613,6 +2798,7 @@ def min(*args, **kwargs):
 
         min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)  ->  min_dim
         min(Tensor self) -> Tensor  ->  min_default
+        min.other(Tensor self, Tensor other) -> Tensor  ->  min_other
     """
     return dispatch("min", _MIN_OVERLOADS, args, kwargs)
 
@@ -1620,6 +2806,7 @@ def min(*args, **kwargs):
 _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
+    (min_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
 )
 
 

@@ -94,7 +94,7 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:105).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:106).
 
     self: grad
     """
@@ -112,7 +112,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:109).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:110).
 
     self: neg(grad)
     """
@@ -130,7 +130,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:113).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:119).
 
     self: grad * result
     """
@@ -149,7 +149,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:117).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:128).
 
     self: grad / self
     """
@@ -168,7 +168,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:122).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:137).
 
     self: grad / (2 * result)
     """
@@ -187,7 +187,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:127).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:146).
 
     self: grad * cos(self)
     """
@@ -206,7 +206,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:131).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:155).
 
     self: -(grad * sin(self))
     """
@@ -225,7 +225,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:135).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:164).
 
     self: grad * (1 - result * result)
     """
@@ -244,7 +244,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:139).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:173).
 
     self: grad * result * (1 - result)
     """
@@ -263,7 +263,7 @@ class SigmoidBackward0(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:143).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:182).
 
     self: grad * (result > 0)
     """
@@ -282,7 +282,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:148).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:189).
 
     self: grad * sign(self)
     """
@@ -301,7 +301,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:153).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:199).
 
     self: zeros_like(grad)
     """
@@ -319,7 +319,7 @@ class SignBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:158).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:208).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -341,7 +341,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:168).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:220).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -363,7 +363,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:176).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:231).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -387,7 +387,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:186).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:243).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape)
@@ -412,10 +412,10 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:194).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:257).
 
-    self: sum_to(grad * exponent * pow(self, exponent - 1), self.shape)
-    exponent: sum_to(grad * result * log(self), exponent.shape)
+    self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
+    exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
 
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_shape', '_saved_self_shape')
@@ -429,19 +429,20 @@ class PowBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             exponent = unpack(self._raw_saved_exponent, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.sum_to(grad * exponent * F.pow(self_, exponent - 1), self._saved_self_shape)
+            grad_self = F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
+            exponent = unpack(self._raw_saved_exponent, self, F.as_tensors)
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_exponent = F.sum_to(grad * result * F.log(self_), self._saved_exponent_shape)
+            grad_exponent = F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape)
         return (grad_self, grad_exponent, )
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:204).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:276).
 
-    self: sum_to(grad * ((self > other) + 0.5 * (self == other)), self.shape)
-    other: sum_to(grad * ((other > self) + 0.5 * (self == other)), other.shape)
+    self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
+    other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
@@ -455,19 +456,19 @@ class MaximumBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.sum_to(grad * ((self_ > other) + 0.5 * (self_ == other)), self._saved_self_shape)
+            grad_self = F.sum_to(grad * F.extremum_share(self_, other, 'gt'), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_other = F.sum_to(grad * ((other > self_) + 0.5 * (self_ == other)), self._saved_other_shape)
+            grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'gt'), self._saved_other_shape)
         return (grad_self, grad_other, )
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:212).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:286).
 
-    self: sum_to(grad * ((self < other) + 0.5 * (self == other)), self.shape)
-    other: sum_to(grad * ((other < self) + 0.5 * (self == other)), other.shape)
+    self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
+    other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
@@ -481,16 +482,16 @@ class MinimumBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.sum_to(grad * ((self_ < other) + 0.5 * (self_ == other)), self._saved_self_shape)
+            grad_self = F.sum_to(grad * F.extremum_share(self_, other, 'lt'), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_other = F.sum_to(grad * ((other < self_) + 0.5 * (self_ == other)), self._saved_other_shape)
+            grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'lt'), self._saved_other_shape)
         return (grad_self, grad_other, )
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:220).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:296).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -515,7 +516,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:230).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:310).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -534,7 +535,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:239).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:322).
 
     self: unreduce(grad, self.shape, dim)
     """
@@ -552,7 +553,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:248).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:331).
 
     self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -570,7 +571,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:256).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:339).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -590,7 +591,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:265).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:348).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -610,7 +611,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:272).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:355).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -630,7 +631,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:280).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:363).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -650,7 +651,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:285).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:368).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -670,7 +671,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:291).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:374).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -690,7 +691,7 @@ class MinBackward1(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:296).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:379).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -710,7 +711,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:304).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:387).
 
     self: gather_backward(grad, dim, index, self.shape)
     index: non_differentiable
@@ -730,7 +731,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:316).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:399).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -750,7 +751,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:326).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:409).
 
     self: reshape(grad, self.shape)
     """
@@ -768,7 +769,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:338).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:421).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -786,7 +787,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:349).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:432).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -804,7 +805,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:360).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:443).
 
     self: sum_to(grad, self.shape)
     """
@@ -822,7 +823,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:373).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:456).
 
     self: reshape(grad, self.shape)
     """
@@ -840,7 +841,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:387).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:470).
 
     self: reshape(grad, self.shape)
     """
@@ -858,7 +859,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:398).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:481).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -876,7 +877,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:421).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:504).
 
     self: getitem(grad, index)
     """
@@ -894,7 +895,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:429).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:512).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -909,7 +910,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:440).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:523).
 
     tensors: unstack(grad, dim)
     """
@@ -924,7 +925,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:452).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:535).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -948,7 +949,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:465).
+    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:548).
 
     self: result * (grad - sum(grad * result, dim, True))
     """
@@ -967,7 +968,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:473).
+    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:556).
 
     self: grad - exp(result) * sum(grad, dim, True)
     """
@@ -985,8 +986,1245 @@ class LogSoftmaxBackward0(GeneratedNode):
         return (grad_self, )
 
 
+class Exp2Backward0(GeneratedNode):
+    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:569).
+
+    self: grad * result * 0.6931471805599453
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * result * 0.6931471805599453
+        return (grad_self, )
+
+
+class Expm1Backward0(GeneratedNode):
+    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:578).
+
+    self: grad * (result + 1)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * (result + 1)
+        return (grad_self, )
+
+
+class Log2Backward0(GeneratedNode):
+    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:587).
+
+    self: grad / (self * 0.6931471805599453)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (self_ * 0.6931471805599453)
+        return (grad_self, )
+
+
+class Log10Backward0(GeneratedNode):
+    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:595).
+
+    self: grad / (self * 2.302585092994046)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (self_ * 2.302585092994046)
+        return (grad_self, )
+
+
+class Log1pBackward0(GeneratedNode):
+    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:603).
+
+    self: grad / (self + 1)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (self_ + 1)
+        return (grad_self, )
+
+
+class RsqrtBackward0(GeneratedNode):
+    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:612).
+
+    self: -0.5 * grad * result * result * result
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = -0.5 * grad * result * result * result
+        return (grad_self, )
+
+
+class SquareBackward0(GeneratedNode):
+    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:620).
+
+    self: grad * 2 * self
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * 2 * self_
+        return (grad_self, )
+
+
+class ReciprocalBackward0(GeneratedNode):
+    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:628).
+
+    self: -grad * result * result
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = -grad * result * result
+        return (grad_self, )
+
+
+class TanBackward0(GeneratedNode):
+    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:637).
+
+    self: grad * (1 + result * result)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * (1 + result * result)
+        return (grad_self, )
+
+
+class AsinBackward0(GeneratedNode):
+    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:645).
+
+    self: grad / sqrt(1 - self * self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / F.sqrt(1 - self_ * self_)
+        return (grad_self, )
+
+
+class AcosBackward0(GeneratedNode):
+    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:653).
+
+    self: -grad / sqrt(1 - self * self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = -grad / F.sqrt(1 - self_ * self_)
+        return (grad_self, )
+
+
+class AtanBackward0(GeneratedNode):
+    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:661).
+
+    self: grad / (self * self + 1)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (self_ * self_ + 1)
+        return (grad_self, )
+
+
+class SinhBackward0(GeneratedNode):
+    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:669).
+
+    self: grad * cosh(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.cosh(self_)
+        return (grad_self, )
+
+
+class CoshBackward0(GeneratedNode):
+    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:677).
+
+    self: grad * sinh(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.sinh(self_)
+        return (grad_self, )
+
+
+class AsinhBackward0(GeneratedNode):
+    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:685).
+
+    self: grad / sqrt(self * self + 1)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / F.sqrt(self_ * self_ + 1)
+        return (grad_self, )
+
+
+class AcoshBackward0(GeneratedNode):
+    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:693).
+
+    self: grad / sqrt((self - 1) * (self + 1))
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / F.sqrt((self_ - 1) * (self_ + 1))
+        return (grad_self, )
+
+
+class AtanhBackward0(GeneratedNode):
+    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:701).
+
+    self: grad / (1 - self * self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (1 - self_ * self_)
+        return (grad_self, )
+
+
+class LogitBackward0(GeneratedNode):
+    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:711).
+
+    self: logit_grad(grad, self, eps)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_eps')
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.logit_grad(grad, self_, self._saved_eps)
+        return (grad_self, )
+
+
+class ErfBackward0(GeneratedNode):
+    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:721).
+
+    self: grad * 1.1283791670955126 * exp(-(self * self))
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * 1.1283791670955126 * F.exp(-(self_ * self_))
+        return (grad_self, )
+
+
+class ErfcBackward0(GeneratedNode):
+    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:730).
+
+    self: grad * -1.1283791670955126 * exp(-(self * self))
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * -1.1283791670955126 * F.exp(-(self_ * self_))
+        return (grad_self, )
+
+
+class ErfinvBackward0(GeneratedNode):
+    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:739).
+
+    self: grad * 0.886226925452758 * exp(result * result)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * 0.886226925452758 * F.exp(result * result)
+        return (grad_self, )
+
+
+class LgammaBackward0(GeneratedNode):
+    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:748).
+
+    self: grad * digamma(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.digamma(self_)
+        return (grad_self, )
+
+
+class DigammaBackward0(GeneratedNode):
+    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:756).
+
+    self: grad * polygamma(1, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.polygamma(1, self_)
+        return (grad_self, )
+
+
+class PolygammaBackward0(GeneratedNode):
+    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:766).
+
+    self: grad * polygamma(n + 1, self)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_n')
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.polygamma(self._saved_n + 1, self_)
+        return (grad_self, )
+
+
+class SpecialGammalnBackward0(GeneratedNode):
+    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:777).
+
+    self: grad * digamma(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.digamma(self_)
+        return (grad_self, )
+
+
+class SpecialPsiBackward0(GeneratedNode):
+    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:786).
+
+    self: grad * polygamma(1, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.polygamma(1, self_)
+        return (grad_self, )
+
+
+class SpecialExpitBackward0(GeneratedNode):
+    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:795).
+
+    self: grad * result * (1 - result)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * result * (1 - result)
+        return (grad_self, )
+
+
+class SincBackward0(GeneratedNode):
+    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:805).
+
+    self: sinc_grad(grad, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sinc_grad(grad, self_)
+        return (grad_self, )
+
+
+class FloorBackward0(GeneratedNode):
+    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:816).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self, )
+
+
+class CeilBackward0(GeneratedNode):
+    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:823).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self, )
+
+
+class RoundBackward0(GeneratedNode):
+    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:831).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self, )
+
+
+class TruncBackward0(GeneratedNode):
+    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:839).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self, )
+
+
+class FixBackward0(GeneratedNode):
+    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:846).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self, )
+
+
+class FracBackward0(GeneratedNode):
+    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:853).
+
+    self: grad
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = grad
+        return (grad_self, )
+
+
+class ClampBackward1(GeneratedNode):
+    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:865).
+
+    self: grad * clamp_tensor_masks(self, min, max, "self")
+    min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
+    max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
+    """
+
+    __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape')
+    _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_min = None
+        grad_max = None
+        if self.next_functions[0][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.clamp_tensor_masks(self_, min, max, 'self')
+        if self.next_functions[1][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_min = F.sum_to(grad * F.clamp_tensor_masks(self_, min, max, 'min'), self._saved_min_shape)
+        if self.next_functions[2][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_max = F.sum_to(grad * F.clamp_tensor_masks(self_, min, max, 'max'), self._saved_max_shape)
+        return (grad_self, grad_min, grad_max, )
+
+
+class ClipBackward0(GeneratedNode):
+    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:877).
+
+    self: grad * clamp_mask(self, min, max)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.clamp_mask(self_, self._saved_min, self._saved_max)
+        return (grad_self, )
+
+
+class ClipBackward1(GeneratedNode):
+    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:884).
+
+    self: grad * clamp_tensor_masks(self, min, max, "self")
+    min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
+    max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
+    """
+
+    __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape')
+    _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_min = None
+        grad_max = None
+        if self.next_functions[0][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.clamp_tensor_masks(self_, min, max, 'self')
+        if self.next_functions[1][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_min = F.sum_to(grad * F.clamp_tensor_masks(self_, min, max, 'min'), self._saved_min_shape)
+        if self.next_functions[2][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_max = F.sum_to(grad * F.clamp_tensor_masks(self_, min, max, 'max'), self._saved_max_shape)
+        return (grad_self, grad_min, grad_max, )
+
+
+class NanToNumBackward0(GeneratedNode):
+    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:894).
+
+    self: grad * finite_mask(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.finite_mask(self_)
+        return (grad_self, )
+
+
+class DivBackward1(GeneratedNode):
+    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:905).
+
+    self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
+    other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_rounding_mode', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.sum_to(grad / other, self._saved_self_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(-grad * self_ / (other * other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class FloorDivideBackward0(GeneratedNode):
+    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:915).
+
+    self: zeros_shaped(grad, self.shape)
+    other: zeros_shaped(grad, other.shape)
+    """
+
+    __slots__ = ('_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_shaped(grad, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            grad_other = F.zeros_shaped(grad, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class RemainderBackward0(GeneratedNode):
+    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:925).
+
+    self: sum_to(grad, self.shape)
+    other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='floor'), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class FmodBackward0(GeneratedNode):
+    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:936).
+
+    self: sum_to(grad, self.shape)
+    other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='trunc'), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class FloatPowerBackward0(GeneratedNode):
+    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:946).
+
+    self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
+    exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
+    """
+
+    __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_dtype', '_saved_exponent_shape', '_saved_self_dtype', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_exponent = None
+        if self.next_functions[0][0] is not None:
+            exponent = unpack(self._raw_saved_exponent, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F._to_copy(F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape), self._saved_self_dtype)
+        if self.next_functions[1][0] is not None:
+            exponent = unpack(self._raw_saved_exponent, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_exponent = F._to_copy(F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape), self._saved_exponent_dtype)
+        return (grad_self, grad_exponent, )
+
+
+class FmaxBackward0(GeneratedNode):
+    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:957).
+
+    self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
+    other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * F.fmax_mask(self_, other, 'ge'), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad * F.fmax_other_mask(self_, other, 'ge'), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class FminBackward0(GeneratedNode):
+    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:967).
+
+    self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
+    other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * F.fmax_mask(self_, other, 'le'), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad * F.fmax_other_mask(self_, other, 'le'), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class MaxBackward2(GeneratedNode):
+    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:977).
+
+    self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
+    other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * F.extremum_share(self_, other, 'gt'), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'gt'), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class MinBackward2(GeneratedNode):
+    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:986).
+
+    self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
+    other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * F.extremum_share(self_, other, 'lt'), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'lt'), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class Atan2Backward0(GeneratedNode):
+    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:995).
+
+    self: sum_to(grad * other / (self * self + other * other), self.shape)
+    other: sum_to(-grad * self / (self * self + other * other), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * other / (self_ * self_ + other * other), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(-grad * self_ / (self_ * self_ + other * other), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class HypotBackward0(GeneratedNode):
+    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1004).
+
+    self: sum_to(grad * self / result, self.shape)
+    other: sum_to(grad * other / result, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * self_ / result, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_other = F.sum_to(grad * other / result, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class LogaddexpBackward0(GeneratedNode):
+    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1013).
+
+    self: sum_to(grad / (1 + exp(other - self)), self.shape)
+    other: sum_to(grad / (1 + exp(self - other)), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad / (1 + F.exp(other - self_)), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad / (1 + F.exp(self_ - other)), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class Logaddexp2Backward0(GeneratedNode):
+    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1022).
+
+    self: sum_to(grad / (1 + exp2(other - self)), self.shape)
+    other: sum_to(grad / (1 + exp2(self - other)), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad / (1 + F.exp2(other - self_)), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad / (1 + F.exp2(self_ - other)), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class CopysignBackward0(GeneratedNode):
+    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1031).
+
+    self: sum_to(grad * copysign_ratio(self, result), self.shape)
+    other: zeros_shaped(grad, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * F.copysign_ratio(self_, result), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            grad_other = F.zeros_shaped(grad, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class XlogyBackward0(GeneratedNode):
+    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1042).
+
+    self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
+    other: sum_to(grad * self / other, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(F.xlogy_grad_self(grad, self_, other), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad * self_ / other, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class LerpBackward0(GeneratedNode):
+    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1053).
+
+    self: sum_to(grad * (1 - weight), self.shape)
+    end: sum_to(grad * weight, end.shape)
+    """
+
+    __slots__ = ('_saved_end_shape', '_saved_self_shape', '_saved_weight')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_end = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad * (1 - self._saved_weight), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            grad_end = F.sum_to(grad * self._saved_weight, self._saved_end_shape)
+        return (grad_self, grad_end, )
+
+
+class LerpBackward1(GeneratedNode):
+    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1062).
+
+    self: sum_to(grad * (1 - weight), self.shape)
+    end: sum_to(grad * weight, end.shape)
+    weight: sum_to(grad * (end - self), weight.shape)
+    """
+
+    __slots__ = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight', '_saved_end_shape', '_saved_self_shape', '_saved_weight_shape')
+    _saved_slots = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_end = None
+        grad_weight = None
+        if self.next_functions[0][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_self = F.sum_to(grad * (1 - weight), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_end = F.sum_to(grad * weight, self._saved_end_shape)
+        if self.next_functions[2][0] is not None:
+            end = unpack(self._raw_saved_end, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_weight = F.sum_to(grad * (end - self_), self._saved_weight_shape)
+        return (grad_self, grad_end, grad_weight, )
+
+
+class AddcmulBackward0(GeneratedNode):
+    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1072).
+
+    self: sum_to(grad, self.shape)
+    tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
+    tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
+    """
+
+    __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
+    _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_tensor1 = None
+        grad_tensor2 = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            tensor2 = unpack(self._raw_saved_tensor2, self, F.as_tensors)
+            grad_tensor1 = F.sum_to(F.maybe_multiply(grad * tensor2, self._saved_value), self._saved_tensor1_shape)
+        if self.next_functions[2][0] is not None:
+            tensor1 = unpack(self._raw_saved_tensor1, self, F.as_tensors)
+            grad_tensor2 = F.sum_to(F.maybe_multiply(grad * tensor1, self._saved_value), self._saved_tensor2_shape)
+        return (grad_self, grad_tensor1, grad_tensor2, )
+
+
+class AddcdivBackward0(GeneratedNode):
+    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1083).
+
+    self: sum_to(grad, self.shape)
+    tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
+    tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
+    """
+
+    __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
+    _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_tensor1 = None
+        grad_tensor2 = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            tensor2 = unpack(self._raw_saved_tensor2, self, F.as_tensors)
+            grad_tensor1 = F.sum_to(F.maybe_multiply(grad / tensor2, self._saved_value), self._saved_tensor1_shape)
+        if self.next_functions[2][0] is not None:
+            tensor1 = unpack(self._raw_saved_tensor1, self, F.as_tensors)
+            tensor2 = unpack(self._raw_saved_tensor2, self, F.as_tensors)
+            grad_tensor2 = F.sum_to(-F.maybe_multiply(grad * tensor1 / (tensor2 * tensor2), self._saved_value), self._saved_tensor2_shape)
+        return (grad_self, grad_tensor1, grad_tensor2, )
+
+
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:494).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1102).
 
     self: reshape(grad, self.shape)
     """
@@ -1004,7 +2242,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:505).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1113).
 
     self: reshape(grad, self.shape)
     """
@@ -1022,7 +2260,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:516).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1124).
 
     self: reshape(grad, self.shape)
     """
@@ -1040,7 +2278,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:524).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1132).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -1058,7 +2296,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:531).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1139).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -1076,7 +2314,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:538).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1146).
 
     self: movedim(grad, destination, source)
     """
@@ -1094,7 +2332,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:546).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1154).
 
     self: moveaxis(grad, destination, source)
     """
@@ -1112,7 +2350,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:553).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1161).
 
     self: t(grad)
     """
@@ -1130,7 +2368,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:562).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1170).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -1149,7 +2387,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:571).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1179).
 
     self: sum_to(grad, self.shape)
     """
@@ -1167,7 +2405,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:579).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1187).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -1185,7 +2423,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:589).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1197).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -1203,7 +2441,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:597).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1205).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -1222,7 +2460,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:606).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1214).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -1241,7 +2479,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:615).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1223).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -1259,7 +2497,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:626).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1234).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -1277,7 +2515,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:635).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1243).
 
     self: cat(grads, dim)
     """
@@ -1295,7 +2533,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:645).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1253).
 
     self: cat(grads, dim)
     """
@@ -1313,7 +2551,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:653).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1261).
 
     self: stack(grads, dim)
     """
@@ -1331,7 +2569,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:662).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1270).
 
     self: flip(grad, dims)
     """
@@ -1349,7 +2587,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:670).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1278).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -1367,7 +2605,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:678).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1286).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -1385,7 +2623,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:689).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1297).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -1403,7 +2641,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:696).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1304).
 
     self: tril(grad, diagonal)
     """
@@ -1421,7 +2659,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:703).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1311).
 
     self: triu(grad, diagonal)
     """
@@ -1439,7 +2677,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:710).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1318).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -1457,7 +2695,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:718).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1326).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -1475,7 +2713,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:728).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1336).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -1495,7 +2733,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:737).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1345).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -1519,7 +2757,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:747).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1355).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -1544,7 +2782,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:757).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1365).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -1564,7 +2802,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:764).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1372).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -1588,7 +2826,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:773).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1381).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -1608,7 +2846,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:782).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1390).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -1633,7 +2871,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:790).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1398).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -1653,7 +2891,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:800).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1408).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable

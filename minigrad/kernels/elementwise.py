@@ -1,2 +1,130 @@
-"""numpy building blocks for the elementwise ops' `forward:` expressions."""
-import numpy as np  # noqa: F401
+"""numpy building blocks for the elementwise ops' `forward:` expressions.
+
+Special functions come from scipy.special: it is accurate over the whole
+domain (erfinv near +-1, digamma near the poles, polygamma of any order),
+which a few lines of numpy here would not be.
+"""
+import numpy as np
+import scipy.special as _sp
+
+
+def _floating(x):
+    """``x`` as an array of a floating dtype (integers and bools become float64, as
+    torch promotes them to its default float type)."""
+    x = np.asarray(x)
+    return x if x.dtype.kind in "fc" else x.astype(np.float64)
+
+
+def _same_float(out, *inputs):
+    """scipy may compute float32 in float64: give the result the inputs' float dtype."""
+    kinds = [np.asarray(i).dtype for i in inputs if isinstance(i, np.ndarray)]
+    want = np.result_type(*kinds) if kinds else np.float64
+    if want.kind not in "fc":
+        want = np.dtype(np.float64)
+    return np.asarray(out, dtype=want)
+
+
+def erf_array(x):
+    return _same_float(_sp.erf(x), x)
+
+
+def erfc_array(x):
+    return _same_float(_sp.erfc(x), x)
+
+
+def erfinv_array(x):
+    return _same_float(_sp.erfinv(x), x)
+
+
+def lgamma_array(x):
+    return _same_float(_sp.gammaln(x), x)
+
+
+def digamma_array(x):
+    return _same_float(_sp.psi(x), x)
+
+
+def polygamma_array(n, x):
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+        raise RuntimeError(f"polygamma(n, x) does not support negative n (got n={n}); "
+                           "n must be a non-negative int")
+    if n == 0:
+        return digamma_array(x)
+    return _same_float(_sp.polygamma(n, x), x)
+
+
+def xlogy_array(x, y):
+    return _same_float(_sp.xlogy(x, y), x, y)
+
+
+def logit_array(x, eps):
+    x = _floating(x)
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x / (1 - x))
+
+
+def clamp_array(x, min, max):
+    """``clamp`` with scalar or array bounds; min > max gives max, as torch."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    out = x
+    if min is not None:
+        out = np.maximum(out, min)
+    if max is not None:
+        out = np.minimum(out, max)
+    return np.asarray(out)
+
+
+def round_array(x, decimals):
+    # numpy rounds half to even, like torch
+    return np.round(x, decimals) if decimals else np.round(x)
+
+
+def frac_array(x):
+    return x - np.trunc(x)
+
+
+def div_array(self, other, rounding_mode):
+    """``div(..., rounding_mode=None | 'trunc' | 'floor')`` with torch's semantics."""
+    if rounding_mode is None:
+        return np.true_divide(self, other)
+    integral = np.result_type(self, other).kind in "iub"
+    if integral and np.any(np.asarray(other) == 0):
+        raise ZeroDivisionError("ZeroDivisionError: integer division by zero")
+    if rounding_mode == "floor":
+        return np.floor_divide(self, other)
+    if rounding_mode == "trunc":
+        if integral:
+            q = np.floor_divide(self, other)
+            exact = np.remainder(self, other) == 0
+            return np.where(exact | ((np.asarray(self) < 0) == (np.asarray(other) < 0)),
+                            q, q + 1).astype(q.dtype)
+        return np.trunc(np.true_divide(self, other))
+    raise ValueError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                     f"found '{rounding_mode}'")
+
+
+def float_power_array(self, exponent):
+    return np.power(np.asarray(self, dtype=np.float64), np.asarray(exponent, dtype=np.float64))
+
+
+def lerp_array(self, end, weight):
+    """torch's lerp: from the nearer end, so weight 1 gives exactly ``end``."""
+    diff = np.subtract(end, self)
+    small = np.abs(weight) < 0.5
+    return np.where(small, self + weight * diff, end - diff * (1 - weight))
+
+
+def addcmul_array(self, tensor1, tensor2, value):
+    return self + value * (tensor1 * tensor2) if value != 1 else self + tensor1 * tensor2
+
+
+def addcdiv_array(self, tensor1, tensor2, value):
+    return self + value * (tensor1 / tensor2) if value != 1 else self + tensor1 / tensor2
+
+
+def nan_to_num_array(x, nan, posinf, neginf):
+    return np.nan_to_num(x, copy=True, nan=0.0 if nan is None else nan, posinf=posinf,
+                         neginf=neginf)

@@ -1,2 +1,152 @@
-"""Formula helpers for the elementwise ops (see formulas/__init__.py for the rules)."""
+"""Formula helpers for the elementwise ops (see formulas/__init__.py for the rules).
+
+The masks below are piecewise constant in the inputs, so they are built from the
+values as constants (no graph): their derivative is zero everywhere it exists.
+"""
+import numpy as np
+
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
+
+
+def _data(x):
+    from minigrad.tensor import Tensor
+    return x.data if isinstance(x, Tensor) else np.asarray(x)
+
+
+def _constant(array, like):
+    """``array`` as the kind of value ``like`` is (a graph-free Tensor, or an ndarray)."""
+    from minigrad.tensor import Tensor, _wrap
+    return _wrap(np.asarray(array)) if isinstance(like, Tensor) else np.asarray(array)
+
+
+def _float_dtype(*values):
+    dtype = np.result_type(*[_data(v) for v in values])
+    return dtype if dtype.kind == "f" else np.dtype(np.float64)
+
+
+def zeros_shaped(grad, shape):
+    """A constant zero gradient of ``shape`` in ``grad``'s dtype (torch's new_zeros)."""
+    return _constant(np.zeros(tuple(shape), dtype=_data(grad).dtype), grad)
+
+
+def extremum_share(x, y, x_wins):
+    """Share of ``grad`` that ``x`` gets in maximum/minimum(x, y), as torch:
+    1 where x wins (or either is NaN), 0.5 at ties, 0 where x loses.
+    ``x_wins`` is "gt" for maximum, "lt" for minimum."""
+    a, b = _data(x), _data(y)
+    loses = a < b if x_wins == "gt" else a > b
+    share = 1.0 - loses - 0.5 * (a == b)
+    return _constant(share.astype(_float_dtype(x, y)), x)
+
+
+def fmax_mask(x, y, pick):
+    """fmax/fmin: ``self`` takes the gradient where it is chosen (ties and a NaN
+    ``other`` included), ``other`` elsewhere.  ``pick`` is "ge" (fmax) or "le" (fmin);
+    returns the mask for ``self``."""
+    a, b = _data(x), _data(y)
+    chosen = (a >= b) if pick == "ge" else (a <= b)
+    return _constant((chosen | np.isnan(b)).astype(_float_dtype(x, y)), x)
+
+
+def fmax_other_mask(x, y, pick):
+    a, b = _data(x), _data(y)
+    chosen = (a >= b) if pick == "ge" else (a <= b)
+    return _constant(~(chosen | np.isnan(b)) * np.ones((), _float_dtype(x, y)), y)
+
+
+def clamp_tensor_masks(x, min, max, which):
+    """clamp.Tensor backward masks (torch's clamp_backward / clamp_backward_min_max).
+
+    ``which`` = "self": 1 where min <= x <= max;  "min": 1 where x < min (and
+    min < max when both bounds are given);  "max": 1 where x > max, or max < min
+    (then the result is max everywhere)."""
+    a = _data(x)
+    lo = None if min is None else _data(min)
+    hi = None if max is None else _data(max)
+    if which == "self":
+        mask = np.ones(np.shape(a), dtype=bool)
+        if lo is not None:
+            mask = mask & (a >= lo)
+        if hi is not None:
+            mask = mask & (a <= hi)
+    elif which == "min":
+        mask = a < lo
+        if hi is not None:
+            mask = mask & (lo < hi)
+    else:
+        mask = a > hi
+        if lo is not None:
+            mask = mask | (hi < lo)
+    like = x if which == "self" else (min if which == "min" else max)
+    return _constant(mask.astype(_float_dtype(x)), like)
+
+
+def finite_mask(x):
+    """1 where ``x`` is finite (nan_to_num passes the gradient only there)."""
+    return _constant(np.isfinite(_data(x)).astype(_float_dtype(x)), x)
+
+
+def logit_grad(grad, x, eps):
+    """torch's logit backward: 1/(x(1-x)); zero outside [eps, 1-eps] when eps is
+    given, NaN outside [0, 1] when it is not."""
+    F = ops_for(grad)
+    a = _data(x)
+    if eps is None:
+        outside = (a < 0) | (a > 1)
+        fill = np.nan
+    else:
+        outside = (a < eps) | (a > 1 - eps)
+        fill = 0.0
+    d = grad / (x * (1 - x))
+    if not outside.any():
+        return d
+    return F.where(_constant(outside, grad), fill, d)
+
+
+def sinc_grad(grad, x):
+    """d sinc(x)/dx = (cos(pi x) - sinc(x)) / x, and 0 at x = 0 (as torch)."""
+    F = ops_for(x)
+    zero = _constant(_data(x) == 0, x)
+    safe = F.where(zero, 1.0, x)  # no 0/0 in the branch that where() discards
+    pix = safe * np.pi
+    d = (F.cos(pix) * pix - F.sin(pix)) / (pix * safe)
+    return F.where(zero, 0.0, grad * d)
+
+
+def copysign_ratio(x, result):
+    """copysign(x, y) = x * ratio with ratio = +-1 (0 where x == 0, as torch)."""
+    a, r = _data(x), _data(result)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(a == 0, 0.0, r / np.where(a == 0, 1.0, a))
+    return _constant(ratio.astype(_float_dtype(x)), x)
+
+
+def pow_grad_self(grad, x, exponent):
+    """torch's pow_backward_self: exponent * x**(exponent-1), and 0 where exponent == 0."""
+    F = ops_for(grad)
+    e = _data(exponent)
+    d = grad * exponent * F.pow(x, exponent - 1)
+    if not np.any(e == 0):
+        return d
+    return F.where(_constant(e == 0, grad), 0.0, d)
+
+
+def pow_grad_exponent(grad, x, exponent, result):
+    """torch's pow_backward_exponent: result * log(x), and 0 where x == 0 and exponent >= 0."""
+    F = ops_for(grad)
+    a, e = _data(x), _data(exponent)
+    zero = (a == 0) & (e >= 0)
+    if not np.any(zero):
+        return grad * result * F.log(x)
+    safe = F.where(_constant(zero, grad), 1.0, x)  # log(0) stays out of the graph
+    return F.where(_constant(zero, grad), 0.0, grad * result * F.log(safe))
+
+
+def xlogy_grad_self(grad, x, y):
+    """torch: xlogy(grad, y), with 0 where x == 0 and y <= 0."""
+    F = ops_for(grad)
+    mask = (_data(x) == 0) & (_data(y) <= 0)
+    d = F.xlogy(grad, y)
+    if not np.any(mask):
+        return d
+    return F.where(_constant(mask, grad), 0.0, d)
