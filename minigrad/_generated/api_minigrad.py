@@ -48,6 +48,15 @@ from .functions import (  # noqa: F401
     matmul,
     softmax,
     log_softmax,
+    conv1d,
+    conv2d,
+    conv_transpose1d,
+    conv_transpose2d,
+    max_pool1d_with_indices,
+    max_pool1d,
+    max_pool2d,
+    avg_pool1d,
+    adaptive_avg_pool1d,
 )
 
-__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", ]
+__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d_with_indices", "max_pool1d", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d", ]
