@@ -71,11 +71,11 @@ def conv_same_pads(kernel, dilation, padding, stride=1):
     if padding == "valid":
         return [(0, 0)] * len(kernel)
     if padding != "same":
-        raise ValueError(f"Invalid padding string '{padding}', should be one of "
-                         "{'valid', 'same'}")
+        raise RuntimeError(f"Invalid padding string: '{padding}'; use 'valid', 'same' or "
+                           "numbers")
     if any(s != 1 for s in conv_tuple(stride, len(kernel), "stride")):
-        raise ValueError("padding='same' is not supported for strided convolutions: "
-                         "use stride=1 or give the padding as numbers")
+        raise RuntimeError("padding='same' is not supported for strided convolutions: "
+                           "use stride=1 or give the padding as numbers")
     totals = [d * (k - 1) for k, d in zip(kernel, conv_tuple(dilation, len(kernel), "dilation"))]
     return [(t // 2, t - t // 2) for t in totals]
 
@@ -392,7 +392,8 @@ def pad_array(x, pad, mode, value):
         out = _pad_spatial(x, pads, 0.0 if value is None else value)
         return np.array(out, copy=True) if out is x else out
     if value not in (None, 0, 0.0):
-        raise ValueError(f"pad: padding mode '{mode}' doesn't take in value argument")
+        raise RuntimeError(f"pad: padding mode '{mode}' doesn't take in value argument: "
+                           "leave value=None")
     for axis, (left, right) in sorted(pairs.items()):
         x = np.take(x, pad_index(x.shape[axis], left, right, mode), axis=axis)
     return x

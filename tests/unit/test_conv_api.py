@@ -329,9 +329,9 @@ def test_float32_stays_float32():
 @pytest.mark.parametrize("call, error, match", [
     (lambda: F.conv2d(mg.randn(1, 3, 5, 5), mg.randn(2, 2, 3, 3)), RuntimeError, "channels"),
     (lambda: F.conv2d(mg.randn(1, 2, 5, 5), mg.randn(2, 2, 3, 3), stride=2, padding="same"),
-     ValueError, "strided"),
+     RuntimeError, "strided"),
     (lambda: F.conv2d(mg.randn(1, 2, 5, 5), mg.randn(2, 2, 3, 3), padding="full"),
-     ValueError, "valid"),
+     RuntimeError, "valid"),
     (lambda: F.conv2d(mg.randn(5, 5), mg.randn(2, 2, 3, 3)), RuntimeError, "3D"),
     (lambda: F.max_pool2d(mg.randn(1, 1, 4, 4), 2, padding=2), RuntimeError, "half"),
     (lambda: F.avg_pool2d(mg.randn(1, 1, 2, 2), 3), RuntimeError, "too small"),
