@@ -181,7 +181,8 @@ def conv_backward_weight_array(go, x, weight_size, stride, padding, dilation, gr
     order = (1,) + (0,) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
     cols = cols.transpose(order).reshape(groups, n * p, cg * kk)      # (G, N*P, Cg*K)
     cout = weight_size[0]
-    g = go.reshape(n, groups, cout // groups, p).transpose(1, 2, 0, 3).reshape(groups, cout // groups, n * p)
+    g = go.reshape(n, groups, cout // groups, p).transpose(1, 2, 0, 3)
+    g = g.reshape(groups, cout // groups, n * p)                       # (G, Cout/G, N*P)
     gw = np.matmul(g, cols)                                            # (G, Cout/G, Cg*K)
     return gw.reshape(weight_size).astype(np.result_type(go, x), copy=False)
 
@@ -202,7 +203,7 @@ def _pool_setup(shape, kernel_size, stride, padding, dilation, ceil_mode, nd, op
         raise RuntimeError(f"{op}: expected a {nd + 1}D or {nd + 2}D input, but got input of "
                            f"shape {tuple(shape)}")
     kernel = conv_tuple(kernel_size, nd, "kernel_size")
-    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+    stride = kernel if stride is None or (not isinstance(stride, (int, np.integer)) and len(stride) == 0) \
         else conv_tuple(stride, nd, "stride")
     padding = conv_tuple(padding, nd, "padding")
     dilation = conv_tuple(dilation, nd, "dilation")
@@ -228,7 +229,8 @@ def max_pool_array(x, kernel_size, stride, padding, dilation, ceil_mode, nd):
     """max_pool1d/2d: (values, indices); indices are flat positions in each input plane."""
     op = f"max_pool{nd}d"
     kernel, stride, padding, dilation, out, pads = _pool_setup(
-        x.shape, kernel_size, stride, padding, dilation, ceil_mode, nd, op, lambda k, d: d * (k - 1) + 1)
+        x.shape, kernel_size, stride, padding, dilation, ceil_mode, nd, op,
+        lambda k, d: d * (k - 1) + 1)
     lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     win = _windows(_pad_spatial(x, pads, lowest), kernel, stride, dilation, out)
     win = win.reshape(win.shape[:x.ndim] + (-1,))
@@ -293,7 +295,8 @@ def avg_pool_backward_array(grad, input_size, kernel_size, stride, padding, ceil
     input_size = tuple(input_size)
     nd = len(kernel_size)  # the formula helpers pass one entry per spatial dim
     kernel, stride, padding, _, out, pads = _pool_setup(
-        input_size, kernel_size, stride, padding, 1, ceil_mode, nd, "avg_pool_backward", lambda k, d: k)
+        input_size, kernel_size, stride, padding, 1, ceil_mode, nd, "avg_pool_backward",
+        lambda k, d: k)
     div = avg_pool_divisor(input_size[-nd:], kernel, stride, padding, out, count_include_pad,
                            divisor_override, grad.dtype)
     g = grad / div
@@ -308,7 +311,7 @@ def avg_pool_backward_array(grad, input_size, kernel_size, stride, padding, ceil
 
 
 def adaptive_pool_matrix(size, out, dtype):
-    """(out, size) averaging matrix of adaptive pooling: rows average [floor(i*L/o), ceil((i+1)*L/o))."""
+    """(out, size) averaging matrix: row i averages [floor(i*L/o), ceil((i+1)*L/o))."""
     i = np.arange(out)
     start = (i * size) // out
     end = -((-(i + 1) * size) // out)
@@ -431,7 +434,8 @@ def embedding_array(indices, weight, padding_idx, max_norm, sparse):
     embedding_padding_idx(padding_idx, weight.shape[0])
     if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
         raise IndexError(f"embedding: index out of range: indices must be in "
-                         f"[0, {weight.shape[0]}), got values in [{indices.min()}, {indices.max()}]")
+                         f"[0, {weight.shape[0]}), got values in "
+                         f"[{indices.min()}, {indices.max()}]")
     return np.take(weight, indices, axis=0)
 
 

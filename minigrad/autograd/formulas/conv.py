@@ -117,7 +117,7 @@ def max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, n
 
 def _pool_args(kernel_size, stride, padding, nd):
     kernel = conv_tuple(kernel_size, nd, "kernel_size")
-    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+    stride = kernel if stride is None or (not isinstance(stride, (int, np.integer)) and len(stride) == 0) \
         else conv_tuple(stride, nd, "stride")
     return kernel, stride, conv_tuple(padding, nd, "padding")
 
