@@ -197,14 +197,20 @@ def pool_output_size(size, kernel, stride, pad, dilation, ceil_mode):
     return out
 
 
+def pool_stride(stride, kernel, nd):
+    """Pooling's stride: None (or torch's empty default) means the kernel size."""
+    if stride is None or (not isinstance(stride, (int, np.integer)) and len(stride) == 0):
+        return kernel
+    return conv_tuple(stride, nd, "stride")
+
+
 def _pool_setup(shape, kernel_size, stride, padding, dilation, ceil_mode, nd, op, half_of):
     """Normalized arguments, output sizes and [(left, right)] pads of a pooling op."""
     if len(shape) not in (nd + 1, nd + 2):
         raise RuntimeError(f"{op}: expected a {nd + 1}D or {nd + 2}D input, but got input of "
                            f"shape {tuple(shape)}")
     kernel = conv_tuple(kernel_size, nd, "kernel_size")
-    stride = kernel if stride is None or (not isinstance(stride, (int, np.integer)) and len(stride) == 0) \
-        else conv_tuple(stride, nd, "stride")
+    stride = pool_stride(stride, kernel, nd)
     padding = conv_tuple(padding, nd, "padding")
     dilation = conv_tuple(dilation, nd, "dilation")
     if any(v < 1 for v in kernel + stride + dilation):

@@ -8,7 +8,7 @@ import numpy as np
 
 from minigrad.autograd.formulas.core import ops_for
 from minigrad.kernels.conv import (adaptive_pool_matrix, conv_same_pads, conv_tuple,
-                                   embedding_padding_idx, max_pool_indices_array)
+                                   embedding_padding_idx, max_pool_indices_array, pool_stride)
 
 
 def _raw(x):
@@ -117,9 +117,7 @@ def max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, n
 
 def _pool_args(kernel_size, stride, padding, nd):
     kernel = conv_tuple(kernel_size, nd, "kernel_size")
-    stride = kernel if stride is None or (not isinstance(stride, (int, np.integer)) and len(stride) == 0) \
-        else conv_tuple(stride, nd, "stride")
-    return kernel, stride, conv_tuple(padding, nd, "padding")
+    return kernel, pool_stride(stride, kernel, nd), conv_tuple(padding, nd, "padding")
 
 
 def avg_pool_grad_input(grad, input_shape, kernel_size, stride, padding, ceil_mode,
