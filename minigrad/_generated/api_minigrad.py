@@ -125,6 +125,15 @@ from .functions import (  # noqa: F401
     masked_fill,
     take_along_dim,
     take_along_dim_backward,
+    conv1d,
+    conv2d,
+    conv_transpose1d,
+    conv_transpose2d,
+    max_pool1d_with_indices,
+    max_pool1d,
+    max_pool2d,
+    avg_pool1d,
+    adaptive_avg_pool1d,
 )
 
-__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "square", "reciprocal", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "logit", "erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "sinc", "floor", "ceil", "round", "trunc", "fix", "frac", "clip", "nan_to_num", "floor_divide", "remainder", "fmod", "float_power", "fmax", "fmin", "atan2", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy", "lerp", "addcmul", "addcdiv", "flatten", "unflatten", "swapaxes", "swapdims", "movedim", "moveaxis", "t", "broadcast_to", "narrow", "select", "diagonal", "diagonal_backward", "split", "chunk", "unbind", "flip", "roll", "tile", "tril", "triu", "diag", "diag_embed", "index_select", "index_add", "scatter", "scatter_add", "masked_fill", "take_along_dim", "take_along_dim_backward", ]
+__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "square", "reciprocal", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "logit", "erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "sinc", "floor", "ceil", "round", "trunc", "fix", "frac", "clip", "nan_to_num", "floor_divide", "remainder", "fmod", "float_power", "fmax", "fmin", "atan2", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy", "lerp", "addcmul", "addcdiv", "flatten", "unflatten", "swapaxes", "swapdims", "movedim", "moveaxis", "t", "broadcast_to", "narrow", "select", "diagonal", "diagonal_backward", "split", "chunk", "unbind", "flip", "roll", "tile", "tril", "triu", "diag", "diag_embed", "index_select", "index_add", "scatter", "scatter_add", "masked_fill", "take_along_dim", "take_along_dim_backward", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d_with_indices", "max_pool1d", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d", ]

@@ -4,6 +4,18 @@ from .functions import (  # noqa: F401
     relu,
     softmax,
     log_softmax,
+    conv1d,
+    conv2d,
+    conv_transpose1d,
+    conv_transpose2d,
+    max_pool1d_with_indices,
+    max_pool2d_with_indices,
+    avg_pool1d,
+    avg_pool2d,
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    pad,
+    embedding,
 )
 
-__all__ = ["relu", "softmax", "log_softmax", ]
+__all__ = ["relu", "softmax", "log_softmax", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "embedding", ]

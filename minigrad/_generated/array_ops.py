@@ -722,6 +722,101 @@ def take_along_dim_backward(self, dim, indices, shape):
     return take_along_dim_backward_array(self, dim, indices, shape)
 
 
+def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor"""
+    return conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+    """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor"""
+    return conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor"""
+    return conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+    """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor"""
+    return conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor"""
+    return conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor"""
+    return conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
+    """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor"""
+    return conv_backward_weight_array(output_grad, input, weight_size, stride, padding, dilation, groups)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)"""
+    return max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor"""
+    return max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)"""
+    return max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor"""
+    return max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor"""
+    return avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
+    return avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
+
+
+def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
+    return avg_pool_backward_array(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor"""
+    return adaptive_avg_pool_array(input, output_size, 1)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor"""
+    return adaptive_avg_pool_array(input, output_size, 2)
+
+
+def pad(input, pad, mode='constant', value=None):
+    """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor"""
+    return pad_array(input, pad, mode, value)
+
+
+def pad_backward(output_grad, input_size, pad, mode):
+    """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor"""
+    return pad_backward_array(output_grad, input_size, pad, mode)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
+    return embedding_array(input, weight, padding_idx, max_norm, sparse)
+
+
 def clamp(*args, **kwargs):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor | clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
     return dispatch("clamp", _CLAMP_OVERLOADS, args, kwargs, arrays=True)
@@ -741,6 +836,28 @@ def clip(*args, **kwargs):
 _CLIP_OVERLOADS = (
     (clip_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
     (clip_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+)
+
+
+def conv1d(*args, **kwargs):
+    """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor | conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor"""
+    return dispatch("conv1d", _CONV1D_OVERLOADS, args, kwargs, arrays=True)
+
+
+_CONV1D_OVERLOADS = (
+    (conv1d_default, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'int[]', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
+    (conv1d_padding, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'str', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
+)
+
+
+def conv2d(*args, **kwargs):
+    """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor | conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor"""
+    return dispatch("conv2d", _CONV2D_OVERLOADS, args, kwargs, arrays=True)
+
+
+_CONV2D_OVERLOADS = (
+    (conv2d_default, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'int[]', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
+    (conv2d_padding, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'str', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
 )
 
 

@@ -21,6 +21,10 @@ return_types_max_dim = namedtuple("max", ('values', 'indices'))
 
 return_types_min_dim = namedtuple("min", ('values', 'indices'))
 
+return_types_max_pool1d_with_indices = namedtuple("max_pool1d_with_indices", ('output', 'indices'))
+
+return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('output', 'indices'))
+
 
 def sum_to_size(self, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
@@ -2701,6 +2705,460 @@ def take_along_dim_backward(self, dim, indices, shape):
     return result
 
 
+def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
+
+    Derivatives (derivatives.yaml:1433):
+        input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+        weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
+        bias: conv_grad_bias(grad, weight.ndim)
+    """
+    out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = Conv1dBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    needs_bias = node.next_functions[2][0] is not None
+    if needs_bias:
+        node._saved_weight_ndim = ndim_of(weight)
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+        node._saved_input_shape = input.shape
+    if needs_weight:
+        node._raw_saved_input = save(input)
+        node._saved_weight_shape = weight.shape
+    node._saved_dilation = dilation
+    node._saved_groups = groups
+    node._saved_padding = padding
+    node._saved_stride = stride
+    result = wrap(out, node)
+    return result
+
+
+def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+    """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
+
+    Derivatives (derivatives.yaml:1447):
+        input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+        weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
+        bias: conv_grad_bias(grad, weight.ndim)
+    """
+    out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = Conv1dBackward1((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    needs_bias = node.next_functions[2][0] is not None
+    if needs_bias:
+        node._saved_weight_ndim = ndim_of(weight)
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+        node._saved_input_shape = input.shape
+    if needs_weight:
+        node._raw_saved_input = save(input)
+        node._saved_weight_shape = weight.shape
+    node._saved_dilation = dilation
+    node._saved_groups = groups
+    node._saved_padding = padding
+    node._saved_stride = stride
+    result = wrap(out, node)
+    return result
+
+
+def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
+
+    Derivatives (derivatives.yaml:1459):
+        input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+        weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
+        bias: conv_grad_bias(grad, weight.ndim)
+    """
+    out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = Conv2dBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    needs_bias = node.next_functions[2][0] is not None
+    if needs_bias:
+        node._saved_weight_ndim = ndim_of(weight)
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+        node._saved_input_shape = input.shape
+    if needs_weight:
+        node._raw_saved_input = save(input)
+        node._saved_weight_shape = weight.shape
+    node._saved_dilation = dilation
+    node._saved_groups = groups
+    node._saved_padding = padding
+    node._saved_stride = stride
+    result = wrap(out, node)
+    return result
+
+
+def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+    """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
+
+    Derivatives (derivatives.yaml:1474):
+        input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+        weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
+        bias: conv_grad_bias(grad, weight.ndim)
+    """
+    out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = Conv2dBackward1((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    needs_bias = node.next_functions[2][0] is not None
+    if needs_bias:
+        node._saved_weight_ndim = ndim_of(weight)
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+        node._saved_input_shape = input.shape
+    if needs_weight:
+        node._raw_saved_input = save(input)
+        node._saved_weight_shape = weight.shape
+    node._saved_dilation = dilation
+    node._saved_groups = groups
+    node._saved_padding = padding
+    node._saved_stride = stride
+    result = wrap(out, node)
+    return result
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
+
+    Derivatives (derivatives.yaml:1486):
+        input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+        weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
+        bias: conv_grad_bias(grad, weight.ndim)
+    """
+    out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = ConvTranspose1dBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    needs_bias = node.next_functions[2][0] is not None
+    if needs_bias:
+        node._saved_weight_ndim = ndim_of(weight)
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+        node._saved_input_shape = input.shape
+    if needs_weight:
+        node._raw_saved_input = save(input)
+        node._saved_weight_shape = weight.shape
+    node._saved_dilation = dilation
+    node._saved_groups = groups
+    node._saved_padding = padding
+    node._saved_stride = stride
+    result = wrap(out, node)
+    return result
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
+
+    Derivatives (derivatives.yaml:1498):
+        input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+        weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
+        bias: conv_grad_bias(grad, weight.ndim)
+    """
+    out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = ConvTranspose2dBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    needs_bias = node.next_functions[2][0] is not None
+    if needs_bias:
+        node._saved_weight_ndim = ndim_of(weight)
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+        node._saved_input_shape = input.shape
+    if needs_weight:
+        node._raw_saved_input = save(input)
+        node._saved_weight_shape = weight.shape
+    node._saved_dilation = dilation
+    node._saved_groups = groups
+    node._saved_padding = padding
+    node._saved_stride = stride
+    result = wrap(out, node)
+    return result
+
+
+def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
+    """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
+
+    Derivatives (derivatives.yaml:1514):
+        output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
+        input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
+    """
+    out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
+    if not (grad_mode.enabled and any_requires_grad(output_grad, input)):
+        return wrap(out)
+    node = ConvolutionBackwardWeightBackward0((edge_of(output_grad), edge_of(input),))
+    needs_output_grad = node.next_functions[0][0] is not None
+    needs_input = node.next_functions[1][0] is not None
+    if needs_input:
+        node._raw_saved_output_grad = save(output_grad)
+        node._saved_input_shape = input.shape
+    if needs_output_grad:
+        node._raw_saved_input = save(input)
+        node._saved_output_grad_shape = output_grad.shape
+    node._saved_dilation = dilation
+    node._saved_groups = groups
+    node._saved_padding = padding
+    node._saved_stride = stride
+    result = wrap(out, node)
+    return result
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
+
+    Derivatives (derivatives.yaml:1529):
+        input: max_pool_grad_input(grad_output, indices, input.shape, 1)
+    """
+    output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
+    node = MaxPool1dWithIndicesBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._saved_input_shape = input.shape
+    output = wrap(output_out, node, 0)
+    indices = wrap(indices_out)
+    if needs_input:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_max_pool1d_with_indices(output, indices)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1539):
+        input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
+    """
+    out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = MaxPool1dBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+        node._saved_input_shape = input.shape
+    node._saved_ceil_mode = ceil_mode
+    node._saved_dilation = dilation
+    node._saved_kernel_size = kernel_size
+    node._saved_padding = padding
+    node._saved_stride = stride
+    result = wrap(out, node)
+    return result
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
+
+    Derivatives (derivatives.yaml:1547):
+        input: max_pool_grad_input(grad_output, indices, input.shape, 2)
+    """
+    output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
+    node = MaxPool2dWithIndicesBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._saved_input_shape = input.shape
+    output = wrap(output_out, node, 0)
+    indices = wrap(indices_out)
+    if needs_input:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_max_pool2d_with_indices(output, indices)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1560):
+        input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
+    """
+    out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = MaxPool2dBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+        node._saved_input_shape = input.shape
+    node._saved_ceil_mode = ceil_mode
+    node._saved_dilation = dilation
+    node._saved_kernel_size = kernel_size
+    node._saved_padding = padding
+    node._saved_stride = stride
+    result = wrap(out, node)
+    return result
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
+
+    Derivatives (derivatives.yaml:1570):
+        input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
+    """
+    out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = AvgPool1dBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._saved_input_shape = input.shape
+    node._saved_ceil_mode = ceil_mode
+    node._saved_count_include_pad = count_include_pad
+    node._saved_kernel_size = kernel_size
+    node._saved_padding = padding
+    node._saved_stride = stride
+    result = wrap(out, node)
+    return result
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1579):
+        input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
+    """
+    out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = AvgPool2dBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._saved_input_shape = input.shape
+    node._saved_ceil_mode = ceil_mode
+    node._saved_count_include_pad = count_include_pad
+    node._saved_divisor_override = divisor_override
+    node._saved_kernel_size = kernel_size
+    node._saved_padding = padding
+    node._saved_stride = stride
+    result = wrap(out, node)
+    return result
+
+
+def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+
+    Derivatives (derivatives.yaml:1592):
+        output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    """
+    out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if not (grad_mode.enabled and any_requires_grad(output_grad)):
+        return wrap(out)
+    node = AvgPoolBackwardBackward0((edge_of(output_grad),))
+    node._saved_ceil_mode = ceil_mode
+    node._saved_count_include_pad = count_include_pad
+    node._saved_divisor_override = divisor_override
+    node._saved_kernel_size = kernel_size
+    node._saved_padding = padding
+    node._saved_stride = stride
+    result = wrap(out, node)
+    return result
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
+
+    Derivatives (derivatives.yaml:1603):
+        input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
+    """
+    out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = AdaptiveAvgPool1dBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._saved_input_shape = input.shape
+    result = wrap(out, node)
+    return result
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
+
+    Derivatives (derivatives.yaml:1612):
+        input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
+    """
+    out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = AdaptiveAvgPool2dBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._saved_input_shape = input.shape
+    result = wrap(out, node)
+    return result
+
+
+def pad(input, pad, mode='constant', value=None):
+    """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1625):
+        input: pad_grad_input(grad, input.shape, pad, mode)
+    """
+    out = array_ops.pad(data_of(input), pad, mode, value)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = PadBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._saved_input_shape = input.shape
+    node._saved_mode = mode
+    node._saved_pad = pad
+    result = wrap(out, node)
+    return result
+
+
+def pad_backward(output_grad, input_size, pad, mode):
+    """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
+
+    Derivatives (derivatives.yaml:1639):
+        output_grad: repad(grad, pad, mode)
+    """
+    out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
+    if not (grad_mode.enabled and any_requires_grad(output_grad)):
+        return wrap(out)
+    node = PadBackwardBackward0((edge_of(output_grad),))
+    node._saved_mode = mode
+    node._saved_pad = pad
+    result = wrap(out, node)
+    return result
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1651):
+        weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
+        input: non_differentiable
+    """
+    out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+    if not (grad_mode.enabled and any_requires_grad(weight)):
+        return wrap(out)
+    node = EmbeddingBackward0((edge_of(weight),))
+    needs_weight = node.next_functions[0][0] is not None
+    if needs_weight:
+        node._raw_saved_input = save(input)
+        node._saved_weight_shape = weight.shape
+    node._saved_padding_idx = padding_idx
+    node._saved_scale_grad_by_freq = scale_grad_by_freq
+    result = wrap(out, node)
+    return result
+
+
 def clamp(*args, **kwargs):
     """Dispatches to the first overload whose arguments fit:
 
@@ -2728,6 +3186,36 @@ def clip(*args, **kwargs):
 _CLIP_OVERLOADS = (
     (clip_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
     (clip_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+)
+
+
+def conv1d(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor  ->  conv1d_default
+        conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor  ->  conv1d_padding
+    """
+    return dispatch("conv1d", _CONV1D_OVERLOADS, args, kwargs)
+
+
+_CONV1D_OVERLOADS = (
+    (conv1d_default, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'int[]', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
+    (conv1d_padding, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'str', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
+)
+
+
+def conv2d(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor  ->  conv2d_default
+        conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor  ->  conv2d_padding
+    """
+    return dispatch("conv2d", _CONV2D_OVERLOADS, args, kwargs)
+
+
+_CONV2D_OVERLOADS = (
+    (conv2d_default, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'int[]', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
+    (conv2d_padding, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'str', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
 )
 
 

@@ -2908,3 +2908,419 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
             indices = unpack(self._raw_saved_indices, self, F.as_tensors)
             grad_self = F.take_along_dim(grad, indices, self._saved_dim)
         return (grad_self, )
+
+
+class Conv1dBackward0(GeneratedNode):
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1433).
+
+    input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+    weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
+    bias: conv_grad_bias(grad, weight.ndim)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class Conv1dBackward1(GeneratedNode):
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1447).
+
+    input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+    weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
+    bias: conv_grad_bias(grad, weight.ndim)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class Conv2dBackward0(GeneratedNode):
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1459).
+
+    input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+    weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
+    bias: conv_grad_bias(grad, weight.ndim)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class Conv2dBackward1(GeneratedNode):
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1474).
+
+    input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+    weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
+    bias: conv_grad_bias(grad, weight.ndim)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class ConvTranspose1dBackward0(GeneratedNode):
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:1486).
+
+    input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+    weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
+    bias: conv_grad_bias(grad, weight.ndim)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class ConvTranspose2dBackward0(GeneratedNode):
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:1498).
+
+    input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+    weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
+    bias: conv_grad_bias(grad, weight.ndim)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class ConvolutionBackwardWeightBackward0(GeneratedNode):
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:1514).
+
+    output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
+    input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_output_grad = None
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_output_grad = F.conv_weight_grad_grad_output(grad, input, self._saved_output_grad_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[1][0] is not None:
+            output_grad = unpack(self._raw_saved_output_grad, self, F.as_tensors)
+            grad_input = F.conv_grad_input(output_grad, self._saved_input_shape, grad, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        return (grad_output_grad, grad_input, )
+
+
+class MaxPool1dWithIndicesBackward0(GeneratedNode):
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:1529).
+
+    input: max_pool_grad_input(grad_output, indices, input.shape, 1)
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_input_shape')
+    _saved_slots = ('_raw_saved_indices',)
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_output = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 1)
+        return (grad_input, )
+
+
+class MaxPool1dBackward0(GeneratedNode):
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:1539).
+
+    input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 1), self._saved_input_shape, 1)
+        return (grad_input, )
+
+
+class MaxPool2dWithIndicesBackward0(GeneratedNode):
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:1547).
+
+    input: max_pool_grad_input(grad_output, indices, input.shape, 2)
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_input_shape')
+    _saved_slots = ('_raw_saved_indices',)
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_output = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 2)
+        return (grad_input, )
+
+
+class MaxPool2dBackward0(GeneratedNode):
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:1560).
+
+    input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 2), self._saved_input_shape, 2)
+        return (grad_input, )
+
+
+class AvgPool1dBackward0(GeneratedNode):
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:1570).
+
+    input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
+    """
+
+    __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            grad_input = F.avg_pool_grad_input(grad, self._saved_input_shape, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_ceil_mode, self._saved_count_include_pad, None, 1)
+        return (grad_input, )
+
+
+class AvgPool2dBackward0(GeneratedNode):
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:1579).
+
+    input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
+    """
+
+    __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            grad_input = F.avg_pool_grad_input(grad, self._saved_input_shape, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_ceil_mode, self._saved_count_include_pad, self._saved_divisor_override, 2)
+        return (grad_input, )
+
+
+class AvgPoolBackwardBackward0(GeneratedNode):
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:1592).
+
+    output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    """
+
+    __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_output_grad = None
+        if self.next_functions[0][0] is not None:
+            grad_output_grad = F.avg_pool_nd(grad, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_ceil_mode, self._saved_count_include_pad, self._saved_divisor_override)
+        return (grad_output_grad, )
+
+
+class AdaptiveAvgPool1dBackward0(GeneratedNode):
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:1603).
+
+    input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
+    """
+
+    __slots__ = ('_saved_input_shape',)
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            grad_input = F.adaptive_avg_pool_grad_input(grad, self._saved_input_shape, 1)
+        return (grad_input, )
+
+
+class AdaptiveAvgPool2dBackward0(GeneratedNode):
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:1612).
+
+    input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
+    """
+
+    __slots__ = ('_saved_input_shape',)
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            grad_input = F.adaptive_avg_pool_grad_input(grad, self._saved_input_shape, 2)
+        return (grad_input, )
+
+
+class PadBackward0(GeneratedNode):
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:1625).
+
+    input: pad_grad_input(grad, input.shape, pad, mode)
+    """
+
+    __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            grad_input = F.pad_grad_input(grad, self._saved_input_shape, self._saved_pad, self._saved_mode)
+        return (grad_input, )
+
+
+class PadBackwardBackward0(GeneratedNode):
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:1639).
+
+    output_grad: repad(grad, pad, mode)
+    """
+
+    __slots__ = ('_saved_mode', '_saved_pad')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_output_grad = None
+        if self.next_functions[0][0] is not None:
+            grad_output_grad = F.repad(grad, self._saved_pad, self._saved_mode)
+        return (grad_output_grad, )
+
+
+class EmbeddingBackward0(GeneratedNode):
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:1651).
+
+    weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
+    input: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_weight = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.embedding_grad_weight(grad, input, self._saved_weight_shape, self._saved_padding_idx, self._saved_scale_grad_by_freq)
+        return (grad_weight, )

@@ -1,2 +1,455 @@
-"""numpy building blocks for the conv ops' `forward:` expressions."""
-import numpy as np  # noqa: F401
+"""numpy building blocks for the conv ops' `forward:` expressions.
+
+Everything is vectorized: windows come from ``sliding_window_view`` (a strided view,
+no copy) and are contracted with one matmul (im2col).  The only Python loops run over
+kernel offsets (``avg_pool_backward_array``) or over spatial dims, never over pixels.
+Functions take PyTorch's arguments (``stride`` may be an int or a tuple) plus ``nd``,
+the number of spatial dims (1 for conv1d, 2 for conv2d).
+"""
+import itertools
+import math
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+
+# ------------------------------------------------------------------ argument handling
+def conv_tuple(value, nd, name):
+    """An int or a sequence of ints as a tuple of ``nd`` ints (PyTorch's ``_pair``)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return (int(value),) * nd
+    value = tuple(int(v) for v in value)
+    if len(value) == 1:
+        return value * nd
+    if len(value) != nd:
+        raise ValueError(f"{name} must be an int or a sequence of {nd} ints; got {value}")
+    return value
+
+
+def _batched(x, nd, op, what="input"):
+    """``x`` with a batch dim (unbatched (C, *spatial) inputs get one) and whether it had one."""
+    if x.ndim == nd + 2:
+        return x, True
+    if x.ndim == nd + 1:
+        return x[None], False
+    raise RuntimeError(f"{op}: expected a {nd + 1}D (unbatched) or {nd + 2}D (batched) {what}, "
+                       f"but got {what} of shape {tuple(x.shape)}")
+
+
+def _windows(xp, kernel, stride, dilation, out=None):
+    """(N, C, *out, *kernel) windows of the padded ``xp``: a strided view, no copy."""
+    nd = len(kernel)
+    axes = tuple(range(xp.ndim - nd, xp.ndim))
+    extent = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    if any(e > n for e, n in zip(extent, xp.shape[-nd:])):
+        raise RuntimeError(f"kernel size {tuple(extent)} (dilated) can't be greater than the "
+                           f"padded input size {tuple(xp.shape[-nd:])}")
+    v = sliding_window_view(xp, extent, axis=axes)
+    lead = (slice(None),) * (xp.ndim - nd)
+    v = v[lead + tuple(slice(None, None, s) for s in stride)
+          + tuple(slice(None, None, d) for d in dilation)]
+    if out is not None:
+        v = v[lead + tuple(slice(0, o) for o in out)]
+    return v
+
+
+def _pad_spatial(x, pads, value=0.0):
+    """Pad (or crop, for negative amounts) the trailing dims by ``pads`` = [(left, right), ...]."""
+    nd = len(pads)
+    widths = [(0, 0)] * (x.ndim - nd) + [(max(l, 0), max(r, 0)) for l, r in pads]
+    if any(w != (0, 0) for w in widths):
+        x = np.pad(x, widths, constant_values=value)
+    crop = tuple(slice(-min(l, 0), x.shape[x.ndim - nd + i] + min(r, 0))
+                 for i, (l, r) in enumerate(pads))
+    if any(l < 0 or r < 0 for l, r in pads):
+        x = x[(slice(None),) * (x.ndim - nd) + crop]
+    return x
+
+
+def conv_same_pads(kernel, dilation, padding, stride=1):
+    """[(left, right)] per spatial dim for ``padding`` = 'same' or 'valid' (extra goes right)."""
+    if padding == "valid":
+        return [(0, 0)] * len(kernel)
+    if padding != "same":
+        raise RuntimeError(f"Invalid padding string: '{padding}'; use 'valid', 'same' or "
+                           "numbers")
+    if any(s != 1 for s in conv_tuple(stride, len(kernel), "stride")):
+        raise RuntimeError("padding='same' is not supported for strided convolutions: "
+                           "use stride=1 or give the padding as numbers")
+    totals = [d * (k - 1) for k, d in zip(kernel, conv_tuple(dilation, len(kernel), "dilation"))]
+    return [(t // 2, t - t // 2) for t in totals]
+
+
+# ------------------------------------------------------------------ convolution
+def conv_forward_array(x, w, b, stride, padding, dilation, groups, nd):
+    """conv1d / conv2d: cross-correlation of ``x`` (N, C, *L) with ``w`` (Cout, C/groups, *K)."""
+    op = f"conv{nd}d"
+    x, batched = _batched(x, nd, op)
+    if w.ndim != nd + 2:
+        raise RuntimeError(f"{op}: expected a {nd + 2}D weight (out_channels, in_channels/groups, "
+                           f"*kernel), but got weight of shape {tuple(w.shape)}")
+    if groups < 1 or w.shape[0] % groups or x.shape[1] != w.shape[1] * groups:
+        raise RuntimeError(f"{op}: input of shape {tuple(x.shape)} and weight of shape "
+                           f"{tuple(w.shape)} do not fit groups={groups}: expected input to have "
+                           f"{w.shape[1] * groups} channels and out_channels divisible by groups")
+    kernel = w.shape[2:]
+    stride, dilation = conv_tuple(stride, nd, "stride"), conv_tuple(dilation, nd, "dilation")
+    if isinstance(padding, str):
+        pads = conv_same_pads(kernel, dilation, padding, stride)
+    else:
+        pads = [(p, p) for p in conv_tuple(padding, nd, "padding")]
+    if any(s < 1 for s in stride) or any(d < 1 for d in dilation) or any(p < 0 for p, _ in pads):
+        raise RuntimeError(f"{op}: stride and dilation must be positive and padding "
+                           f"non-negative; got stride={stride}, dilation={dilation}")
+    cols = _windows(_pad_spatial(x, pads), kernel, stride, dilation)
+    out = _grouped_matmul(cols, w, groups)
+    if b is not None:
+        out = out + b.reshape((-1,) + (1,) * nd)
+    return out if batched else out[0]
+
+
+def _grouped_matmul(cols, w, groups):
+    """im2col contraction: (N, C, *O, *K) windows with (Cout, C/g, *K) weights -> (N, Cout, *O)."""
+    nd = w.ndim - 2
+    n, c = cols.shape[:2]
+    out_sp = cols.shape[2:2 + nd]
+    cg, kk = c // groups, math.prod(w.shape[2:])
+    p = math.prod(out_sp)
+    # (N, G, Cg, *O, *K) -> (N, G, *O, Cg, *K) -> (N, G, P, Cg*K): the one copy (im2col)
+    cols = cols.reshape((n, groups, cg) + cols.shape[2:])
+    order = (0, 1) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
+    cols = cols.transpose(order).reshape(n, groups, p, cg * kk)
+    wmat = w.reshape(groups, w.shape[0] // groups, cg * kk).transpose(0, 2, 1)
+    out = np.matmul(cols, wmat)                               # (N, G, P, Cout/G)
+    return out.transpose(0, 1, 3, 2).reshape((n, w.shape[0]) + out_sp)
+
+
+def conv_transpose_array(x, w, b, stride, padding, output_padding, groups, dilation, nd):
+    """conv_transpose1d / 2d: the adjoint of conv in its input; ``w`` is (Cin, Cout/groups, *K)."""
+    op = f"conv_transpose{nd}d"
+    x, batched = _batched(x, nd, op)
+    if w.ndim != nd + 2:
+        raise RuntimeError(f"{op}: expected a {nd + 2}D weight (in_channels, out_channels/groups, "
+                           f"*kernel), but got weight of shape {tuple(w.shape)}")
+    if groups < 1 or w.shape[0] % groups or x.shape[1] != w.shape[0]:
+        raise RuntimeError(f"{op}: input of shape {tuple(x.shape)} and weight of shape "
+                           f"{tuple(w.shape)} do not fit groups={groups}: expected input to have "
+                           f"{w.shape[0]} channels, divisible by groups")
+    kernel = w.shape[2:]
+    stride, dilation = conv_tuple(stride, nd, "stride"), conv_tuple(dilation, nd, "dilation")
+    padding = conv_tuple(padding, nd, "padding")
+    output_padding = conv_tuple(output_padding, nd, "output_padding")
+    # PyTorch also wants output_padding < max(stride, dilation); minigrad allows any
+    # non-negative amount, because conv's double backward needs larger ones
+    if any(o < 0 for o in output_padding):
+        raise RuntimeError(f"{op}: output_padding must be non-negative; got {output_padding}")
+    # insert (stride - 1) zeros between inputs, pad by d*(k-1) - p, then a stride-1 conv
+    # with the flipped kernel whose in/out channels are swapped (per group)
+    n, c = x.shape[:2]
+    spread = np.zeros((n, c) + tuple((L - 1) * s + 1 for L, s in zip(x.shape[2:], stride)),
+                      dtype=np.result_type(x, w))
+    spread[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride)] = x
+    pads = [(d * (k - 1) - p, d * (k - 1) - p + o)
+            for k, d, p, o in zip(kernel, dilation, padding, output_padding)]
+    cin_g, cout_g = w.shape[0] // groups, w.shape[1]
+    wt = w.reshape((groups, cin_g, cout_g) + kernel).swapaxes(1, 2)
+    wt = wt.reshape((groups * cout_g, cin_g) + kernel)[(Ellipsis,) + (slice(None, None, -1),) * nd]
+    cols = _windows(_pad_spatial(spread, pads), kernel, (1,) * nd, dilation)
+    out = _grouped_matmul(cols, wt, groups)
+    if b is not None:
+        out = out + b.reshape((-1,) + (1,) * nd)
+    return out if batched else out[0]
+
+
+def conv_backward_weight_array(go, x, weight_size, stride, padding, dilation, groups):
+    """The weight gradient of conv: correlate the (padded) input with the output gradient."""
+    weight_size = tuple(weight_size)
+    nd = len(weight_size) - 2
+    go, batched = _batched(go, nd, "convolution_backward_weight", "grad_output")
+    x, _ = _batched(x, nd, "convolution_backward_weight")
+    kernel = weight_size[2:]
+    stride, dilation = conv_tuple(stride, nd, "stride"), conv_tuple(dilation, nd, "dilation")
+    padding = conv_tuple(padding, nd, "padding")
+    out_sp = go.shape[2:]
+    cols = _windows(_pad_spatial(x, [(p, p) for p in padding]), kernel, stride, dilation, out_sp)
+    if cols.shape[2:2 + nd] != out_sp:
+        raise RuntimeError(f"convolution_backward_weight: input of shape {tuple(x.shape)} gives "
+                           f"fewer windows than grad_output of shape {tuple(go.shape)} needs")
+    n, c = x.shape[:2]
+    cg, kk, p = c // groups, math.prod(kernel), math.prod(out_sp)
+    cols = cols.reshape((n, groups, cg) + cols.shape[2:])
+    order = (1,) + (0,) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
+    cols = cols.transpose(order).reshape(groups, n * p, cg * kk)      # (G, N*P, Cg*K)
+    cout = weight_size[0]
+    g = go.reshape(n, groups, cout // groups, p).transpose(1, 2, 0, 3)
+    g = g.reshape(groups, cout // groups, n * p)                       # (G, Cout/G, N*P)
+    gw = np.matmul(g, cols)                                            # (G, Cout/G, Cg*K)
+    return gw.reshape(weight_size).astype(np.result_type(go, x), copy=False)
+
+
+# ------------------------------------------------------------------ pooling
+def pool_output_size(size, kernel, stride, pad, dilation, ceil_mode):
+    """PyTorch's pooling_output_shape: windows may start in the left padding, never the right."""
+    num = size + 2 * pad - dilation * (kernel - 1) - 1
+    out = (-(-num // stride) if ceil_mode else num // stride) + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def pool_stride(stride, kernel, nd):
+    """Pooling's stride: None (or torch's empty default) means the kernel size."""
+    if stride is None or (not isinstance(stride, (int, np.integer)) and len(stride) == 0):
+        return kernel
+    return conv_tuple(stride, nd, "stride")
+
+
+def _pool_setup(shape, kernel_size, stride, padding, dilation, ceil_mode, nd, op, half_of):
+    """Normalized arguments, output sizes and [(left, right)] pads of a pooling op."""
+    if len(shape) not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{op}: expected a {nd + 1}D or {nd + 2}D input, but got input of "
+                           f"shape {tuple(shape)}")
+    kernel = conv_tuple(kernel_size, nd, "kernel_size")
+    stride = pool_stride(stride, kernel, nd)
+    padding = conv_tuple(padding, nd, "padding")
+    dilation = conv_tuple(dilation, nd, "dilation")
+    if any(v < 1 for v in kernel + stride + dilation):
+        raise RuntimeError(f"{op}: kernel_size, stride and dilation must be positive; got "
+                           f"kernel_size={kernel}, stride={stride}, dilation={dilation}")
+    for k, d, p in zip(kernel, dilation, padding):
+        if p < 0 or p > (half_of(k, d)) // 2:
+            raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but "
+                               f"got pad={padding}, kernel_size={kernel} and dilation={dilation}")
+    spatial = tuple(shape[-nd:])
+    out = tuple(pool_output_size(L, k, s, p, d, ceil_mode)
+                for L, k, s, p, d in zip(spatial, kernel, stride, padding, dilation))
+    if any(o < 1 for o in out):
+        raise RuntimeError(f"{op}: given input size {tuple(spatial)}, the output size {out} is "
+                           "too small: use a smaller kernel or more padding")
+    pads = [(p, max((o - 1) * s + d * (k - 1) + 1 - L - p, 0))
+            for L, k, s, p, d, o in zip(spatial, kernel, stride, padding, dilation, out)]
+    return kernel, stride, padding, dilation, out, pads
+
+
+def max_pool_array(x, kernel_size, stride, padding, dilation, ceil_mode, nd):
+    """max_pool1d/2d: (values, indices); indices are flat positions in each input plane."""
+    op = f"max_pool{nd}d"
+    kernel, stride, padding, dilation, out, pads = _pool_setup(
+        x.shape, kernel_size, stride, padding, dilation, ceil_mode, nd, op,
+        lambda k, d: d * (k - 1) + 1)
+    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    win = _windows(_pad_spatial(x, pads, lowest), kernel, stride, dilation, out)
+    win = win.reshape(win.shape[:x.ndim] + (-1,))
+    arg = np.argmax(win, axis=-1)
+    values = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    offsets = np.unravel_index(arg, kernel)
+    flat = np.zeros(arg.shape, dtype=np.int64)
+    for j in range(nd):  # position in input dim j: o*s - p + k*d; then row-major flatten
+        shape = [1] * arg.ndim
+        shape[arg.ndim - nd + j] = out[j]
+        pos = np.arange(out[j]).reshape(shape) * stride[j] - padding[j] + offsets[j] * dilation[j]
+        flat = flat * x.shape[x.ndim - nd + j] + pos
+    return values, flat
+
+
+def max_pool_values_array(x, kernel_size, stride, padding, dilation, ceil_mode, nd):
+    return max_pool_array(x, kernel_size, stride, padding, dilation, ceil_mode, nd)[0]
+
+
+def max_pool_indices_array(x, kernel_size, stride, padding, dilation, ceil_mode, nd):
+    return max_pool_array(x, kernel_size, stride, padding, dilation, ceil_mode, nd)[1]
+
+
+def _avg_divisor(L, k, s, p, o, count_include_pad):
+    """Per-dim window sizes PyTorch divides by (padding counted, ceil-mode overhang not)."""
+    start = np.arange(o) * s - p
+    end = np.minimum(start + k, L + p)
+    if count_include_pad:
+        return end - start
+    return np.minimum(end, L) - np.maximum(start, 0)
+
+
+def avg_pool_divisor(input_size, kernel, stride, padding, out, count_include_pad,
+                     divisor_override, dtype):
+    if divisor_override is not None:
+        if divisor_override == 0:
+            raise RuntimeError("avg_pool: divisor must be not zero")
+        return np.asarray(divisor_override, dtype=dtype)
+    nd = len(kernel)
+    div = np.ones((), dtype=dtype)
+    for j in range(nd):
+        d = _avg_divisor(input_size[j], kernel[j], stride[j], padding[j], out[j], count_include_pad)
+        div = np.multiply.outer(div, d.astype(dtype))
+    return div
+
+
+def avg_pool_array(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                   divisor_override, nd):
+    op = f"avg_pool{nd}d"
+    kernel, stride, padding, _, out, pads = _pool_setup(
+        x.shape, kernel_size, stride, padding, 1, ceil_mode, nd, op, lambda k, d: k)
+    win = _windows(_pad_spatial(x, pads), kernel, stride, (1,) * nd, out)
+    total = win.sum(axis=tuple(range(x.ndim, x.ndim + nd)))
+    div = avg_pool_divisor(x.shape[-nd:], kernel, stride, padding, out, count_include_pad,
+                           divisor_override, x.dtype)
+    return (total / div).astype(x.dtype, copy=False)
+
+
+def avg_pool_backward_array(grad, input_size, kernel_size, stride, padding, ceil_mode,
+                            count_include_pad, divisor_override):
+    """Spread each output gradient evenly over its window (the adjoint of avg_pool)."""
+    input_size = tuple(input_size)
+    nd = len(kernel_size)  # the formula helpers pass one entry per spatial dim
+    kernel, stride, padding, _, out, pads = _pool_setup(
+        input_size, kernel_size, stride, padding, 1, ceil_mode, nd, "avg_pool_backward",
+        lambda k, d: k)
+    div = avg_pool_divisor(input_size[-nd:], kernel, stride, padding, out, count_include_pad,
+                           divisor_override, grad.dtype)
+    g = grad / div
+    lead = grad.shape[:grad.ndim - nd]
+    full = np.zeros(lead + tuple(L + l + r for L, (l, r) in zip(input_size[-nd:], pads)),
+                    dtype=grad.dtype)
+    for offset in itertools.product(*(range(k) for k in kernel)):  # kernel offsets, not pixels
+        key = tuple(slice(k, k + (o - 1) * s + 1, s) for k, o, s in zip(offset, out, stride))
+        full[(Ellipsis,) + key] += g
+    crop = tuple(slice(l, l + L) for L, (l, _) in zip(input_size[-nd:], pads))
+    return full[(Ellipsis,) + crop].reshape(input_size)
+
+
+def adaptive_pool_matrix(size, out, dtype):
+    """(out, size) averaging matrix: row i averages [floor(i*L/o), ceil((i+1)*L/o))."""
+    i = np.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)
+    cols = np.arange(size)
+    inside = (cols >= start[:, None]) & (cols < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+def adaptive_output_size(input_size, output_size, nd):
+    """``output_size`` (int, tuple, None entries keep the input size) as a tuple of nd ints."""
+    if output_size is None or isinstance(output_size, (int, np.integer)):
+        output_size = (output_size,) * nd
+    output_size = tuple(output_size)
+    if len(output_size) == 1:
+        output_size = output_size * nd
+    if len(output_size) != nd:
+        raise ValueError(f"adaptive_avg_pool{nd}d: output_size must be an int or {nd} ints; "
+                         f"got {output_size}")
+    out = tuple(L if o is None else int(o) for L, o in zip(input_size[-nd:], output_size))
+    if any(o < 1 for o in out):
+        raise RuntimeError(f"adaptive_avg_pool{nd}d: output_size must be positive; got {out}")
+    return out
+
+
+def adaptive_avg_pool_array(x, output_size, nd):
+    if x.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"adaptive_avg_pool{nd}d: expected a {nd + 1}D or {nd + 2}D input, "
+                           f"but got input of shape {tuple(x.shape)}")
+    if any(L == 0 for L in x.shape[-nd:]):
+        raise RuntimeError(f"adaptive_avg_pool{nd}d: input of shape {tuple(x.shape)} has an "
+                           "empty spatial dim")
+    out = adaptive_output_size(x.shape, output_size, nd)
+    y = x
+    for j in range(nd):  # one (out, L) matmul per spatial dim
+        axis = x.ndim - nd + j
+        A = adaptive_pool_matrix(x.shape[axis], out[j], x.dtype)
+        y = np.moveaxis(np.matmul(np.moveaxis(y, axis, -1), A.T), -1, axis)
+    return np.ascontiguousarray(y)
+
+
+# ------------------------------------------------------------------ padding
+def pad_pairs(pad, ndim):
+    """PyTorch's pad tuple (last dim first) as {axis: (left, right)}."""
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError(f"pad: the padding length must be divisible by 2; got {pad}")
+    if len(pad) // 2 > ndim:
+        raise RuntimeError(f"pad: padding length {len(pad)} is too large for a {ndim}D input; "
+                           f"it pads at most 2 * ndim = {2 * ndim} entries")
+    return {ndim - 1 - j: (pad[2 * j], pad[2 * j + 1]) for j in range(len(pad) // 2)}
+
+
+def pad_index(size, left, right, mode):
+    """Which input position each output position copies along one dim."""
+    i = np.arange(-left, size + right)
+    if mode == "reflect":
+        if left >= size or right >= size:
+            raise RuntimeError(f"pad: padding size should be less than the corresponding input "
+                               f"dimension for 'reflect' mode, but got padding ({left}, {right}) "
+                               f"at a dimension of size {size}")
+        period = 2 * (size - 1)
+        i = np.abs(i) % period if period else np.zeros_like(i)
+        return np.where(i >= size, period - i, i)
+    if mode == "replicate":
+        if size == 0:
+            raise RuntimeError("pad: 'replicate' mode needs non-empty dims")
+        return np.clip(i, 0, size - 1)
+    if mode == "circular":
+        if left > size or right > size:
+            raise RuntimeError("pad: padding value causes wrapping around more than once in "
+                               "'circular' mode: pad by at most the dimension's size")
+        return i % size
+    raise NotImplementedError(f"pad: unsupported mode '{mode}'; use 'constant', 'reflect', "
+                              "'replicate' or 'circular'")
+
+
+def pad_array(x, pad, mode, value):
+    pairs = pad_pairs(pad, x.ndim)
+    if mode == "constant":
+        pads = [pairs.get(a, (0, 0)) for a in range(x.ndim)]
+        out = _pad_spatial(x, pads, 0.0 if value is None else value)
+        return np.array(out, copy=True) if out is x else out
+    if value not in (None, 0, 0.0):
+        raise RuntimeError(f"pad: padding mode '{mode}' doesn't take in value argument: "
+                           "leave value=None")
+    for axis, (left, right) in sorted(pairs.items()):
+        x = np.take(x, pad_index(x.shape[axis], left, right, mode), axis=axis)
+    return x
+
+
+def pad_backward_array(grad, input_size, pad, mode):
+    """The adjoint of a 'reflect' / 'replicate' / 'circular' pad: add copies back."""
+    input_size = tuple(input_size)
+    pairs = pad_pairs(pad, len(input_size))
+    for axis, (left, right) in sorted(pairs.items()):
+        idx = pad_index(input_size[axis], left, right, mode)
+        moved = np.moveaxis(grad, axis, 0)
+        out = np.zeros((input_size[axis],) + moved.shape[1:], dtype=grad.dtype)
+        np.add.at(out, idx, moved)
+        grad = np.moveaxis(out, 0, axis)
+    return grad
+
+
+# ------------------------------------------------------------------ embedding
+def embedding_array(indices, weight, padding_idx, max_norm, sparse):
+    if max_norm is not None:
+        raise NotImplementedError("embedding: max_norm renormalizes the weight in place, which "
+                                  "minigrad does not support; renormalize the weight yourself "
+                                  "under no_grad() and call embedding without max_norm")
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients are not supported; use "
+                                  "sparse=False (the gradient is a dense tensor)")
+    indices = np.asarray(indices)
+    if indices.dtype.kind not in "iu":
+        raise RuntimeError(f"embedding: expected integer indices (int64), but got "
+                           f"{indices.dtype}: convert them with .long()")
+    if weight.ndim != 2:
+        raise RuntimeError(f"embedding: weight must be 2-D (num_embeddings, embedding_dim), "
+                           f"got shape {tuple(weight.shape)}")
+    embedding_padding_idx(padding_idx, weight.shape[0])
+    if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
+        raise IndexError(f"embedding: index out of range: indices must be in "
+                         f"[0, {weight.shape[0]}), got values in "
+                         f"[{indices.min()}, {indices.max()}]")
+    return np.take(weight, indices, axis=0)
+
+
+def embedding_padding_idx(padding_idx, num_embeddings):
+    """``padding_idx`` as a non-negative row number, or None."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise ValueError(f"embedding: padding_idx must be within num_embeddings "
+                         f"({num_embeddings}); got {padding_idx}")
+    return padding_idx % num_embeddings
