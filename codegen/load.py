@@ -291,6 +291,7 @@ def _samples(fields, args, label):
 
 
 TENSOR_SPEC_KEYS = ("shape", "domain", "dtype", "values", "high", "distinct", "noncontiguous",
+                    "spectrum", "symmetric",
                     "requires_grad")
 
 
@@ -315,6 +316,8 @@ def _sample_value(arg, value, where):
         return f"np.index_exp[{value}]"
     if isinstance(value, list):
         value = tuple(value)
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        return f"float('{value}')"  # repr would be the bare name inf / nan
     return repr(value)
 
 

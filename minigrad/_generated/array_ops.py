@@ -257,6 +257,213 @@ def log_softmax(self, dim):
     return log_softmax_array(self, dim)
 
 
+def mm(self, mat2):
+    """mm(Tensor self, Tensor mat2) -> Tensor"""
+    return mm_array(self, mat2)
+
+
+def bmm(self, mat2):
+    """bmm(Tensor self, Tensor mat2) -> Tensor"""
+    return bmm_array(self, mat2)
+
+
+def mv(self, vec):
+    """mv(Tensor self, Tensor vec) -> Tensor"""
+    return mv_array(self, vec)
+
+
+def dot(self, tensor):
+    """dot(Tensor self, Tensor tensor) -> Tensor"""
+    return dot_array(self, tensor)
+
+
+def vdot(self, other):
+    """vdot(Tensor self, Tensor other) -> Tensor"""
+    return dot_array(self, other, "vdot")
+
+
+def inner(self, other):
+    """inner(Tensor self, Tensor other) -> Tensor"""
+    return inner_array(self, other)
+
+
+def outer(self, vec2):
+    """outer(Tensor self, Tensor vec2) -> Tensor"""
+    return outer_array(self, vec2)
+
+
+def einsum(equation, tensors):
+    """einsum(str equation, Tensor[] tensors) -> Tensor"""
+    return einsum_array(equation, tensors)
+
+
+def tensordot(self, other, dims_self, dims_other):
+    """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor"""
+    return tensordot_array(self, other, dims_self, dims_other)
+
+
+def kron(self, other):
+    """kron(Tensor self, Tensor other) -> Tensor"""
+    return kron_array(self, other)
+
+
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    return addmm_array(self, mat1, mat2, beta, alpha)
+
+
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    return baddbmm_array(self, batch1, batch2, beta, alpha)
+
+
+def cross(self, other, dim=None):
+    """cross(Tensor self, Tensor other, int? dim=None) -> Tensor"""
+    return cross_array(self, other, dim)
+
+
+def linalg_cross(self, other, *, dim=-1):
+    """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor"""
+    return cross_array(self, other, dim)
+
+
+def trace(self):
+    """trace(Tensor self) -> Tensor"""
+    return trace_array(self)
+
+
+def linalg_inv(A):
+    """linalg_inv(Tensor A) -> Tensor"""
+    return inv_array(A)
+
+
+def inverse(self):
+    """inverse(Tensor self) -> Tensor"""
+    return inv_array(self)
+
+
+def linalg_det(A):
+    """linalg_det(Tensor A) -> Tensor"""
+    return det_array(A)
+
+
+def det(self):
+    """det(Tensor self) -> Tensor"""
+    return det_array(self)
+
+
+def linalg_slogdet(A):
+    """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)"""
+    return slogdet_array(A)
+
+
+def slogdet(self):
+    """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)"""
+    return slogdet_array(self)
+
+
+def logdet(self):
+    """logdet(Tensor self) -> Tensor"""
+    return logdet_array(self)
+
+
+def linalg_solve(A, B, *, left=True):
+    """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor"""
+    return solve_array(A, B, left)
+
+
+def linalg_cholesky(A, *, upper=False):
+    """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor"""
+    return cholesky_array(A, upper)
+
+
+def cholesky(self, upper=False):
+    """cholesky(Tensor self, bool upper=False) -> Tensor"""
+    return cholesky_array(self, upper)
+
+
+def linalg_eigh(A, UPLO='L'):
+    """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)"""
+    return eigh_array(A, UPLO)
+
+
+def linalg_eigvalsh(A, UPLO='L'):
+    """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor"""
+    return eigh_array(A, UPLO)[0]
+
+
+def linalg_qr(A, mode='reduced'):
+    """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)"""
+    return qr_array(A, mode)
+
+
+def linalg_svd(A, full_matrices=True):
+    """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)"""
+    return svd_array(A, full_matrices)
+
+
+def linalg_svdvals(A):
+    """linalg_svdvals(Tensor A) -> Tensor"""
+    return svd_array(A, False)[1]
+
+
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor"""
+    return pinv_array(A, atol, rtol, hermitian)
+
+
+def pinverse(self, rcond=1e-15):
+    """pinverse(Tensor self, float rcond=1e-15) -> Tensor"""
+    return pinv_array(self, None, rcond)
+
+
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
+    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return vector_norm_array(x, ord, dim, keepdim)
+
+
+def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
+    """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor"""
+    return matrix_norm_array(A, ord, dim, keepdim)
+
+
+def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
+    """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor"""
+    return matrix_norm_array(A, ord, dim, keepdim)
+
+
+def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
+    """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return norm_array(A, ord, dim, keepdim)
+
+
+def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
+    """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return norm_array(A, ord, dim, keepdim)
+
+
+def linalg_matrix_norm(*args, **kwargs):
+    """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor | linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor"""
+    return dispatch("linalg_matrix_norm", _LINALG_MATRIX_NORM_OVERLOADS, args, kwargs, arrays=True)
+
+
+_LINALG_MATRIX_NORM_OVERLOADS = (
+    (linalg_matrix_norm_default, (('A', 'Tensor', False, False), ('ord', 'Scalar', False, False), ('dim', 'int[]', True, False), ('keepdim', 'bool', True, False))),
+    (linalg_matrix_norm_str_ord, (('A', 'Tensor', False, False), ('ord', 'str', True, False), ('dim', 'int[]', True, False), ('keepdim', 'bool', True, False))),
+)
+
+
+def linalg_norm(*args, **kwargs):
+    """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor | linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return dispatch("linalg_norm", _LINALG_NORM_OVERLOADS, args, kwargs, arrays=True)
+
+
+_LINALG_NORM_OVERLOADS = (
+    (linalg_norm_default, (('A', 'Tensor', False, False), ('ord', 'Scalar?', True, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+    (linalg_norm_ord_str, (('A', 'Tensor', False, False), ('ord', 'str', False, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+)
+
+
 def max(*args, **kwargs):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | max(Tensor self) -> Tensor"""
     return dispatch("max", _MAX_OVERLOADS, args, kwargs, arrays=True)

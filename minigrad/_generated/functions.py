@@ -21,11 +21,21 @@ return_types_max_dim = namedtuple("max", ('values', 'indices'))
 
 return_types_min_dim = namedtuple("min", ('values', 'indices'))
 
+return_types_linalg_slogdet = namedtuple("linalg_slogdet", ('sign', 'logabsdet'))
+
+return_types_slogdet = namedtuple("slogdet", ('sign', 'logabsdet'))
+
+return_types_linalg_eigh = namedtuple("linalg_eigh", ('eigenvalues', 'eigenvectors'))
+
+return_types_linalg_qr = namedtuple("linalg_qr", ('Q', 'R'))
+
+return_types_linalg_svd = namedtuple("linalg_svd", ('U', 'S', 'Vh'))
+
 
 def sum_to_size(self, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:70):
+    Derivatives (derivatives.yaml:78):
         self: expand(grad, self.shape)
     """
     out = array_ops.sum_to_size(data_of(self), size)
@@ -42,7 +52,7 @@ def sum_to_size(self, size):
 def _to_copy(self, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
-    Derivatives (derivatives.yaml:78):
+    Derivatives (derivatives.yaml:86):
         self: _to_copy(grad, self.dtype)
     """
     out = array_ops._to_copy(data_of(self), dtype)
@@ -59,7 +69,7 @@ def _to_copy(self, dtype):
 def _fill(self, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:84):
+    Derivatives (derivatives.yaml:92):
         self: zeros_like(grad)
     """
     out = array_ops._fill(data_of(self), value)
@@ -73,7 +83,7 @@ def _fill(self, value):
 def _copy_from(self, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:90):
+    Derivatives (derivatives.yaml:98):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
@@ -91,7 +101,7 @@ def _copy_from(self, src):
 def clone(self):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:98):
+    Derivatives (derivatives.yaml:106):
         self: grad
     """
     out = array_ops.clone(data_of(self))
@@ -105,7 +115,7 @@ def clone(self):
 def neg(self):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:102):
+    Derivatives (derivatives.yaml:110):
         self: neg(grad)
     """
     out = array_ops.neg(data_of(self))
@@ -119,7 +129,7 @@ def neg(self):
 def exp(self):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:106):
+    Derivatives (derivatives.yaml:114):
         self: grad * result
     """
     out = array_ops.exp(data_of(self))
@@ -136,7 +146,7 @@ def exp(self):
 def log(self):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:110):
+    Derivatives (derivatives.yaml:118):
         self: grad / self
     """
     out = array_ops.log(data_of(self))
@@ -153,7 +163,7 @@ def log(self):
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:115):
+    Derivatives (derivatives.yaml:123):
         self: grad / (2 * result)
     """
     out = array_ops.sqrt(data_of(self))
@@ -170,7 +180,7 @@ def sqrt(self):
 def sin(self):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:120):
+    Derivatives (derivatives.yaml:128):
         self: grad * cos(self)
     """
     out = array_ops.sin(data_of(self))
@@ -187,7 +197,7 @@ def sin(self):
 def cos(self):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:124):
+    Derivatives (derivatives.yaml:132):
         self: -(grad * sin(self))
     """
     out = array_ops.cos(data_of(self))
@@ -204,7 +214,7 @@ def cos(self):
 def tanh(self):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:128):
+    Derivatives (derivatives.yaml:136):
         self: grad * (1 - result * result)
     """
     out = array_ops.tanh(data_of(self))
@@ -221,7 +231,7 @@ def tanh(self):
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:132):
+    Derivatives (derivatives.yaml:140):
         self: grad * result * (1 - result)
     """
     out = array_ops.sigmoid(data_of(self))
@@ -238,7 +248,7 @@ def sigmoid(self):
 def relu(self):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:136):
+    Derivatives (derivatives.yaml:144):
         self: grad * (result > 0)
     """
     out = array_ops.relu(data_of(self))
@@ -255,7 +265,7 @@ def relu(self):
 def abs(self):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:141):
+    Derivatives (derivatives.yaml:149):
         self: grad * sign(self)
     """
     out = array_ops.abs(data_of(self))
@@ -272,7 +282,7 @@ def abs(self):
 def sign(self):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:146):
+    Derivatives (derivatives.yaml:154):
         self: zeros_like(grad)
     """
     out = array_ops.sign(data_of(self))
@@ -286,7 +296,7 @@ def sign(self):
 def add(self, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:151):
+    Derivatives (derivatives.yaml:159):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -308,7 +318,7 @@ def add(self, other, *, alpha=1):
 def sub(self, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:161):
+    Derivatives (derivatives.yaml:169):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -330,7 +340,7 @@ def sub(self, other, *, alpha=1):
 def mul(self, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:169):
+    Derivatives (derivatives.yaml:177):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -353,7 +363,7 @@ def mul(self, other):
 def div(self, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:179):
+    Derivatives (derivatives.yaml:187):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
@@ -377,7 +387,7 @@ def div(self, other):
 def pow(self, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:187):
+    Derivatives (derivatives.yaml:195):
         self: sum_to(grad * exponent * pow(self, exponent - 1), self.shape)
         exponent: sum_to(grad * result * log(self), exponent.shape)
     """
@@ -403,7 +413,7 @@ def pow(self, exponent):
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:197):
+    Derivatives (derivatives.yaml:205):
         self: sum_to(grad * ((self > other) + 0.5 * (self == other)), self.shape)
         other: sum_to(grad * ((other > self) + 0.5 * (self == other)), other.shape)
     """
@@ -427,7 +437,7 @@ def maximum(self, other):
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:205):
+    Derivatives (derivatives.yaml:213):
         self: sum_to(grad * ((self < other) + 0.5 * (self == other)), self.shape)
         other: sum_to(grad * ((other < self) + 0.5 * (self == other)), other.shape)
     """
@@ -451,7 +461,7 @@ def minimum(self, other):
 def where(condition, self, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:213):
+    Derivatives (derivatives.yaml:221):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -475,7 +485,7 @@ def where(condition, self, other):
 def clamp(self, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:223):
+    Derivatives (derivatives.yaml:231):
         self: grad * clamp_mask(self, min, max)
     """
     out = array_ops.clamp(data_of(self), min, max)
@@ -494,7 +504,7 @@ def clamp(self, min=None, max=None):
 def sum(self, dim=None, keepdim=False):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:232):
+    Derivatives (derivatives.yaml:240):
         self: unreduce(grad, self.shape, dim)
     """
     out = array_ops.sum(data_of(self), dim, keepdim)
@@ -512,7 +522,7 @@ def sum(self, dim=None, keepdim=False):
 def mean(self, dim=None, keepdim=False):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:241):
+    Derivatives (derivatives.yaml:249):
         self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
     out = array_ops.mean(data_of(self), dim, keepdim)
@@ -530,7 +540,7 @@ def mean(self, dim=None, keepdim=False):
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:249):
+    Derivatives (derivatives.yaml:257):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amax(data_of(self), dim, keepdim)
@@ -550,7 +560,7 @@ def amax(self, dim=None, keepdim=False):
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:258):
+    Derivatives (derivatives.yaml:266):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amin(data_of(self), dim, keepdim)
@@ -570,7 +580,7 @@ def amin(self, dim=None, keepdim=False):
 def max_dim(self, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:265):
+    Derivatives (derivatives.yaml:273):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -594,7 +604,7 @@ def max_dim(self, dim, keepdim=False):
 def max_default(self):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:273):
+    Derivatives (derivatives.yaml:281):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.max_default(data_of(self))
@@ -613,7 +623,7 @@ def max_default(self):
 def min_dim(self, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:278):
+    Derivatives (derivatives.yaml:286):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -637,7 +647,7 @@ def min_dim(self, dim, keepdim=False):
 def min_default(self):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:284):
+    Derivatives (derivatives.yaml:292):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.min_default(data_of(self))
@@ -656,7 +666,7 @@ def min_default(self):
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:289):
+    Derivatives (derivatives.yaml:297):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -677,7 +687,7 @@ def logsumexp(self, dim, keepdim=False):
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:297):
+    Derivatives (derivatives.yaml:305):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -697,7 +707,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:303):
+    Derivatives (derivatives.yaml:311):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -716,7 +726,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:311):
+    Derivatives (derivatives.yaml:319):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -733,7 +743,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:320):
+    Derivatives (derivatives.yaml:328):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -749,7 +759,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:328):
+    Derivatives (derivatives.yaml:336):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -764,7 +774,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:334):
+    Derivatives (derivatives.yaml:342):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -781,7 +791,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:343):
+    Derivatives (derivatives.yaml:351):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -798,7 +808,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:352):
+    Derivatives (derivatives.yaml:360):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -815,7 +825,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:360):
+    Derivatives (derivatives.yaml:368):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -833,7 +843,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:371):
+    Derivatives (derivatives.yaml:379):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -848,7 +858,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:377):
+    Derivatives (derivatives.yaml:385):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -866,7 +876,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:385):
+    Derivatives (derivatives.yaml:393):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -881,7 +891,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:394):
+    Derivatives (derivatives.yaml:402):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -904,7 +914,7 @@ def matmul(self, other):
 def softmax(self, dim):
     """softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:407):
+    Derivatives (derivatives.yaml:421):
         self: result * (grad - sum(grad * result, dim, True))
     """
     out = array_ops.softmax(data_of(self), dim)
@@ -922,7 +932,7 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:415):
+    Derivatives (derivatives.yaml:429):
         self: grad - exp(result) * sum(grad, dim, True)
     """
     out = array_ops.log_softmax(data_of(self), dim)
@@ -935,6 +945,803 @@ def log_softmax(self, dim):
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
     return result
+
+
+def mm(self, mat2):
+    """mm(Tensor self, Tensor mat2) -> Tensor
+
+    Derivatives (derivatives.yaml:454):
+        self: mm(grad, transpose(mat2, 0, 1))
+        mat2: mm(transpose(self, 0, 1), grad)
+    """
+    out = array_ops.mm(data_of(self), data_of(mat2))
+    if not (grad_mode.enabled and any_requires_grad(self, mat2)):
+        return wrap(out)
+    node = MmBackward0((edge_of(self), edge_of(mat2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_mat2 = node.next_functions[1][0] is not None
+    if needs_mat2:
+        node._raw_saved_self = save(self)
+    if needs_self:
+        node._raw_saved_mat2 = save(mat2)
+    result = wrap(out, node)
+    return result
+
+
+def bmm(self, mat2):
+    """bmm(Tensor self, Tensor mat2) -> Tensor
+
+    Derivatives (derivatives.yaml:463):
+        self: bmm(grad, transpose(mat2, 1, 2))
+        mat2: bmm(transpose(self, 1, 2), grad)
+    """
+    out = array_ops.bmm(data_of(self), data_of(mat2))
+    if not (grad_mode.enabled and any_requires_grad(self, mat2)):
+        return wrap(out)
+    node = BmmBackward0((edge_of(self), edge_of(mat2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_mat2 = node.next_functions[1][0] is not None
+    if needs_mat2:
+        node._raw_saved_self = save(self)
+    if needs_self:
+        node._raw_saved_mat2 = save(mat2)
+    result = wrap(out, node)
+    return result
+
+
+def mv(self, vec):
+    """mv(Tensor self, Tensor vec) -> Tensor
+
+    Derivatives (derivatives.yaml:471):
+        self: outer(grad, vec)
+        vec: mv(transpose(self, 0, 1), grad)
+    """
+    out = array_ops.mv(data_of(self), data_of(vec))
+    if not (grad_mode.enabled and any_requires_grad(self, vec)):
+        return wrap(out)
+    node = MvBackward0((edge_of(self), edge_of(vec),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_vec = node.next_functions[1][0] is not None
+    if needs_self:
+        node._raw_saved_vec = save(vec)
+    if needs_vec:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def dot(self, tensor):
+    """dot(Tensor self, Tensor tensor) -> Tensor
+
+    Derivatives (derivatives.yaml:479):
+        self: grad * tensor
+        tensor: grad * self
+    """
+    out = array_ops.dot(data_of(self), data_of(tensor))
+    if not (grad_mode.enabled and any_requires_grad(self, tensor)):
+        return wrap(out)
+    node = DotBackward0((edge_of(self), edge_of(tensor),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_tensor = node.next_functions[1][0] is not None
+    if needs_self:
+        node._raw_saved_tensor = save(tensor)
+    if needs_tensor:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def vdot(self, other):
+    """vdot(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:487):
+        self: grad * other
+        other: grad * self
+    """
+    out = array_ops.vdot(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = VdotBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+    if needs_self:
+        node._raw_saved_other = save(other)
+    result = wrap(out, node)
+    return result
+
+
+def inner(self, other):
+    """inner(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:493):
+        self: inner_grad_self(grad, self.shape, other)
+        other: inner_grad_other(grad, self, other.shape)
+    """
+    out = array_ops.inner(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = InnerBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._raw_saved_other = save(other)
+        node._saved_self_shape = shape_of(self)
+    result = wrap(out, node)
+    return result
+
+
+def outer(self, vec2):
+    """outer(Tensor self, Tensor vec2) -> Tensor
+
+    Derivatives (derivatives.yaml:503):
+        self: mv(grad, vec2)
+        vec2: mv(transpose(grad, 0, 1), self)
+    """
+    out = array_ops.outer(data_of(self), data_of(vec2))
+    if not (grad_mode.enabled and any_requires_grad(self, vec2)):
+        return wrap(out)
+    node = OuterBackward0((edge_of(self), edge_of(vec2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_vec2 = node.next_functions[1][0] is not None
+    if needs_self:
+        node._raw_saved_vec2 = save(vec2)
+    if needs_vec2:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def einsum(equation, tensors):
+    """einsum(str equation, Tensor[] tensors) -> Tensor
+
+    Derivatives (derivatives.yaml:511):
+        tensors: einsum_backward(grad, equation, tensors)
+    """
+    out = array_ops.einsum(equation, [data_of(t) for t in tensors])
+    if not (grad_mode.enabled and any_requires_grad(*tensors)):
+        return wrap(out)
+    node = EinsumBackward0(tuple(edge_of(t) for t in tensors))
+    needs_tensors = any(n is not None for n, _ in node.next_functions)
+    if needs_tensors:
+        node._raw_saved_tensors = save(tensors)
+    node._saved_equation = equation
+    result = wrap(out, node)
+    return result
+
+
+def tensordot(self, other, dims_self, dims_other):
+    """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+
+    Derivatives (derivatives.yaml:527):
+        self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
+        other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
+    """
+    out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = TensordotBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_ndim = ndim_of(other)
+    if needs_self:
+        node._raw_saved_other = save(other)
+        node._saved_self_ndim = ndim_of(self)
+    node._saved_dims_other = dims_other
+    node._saved_dims_self = dims_self
+    result = wrap(out, node)
+    return result
+
+
+def kron(self, other):
+    """kron(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:538):
+        self: kron_grad_self(grad, self.shape, other)
+        other: kron_grad_other(grad, self, other.shape)
+    """
+    out = array_ops.kron(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = KronBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._raw_saved_other = save(other)
+        node._saved_self_shape = shape_of(self)
+    result = wrap(out, node)
+    return result
+
+
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+    Derivatives (derivatives.yaml:547):
+        self: sum_to(maybe_multiply(grad, beta), self.shape)
+        mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
+        mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
+    """
+    out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
+    if not (grad_mode.enabled and any_requires_grad(self, mat1, mat2)):
+        return wrap(out)
+    node = AddmmBackward0((edge_of(self), edge_of(mat1), edge_of(mat2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_mat1 = node.next_functions[1][0] is not None
+    needs_mat2 = node.next_functions[2][0] is not None
+    if needs_mat1:
+        node._raw_saved_mat2 = save(mat2)
+    if needs_mat2:
+        node._raw_saved_mat1 = save(mat1)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_alpha = alpha
+    node._saved_beta = beta
+    result = wrap(out, node)
+    return result
+
+
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+    Derivatives (derivatives.yaml:558):
+        self: sum_to(maybe_multiply(grad, beta), self.shape)
+        batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
+        batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
+    """
+    out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
+    if not (grad_mode.enabled and any_requires_grad(self, batch1, batch2)):
+        return wrap(out)
+    node = BaddbmmBackward0((edge_of(self), edge_of(batch1), edge_of(batch2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_batch1 = node.next_functions[1][0] is not None
+    needs_batch2 = node.next_functions[2][0] is not None
+    if needs_batch1:
+        node._raw_saved_batch2 = save(batch2)
+    if needs_batch2:
+        node._raw_saved_batch1 = save(batch1)
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_alpha = alpha
+    node._saved_beta = beta
+    result = wrap(out, node)
+    return result
+
+
+def cross(self, other, dim=None):
+    """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+
+    Derivatives (derivatives.yaml:567):
+        self: sum_to(cross(other, grad, dim), self.shape)
+        other: sum_to(cross(grad, self, dim), other.shape)
+    """
+    out = array_ops.cross(data_of(self), data_of(other), dim)
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = CrossBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._raw_saved_other = save(other)
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def linalg_cross(self, other, *, dim=-1):
+    """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+
+    Derivatives (derivatives.yaml:576):
+        self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
+        other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
+    """
+    out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = LinalgCrossBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = shape_of(other)
+    if needs_self:
+        node._raw_saved_other = save(other)
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def trace(self):
+    """trace(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:586):
+        self: trace_backward(grad, self.shape)
+    """
+    out = array_ops.trace(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TraceBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    result = wrap(out, node)
+    return result
+
+
+def linalg_inv(A):
+    """linalg_inv(Tensor A) -> Tensor
+
+    Derivatives (derivatives.yaml:595):
+        A: -matmul(mT(result), matmul(grad, mT(result)))
+    """
+    out = array_ops.linalg_inv(data_of(A))
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgInvBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def inverse(self):
+    """inverse(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:605):
+        self: -matmul(mT(result), matmul(grad, mT(result)))
+    """
+    out = array_ops.inverse(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = InverseBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_det(A):
+    """linalg_det(Tensor A) -> Tensor
+
+    Derivatives (derivatives.yaml:610):
+        A: det_backward(grad, A, result)
+    """
+    out = array_ops.linalg_det(data_of(A))
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgDetBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def det(self):
+    """det(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:620):
+        self: det_backward(grad, self, result)
+    """
+    out = array_ops.det(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = DetBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_slogdet(A):
+    """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+
+    Derivatives (derivatives.yaml:625):
+        A: logabsdet_backward(grad_logabsdet, A)
+    """
+    sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
+    node = LinalgSlogdetBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    sign = wrap(sign_out)
+    logabsdet = wrap(logabsdet_out, node, 1)
+    node._saved_output_meta = output_meta((sign_out, logabsdet_out))
+    return return_types_linalg_slogdet(sign, logabsdet)
+
+
+def slogdet(self):
+    """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+
+    Derivatives (derivatives.yaml:635):
+        self: logabsdet_backward(grad_logabsdet, self)
+    """
+    sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
+    node = SlogdetBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    sign = wrap(sign_out)
+    logabsdet = wrap(logabsdet_out, node, 1)
+    node._saved_output_meta = output_meta((sign_out, logabsdet_out))
+    return return_types_slogdet(sign, logabsdet)
+
+
+def logdet(self):
+    """logdet(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:641):
+        self: logabsdet_backward(grad, self)
+    """
+    out = array_ops.logdet(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = LogdetBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def linalg_solve(A, B, *, left=True):
+    """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+
+    Derivatives (derivatives.yaml:646):
+        A: solve_grad_A(grad, A, result, B.shape, left)
+        B: solve_grad_B(grad, A, B.shape, left)
+    """
+    out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
+    if not (grad_mode.enabled and any_requires_grad(A, B)):
+        return wrap(out)
+    node = LinalgSolveBackward0((edge_of(A), edge_of(B),))
+    needs_A = node.next_functions[0][0] is not None
+    needs_B = node.next_functions[1][0] is not None
+    if needs_A or needs_B:
+        node._raw_saved_A = save(A)
+        node._saved_B_shape = shape_of(B)
+    node._saved_left = left
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_cholesky(A, *, upper=False):
+    """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
+
+    Derivatives (derivatives.yaml:660):
+        A: cholesky_backward(grad, result, upper)
+    """
+    out = array_ops.linalg_cholesky(data_of(A), upper=upper)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgCholeskyBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    node._saved_upper = upper
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def cholesky(self, upper=False):
+    """cholesky(Tensor self, bool upper=False) -> Tensor
+
+    Derivatives (derivatives.yaml:670):
+        self: cholesky_backward(grad, result, upper)
+    """
+    out = array_ops.cholesky(data_of(self), upper)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = CholeskyBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    node._saved_upper = upper
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_eigh(A, UPLO='L'):
+    """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
+
+    Derivatives (derivatives.yaml:675):
+        A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
+    """
+    eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
+    node = LinalgEighBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    eigenvalues = wrap(eigenvalues_out, node, 0)
+    eigenvectors = wrap(eigenvectors_out, node, 1)
+    node._saved_output_meta = output_meta((eigenvalues_out, eigenvectors_out))
+    if needs_A:
+        node._raw_saved_eigenvalues = save(eigenvalues, is_output=True)
+        node._raw_saved_eigenvectors = save(eigenvectors, is_output=True)
+    return return_types_linalg_eigh(eigenvalues, eigenvectors)
+
+
+def linalg_eigvalsh(A, UPLO='L'):
+    """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
+
+    Derivatives (derivatives.yaml:685):
+        A: eigvalsh_backward(grad, A, UPLO)
+    """
+    out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgEigvalshBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_UPLO = UPLO
+    result = wrap(out, node)
+    return result
+
+
+def linalg_qr(A, mode='reduced'):
+    """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
+
+    Derivatives (derivatives.yaml:692):
+        A: qr_backward(grad_Q, grad_R, Q, R, mode)
+    """
+    Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
+    node = LinalgQrBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    node._saved_mode = mode
+    Q = wrap(Q_out, node, 0)
+    R = wrap(R_out, node, 1)
+    node._saved_output_meta = output_meta((Q_out, R_out))
+    if needs_A:
+        node._raw_saved_Q = save(Q, is_output=True)
+        node._raw_saved_R = save(R, is_output=True)
+    return return_types_linalg_qr(Q, R)
+
+
+def linalg_svd(A, full_matrices=True):
+    """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
+
+    Derivatives (derivatives.yaml:703):
+        A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
+    """
+    U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
+    node = LinalgSvdBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    node._saved_full_matrices = full_matrices
+    U = wrap(U_out, node, 0)
+    S = wrap(S_out, node, 1)
+    Vh = wrap(Vh_out, node, 2)
+    node._saved_output_meta = output_meta((U_out, S_out, Vh_out))
+    if needs_A:
+        node._raw_saved_S = save(S, is_output=True)
+        node._raw_saved_U = save(U, is_output=True)
+        node._raw_saved_Vh = save(Vh, is_output=True)
+    return return_types_linalg_svd(U, S, Vh)
+
+
+def linalg_svdvals(A):
+    """linalg_svdvals(Tensor A) -> Tensor
+
+    Derivatives (derivatives.yaml:714):
+        A: svdvals_backward(grad, A)
+    """
+    out = array_ops.linalg_svdvals(data_of(A))
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgSvdvalsBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    result = wrap(out, node)
+    return result
+
+
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+
+    Derivatives (derivatives.yaml:723):
+        A: pinv_backward(grad, result, A)
+    """
+    out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgPinvBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def pinverse(self, rcond=1e-15):
+    """pinverse(Tensor self, float rcond=1e-15) -> Tensor
+
+    Derivatives (derivatives.yaml:733):
+        self: pinv_backward(grad, result, self)
+    """
+    out = array_ops.pinverse(data_of(self), rcond)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = PinverseBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
+    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:739):
+        x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(x)):
+        return wrap(out)
+    node = LinalgVectorNormBackward0((edge_of(x),))
+    needs_x = node.next_functions[0][0] is not None
+    if needs_x:
+        node._raw_saved_x = save(x)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_x:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
+    """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:755):
+        A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgMatrixNormBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
+    """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:768):
+        A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgMatrixNormBackward1((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
+    """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:779):
+        A: norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgNormBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
+    """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:791):
+        A: norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgNormBackward1((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_matrix_norm(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor  ->  linalg_matrix_norm_default
+        linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor  ->  linalg_matrix_norm_str_ord
+    """
+    return dispatch("linalg_matrix_norm", _LINALG_MATRIX_NORM_OVERLOADS, args, kwargs)
+
+
+_LINALG_MATRIX_NORM_OVERLOADS = (
+    (linalg_matrix_norm_default, (('A', 'Tensor', False, False), ('ord', 'Scalar', False, False), ('dim', 'int[]', True, False), ('keepdim', 'bool', True, False))),
+    (linalg_matrix_norm_str_ord, (('A', 'Tensor', False, False), ('ord', 'str', True, False), ('dim', 'int[]', True, False), ('keepdim', 'bool', True, False))),
+)
+
+
+def linalg_norm(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor  ->  linalg_norm_default
+        linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor  ->  linalg_norm_ord_str
+    """
+    return dispatch("linalg_norm", _LINALG_NORM_OVERLOADS, args, kwargs)
+
+
+_LINALG_NORM_OVERLOADS = (
+    (linalg_norm_default, (('A', 'Tensor', False, False), ('ord', 'Scalar?', True, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+    (linalg_norm_ord_str, (('A', 'Tensor', False, False), ('ord', 'str', False, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+)
 
 
 def max(*args, **kwargs):

@@ -18,7 +18,7 @@ class GeneratedNode(Node):
 
 
 class SumToSizeBackward0(GeneratedNode):
-    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:70).
+    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:78).
 
     self: expand(grad, self.shape)
     """
@@ -35,7 +35,7 @@ class SumToSizeBackward0(GeneratedNode):
 
 
 class ToCopyBackward0(GeneratedNode):
-    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:78).
+    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:86).
 
     self: _to_copy(grad, self.dtype)
     """
@@ -52,7 +52,7 @@ class ToCopyBackward0(GeneratedNode):
 
 
 class FillBackward0(GeneratedNode):
-    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:84).
+    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:92).
 
     self: zeros_like(grad)
     """
@@ -69,7 +69,7 @@ class FillBackward0(GeneratedNode):
 
 
 class CopyFromBackward0(GeneratedNode):
-    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:90).
+    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:98).
 
     self: zeros_like(grad)
     src: sum_to(grad, src.shape)
@@ -90,7 +90,7 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:98).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:106).
 
     self: grad
     """
@@ -107,7 +107,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:102).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:110).
 
     self: neg(grad)
     """
@@ -124,7 +124,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:106).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:114).
 
     self: grad * result
     """
@@ -142,7 +142,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:110).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:118).
 
     self: grad / self
     """
@@ -160,7 +160,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:115).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:123).
 
     self: grad / (2 * result)
     """
@@ -178,7 +178,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:120).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:128).
 
     self: grad * cos(self)
     """
@@ -196,7 +196,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:124).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:132).
 
     self: -(grad * sin(self))
     """
@@ -214,7 +214,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:128).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:136).
 
     self: grad * (1 - result * result)
     """
@@ -232,7 +232,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:132).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:140).
 
     self: grad * result * (1 - result)
     """
@@ -250,7 +250,7 @@ class SigmoidBackward0(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:136).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:144).
 
     self: grad * (result > 0)
     """
@@ -268,7 +268,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:141).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:149).
 
     self: grad * sign(self)
     """
@@ -286,7 +286,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:146).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:154).
 
     self: zeros_like(grad)
     """
@@ -303,7 +303,7 @@ class SignBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:151).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:159).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -324,7 +324,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:161).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:169).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -345,7 +345,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:169).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:177).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -368,7 +368,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:179).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:187).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape)
@@ -392,7 +392,7 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:187).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:195).
 
     self: sum_to(grad * exponent * pow(self, exponent - 1), self.shape)
     exponent: sum_to(grad * result * log(self), exponent.shape)
@@ -417,7 +417,7 @@ class PowBackward0(GeneratedNode):
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:197).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:205).
 
     self: sum_to(grad * ((self > other) + 0.5 * (self == other)), self.shape)
     other: sum_to(grad * ((other > self) + 0.5 * (self == other)), other.shape)
@@ -442,7 +442,7 @@ class MaximumBackward0(GeneratedNode):
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:205).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:213).
 
     self: sum_to(grad * ((self < other) + 0.5 * (self == other)), self.shape)
     other: sum_to(grad * ((other < self) + 0.5 * (self == other)), other.shape)
@@ -467,7 +467,7 @@ class MinimumBackward0(GeneratedNode):
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:213).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:221).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -491,7 +491,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:223).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:231).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -509,7 +509,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:232).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:240).
 
     self: unreduce(grad, self.shape, dim)
     """
@@ -526,7 +526,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:241).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:249).
 
     self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -543,7 +543,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:249).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:257).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -562,7 +562,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:258).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:266).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -581,7 +581,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:265).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:273).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -601,7 +601,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:273).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:281).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -620,7 +620,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:278).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:286).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -640,7 +640,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:284).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:292).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -659,7 +659,7 @@ class MinBackward1(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:289).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:297).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -678,7 +678,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:297).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:305).
 
     self: gather_backward(grad, dim, index, self.shape)
     index: non_differentiable
@@ -697,7 +697,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:303).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:311).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -716,7 +716,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:311).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:319).
 
     self: reshape(grad, self.shape)
     """
@@ -733,7 +733,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:320).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:328).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -750,7 +750,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:328).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:336).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -767,7 +767,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:334).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:342).
 
     self: sum_to(grad, self.shape)
     """
@@ -784,7 +784,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:343).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:351).
 
     self: reshape(grad, self.shape)
     """
@@ -801,7 +801,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:352).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:360).
 
     self: reshape(grad, self.shape)
     """
@@ -818,7 +818,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:360).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:368).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -835,7 +835,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:371).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:379).
 
     self: getitem(grad, index)
     """
@@ -852,7 +852,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:377).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:385).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -866,7 +866,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:385).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:393).
 
     tensors: unstack(grad, dim)
     """
@@ -880,7 +880,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:394).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:402).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -903,7 +903,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:407).
+    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:421).
 
     self: result * (grad - sum(grad * result, dim, True))
     """
@@ -921,7 +921,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:415).
+    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:429).
 
     self: grad - exp(result) * sum(grad, dim, True)
     """
@@ -936,3 +936,771 @@ class LogSoftmaxBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad - F.exp(result) * F.sum(grad, self._saved_dim, True)
         return (grad_self, )
+
+
+class MmBackward0(GeneratedNode):
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:454).
+
+    self: mm(grad, transpose(mat2, 0, 1))
+    mat2: mm(transpose(self, 0, 1), grad)
+    """
+
+    __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_mat2 = None
+        if self.next_functions[0][0] is not None:
+            mat2 = unpack(self._raw_saved_mat2, self, F.as_tensors)
+            grad_self = F.mm(grad, F.transpose(mat2, 0, 1))
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_mat2 = F.mm(F.transpose(self_, 0, 1), grad)
+        return (grad_self, grad_mat2, )
+
+
+class BmmBackward0(GeneratedNode):
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:463).
+
+    self: bmm(grad, transpose(mat2, 1, 2))
+    mat2: bmm(transpose(self, 1, 2), grad)
+    """
+
+    __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_mat2 = None
+        if self.next_functions[0][0] is not None:
+            mat2 = unpack(self._raw_saved_mat2, self, F.as_tensors)
+            grad_self = F.bmm(grad, F.transpose(mat2, 1, 2))
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_mat2 = F.bmm(F.transpose(self_, 1, 2), grad)
+        return (grad_self, grad_mat2, )
+
+
+class MvBackward0(GeneratedNode):
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:471).
+
+    self: outer(grad, vec)
+    vec: mv(transpose(self, 0, 1), grad)
+    """
+
+    __slots__ = ('_raw_saved_self', '_raw_saved_vec')
+    _saved_slots = ('_raw_saved_self', '_raw_saved_vec')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_vec = None
+        if self.next_functions[0][0] is not None:
+            vec = unpack(self._raw_saved_vec, self, F.as_tensors)
+            grad_self = F.outer(grad, vec)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_vec = F.mv(F.transpose(self_, 0, 1), grad)
+        return (grad_self, grad_vec, )
+
+
+class DotBackward0(GeneratedNode):
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:479).
+
+    self: grad * tensor
+    tensor: grad * self
+    """
+
+    __slots__ = ('_raw_saved_self', '_raw_saved_tensor')
+    _saved_slots = ('_raw_saved_self', '_raw_saved_tensor')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_tensor = None
+        if self.next_functions[0][0] is not None:
+            tensor = unpack(self._raw_saved_tensor, self, F.as_tensors)
+            grad_self = grad * tensor
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_tensor = grad * self_
+        return (grad_self, grad_tensor, )
+
+
+class VdotBackward0(GeneratedNode):
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:487).
+
+    self: grad * other
+    other: grad * self
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = grad * other
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = grad * self_
+        return (grad_self, grad_other, )
+
+
+class InnerBackward0(GeneratedNode):
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:493).
+
+    self: inner_grad_self(grad, self.shape, other)
+    other: inner_grad_other(grad, self, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.inner_grad_self(grad, self._saved_self_shape, other)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.inner_grad_other(grad, self_, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class OuterBackward0(GeneratedNode):
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:503).
+
+    self: mv(grad, vec2)
+    vec2: mv(transpose(grad, 0, 1), self)
+    """
+
+    __slots__ = ('_raw_saved_self', '_raw_saved_vec2')
+    _saved_slots = ('_raw_saved_self', '_raw_saved_vec2')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_vec2 = None
+        if self.next_functions[0][0] is not None:
+            vec2 = unpack(self._raw_saved_vec2, self, F.as_tensors)
+            grad_self = F.mv(grad, vec2)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_vec2 = F.mv(F.transpose(grad, 0, 1), self_)
+        return (grad_self, grad_vec2, )
+
+
+class EinsumBackward0(GeneratedNode):
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:511).
+
+    tensors: einsum_backward(grad, equation, tensors)
+    """
+
+    __slots__ = ('_raw_saved_tensors', '_saved_equation')
+    _saved_slots = ('_raw_saved_tensors',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        tensors = unpack(self._raw_saved_tensors, self, F.as_tensors)
+        return tuple(F.einsum_backward(grad, self._saved_equation, tensors))
+
+
+class TensordotBackward0(GeneratedNode):
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:527).
+
+    self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
+    other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dims_other', '_saved_dims_self', '_saved_other_ndim', '_saved_self_ndim')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.tensordot_grad_self(grad, other, self._saved_self_ndim, self._saved_dims_self, self._saved_dims_other)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.tensordot_grad_other(grad, self_, self._saved_other_ndim, self._saved_dims_self, self._saved_dims_other)
+        return (grad_self, grad_other, )
+
+
+class KronBackward0(GeneratedNode):
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:538).
+
+    self: kron_grad_self(grad, self.shape, other)
+    other: kron_grad_other(grad, self, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.kron_grad_self(grad, self._saved_self_shape, other)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.kron_grad_other(grad, self_, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class AddmmBackward0(GeneratedNode):
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:547).
+
+    self: sum_to(maybe_multiply(grad, beta), self.shape)
+    mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
+    mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
+    """
+
+    __slots__ = ('_raw_saved_mat1', '_raw_saved_mat2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_mat1', '_raw_saved_mat2')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_mat1 = None
+        grad_mat2 = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(F.maybe_multiply(grad, self._saved_beta), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            mat2 = unpack(self._raw_saved_mat2, self, F.as_tensors)
+            grad_mat1 = F.maybe_multiply(F.mm(grad, F.transpose(mat2, 0, 1)), self._saved_alpha)
+        if self.next_functions[2][0] is not None:
+            mat1 = unpack(self._raw_saved_mat1, self, F.as_tensors)
+            grad_mat2 = F.maybe_multiply(F.mm(F.transpose(mat1, 0, 1), grad), self._saved_alpha)
+        return (grad_self, grad_mat1, grad_mat2, )
+
+
+class BaddbmmBackward0(GeneratedNode):
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:558).
+
+    self: sum_to(maybe_multiply(grad, beta), self.shape)
+    batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
+    batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
+    """
+
+    __slots__ = ('_raw_saved_batch1', '_raw_saved_batch2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_batch1', '_raw_saved_batch2')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_batch1 = None
+        grad_batch2 = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(F.maybe_multiply(grad, self._saved_beta), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            batch2 = unpack(self._raw_saved_batch2, self, F.as_tensors)
+            grad_batch1 = F.maybe_multiply(F.bmm(grad, F.transpose(batch2, 1, 2)), self._saved_alpha)
+        if self.next_functions[2][0] is not None:
+            batch1 = unpack(self._raw_saved_batch1, self, F.as_tensors)
+            grad_batch2 = F.maybe_multiply(F.bmm(F.transpose(batch1, 1, 2), grad), self._saved_alpha)
+        return (grad_self, grad_batch1, grad_batch2, )
+
+
+class CrossBackward0(GeneratedNode):
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:567).
+
+    self: sum_to(cross(other, grad, dim), self.shape)
+    other: sum_to(cross(grad, self, dim), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.sum_to(F.cross(other, grad, self._saved_dim), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(F.cross(grad, self_, self._saved_dim), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class LinalgCrossBackward0(GeneratedNode):
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:576).
+
+    self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
+    other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.sum_to(F.linalg_cross(other, grad, dim=self._saved_dim), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(F.linalg_cross(grad, self_, dim=self._saved_dim), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class TraceBackward0(GeneratedNode):
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:586).
+
+    self: trace_backward(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.trace_backward(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class LinalgInvBackward0(GeneratedNode):
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:595).
+
+    A: -matmul(mT(result), matmul(grad, mT(result)))
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
+        return (grad_A, )
+
+
+class InverseBackward0(GeneratedNode):
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:605).
+
+    self: -matmul(mT(result), matmul(grad, mT(result)))
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
+        return (grad_self, )
+
+
+class LinalgDetBackward0(GeneratedNode):
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:610).
+
+    A: det_backward(grad, A, result)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.det_backward(grad, A, result)
+        return (grad_A, )
+
+
+class DetBackward0(GeneratedNode):
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:620).
+
+    self: det_backward(grad, self, result)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.det_backward(grad, self_, result)
+        return (grad_self, )
+
+
+class LinalgSlogdetBackward0(GeneratedNode):
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:625).
+
+    A: logabsdet_backward(grad_logabsdet, A)
+    """
+
+    __slots__ = ('_raw_saved_A', '_saved_output_meta')
+    _saved_slots = ('_raw_saved_A',)
+    num_outputs = 2
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_logabsdet = grads[1]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            grad_A = F.logabsdet_backward(grad_logabsdet, A)
+        return (grad_A, )
+
+
+class SlogdetBackward0(GeneratedNode):
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:635).
+
+    self: logabsdet_backward(grad_logabsdet, self)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_output_meta')
+    _saved_slots = ('_raw_saved_self',)
+    num_outputs = 2
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_logabsdet = grads[1]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.logabsdet_backward(grad_logabsdet, self_)
+        return (grad_self, )
+
+
+class LogdetBackward0(GeneratedNode):
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:641).
+
+    self: logabsdet_backward(grad, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.logabsdet_backward(grad, self_)
+        return (grad_self, )
+
+
+class LinalgSolveBackward0(GeneratedNode):
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:646).
+
+    A: solve_grad_A(grad, A, result, B.shape, left)
+    B: solve_grad_B(grad, A, B.shape, left)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        grad_B = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.solve_grad_A(grad, A, result, self._saved_B_shape, self._saved_left)
+        if self.next_functions[1][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            grad_B = F.solve_grad_B(grad, A, self._saved_B_shape, self._saved_left)
+        return (grad_A, grad_B, )
+
+
+class LinalgCholeskyBackward0(GeneratedNode):
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:660).
+
+    A: cholesky_backward(grad, result, upper)
+    """
+
+    __slots__ = ('_raw_saved_result', '_saved_upper')
+    _saved_slots = ('_raw_saved_result',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.cholesky_backward(grad, result, self._saved_upper)
+        return (grad_A, )
+
+
+class CholeskyBackward0(GeneratedNode):
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:670).
+
+    self: cholesky_backward(grad, result, upper)
+    """
+
+    __slots__ = ('_raw_saved_result', '_saved_upper')
+    _saved_slots = ('_raw_saved_result',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = F.cholesky_backward(grad, result, self._saved_upper)
+        return (grad_self, )
+
+
+class LinalgEighBackward0(GeneratedNode):
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:675).
+
+    A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
+    """
+
+    __slots__ = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors', '_saved_output_meta')
+    _saved_slots = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors')
+    num_outputs = 2
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_eigenvalues = grads[0]
+        grad_eigenvectors = grads[1]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            eigenvalues = unpack(self._raw_saved_eigenvalues, self, F.as_tensors)
+            eigenvectors = unpack(self._raw_saved_eigenvectors, self, F.as_tensors)
+            grad_A = F.eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
+        return (grad_A, )
+
+
+class LinalgEigvalshBackward0(GeneratedNode):
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:685).
+
+    A: eigvalsh_backward(grad, A, UPLO)
+    """
+
+    __slots__ = ('_raw_saved_A', '_saved_UPLO')
+    _saved_slots = ('_raw_saved_A',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            grad_A = F.eigvalsh_backward(grad, A, self._saved_UPLO)
+        return (grad_A, )
+
+
+class LinalgQrBackward0(GeneratedNode):
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:692).
+
+    A: qr_backward(grad_Q, grad_R, Q, R, mode)
+    """
+
+    __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_mode', '_saved_output_meta')
+    _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
+    num_outputs = 2
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_Q = grads[0]
+        grad_R = grads[1]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            Q = unpack(self._raw_saved_Q, self, F.as_tensors)
+            R = unpack(self._raw_saved_R, self, F.as_tensors)
+            grad_A = F.qr_backward(grad_Q, grad_R, Q, R, self._saved_mode)
+        return (grad_A, )
+
+
+class LinalgSvdBackward0(GeneratedNode):
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:703).
+
+    A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
+    """
+
+    __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh', '_saved_full_matrices', '_saved_output_meta')
+    _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh')
+    num_outputs = 3
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_U = grads[0]
+        grad_S = grads[1]
+        grad_Vh = grads[2]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            S = unpack(self._raw_saved_S, self, F.as_tensors)
+            U = unpack(self._raw_saved_U, self, F.as_tensors)
+            Vh = unpack(self._raw_saved_Vh, self, F.as_tensors)
+            grad_A = F.svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, self._saved_full_matrices)
+        return (grad_A, )
+
+
+class LinalgSvdvalsBackward0(GeneratedNode):
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:714).
+
+    A: svdvals_backward(grad, A)
+    """
+
+    __slots__ = ('_raw_saved_A',)
+    _saved_slots = ('_raw_saved_A',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            grad_A = F.svdvals_backward(grad, A)
+        return (grad_A, )
+
+
+class LinalgPinvBackward0(GeneratedNode):
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:723).
+
+    A: pinv_backward(grad, result, A)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.pinv_backward(grad, result, A)
+        return (grad_A, )
+
+
+class PinverseBackward0(GeneratedNode):
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:733).
+
+    self: pinv_backward(grad, result, self)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.pinv_backward(grad, result, self_)
+        return (grad_self, )
+
+
+class LinalgVectorNormBackward0(GeneratedNode):
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:739).
+
+    x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_x')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_x = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            x = unpack(self._raw_saved_x, self, F.as_tensors)
+            grad_x = F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_x, )
+
+
+class LinalgMatrixNormBackward0(GeneratedNode):
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:755).
+
+    A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_A, )
+
+
+class LinalgMatrixNormBackward1(GeneratedNode):
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:768).
+
+    A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_A, )
+
+
+class LinalgNormBackward0(GeneratedNode):
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:779).
+
+    A: norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_A, )
+
+
+class LinalgNormBackward1(GeneratedNode):
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:791).
+
+    A: norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_A, )
