@@ -1117,7 +1117,7 @@ def einsum(equation, tensors):
 def tensordot(self, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:527):
+    Derivatives (derivatives.yaml:528):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -1142,7 +1142,7 @@ def tensordot(self, other, dims_self, dims_other):
 def kron(self, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:538):
+    Derivatives (derivatives.yaml:540):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -1165,7 +1165,7 @@ def kron(self, other):
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:547):
+    Derivatives (derivatives.yaml:549):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -1192,7 +1192,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:558):
+    Derivatives (derivatives.yaml:560):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -1219,7 +1219,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
 def cross(self, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:567):
+    Derivatives (derivatives.yaml:569):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -1243,7 +1243,7 @@ def cross(self, other, dim=None):
 def linalg_cross(self, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:576):
+    Derivatives (derivatives.yaml:578):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -1267,7 +1267,7 @@ def linalg_cross(self, other, *, dim=-1):
 def trace(self):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:586):
+    Derivatives (derivatives.yaml:588):
         self: trace_backward(grad, self.shape)
     """
     out = array_ops.trace(data_of(self))
@@ -1284,7 +1284,7 @@ def trace(self):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:595):
+    Derivatives (derivatives.yaml:597):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.linalg_inv(data_of(A))
@@ -1301,7 +1301,7 @@ def linalg_inv(A):
 def inverse(self):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:605):
+    Derivatives (derivatives.yaml:607):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.inverse(data_of(self))
@@ -1318,7 +1318,7 @@ def inverse(self):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:610):
+    Derivatives (derivatives.yaml:612):
         A: det_backward(grad, A, result)
     """
     out = array_ops.linalg_det(data_of(A))
@@ -1337,7 +1337,7 @@ def linalg_det(A):
 def det(self):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:620):
+    Derivatives (derivatives.yaml:622):
         self: det_backward(grad, self, result)
     """
     out = array_ops.det(data_of(self))
@@ -1356,7 +1356,7 @@ def det(self):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:625):
+    Derivatives (derivatives.yaml:627):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
@@ -1375,7 +1375,7 @@ def linalg_slogdet(A):
 def slogdet(self):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:635):
+    Derivatives (derivatives.yaml:637):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
@@ -1394,7 +1394,7 @@ def slogdet(self):
 def logdet(self):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:641):
+    Derivatives (derivatives.yaml:643):
         self: logabsdet_backward(grad, self)
     """
     out = array_ops.logdet(data_of(self))
@@ -1411,7 +1411,7 @@ def logdet(self):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:646):
+    Derivatives (derivatives.yaml:648):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -1434,7 +1434,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:660):
+    Derivatives (derivatives.yaml:662):
         A: cholesky_backward(grad, result, upper)
     """
     out = array_ops.linalg_cholesky(data_of(A), upper=upper)
@@ -1452,7 +1452,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(self, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:670):
+    Derivatives (derivatives.yaml:672):
         self: cholesky_backward(grad, result, upper)
     """
     out = array_ops.cholesky(data_of(self), upper)
@@ -1470,7 +1470,7 @@ def cholesky(self, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:675):
+    Derivatives (derivatives.yaml:677):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
@@ -1490,7 +1490,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:685):
+    Derivatives (derivatives.yaml:687):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
@@ -1508,7 +1508,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:692):
+    Derivatives (derivatives.yaml:694):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
@@ -1529,7 +1529,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:703):
+    Derivatives (derivatives.yaml:705):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
@@ -1552,7 +1552,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:714):
+    Derivatives (derivatives.yaml:716):
         A: svdvals_backward(grad, A)
     """
     out = array_ops.linalg_svdvals(data_of(A))
@@ -1569,7 +1569,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:723):
+    Derivatives (derivatives.yaml:725):
         A: pinv_backward(grad, result, A)
     """
     out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -1588,7 +1588,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(self, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:733):
+    Derivatives (derivatives.yaml:735):
         self: pinv_backward(grad, result, self)
     """
     out = array_ops.pinverse(data_of(self), rcond)
@@ -1607,7 +1607,7 @@ def pinverse(self, rcond=1e-15):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:739):
+    Derivatives (derivatives.yaml:741):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
@@ -1629,7 +1629,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:755):
+    Derivatives (derivatives.yaml:757):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
@@ -1651,7 +1651,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:768):
+    Derivatives (derivatives.yaml:770):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
@@ -1673,7 +1673,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:779):
+    Derivatives (derivatives.yaml:781):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
@@ -1695,7 +1695,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:791):
+    Derivatives (derivatives.yaml:793):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)

@@ -1115,7 +1115,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:527).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:528).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -1138,7 +1138,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:538).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:540).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -1161,7 +1161,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:547).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:549).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -1188,7 +1188,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:558).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:560).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -1215,7 +1215,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:567).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:569).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -1238,7 +1238,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:576).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:578).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -1261,7 +1261,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:586).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:588).
 
     self: trace_backward(grad, self.shape)
     """
@@ -1278,7 +1278,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:595).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:597).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -1296,7 +1296,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:605).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:607).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -1314,7 +1314,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:610).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:612).
 
     A: det_backward(grad, A, result)
     """
@@ -1333,7 +1333,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:620).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:622).
 
     self: det_backward(grad, self, result)
     """
@@ -1352,7 +1352,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:625).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:627).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -1372,7 +1372,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:635).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:637).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -1392,7 +1392,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:641).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:643).
 
     self: logabsdet_backward(grad, self)
     """
@@ -1410,7 +1410,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:646).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:648).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -1434,7 +1434,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:660).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:662).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -1452,7 +1452,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:670).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:672).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -1470,7 +1470,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:675).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:677).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -1492,7 +1492,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:685).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:687).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -1510,7 +1510,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:692).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:694).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -1532,7 +1532,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:703).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:705).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -1556,7 +1556,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:714).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:716).
 
     A: svdvals_backward(grad, A)
     """
@@ -1574,7 +1574,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:723).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:725).
 
     A: pinv_backward(grad, result, A)
     """
@@ -1593,7 +1593,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:733).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:735).
 
     self: pinv_backward(grad, result, self)
     """
@@ -1612,7 +1612,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:739).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:741).
 
     x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
@@ -1631,7 +1631,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:755).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:757).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -1650,7 +1650,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:768).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:770).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -1669,7 +1669,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:779).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:781).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -1688,7 +1688,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:791).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:793).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """

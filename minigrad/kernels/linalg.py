@@ -107,6 +107,8 @@ def _scaled_sum(self, product, beta, alpha):
 
 def cross_dim(a_shape, b_shape, dim):
     """torch.cross's dim: None means the first dimension of size 3 (broadcast shape)."""
+    _require(len(a_shape) == len(b_shape),
+             "linalg.cross: inputs must have the same number of dimensions.")
     shape = np.broadcast_shapes(tuple(a_shape), tuple(b_shape))
     if dim is None:
         for i, n in enumerate(shape):
