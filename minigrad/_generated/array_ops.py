@@ -442,6 +442,26 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     return norm_array(A, ord, dim, keepdim)
 
 
+def norm_default(self, p=2, dim=None, keepdim=False):
+    """norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return torch_norm_array(self, p, dim, keepdim)
+
+
+def norm_str_p(self, p, dim=None, keepdim=False):
+    """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return torch_norm_array(self, p, dim, keepdim)
+
+
+def svd(self, some=True, compute_uv=True):
+    """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)"""
+    return torch_svd_array(self, some, compute_uv)
+
+
+def qr(self, some=True):
+    """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)"""
+    return qr_array(self, "reduced" if some else "complete")
+
+
 def linalg_matrix_norm(*args, **kwargs):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor | linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor"""
     return dispatch("linalg_matrix_norm", _LINALG_MATRIX_NORM_OVERLOADS, args, kwargs, arrays=True)
@@ -483,4 +503,15 @@ def min(*args, **kwargs):
 _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
+)
+
+
+def norm(*args, **kwargs):
+    """norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor | norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return dispatch("norm", _NORM_OVERLOADS, args, kwargs, arrays=True)
+
+
+_NORM_OVERLOADS = (
+    (norm_default, (('self', 'Tensor', False, False), ('p', 'Scalar?', True, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+    (norm_str_p, (('self', 'Tensor', False, False), ('p', 'str', False, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
 )

@@ -31,6 +31,10 @@ return_types_linalg_qr = namedtuple("linalg_qr", ('Q', 'R'))
 
 return_types_linalg_svd = namedtuple("linalg_svd", ('U', 'S', 'Vh'))
 
+return_types_svd = namedtuple("svd", ('U', 'S', 'V'))
+
+return_types_qr = namedtuple("qr", ('Q', 'R'))
+
 
 def sum_to_size(self, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
@@ -1301,7 +1305,7 @@ def linalg_inv(A):
 def inverse(self):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:607):
+    Derivatives (derivatives.yaml:608):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.inverse(data_of(self))
@@ -1318,7 +1322,7 @@ def inverse(self):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:612):
+    Derivatives (derivatives.yaml:613):
         A: det_backward(grad, A, result)
     """
     out = array_ops.linalg_det(data_of(A))
@@ -1337,7 +1341,7 @@ def linalg_det(A):
 def det(self):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:622):
+    Derivatives (derivatives.yaml:623):
         self: det_backward(grad, self, result)
     """
     out = array_ops.det(data_of(self))
@@ -1356,7 +1360,7 @@ def det(self):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:627):
+    Derivatives (derivatives.yaml:628):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
@@ -1375,7 +1379,7 @@ def linalg_slogdet(A):
 def slogdet(self):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:637):
+    Derivatives (derivatives.yaml:638):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
@@ -1394,7 +1398,7 @@ def slogdet(self):
 def logdet(self):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:643):
+    Derivatives (derivatives.yaml:644):
         self: logabsdet_backward(grad, self)
     """
     out = array_ops.logdet(data_of(self))
@@ -1411,7 +1415,7 @@ def logdet(self):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:648):
+    Derivatives (derivatives.yaml:649):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -1434,7 +1438,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:662):
+    Derivatives (derivatives.yaml:663):
         A: cholesky_backward(grad, result, upper)
     """
     out = array_ops.linalg_cholesky(data_of(A), upper=upper)
@@ -1452,7 +1456,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(self, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:672):
+    Derivatives (derivatives.yaml:673):
         self: cholesky_backward(grad, result, upper)
     """
     out = array_ops.cholesky(data_of(self), upper)
@@ -1470,7 +1474,7 @@ def cholesky(self, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:677):
+    Derivatives (derivatives.yaml:678):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
@@ -1490,7 +1494,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:687):
+    Derivatives (derivatives.yaml:688):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
@@ -1508,7 +1512,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:694):
+    Derivatives (derivatives.yaml:695):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
@@ -1529,7 +1533,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:705):
+    Derivatives (derivatives.yaml:706):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
@@ -1552,7 +1556,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:716):
+    Derivatives (derivatives.yaml:717):
         A: svdvals_backward(grad, A)
     """
     out = array_ops.linalg_svdvals(data_of(A))
@@ -1569,7 +1573,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:725):
+    Derivatives (derivatives.yaml:726):
         A: pinv_backward(grad, result, A)
     """
     out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -1588,7 +1592,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(self, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:735):
+    Derivatives (derivatives.yaml:736):
         self: pinv_backward(grad, result, self)
     """
     out = array_ops.pinverse(data_of(self), rcond)
@@ -1607,7 +1611,7 @@ def pinverse(self, rcond=1e-15):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:741):
+    Derivatives (derivatives.yaml:742):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
@@ -1629,7 +1633,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:757):
+    Derivatives (derivatives.yaml:758):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
@@ -1651,7 +1655,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:770):
+    Derivatives (derivatives.yaml:771):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
@@ -1673,7 +1677,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:781):
+    Derivatives (derivatives.yaml:782):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
@@ -1695,7 +1699,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:793):
+    Derivatives (derivatives.yaml:794):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
@@ -1712,6 +1716,97 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     if needs_A:
         node._raw_saved_result = save(result, is_output=True)
     return result
+
+
+def norm_default(self, p=2, dim=None, keepdim=False):
+    """norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:806):
+        self: torch_norm_backward(grad, self, result, p, dim, keepdim)
+    """
+    out = array_ops.norm_default(data_of(self), p, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NormBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_p = p
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def norm_str_p(self, p, dim=None, keepdim=False):
+    """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:814):
+        self: torch_norm_backward(grad, self, result, p, dim, keepdim)
+    """
+    out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NormBackward1((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_p = p
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def svd(self, some=True, compute_uv=True):
+    """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+
+    Derivatives (derivatives.yaml:823):
+        self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
+    """
+    U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
+    node = SvdBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_compute_uv = compute_uv
+    node._saved_some = some
+    U = wrap(U_out, node, 0)
+    S = wrap(S_out, node, 1)
+    V = wrap(V_out, node, 2)
+    node._saved_output_meta = output_meta((U_out, S_out, V_out))
+    if needs_self:
+        node._raw_saved_S = save(S, is_output=True)
+        node._raw_saved_U = save(U, is_output=True)
+        node._raw_saved_V = save(V, is_output=True)
+    return return_types_svd(U, S, V)
+
+
+def qr(self, some=True):
+    """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
+
+    Derivatives (derivatives.yaml:832):
+        self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
+    """
+    Q_out, R_out = array_ops.qr(data_of(self), some)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_qr(wrap(Q_out), wrap(R_out))
+    node = QrBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    node._saved_some = some
+    Q = wrap(Q_out, node, 0)
+    R = wrap(R_out, node, 1)
+    node._saved_output_meta = output_meta((Q_out, R_out))
+    if needs_self:
+        node._raw_saved_Q = save(Q, is_output=True)
+        node._raw_saved_R = save(R, is_output=True)
+    return return_types_qr(Q, R)
 
 
 def linalg_matrix_norm(*args, **kwargs):
@@ -1771,4 +1866,19 @@ def min(*args, **kwargs):
 _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
+)
+
+
+def norm(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor  ->  norm_default
+        norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor  ->  norm_str_p
+    """
+    return dispatch("norm", _NORM_OVERLOADS, args, kwargs)
+
+
+_NORM_OVERLOADS = (
+    (norm_default, (('self', 'Tensor', False, False), ('p', 'Scalar?', True, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+    (norm_str_p, (('self', 'Tensor', False, False), ('p', 'str', False, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
 )

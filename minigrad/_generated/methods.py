@@ -57,6 +57,9 @@ METHODS = {
     "logdet": F.logdet,
     "cholesky": F.cholesky,
     "pinverse": F.pinverse,
+    "svd": F.svd,
+    "qr": F.qr,
     "max": F.max,
     "min": F.min,
+    "norm": F.norm,
 }

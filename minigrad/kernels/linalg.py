@@ -288,6 +288,10 @@ def norm_array(x, ord=None, dim=None, keepdim=False):
 
 def pinv_array(a, atol=None, rtol=None, hermitian=False):
     _require(a.ndim >= 2, "linalg.pinv: The input tensor A must have at least 2 dimensions.")
+    if hermitian:
+        # as torch (which uses eigh): only the lower triangle is read
+        lower = np.tril(a)
+        a = lower + np.swapaxes(np.tril(a, -1), -1, -2)
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     smax = np.amax(s, axis=-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
     if rtol is None:
@@ -295,3 +299,27 @@ def pinv_array(a, atol=None, rtol=None, hermitian=False):
     cutoff = np.maximum(0.0 if atol is None else atol, rtol * smax)
     s_inv = np.where(s > cutoff, 1.0 / np.where(s > cutoff, s, 1.0), 0.0).astype(a.dtype)
     return np.matmul(np.swapaxes(vh, -1, -2) * s_inv[..., None, :], np.swapaxes(u, -1, -2))
+
+
+def torch_svd_array(a, some=True, compute_uv=True):
+    """torch.svd: (U, S, V) with V, not Vh; zero U and V when compute_uv=False."""
+    if not compute_uv:
+        s = np.linalg.svd(a, compute_uv=False)
+        m, n = a.shape[-2:]
+        return (np.zeros(a.shape[:-2] + (m, m), a.dtype), s,
+                np.zeros(a.shape[:-2] + (n, n), a.dtype))
+    u, s, vh = svd_array(a, full_matrices=not some)
+    return u, s, np.swapaxes(vh, -1, -2).copy()
+
+
+def torch_norm_array(x, p=2, dim=None, keepdim=False):
+    """torch.norm: a vector norm of any order over ``dim`` (all dims if None), or
+    p='fro' (the vector 2-norm) or p='nuc' (the nuclear norm over a 2-tuple dim)."""
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    if p == "nuc":
+        return matrix_norm_array(x, "nuc", tuple(range(x.ndim)) if dim is None else dim, keepdim)
+    if isinstance(p, str):
+        _require(p == "fro", f"norm: p must be 'fro', 'nuc' or a number, got '{p}'")
+        p = 2
+    return vector_norm_array(x, 2 if p is None else p, dim, keepdim)

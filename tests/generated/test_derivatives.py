@@ -161,6 +161,7 @@ SAMPLES = [
     pytest.param(functions.linalg_inv, (0,), {"A": T(shape=[3, 3], spectrum=[2.0, 1.0, 0.5]), }, False, '', '', id="linalg_inv-0"),
     pytest.param(functions.linalg_inv, (0,), {"A": T(shape=[2, 3, 3], spectrum=[2.0, -1.0, 0.5]), }, False, '', '', id="linalg_inv-1"),
     pytest.param(functions.linalg_inv, (0,), {"A": T(shape=[3, 3], spectrum=[2.0, 1.0, 0.7], dtype='float32'), }, False, '', '', id="linalg_inv-2"),
+    pytest.param(functions.linalg_inv, (0,), {"A": T(shape=[3, 3], spectrum=[2.0, 1.0, 0.5], noncontiguous=True), }, False, '', '', id="linalg_inv-3"),
     pytest.param(functions.inverse, (0,), {"self": T(shape=[3, 3], spectrum=[2.0, 1.0, 0.5]), }, False, '', '', id="inverse-0"),
     pytest.param(functions.linalg_det, (0,), {"A": T(shape=[3, 3], spectrum=[2.0, 1.0, 0.5]), }, False, '', '', id="linalg_det-0"),
     pytest.param(functions.linalg_det, (0,), {"A": T(shape=[2, 2, 2], spectrum=[1.5, 0.8]), }, False, '', '', id="linalg_det-1"),
@@ -224,6 +225,16 @@ SAMPLES = [
     pytest.param(functions.linalg_norm_default, (0,), {"A": T(shape=[2, 3, 4], distinct=True), "ord": float('inf'), "dim": (1, 2), }, False, '', '', id="linalg_norm-4"),
     pytest.param(functions.linalg_norm_ord_str, (0,), {"A": T([3, 4]), "ord": 'fro', }, False, '', '', id="linalg_norm.ord_str-0"),
     pytest.param(functions.linalg_norm_ord_str, (0,), {"A": T(shape=[2, 3, 4], spectrum=[3.0, 2.0, 1.0]), "ord": 'nuc', "dim": (-1, -2), }, False, '', '', id="linalg_norm.ord_str-1"),
+    pytest.param(functions.norm_default, (0,), {"self": T([3, 4]), }, False, '', '', id="norm-0"),
+    pytest.param(functions.norm_default, (0,), {"self": T(shape=[3, 4], distinct=True), "p": 1, "dim": 1, "keepdim": True, }, False, '', '', id="norm-1"),
+    pytest.param(functions.norm_default, (0,), {"self": T(shape=[2, 3, 4], domain=[0.5, 2.0]), "p": 3, "dim": (0, 2), }, False, '', '', id="norm-2"),
+    pytest.param(functions.norm_str_p, (0,), {"self": T([2, 3, 4]), "p": 'fro', "dim": (0, 1), }, False, '', '', id="norm.str_p-0"),
+    pytest.param(functions.norm_str_p, (0,), {"self": T(shape=[3, 4], spectrum=[3.0, 2.0, 1.0]), "p": 'nuc', }, False, '', '', id="norm.str_p-1"),
+    pytest.param(functions.svd, (0, 1, 2), {"self": T(shape=[4, 3], spectrum=[3.0, 2.0, 1.0]), }, False, '', '', id="svd-0"),
+    pytest.param(functions.svd, (0, 1, 2), {"self": T(shape=[3, 3], spectrum=[3.0, 2.0, 1.0]), "some": False, }, False, '', '', id="svd-1"),
+    pytest.param(functions.svd, (0, 1, 2), {"self": T(shape=[2, 3, 4], spectrum=[3.0, 2.0, 1.0]), "compute_uv": False, }, False, '', '', id="svd-2"),
+    pytest.param(functions.qr, (0, 1), {"self": T(shape=[4, 3], spectrum=[2.0, 1.0, 0.5]), }, False, '', '', id="qr-0"),
+    pytest.param(functions.qr, (0, 1), {"self": T(shape=[3, 3], spectrum=[2.0, 1.0, 0.5]), "some": False, }, False, '', '', id="qr-1"),
 ]
 
 

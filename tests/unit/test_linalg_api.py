@@ -10,6 +10,10 @@ import pytest
 
 import minigrad as mg
 
+# torch warns that its older spellings (torch.cholesky, torch.qr, torch.svd) are
+# deprecated; minigrad offers them as torch does, and they are compared here
+pytestmark = pytest.mark.filterwarnings(r"ignore:torch\.\w+ is deprecated")
+
 RNG = np.random.default_rng(0)
 
 
@@ -124,8 +128,7 @@ LINALG = [
      [spectrum((3, 3), S3), randn(2, 3)]),
     ("linalg.cholesky", lambda m, a: m.linalg.cholesky(a), [SPD]),
     ("linalg.cholesky-upper", lambda m, a: m.linalg.cholesky(a, upper=True), [SPD]),
-    pytest.param("cholesky-method", lambda m, a: a.cholesky(), [SPD],
-                 marks=pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated"), id="cholesky-method"),
+    ("cholesky-method", lambda m, a: a.cholesky(), [SPD]),
     ("linalg.eigh", lambda m, a: tuple(o if i == 0 else o * o for i, o in enumerate(m.linalg.eigh(a))),
      [spectrum((2, 3, 3), [-1.0, 0.5, 2.0], symmetric=True)]),
     ("linalg.eigh-U", lambda m, a: m.linalg.eigh(a, UPLO="U").eigenvalues,
@@ -145,11 +148,19 @@ LINALG = [
     ("linalg.pinv", lambda m, a: m.linalg.pinv(a), [spectrum((4, 3), S3)]),
     ("linalg.pinv-wide", lambda m, a: m.linalg.pinv(a), [spectrum((2, 3, 4), S3)]),
     ("pinverse", lambda m, a: a.pinverse(), [spectrum((3, 4), S3)]),
+    ("linalg.pinv-hermitian", lambda m, a: m.linalg.pinv(a, hermitian=True),
+     [spectrum((3, 3), [2.0, -1.0, 0.5], symmetric=True)]),
+    ("linalg.pinv-rtol", lambda m, a: m.linalg.pinv(a, rtol=0.3), [spectrum((3, 3), S3)]),
+    ("svd", lambda m, a: tuple(o * o if i != 1 else o for i, o in enumerate(m.svd(a))),
+     [spectrum((4, 3), [3.0, 2.0, 1.0])]),
+    ("svd-method-full", lambda m, a: a.svd(some=False).S, [spectrum((3, 4), [3.0, 2.0, 1.0])]),
+    ("svd-no-uv", lambda m, a: m.svd(a, compute_uv=False), [spectrum((2, 4, 3), [3.0, 2.0, 1.0])]),
+    ("qr", lambda m, a: m.qr(a), [spectrum((4, 3), S3)]),
+    ("qr-method", lambda m, a: a.qr(some=False), [spectrum((3, 3), S3)]),
 ]
 
 
-@pytest.mark.parametrize("name,fn,arrays", [pytest.param(*p, id=p[0]) if type(p) is tuple else p
-                                             for p in LINALG])
+@pytest.mark.parametrize("name,fn,arrays", LINALG, ids=[p[0] for p in LINALG])
 def test_linalg_matches_torch(name, fn, arrays):
     compare_with_torch(fn, arrays)
 
@@ -176,6 +187,12 @@ NORMS = [
     ("norm-vector-ord", lambda m, x: m.linalg.norm(x, ord=3, dim=1, keepdim=True), [randn(3, 4)]),
     ("norm-2d-ord", lambda m, x: m.linalg.norm(x, ord=2), [spectrum((3, 4), S3)]),
     ("norm-1d-inf", lambda m, x: m.linalg.norm(x, ord=-math.inf), [randn(5)]),
+    ("torch.norm", lambda m, x: m.norm(x), [randn(2, 3, 4)]),
+    ("Tensor.norm", lambda m, x: x.norm(dim=1), [randn(2, 3, 4)]),
+    ("Tensor.norm-p", lambda m, x: x.norm(p=1, dim=(0, 2), keepdim=True), [randn(2, 3, 4)]),
+    ("Tensor.norm-fro", lambda m, x: x.norm("fro", dim=(1, 2)), [randn(2, 3, 4)]),
+    ("torch.norm-nuc", lambda m, x: m.norm(x, p="nuc"), [spectrum((3, 4), S3)]),
+    ("torch.norm-3", lambda m, x: m.norm(x, 3), [randn(3, 4)]),
 ]
 
 

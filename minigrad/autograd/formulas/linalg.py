@@ -340,6 +340,18 @@ def svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices):
     return F.matmul(U, F.matmul(gA, Vh))
 
 
+def torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv):
+    """torch.svd (U, S, V): svd_backward with Vh = V^T; through svdvals without U, V."""
+    if not compute_uv:
+        return svdvals_backward(grad_S, self)
+    return svd_backward(grad_U, grad_S, mT(grad_V), U, S, mT(V), not some)
+
+
+def qr_mode(some):
+    """torch.qr's ``some`` as linalg.qr's mode."""
+    return "reduced" if some else "complete"
+
+
 def pinv_backward(grad, pinvA, A):
     """PyTorch's pinv_backward (full-rank A)."""
     F = ops_for(grad)
@@ -420,6 +432,17 @@ def matrix_norm_backward(grad, A, result, ord, dim, keepdim):
     for i, d in enumerate(perm):
         inverse[d] = i
     return g * F.permute(G, inverse)
+
+
+def torch_norm_backward(grad, x, result, p, dim, keepdim):
+    """torch.norm: a vector norm, or 'fro' (the 2-norm) or 'nuc' over a 2-tuple dim."""
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    if p == "nuc":
+        dims = tuple(range(x.ndim)) if dim is None else dim
+        return matrix_norm_backward(grad, x, result, "nuc", dims, keepdim)
+    p = 2 if p is None or p == "fro" else p
+    return vector_norm_backward(grad, x, result, p, dim, keepdim)
 
 
 def norm_backward(grad, x, result, ord, dim, keepdim):
