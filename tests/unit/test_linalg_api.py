@@ -207,7 +207,7 @@ def test_second_order_matches_torch():
     a = spectrum((3, 3), S3)
     v = randn(3, 3)
 
-    def hvp(lib, fn):
+    def hvp(lib, fn, a):
         x = lib.tensor(a, requires_grad=True)
         (g,) = lib.autograd.grad(fn(lib, x), [x], create_graph=True)
         (h,) = lib.autograd.grad((g * lib.tensor(v)).sum(), [x])
@@ -221,9 +221,19 @@ def test_second_order_matches_torch():
         lambda m, x: m.linalg.pinv(x).pow(2).sum(),
         lambda m, x: m.linalg.qr(x).R.pow(2).sum() + m.linalg.qr(x).Q.sum(),
         lambda m, x: m.linalg.solve(x, m.tensor(v)).pow(2).sum(),
+        lambda m, x: m.linalg.slogdet(x).logabsdet,
+        lambda m, x: m.linalg.matrix_norm(x, ord=2),
+        lambda m, x: m.linalg.svd(x, full_matrices=False).U.pow(2).sum(),
     ]
     for fn in cases:
-        np.testing.assert_allclose(hvp(mg, fn), hvp(torch, fn), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(hvp(mg, fn, a), hvp(torch, fn, a), rtol=1e-5, atol=1e-7)
+    symmetric_cases = [
+        lambda m, x: m.linalg.eigh(x).eigenvalues.pow(3).sum(),
+        lambda m, x: m.linalg.eigh(x).eigenvectors.pow(4).sum(),
+        lambda m, x: m.linalg.cholesky(x).pow(2).sum(),
+    ]
+    for fn in symmetric_cases:
+        np.testing.assert_allclose(hvp(mg, fn, SPD), hvp(torch, fn, SPD), rtol=1e-5, atol=1e-7)
 
 
 def test_float32_stays_float32():
