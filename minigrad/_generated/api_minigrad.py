@@ -69,6 +69,7 @@ from .functions import (  # noqa: F401
     norm,
     svd,
     qr,
+    matrix_power,
 )
 
-__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "kron", "addmm", "baddbmm", "cross", "trace", "inverse", "det", "slogdet", "logdet", "cholesky", "pinverse", "norm", "svd", "qr", ]
+__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "kron", "addmm", "baddbmm", "cross", "trace", "inverse", "det", "slogdet", "logdet", "cholesky", "pinverse", "norm", "svd", "qr", "matrix_power", ]

@@ -462,6 +462,31 @@ def qr(self, some=True):
     return qr_array(self, "reduced" if some else "complete")
 
 
+def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor"""
+    return solve_triangular_array(A, B, upper, left, unitriangular)
+
+
+def linalg_vecdot(x, y, *, dim=-1):
+    """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor"""
+    return vecdot_array(x, y, dim)
+
+
+def linalg_multi_dot(tensors):
+    """linalg_multi_dot(Tensor[] tensors) -> Tensor"""
+    return multi_dot_array(tensors)
+
+
+def linalg_matrix_power(A, n):
+    """linalg_matrix_power(Tensor A, int n) -> Tensor"""
+    return matrix_power_array(A, n)
+
+
+def matrix_power(self, n):
+    """matrix_power(Tensor self, int n) -> Tensor"""
+    return matrix_power_array(self, n)
+
+
 def linalg_matrix_norm(*args, **kwargs):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor | linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor"""
     return dispatch("linalg_matrix_norm", _LINALG_MATRIX_NORM_OVERLOADS, args, kwargs, arrays=True)

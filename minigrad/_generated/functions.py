@@ -1809,6 +1809,109 @@ def qr(self, some=True):
     return return_types_qr(Q, R)
 
 
+def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+
+    Derivatives (derivatives.yaml:839):
+        A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
+        B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
+    """
+    out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
+    if not (grad_mode.enabled and any_requires_grad(A, B)):
+        return wrap(out)
+    node = LinalgSolveTriangularBackward0((edge_of(A), edge_of(B),))
+    needs_A = node.next_functions[0][0] is not None
+    needs_B = node.next_functions[1][0] is not None
+    if needs_A or needs_B:
+        node._raw_saved_A = save(A)
+    if needs_B:
+        node._saved_B_shape = shape_of(B)
+    node._saved_left = left
+    node._saved_unitriangular = unitriangular
+    node._saved_upper = upper
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_vecdot(x, y, *, dim=-1):
+    """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
+
+    Derivatives (derivatives.yaml:851):
+        x: vecdot_grad(grad, y, dim, x.shape)
+        y: vecdot_grad(grad, x, dim, y.shape)
+    """
+    out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
+    if not (grad_mode.enabled and any_requires_grad(x, y)):
+        return wrap(out)
+    node = LinalgVecdotBackward0((edge_of(x), edge_of(y),))
+    needs_x = node.next_functions[0][0] is not None
+    needs_y = node.next_functions[1][0] is not None
+    if needs_x:
+        node._raw_saved_y = save(y)
+        node._saved_x_shape = shape_of(x)
+    if needs_y:
+        node._raw_saved_x = save(x)
+        node._saved_y_shape = shape_of(y)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def linalg_multi_dot(tensors):
+    """linalg_multi_dot(Tensor[] tensors) -> Tensor
+
+    Derivatives (derivatives.yaml:862):
+        tensors: multi_dot_backward(grad, tensors)
+    """
+    out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
+    if not (grad_mode.enabled and any_requires_grad(*tensors)):
+        return wrap(out)
+    node = LinalgMultiDotBackward0(tuple(edge_of(t) for t in tensors))
+    needs_tensors = any(n is not None for n, _ in node.next_functions)
+    if needs_tensors:
+        node._raw_saved_tensors = save(tensors)
+    result = wrap(out, node)
+    return result
+
+
+def linalg_matrix_power(A, n):
+    """linalg_matrix_power(Tensor A, int n) -> Tensor
+
+    Derivatives (derivatives.yaml:872):
+        A: matrix_power_backward(grad, A, n)
+    """
+    out = array_ops.linalg_matrix_power(data_of(A), n)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgMatrixPowerBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_n = n
+    result = wrap(out, node)
+    return result
+
+
+def matrix_power(self, n):
+    """matrix_power(Tensor self, int n) -> Tensor
+
+    Derivatives (derivatives.yaml:883):
+        self: matrix_power_backward(grad, self, n)
+    """
+    out = array_ops.matrix_power(data_of(self), n)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = MatrixPowerBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_n = n
+    result = wrap(out, node)
+    return result
+
+
 def linalg_matrix_norm(*args, **kwargs):
     """Dispatches to the first overload whose arguments fit:
 

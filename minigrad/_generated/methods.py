@@ -59,6 +59,7 @@ METHODS = {
     "pinverse": F.pinverse,
     "svd": F.svd,
     "qr": F.qr,
+    "matrix_power": F.matrix_power,
     "max": F.max,
     "min": F.min,
     "norm": F.norm,

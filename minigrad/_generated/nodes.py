@@ -1789,3 +1789,101 @@ class QrBackward0(GeneratedNode):
             R = unpack(self._raw_saved_R, self, F.as_tensors)
             grad_self = F.qr_backward(grad_Q, grad_R, Q, R, F.qr_mode(self._saved_some))
         return (grad_self, )
+
+
+class LinalgSolveTriangularBackward0(GeneratedNode):
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:839).
+
+    A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
+    B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left', '_saved_unitriangular', '_saved_upper')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        grad_B = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.solve_triangular_grad_A(grad, A, result, self._saved_upper, self._saved_left, self._saved_unitriangular)
+        if self.next_functions[1][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            grad_B = F.solve_triangular_grad_B(grad, A, self._saved_B_shape, self._saved_upper, self._saved_left, self._saved_unitriangular)
+        return (grad_A, grad_B, )
+
+
+class LinalgVecdotBackward0(GeneratedNode):
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:851).
+
+    x: vecdot_grad(grad, y, dim, x.shape)
+    y: vecdot_grad(grad, x, dim, y.shape)
+    """
+
+    __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
+    _saved_slots = ('_raw_saved_x', '_raw_saved_y')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_x = None
+        grad_y = None
+        if self.next_functions[0][0] is not None:
+            y = unpack(self._raw_saved_y, self, F.as_tensors)
+            grad_x = F.vecdot_grad(grad, y, self._saved_dim, self._saved_x_shape)
+        if self.next_functions[1][0] is not None:
+            x = unpack(self._raw_saved_x, self, F.as_tensors)
+            grad_y = F.vecdot_grad(grad, x, self._saved_dim, self._saved_y_shape)
+        return (grad_x, grad_y, )
+
+
+class LinalgMultiDotBackward0(GeneratedNode):
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:862).
+
+    tensors: multi_dot_backward(grad, tensors)
+    """
+
+    __slots__ = ('_raw_saved_tensors',)
+    _saved_slots = ('_raw_saved_tensors',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        tensors = unpack(self._raw_saved_tensors, self, F.as_tensors)
+        return tuple(F.multi_dot_backward(grad, tensors))
+
+
+class LinalgMatrixPowerBackward0(GeneratedNode):
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:872).
+
+    A: matrix_power_backward(grad, A, n)
+    """
+
+    __slots__ = ('_raw_saved_A', '_saved_n')
+    _saved_slots = ('_raw_saved_A',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            grad_A = F.matrix_power_backward(grad, A, self._saved_n)
+        return (grad_A, )
+
+
+class MatrixPowerBackward0(GeneratedNode):
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:883).
+
+    self: matrix_power_backward(grad, self, n)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_n')
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.matrix_power_backward(grad, self_, self._saved_n)
+        return (grad_self, )

@@ -323,3 +323,52 @@ def torch_norm_array(x, p=2, dim=None, keepdim=False):
         _require(p == "fro", f"norm: p must be 'fro', 'nuc' or a number, got '{p}'")
         p = 2
     return vector_norm_array(x, 2 if p is None else p, dim, keepdim)
+
+
+def triangle(a, upper, unitriangular=False):
+    """The triangle of ``a`` a triangular solve reads (unit diagonal if unitriangular)."""
+    t = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        n = a.shape[-1]
+        t = t - t * np.eye(n, dtype=a.dtype) + np.eye(n, dtype=a.dtype)
+    return t
+
+
+def solve_triangular_array(a, b, upper, left=True, unitriangular=False):
+    square_matrices(a, "solve_triangular")
+    _require(b.ndim >= 2, f"linalg.solve_triangular: The input tensor B must have at least 2 "
+                          f"dimensions, got {b.ndim}")
+    t = triangle(a, upper, unitriangular)
+    if not left:
+        t, b = np.swapaxes(t, -1, -2), np.swapaxes(b, -1, -2)
+    batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    t = np.broadcast_to(t, batch + t.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    try:
+        x = np.linalg.solve(t, b)
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.solve_triangular: the triangular matrix has a zero on its "
+                           "diagonal (it is singular)") from None
+    return np.swapaxes(x, -1, -2).copy() if not left else x
+
+
+def vecdot_array(x, y, dim=-1):
+    return np.sum(np.multiply(x, y), axis=dim)
+
+
+def multi_dot_array(tensors):
+    _require(len(tensors) >= 2, f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    for i, t in enumerate(tensors):
+        ok = t.ndim == 2 or (t.ndim == 1 and i in (0, len(tensors) - 1))
+        _require(ok, f"multi_dot(): tensor {i} must be 2D" +
+                 (" or 1D" if i in (0, len(tensors) - 1) else "") + f" but got {t.ndim}D")
+    return np.asarray(np.linalg.multi_dot(tensors))
+
+
+def matrix_power_array(a, n):
+    square_matrices(a, "matrix_power")
+    try:
+        return np.linalg.matrix_power(a, n)
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.matrix_power: the matrix is singular, so it has no negative "
+                           "powers") from None

@@ -235,6 +235,21 @@ SAMPLES = [
     pytest.param(functions.svd, (0, 1, 2), {"self": T(shape=[2, 3, 4], spectrum=[3.0, 2.0, 1.0]), "compute_uv": False, }, False, '', '', id="svd-2"),
     pytest.param(functions.qr, (0, 1), {"self": T(shape=[4, 3], spectrum=[2.0, 1.0, 0.5]), }, False, '', '', id="qr-0"),
     pytest.param(functions.qr, (0, 1), {"self": T(shape=[3, 3], spectrum=[2.0, 1.0, 0.5]), "some": False, }, False, '', '', id="qr-1"),
+    pytest.param(functions.linalg_solve_triangular, (0,), {"A": T(shape=[3, 3], domain=[0.5, 1.5]), "B": T([3, 2]), "upper": True, }, False, '', '', id="linalg_solve_triangular-0"),
+    pytest.param(functions.linalg_solve_triangular, (0,), {"A": T(shape=[2, 3, 3], domain=[0.5, 1.5]), "B": T([2, 3]), "upper": False, "left": False, }, False, '', '', id="linalg_solve_triangular-1"),
+    pytest.param(functions.linalg_solve_triangular, (0,), {"A": T(shape=[3, 3], domain=[0.5, 1.5]), "B": T([2, 3, 2]), "upper": False, "unitriangular": True, }, False, '', '', id="linalg_solve_triangular-2"),
+    pytest.param(functions.linalg_solve_triangular, (0,), {"A": T(shape=[3, 3], domain=[0.5, 1.5], dtype='float32'), "B": T(shape=[3, 2], dtype='float32'), "upper": True, }, False, '', '', id="linalg_solve_triangular-3"),
+    pytest.param(functions.linalg_vecdot, (0,), {"x": T([3, 4]), "y": T([3, 4]), }, False, '', '', id="linalg_vecdot-0"),
+    pytest.param(functions.linalg_vecdot, (0,), {"x": T([2, 3, 4]), "y": T([4]), "dim": -1, }, False, '', '', id="linalg_vecdot-1"),
+    pytest.param(functions.linalg_vecdot, (0,), {"x": T([2, 3]), "y": T([2, 1]), "dim": 0, }, False, '', '', id="linalg_vecdot-2"),
+    pytest.param(functions.linalg_multi_dot, (0,), {"tensors": [T([2, 3]), T([3, 4]), T([4, 2])], }, False, '', '', id="linalg_multi_dot-0"),
+    pytest.param(functions.linalg_multi_dot, (0,), {"tensors": [T([3]), T([3, 4]), T([4, 2]), T([2])], }, False, '', '', id="linalg_multi_dot-1"),
+    pytest.param(functions.linalg_multi_dot, (0,), {"tensors": [T([3]), T([3, 2])], }, False, '', '', id="linalg_multi_dot-2"),
+    pytest.param(functions.linalg_matrix_power, (0,), {"A": T([3, 3]), "n": 3, }, False, '', '', id="linalg_matrix_power-0"),
+    pytest.param(functions.linalg_matrix_power, (0,), {"A": T(shape=[2, 3, 3], spectrum=[1.5, 1.0, 0.7]), "n": -2, }, False, '', '', id="linalg_matrix_power-1"),
+    pytest.param(functions.linalg_matrix_power, (0,), {"A": T([3, 3]), "n": 1, }, False, '', '', id="linalg_matrix_power-2"),
+    pytest.param(functions.linalg_matrix_power, (0,), {"A": T([3, 3]), "n": 0, }, False, '', '', id="linalg_matrix_power-3"),
+    pytest.param(functions.matrix_power, (0,), {"self": T([3, 3]), "n": 2, }, False, '', '', id="matrix_power-0"),
 ]
 
 

@@ -157,6 +157,16 @@ LINALG = [
     ("svd-no-uv", lambda m, a: m.svd(a, compute_uv=False), [spectrum((2, 4, 3), [3.0, 2.0, 1.0])]),
     ("qr", lambda m, a: m.qr(a), [spectrum((4, 3), S3)]),
     ("qr-method", lambda m, a: a.qr(some=False), [spectrum((3, 3), S3)]),
+    ("linalg.solve_triangular", lambda m, a, b: m.linalg.solve_triangular(a, b, upper=True),
+     [RNG.uniform(0.5, 1.5, (3, 3)), randn(3, 2)]),
+    ("linalg.solve_triangular-right-unit",
+     lambda m, a, b: m.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
+     [RNG.uniform(0.5, 1.5, (2, 3, 3)), randn(2, 3)]),
+    ("linalg.vecdot", lambda m, x, y: m.linalg.vecdot(x, y, dim=0), [randn(3, 4), randn(3, 1)]),
+    ("linalg.multi_dot", lambda m, a, b, c: m.linalg.multi_dot([a, b, c]), [randn(3), randn(3, 4), randn(4, 2)]),
+    ("linalg.matrix_power", lambda m, a: m.linalg.matrix_power(a, 3), [randn(2, 3, 3)]),
+    ("linalg.matrix_power-neg", lambda m, a: m.linalg.matrix_power(a, -2), [spectrum((3, 3), S3)]),
+    ("matrix_power-method", lambda m, a: a.matrix_power(2), [randn(3, 3)]),
 ]
 
 
@@ -224,6 +234,9 @@ def test_second_order_matches_torch():
         lambda m, x: m.linalg.slogdet(x).logabsdet,
         lambda m, x: m.linalg.matrix_norm(x, ord=2),
         lambda m, x: m.linalg.svd(x, full_matrices=False).U.pow(2).sum(),
+        lambda m, x: m.linalg.matrix_power(x, -3).sum(),
+        lambda m, x: m.linalg.solve_triangular(x, m.tensor(v), upper=True).pow(2).sum(),
+        lambda m, x: m.linalg.multi_dot([x, x, m.tensor(v)]).pow(2).sum(),
     ]
     for fn in cases:
         np.testing.assert_allclose(hvp(mg, fn, a), hvp(torch, fn, a), rtol=1e-5, atol=1e-7)

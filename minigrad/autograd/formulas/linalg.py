@@ -207,6 +207,64 @@ def kron_grad_other(grad, self, other_shape):
     return F.reshape(summed, other_shape)
 
 
+def vecdot_grad(grad, other, dim, shape):
+    """d vecdot(x, y) / dx = grad * y along ``dim``, summed over broadcast dims."""
+    F = ops_for(grad)
+    return sum_to(F.unsqueeze(grad, dim % (grad.ndim + 1)) * other, shape)
+
+
+def multi_dot_backward(grad, tensors):
+    """linalg.multi_dot: operand i gets (A_0..A_{i-1})^T G (A_{i+1}..A_k)^T."""
+    F = ops_for(grad)
+    mats = list(tensors)
+    first_vector, last_vector = mats[0].ndim == 1, mats[-1].ndim == 1
+    if first_vector:
+        mats[0] = F.unsqueeze(mats[0], 0)
+    if last_vector:
+        mats[-1] = F.unsqueeze(mats[-1], -1)
+    g = grad
+    if first_vector:
+        g = F.unsqueeze(g, 0)
+    if last_vector:
+        g = F.unsqueeze(g, -1)
+    grads = []
+    for i, t in enumerate(tensors):
+        gi = g
+        if i > 0:
+            prefix = mats[0]
+            for m in mats[1:i]:
+                prefix = F.matmul(prefix, m)
+            gi = F.matmul(mT(prefix), gi)
+        if i < len(mats) - 1:
+            suffix = mats[i + 1]
+            for m in mats[i + 2:]:
+                suffix = F.matmul(suffix, m)
+            gi = F.matmul(gi, mT(suffix))
+        grads.append(F.reshape(gi, t.shape))
+    return grads
+
+
+def matrix_power_backward(grad, A, n):
+    """d A^n / dA = sum_k (A^T)^k G (A^T)^(n-1-k); negative n goes through the inverse."""
+    F = ops_for(grad)
+    if n == 0:
+        return F.zeros_like(A) * grad
+    base = A if n > 0 else F.linalg_inv(A)
+    k = abs(n)
+    powers = [None] * k            # powers[j] = base^j (None for the identity)
+    for j in range(1, k):
+        powers[j] = base if j == 1 else F.matmul(powers[j - 1], base)
+    total = None
+    for j in range(k):
+        term = grad if powers[j] is None else F.matmul(mT(powers[j]), grad)
+        if powers[k - 1 - j] is not None:
+            term = F.matmul(term, mT(powers[k - 1 - j]))
+        total = term if total is None else total + term
+    if n > 0:
+        return total
+    return -F.matmul(mT(base), F.matmul(total, mT(base)))
+
+
 def trace_backward(grad, shape):
     """d trace / d self: the gradient on the diagonal."""
     return grad * _eye(grad, shape[0], shape[1])
@@ -251,8 +309,27 @@ def cholesky_backward(grad, L, upper):
         L, grad = mT(L), mT(grad)
     gA = _tril(F.matmul(mT(L), grad))
     gA = 0.5 * (gA + mT(_tril(gA, -1)))
-    gA = F.linalg_solve(mT(L), gA)
-    return F.linalg_solve(L, gA, left=False)
+    gA = F.linalg_solve_triangular(mT(L), gA, upper=True)
+    return F.linalg_solve_triangular(L, gA, upper=False, left=False)
+
+
+def solve_triangular_grad_B(grad, A, B_shape, upper, left, unitriangular):
+    """linalg.solve_triangular: gB solves the transposed (other-triangle) system."""
+    F = ops_for(grad)
+    gB = F.linalg_solve_triangular(mT(A), grad, upper=not upper, left=left,
+                                   unitriangular=unitriangular)
+    return sum_to(gB, B_shape)
+
+
+def solve_triangular_grad_A(grad, A, result, upper, left, unitriangular):
+    """linalg.solve_triangular: -gB X^T (or -X^T gB) on the triangle A's solve reads."""
+    F = ops_for(grad)
+    gB = F.linalg_solve_triangular(mT(A), grad, upper=not upper, left=left,
+                                   unitriangular=unitriangular)
+    gA = -F.matmul(gB, mT(result)) if left else -F.matmul(mT(result), gB)
+    offset = 1 if unitriangular else 0
+    gA = mT(_tril(mT(gA), -offset)) if upper else _tril(gA, -offset)
+    return sum_to(gA, A.shape)
 
 
 def eigh_backward(grad_values, grad_vectors, values, vectors):
