@@ -4,6 +4,7 @@ Validation happens here, completely, before anything is written: a bad entry
 means no file changes at all.
 """
 import ast
+import math
 import os
 import re
 
@@ -316,7 +317,7 @@ def _sample_value(arg, value, where):
         return f"np.index_exp[{value}]"
     if isinstance(value, list):
         value = tuple(value)
-    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+    if isinstance(value, float) and not math.isfinite(value):
         return f"float('{value}')"  # repr would be the bare name inf / nan
     return repr(value)
 

@@ -203,6 +203,11 @@ NORMS = [
     ("Tensor.norm-fro", lambda m, x: x.norm("fro", dim=(1, 2)), [randn(2, 3, 4)]),
     ("torch.norm-nuc", lambda m, x: m.norm(x, p="nuc"), [spectrum((3, 4), S3)]),
     ("torch.norm-3", lambda m, x: m.norm(x, 3), [randn(3, 4)]),
+    ("vector_norm-zeros", lambda m, x: m.linalg.vector_norm(x, ord=0.5, dim=1),
+     [np.array([[0.0, 1.0, -2.0], [0.0, 0.0, 0.0]])]),
+    ("vector_norm-zeros-3", lambda m, x: m.linalg.vector_norm(x, ord=3, dim=1),
+     [np.array([[0.0, 1.0, -2.0], [0.0, 0.0, 0.0]])]),
+    ("matrix_norm-fro-zero", lambda m, x: m.linalg.matrix_norm(x), [np.zeros((2, 2, 3))]),
 ]
 
 

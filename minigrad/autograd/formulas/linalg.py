@@ -474,8 +474,11 @@ def vector_norm_backward(grad, x, result, ord, dim, keepdim):
         return _safe_divide(g * x, r)
     if ord in (np.inf, -np.inf):
         return g * F.sign(x) * _extremum_weights(F.abs(x), r, dims)
+    # sign(x) |x|^(p-1), written so that zero entries give 0 (not 0 * inf) for p < 1
     ax = F.abs(x)
-    return _safe_divide(g * x * F.pow(ax, ord - 2), F.pow(r, ord - 1))
+    scaled = F.sign(x) * F.pow(F.where(ax == 0, 1.0, ax), ord - 1)
+    zero = r == 0
+    return F.where(zero, 0.0, g * scaled / F.pow(F.where(zero, 1.0, r), ord - 1))
 
 
 def _extremum_weights(values, extremum, dims):
