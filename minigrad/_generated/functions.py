@@ -954,7 +954,7 @@ def log_softmax(self, dim):
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:457):
+    Derivatives (derivatives.yaml:464):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -975,7 +975,7 @@ def mm(self, mat2):
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:466):
+    Derivatives (derivatives.yaml:473):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -996,7 +996,7 @@ def bmm(self, mat2):
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:474):
+    Derivatives (derivatives.yaml:481):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -1017,7 +1017,7 @@ def mv(self, vec):
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:482):
+    Derivatives (derivatives.yaml:489):
         self: grad * tensor
         tensor: grad * self
     """
@@ -1038,7 +1038,7 @@ def dot(self, tensor):
 def vdot(self, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:490):
+    Derivatives (derivatives.yaml:497):
         self: grad * other
         other: grad * self
     """
@@ -1059,7 +1059,7 @@ def vdot(self, other):
 def inner(self, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:496):
+    Derivatives (derivatives.yaml:503):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -1082,7 +1082,7 @@ def inner(self, other):
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:506):
+    Derivatives (derivatives.yaml:513):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -1103,7 +1103,7 @@ def outer(self, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:514):
+    Derivatives (derivatives.yaml:521):
         tensors: einsum_backward(grad, equation, tensors)
     """
     out = array_ops.einsum(equation, [data_of(t) for t in tensors])
@@ -1121,7 +1121,7 @@ def einsum(equation, tensors):
 def tensordot(self, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:531):
+    Derivatives (derivatives.yaml:538):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -1146,7 +1146,7 @@ def tensordot(self, other, dims_self, dims_other):
 def kron(self, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:543):
+    Derivatives (derivatives.yaml:550):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -1169,7 +1169,7 @@ def kron(self, other):
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:552):
+    Derivatives (derivatives.yaml:559):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -1196,7 +1196,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:563):
+    Derivatives (derivatives.yaml:570):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -1223,7 +1223,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
 def cross(self, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:572):
+    Derivatives (derivatives.yaml:579):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -1247,7 +1247,7 @@ def cross(self, other, dim=None):
 def linalg_cross(self, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:581):
+    Derivatives (derivatives.yaml:588):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -1271,7 +1271,7 @@ def linalg_cross(self, other, *, dim=-1):
 def trace(self):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:591):
+    Derivatives (derivatives.yaml:598):
         self: trace_backward(grad, self.shape)
     """
     out = array_ops.trace(data_of(self))
@@ -1288,7 +1288,7 @@ def trace(self):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:600):
+    Derivatives (derivatives.yaml:607):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.linalg_inv(data_of(A))
@@ -1305,7 +1305,7 @@ def linalg_inv(A):
 def inverse(self):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:611):
+    Derivatives (derivatives.yaml:618):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.inverse(data_of(self))
@@ -1322,7 +1322,7 @@ def inverse(self):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:616):
+    Derivatives (derivatives.yaml:623):
         A: det_backward(grad, A, result)
     """
     out = array_ops.linalg_det(data_of(A))
@@ -1341,7 +1341,7 @@ def linalg_det(A):
 def det(self):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:626):
+    Derivatives (derivatives.yaml:633):
         self: det_backward(grad, self, result)
     """
     out = array_ops.det(data_of(self))
@@ -1360,7 +1360,7 @@ def det(self):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:631):
+    Derivatives (derivatives.yaml:638):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
@@ -1379,7 +1379,7 @@ def linalg_slogdet(A):
 def slogdet(self):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:641):
+    Derivatives (derivatives.yaml:648):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
@@ -1398,7 +1398,7 @@ def slogdet(self):
 def logdet(self):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:647):
+    Derivatives (derivatives.yaml:654):
         self: logabsdet_backward(grad, self)
     """
     out = array_ops.logdet(data_of(self))
@@ -1415,7 +1415,7 @@ def logdet(self):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:652):
+    Derivatives (derivatives.yaml:659):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -1438,7 +1438,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:666):
+    Derivatives (derivatives.yaml:673):
         A: cholesky_backward(grad, result, upper)
     """
     out = array_ops.linalg_cholesky(data_of(A), upper=upper)
@@ -1456,7 +1456,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(self, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:676):
+    Derivatives (derivatives.yaml:683):
         self: cholesky_backward(grad, result, upper)
     """
     out = array_ops.cholesky(data_of(self), upper)
@@ -1474,7 +1474,7 @@ def cholesky(self, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:681):
+    Derivatives (derivatives.yaml:688):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
@@ -1494,7 +1494,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:691):
+    Derivatives (derivatives.yaml:698):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
@@ -1512,7 +1512,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:698):
+    Derivatives (derivatives.yaml:705):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
@@ -1533,7 +1533,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:709):
+    Derivatives (derivatives.yaml:716):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
@@ -1556,7 +1556,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:722):
+    Derivatives (derivatives.yaml:729):
         A: svdvals_backward(grad, A)
     """
     out = array_ops.linalg_svdvals(data_of(A))
@@ -1573,7 +1573,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:731):
+    Derivatives (derivatives.yaml:738):
         A: pinv_backward(grad, result, A)
     """
     out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -1592,7 +1592,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(self, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:741):
+    Derivatives (derivatives.yaml:748):
         self: pinv_backward(grad, result, self)
     """
     out = array_ops.pinverse(data_of(self), rcond)
@@ -1611,7 +1611,7 @@ def pinverse(self, rcond=1e-15):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:747):
+    Derivatives (derivatives.yaml:754):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
@@ -1633,7 +1633,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:763):
+    Derivatives (derivatives.yaml:770):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
@@ -1655,7 +1655,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:776):
+    Derivatives (derivatives.yaml:783):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
@@ -1677,7 +1677,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:787):
+    Derivatives (derivatives.yaml:794):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
@@ -1699,7 +1699,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:799):
+    Derivatives (derivatives.yaml:806):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
@@ -1721,7 +1721,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def norm_default(self, p=2, dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:811):
+    Derivatives (derivatives.yaml:818):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     out = array_ops.norm_default(data_of(self), p, dim, keepdim)
@@ -1743,7 +1743,7 @@ def norm_default(self, p=2, dim=None, keepdim=False):
 def norm_str_p(self, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:819):
+    Derivatives (derivatives.yaml:826):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
@@ -1765,7 +1765,7 @@ def norm_str_p(self, p, dim=None, keepdim=False):
 def svd(self, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:828):
+    Derivatives (derivatives.yaml:835):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
@@ -1791,7 +1791,7 @@ def svd(self, some=True, compute_uv=True):
 def qr(self, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:837):
+    Derivatives (derivatives.yaml:844):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     Q_out, R_out = array_ops.qr(data_of(self), some)
@@ -1812,7 +1812,7 @@ def qr(self, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:844):
+    Derivatives (derivatives.yaml:851):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -1838,7 +1838,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:856):
+    Derivatives (derivatives.yaml:863):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -1862,7 +1862,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:867):
+    Derivatives (derivatives.yaml:874):
         tensors: multi_dot_backward(grad, tensors)
     """
     out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
@@ -1879,7 +1879,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:877):
+    Derivatives (derivatives.yaml:884):
         A: matrix_power_backward(grad, A, n)
     """
     out = array_ops.linalg_matrix_power(data_of(A), n)
@@ -1897,7 +1897,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(self, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:888):
+    Derivatives (derivatives.yaml:895):
         self: matrix_power_backward(grad, self, n)
     """
     out = array_ops.matrix_power(data_of(self), n)

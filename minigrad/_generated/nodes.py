@@ -939,7 +939,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:457).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:464).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -962,7 +962,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:466).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:473).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -985,7 +985,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:474).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:481).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -1008,7 +1008,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:482).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:489).
 
     self: grad * tensor
     tensor: grad * self
@@ -1031,7 +1031,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:490).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:497).
 
     self: grad * other
     other: grad * self
@@ -1054,7 +1054,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:496).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:503).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -1077,7 +1077,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:506).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:513).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -1100,7 +1100,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:514).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:521).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -1115,7 +1115,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:531).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:538).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -1138,7 +1138,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:543).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:550).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -1161,7 +1161,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:552).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:559).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -1188,7 +1188,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:563).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:570).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -1215,7 +1215,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:572).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:579).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -1238,7 +1238,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:581).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:588).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -1261,7 +1261,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:591).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:598).
 
     self: trace_backward(grad, self.shape)
     """
@@ -1278,7 +1278,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:600).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:607).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -1296,7 +1296,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:611).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:618).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -1314,7 +1314,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:616).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:623).
 
     A: det_backward(grad, A, result)
     """
@@ -1333,7 +1333,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:626).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:633).
 
     self: det_backward(grad, self, result)
     """
@@ -1352,7 +1352,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:631).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:638).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -1372,7 +1372,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:641).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:648).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -1392,7 +1392,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:647).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:654).
 
     self: logabsdet_backward(grad, self)
     """
@@ -1410,7 +1410,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:652).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:659).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -1434,7 +1434,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:666).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:673).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -1452,7 +1452,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:676).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:683).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -1470,7 +1470,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:681).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:688).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -1492,7 +1492,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:691).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:698).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -1510,7 +1510,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:698).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:705).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -1532,7 +1532,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:709).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:716).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -1556,7 +1556,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:722).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:729).
 
     A: svdvals_backward(grad, A)
     """
@@ -1574,7 +1574,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:731).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:738).
 
     A: pinv_backward(grad, result, A)
     """
@@ -1593,7 +1593,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:741).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:748).
 
     self: pinv_backward(grad, result, self)
     """
@@ -1612,7 +1612,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:747).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:754).
 
     x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
@@ -1631,7 +1631,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:763).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:770).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -1650,7 +1650,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:776).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:783).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -1669,7 +1669,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:787).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:794).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -1688,7 +1688,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:799).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:806).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -1707,7 +1707,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:811).
+    """Backward of `norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:818).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -1726,7 +1726,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:819).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:826).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -1745,7 +1745,7 @@ class NormBackward1(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:828).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:835).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -1770,7 +1770,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:837).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:844).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -1792,7 +1792,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:844).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:851).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -1816,7 +1816,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:856).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:863).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -1839,7 +1839,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:867).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:874).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -1854,7 +1854,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:877).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:884).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -1872,7 +1872,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:888).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:895).
 
     self: matrix_power_backward(grad, self, n)
     """
