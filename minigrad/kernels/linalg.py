@@ -131,7 +131,7 @@ def trace_array(a):
     return np.asarray(np.trace(a))
 
 
-def square_matrices(a, name):
+def _square(a, name):
     _require(a.ndim >= 2 and a.shape[-1] == a.shape[-2],
              f"linalg.{name}: A must be batches of square matrices, but they are "
              f"{a.shape[-2] if a.ndim >= 2 else 1} by {a.shape[-1] if a.ndim else 1} matrices")
@@ -139,7 +139,7 @@ def square_matrices(a, name):
 
 
 def inv_array(a):
-    square_matrices(a, "inv")
+    _square(a, "inv")
     try:
         return np.linalg.inv(a)
     except np.linalg.LinAlgError:
@@ -148,16 +148,16 @@ def inv_array(a):
 
 
 def det_array(a):
-    return np.asarray(np.linalg.det(square_matrices(a, "det")))
+    return np.asarray(np.linalg.det(_square(a, "det")))
 
 
 def slogdet_array(a):
-    sign, logabsdet = np.linalg.slogdet(square_matrices(a, "slogdet"))
+    sign, logabsdet = np.linalg.slogdet(_square(a, "slogdet"))
     return np.asarray(sign), np.asarray(logabsdet)
 
 
 def logdet_array(a):
-    sign, logabsdet = np.linalg.slogdet(square_matrices(a, "logdet"))
+    sign, logabsdet = np.linalg.slogdet(_square(a, "logdet"))
     return np.asarray(np.where(sign < 0, np.nan, np.where(sign == 0, -np.inf, logabsdet)),
                       dtype=a.dtype)
 
@@ -169,7 +169,7 @@ def solve_is_vector(a_shape, b_shape):
 
 
 def solve_array(a, b, left=True):
-    square_matrices(a, "solve")
+    _square(a, "solve")
     vector = solve_is_vector(a.shape, b.shape)
     try:
         if left:
@@ -186,7 +186,7 @@ def solve_array(a, b, left=True):
 
 
 def cholesky_array(a, upper=False):
-    square_matrices(a, "cholesky")
+    _square(a, "cholesky")
     try:
         lower = np.linalg.cholesky(a)
     except np.linalg.LinAlgError:
@@ -196,7 +196,7 @@ def cholesky_array(a, upper=False):
 
 
 def eigh_array(a, UPLO="L"):
-    square_matrices(a, "eigh")
+    _square(a, "eigh")
     _require(UPLO in ("L", "U"), f"linalg.eigh: UPLO must be 'L' or 'U', got '{UPLO}'")
     values, vectors = np.linalg.eigh(a, UPLO=UPLO)
     return values, vectors
@@ -325,7 +325,7 @@ def torch_norm_array(x, p=2, dim=None, keepdim=False):
     return vector_norm_array(x, 2 if p is None else p, dim, keepdim)
 
 
-def triangle(a, upper, unitriangular=False):
+def _triangle(a, upper, unitriangular=False):
     """The triangle of ``a`` a triangular solve reads (unit diagonal if unitriangular)."""
     t = np.triu(a) if upper else np.tril(a)
     if unitriangular:
@@ -335,10 +335,10 @@ def triangle(a, upper, unitriangular=False):
 
 
 def solve_triangular_array(a, b, upper, left=True, unitriangular=False):
-    square_matrices(a, "solve_triangular")
+    _square(a, "solve_triangular")
     _require(b.ndim >= 2, f"linalg.solve_triangular: The input tensor B must have at least 2 "
                           f"dimensions, got {b.ndim}")
-    t = triangle(a, upper, unitriangular)
+    t = _triangle(a, upper, unitriangular)
     if not left:
         t, b = np.swapaxes(t, -1, -2), np.swapaxes(b, -1, -2)
     batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
@@ -366,7 +366,7 @@ def multi_dot_array(tensors):
 
 
 def matrix_power_array(a, n):
-    square_matrices(a, "matrix_power")
+    _square(a, "matrix_power")
     try:
         return np.linalg.matrix_power(a, n)
     except np.linalg.LinAlgError:

@@ -163,7 +163,8 @@ LINALG = [
      lambda m, a, b: m.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
      [RNG.uniform(0.5, 1.5, (2, 3, 3)), randn(2, 3)]),
     ("linalg.vecdot", lambda m, x, y: m.linalg.vecdot(x, y, dim=0), [randn(3, 4), randn(3, 1)]),
-    ("linalg.multi_dot", lambda m, a, b, c: m.linalg.multi_dot([a, b, c]), [randn(3), randn(3, 4), randn(4, 2)]),
+    ("linalg.multi_dot", lambda m, a, b, c: m.linalg.multi_dot([a, b, c]),
+     [randn(3), randn(3, 4), randn(4, 2)]),
     ("linalg.matrix_power", lambda m, a: m.linalg.matrix_power(a, 3), [randn(2, 3, 3)]),
     ("linalg.matrix_power-neg", lambda m, a: m.linalg.matrix_power(a, -2), [spectrum((3, 3), S3)]),
     ("matrix_power-method", lambda m, a: a.matrix_power(2), [randn(3, 3)]),
@@ -320,8 +321,8 @@ def test_products_hard_coded():
                                [[1.0, 10.0, 2.0, 20.0], [3.0, 30.0, 4.0, 40.0]])
     np.testing.assert_allclose(mg.addmm(mg.tensor(1.0), a, b, beta=2.0, alpha=0.5).detach().numpy(),
                                [[3.0, 2.5], [4.0, 3.5]])
-    np.testing.assert_allclose(mg.cross(mg.tensor([1.0, 0.0, 0.0]), mg.tensor([0.0, 1.0, 0.0])).detach().numpy(),
-                               [0.0, 0.0, 1.0])
+    z = mg.cross(mg.tensor([1.0, 0.0, 0.0]), mg.tensor([0.0, 1.0, 0.0]))
+    np.testing.assert_allclose(z.numpy(), [0.0, 0.0, 1.0])
     t = a.trace()
     assert t.item() == 5.0
     t.backward()
@@ -344,3 +345,11 @@ def test_errors_say_what_to_do():
         r.sum().backward()
     with pytest.raises(RuntimeError, match="Order"):
         mg.linalg.matrix_norm(mg.randn(3, 3), ord=3)
+    with pytest.raises(RuntimeError, match="einsum"):
+        mg.einsum("ij,jk->ik", mg.randn(2, 3))
+    with pytest.raises(TypeError, match="equation string"):
+        mg.einsum(mg.randn(2, 3), [0, 1])
+    with pytest.raises(RuntimeError, match="same number of dimensions"):
+        mg.cross(mg.randn(2, 3), mg.randn(3))
+    with pytest.raises(RuntimeError, match="square"):
+        mg.linalg.det(mg.randn(2, 3))

@@ -31,7 +31,7 @@ def _eye(like, n, m=None):
     return _constant(like, np.eye(n, n if m is None else m))
 
 
-def diag_embed_last(x):
+def _diag_embed(x):
     """A batch of diagonal matrices with ``x``'s last dim on the diagonal."""
     F = ops_for(x)
     n = x.shape[-1]
@@ -338,7 +338,7 @@ def eigh_backward(grad_values, grad_vectors, values, vectors):
     n = values.shape[-1]
     E = F.unsqueeze(values, -2) - F.unsqueeze(values, -1) + _eye(values, n)
     VtgV = F.matmul(mT(vectors), grad_vectors)
-    inner = 0.5 * (VtgV - mT(VtgV)) / E + diag_embed_last(grad_values)
+    inner = 0.5 * (VtgV - mT(VtgV)) / E + _diag_embed(grad_values)
     return F.matmul(vectors, F.matmul(inner, mT(vectors)))
 
 
@@ -403,7 +403,7 @@ def svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices):
     VtgV = VtgV - mT(VtgV)
     S2 = S * S
     E = F.unsqueeze(S2, -2) - F.unsqueeze(S2, -1) + _eye(S, k)
-    gA = (UtgU * F.unsqueeze(S, -2) + F.unsqueeze(S, -1) * VtgV) / E + diag_embed_last(grad_S)
+    gA = (UtgU * F.unsqueeze(S, -2) + F.unsqueeze(S, -1) * VtgV) / E + _diag_embed(grad_S)
     if m > n:
         gA = F.matmul(U, gA)
         gUSinv = grad_U / F.unsqueeze(S, -2)
