@@ -1341,7 +1341,7 @@ def linalg_det(A):
 def det(self):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:633):
+    Derivatives (derivatives.yaml:635):
         self: det_backward(grad, self, result)
     """
     out = array_ops.det(data_of(self))
@@ -1360,7 +1360,7 @@ def det(self):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:638):
+    Derivatives (derivatives.yaml:640):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
@@ -1379,7 +1379,7 @@ def linalg_slogdet(A):
 def slogdet(self):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:648):
+    Derivatives (derivatives.yaml:650):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
@@ -1398,7 +1398,7 @@ def slogdet(self):
 def logdet(self):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:654):
+    Derivatives (derivatives.yaml:656):
         self: logabsdet_backward(grad, self)
     """
     out = array_ops.logdet(data_of(self))
@@ -1415,7 +1415,7 @@ def logdet(self):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:659):
+    Derivatives (derivatives.yaml:661):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -1438,7 +1438,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:673):
+    Derivatives (derivatives.yaml:675):
         A: cholesky_backward(grad, result, upper)
     """
     out = array_ops.linalg_cholesky(data_of(A), upper=upper)
@@ -1456,7 +1456,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(self, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:683):
+    Derivatives (derivatives.yaml:685):
         self: cholesky_backward(grad, result, upper)
     """
     out = array_ops.cholesky(data_of(self), upper)
@@ -1474,7 +1474,7 @@ def cholesky(self, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:688):
+    Derivatives (derivatives.yaml:690):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
@@ -1494,7 +1494,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:698):
+    Derivatives (derivatives.yaml:700):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
@@ -1512,7 +1512,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:705):
+    Derivatives (derivatives.yaml:707):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
@@ -1533,7 +1533,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:716):
+    Derivatives (derivatives.yaml:718):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
@@ -1556,7 +1556,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:729):
+    Derivatives (derivatives.yaml:731):
         A: svdvals_backward(grad, A)
     """
     out = array_ops.linalg_svdvals(data_of(A))
@@ -1573,7 +1573,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:738):
+    Derivatives (derivatives.yaml:740):
         A: pinv_backward(grad, result, A)
     """
     out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -1592,7 +1592,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(self, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:748):
+    Derivatives (derivatives.yaml:750):
         self: pinv_backward(grad, result, self)
     """
     out = array_ops.pinverse(data_of(self), rcond)
@@ -1611,7 +1611,7 @@ def pinverse(self, rcond=1e-15):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:754):
+    Derivatives (derivatives.yaml:756):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
@@ -1633,7 +1633,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:770):
+    Derivatives (derivatives.yaml:772):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
@@ -1655,7 +1655,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:783):
+    Derivatives (derivatives.yaml:785):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
@@ -1677,7 +1677,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:794):
+    Derivatives (derivatives.yaml:796):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
@@ -1699,7 +1699,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:806):
+    Derivatives (derivatives.yaml:808):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
@@ -1721,7 +1721,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def norm_default(self, p=2, dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:818):
+    Derivatives (derivatives.yaml:820):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     out = array_ops.norm_default(data_of(self), p, dim, keepdim)
@@ -1743,7 +1743,7 @@ def norm_default(self, p=2, dim=None, keepdim=False):
 def norm_str_p(self, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:826):
+    Derivatives (derivatives.yaml:828):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
@@ -1765,7 +1765,7 @@ def norm_str_p(self, p, dim=None, keepdim=False):
 def svd(self, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:835):
+    Derivatives (derivatives.yaml:837):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
@@ -1791,7 +1791,7 @@ def svd(self, some=True, compute_uv=True):
 def qr(self, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:844):
+    Derivatives (derivatives.yaml:846):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     Q_out, R_out = array_ops.qr(data_of(self), some)
@@ -1812,7 +1812,7 @@ def qr(self, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:851):
+    Derivatives (derivatives.yaml:853):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -1838,7 +1838,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:863):
+    Derivatives (derivatives.yaml:865):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -1862,7 +1862,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:874):
+    Derivatives (derivatives.yaml:876):
         tensors: multi_dot_backward(grad, tensors)
     """
     out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
@@ -1879,7 +1879,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:884):
+    Derivatives (derivatives.yaml:886):
         A: matrix_power_backward(grad, A, n)
     """
     out = array_ops.linalg_matrix_power(data_of(A), n)
@@ -1897,7 +1897,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(self, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:895):
+    Derivatives (derivatives.yaml:897):
         self: matrix_power_backward(grad, self, n)
     """
     out = array_ops.matrix_power(data_of(self), n)

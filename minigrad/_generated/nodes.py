@@ -1333,7 +1333,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:633).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:635).
 
     self: det_backward(grad, self, result)
     """
@@ -1352,7 +1352,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:638).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:640).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -1372,7 +1372,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:648).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:650).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -1392,7 +1392,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:654).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:656).
 
     self: logabsdet_backward(grad, self)
     """
@@ -1410,7 +1410,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:659).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:661).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -1434,7 +1434,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:673).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:675).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -1452,7 +1452,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:683).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:685).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -1470,7 +1470,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:688).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:690).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -1492,7 +1492,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:698).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:700).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -1510,7 +1510,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:705).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:707).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -1532,7 +1532,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:716).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:718).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -1556,7 +1556,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:729).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:731).
 
     A: svdvals_backward(grad, A)
     """
@@ -1574,7 +1574,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:738).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:740).
 
     A: pinv_backward(grad, result, A)
     """
@@ -1593,7 +1593,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:748).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:750).
 
     self: pinv_backward(grad, result, self)
     """
@@ -1612,7 +1612,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:754).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:756).
 
     x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
@@ -1631,7 +1631,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:770).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:772).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -1650,7 +1650,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:783).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:785).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -1669,7 +1669,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:794).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:796).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -1688,7 +1688,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:806).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:808).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -1707,7 +1707,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:818).
+    """Backward of `norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:820).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -1726,7 +1726,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:826).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:828).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -1745,7 +1745,7 @@ class NormBackward1(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:835).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:837).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -1770,7 +1770,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:844).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:846).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -1792,7 +1792,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:851).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:853).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -1816,7 +1816,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:863).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:865).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -1839,7 +1839,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:874).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:876).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -1854,7 +1854,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:884).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:886).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -1872,7 +1872,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:895).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:897).
 
     self: matrix_power_backward(grad, self, n)
     """

@@ -167,6 +167,7 @@ SAMPLES = [
     pytest.param(functions.linalg_det, (0,), {"A": T(shape=[3, 3], spectrum=[2.0, 1.0, 0.5]), }, False, '', '', id="linalg_det-0"),
     pytest.param(functions.linalg_det, (0,), {"A": T(shape=[2, 2, 2], spectrum=[1.5, 0.8]), }, False, '', '', id="linalg_det-1"),
     pytest.param(functions.linalg_det, (0,), {"A": T(shape=[3, 3], spectrum=[2.0, 1.0, 0.7], dtype='float32'), }, False, '', '', id="linalg_det-2"),
+    pytest.param(functions.linalg_det, (0,), {"A": T(values=[[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]]), }, False, '', '', id="linalg_det-3"),
     pytest.param(functions.det, (0,), {"self": T(shape=[3, 3], spectrum=[2.0, 1.0, 0.5]), }, False, '', '', id="det-0"),
     pytest.param(functions.linalg_slogdet, (1,), {"A": T(shape=[3, 3], spectrum=[2.0, 1.0, 0.5]), }, False, '', '', id="linalg_slogdet-0"),
     pytest.param(functions.linalg_slogdet, (1,), {"A": T(shape=[2, 3, 3], spectrum=[3.0, 1.0, 0.4]), }, False, '', '', id="linalg_slogdet-1"),

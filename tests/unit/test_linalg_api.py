@@ -117,6 +117,8 @@ LINALG = [
     ("inverse-method", lambda m, a: a.inverse(), [spectrum((3, 3), S3)]),
     ("linalg.det", lambda m, a: m.linalg.det(a), [spectrum((2, 3, 3), S3)]),
     ("det-method", lambda m, a: a.det(), [spectrum((3, 3), S3)]),
+    ("det-singular", lambda m, a: m.linalg.det(a),
+     [np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])]),
     ("linalg.slogdet", lambda m, a: m.linalg.slogdet(a), [spectrum((2, 3, 3), S3)]),
     ("slogdet", lambda m, a: m.slogdet(a).logabsdet, [spectrum((3, 3), S3)]),
     ("logdet", lambda m, a: a.logdet(), [SPD]),
@@ -272,6 +274,18 @@ def test_det_and_its_gradient_hard_coded():
     d.backward()
     # d det / dA = adjugate^T = [[3, -1], [-1, 2]]
     np.testing.assert_allclose(a.grad.numpy(), [[3.0, -1.0], [-1.0, 2.0]])
+
+
+def test_det_of_a_singular_matrix_has_the_cofactor_gradient():
+    a = mg.tensor([[1.0, 2.0], [2.0, 4.0]], requires_grad=True)
+    d = mg.linalg.det(a)
+    assert d.item() == pytest.approx(0.0)
+    d.backward()
+    np.testing.assert_allclose(a.grad.numpy(), [[4.0, -2.0], [-2.0, 1.0]], atol=1e-12)
+    # d det(diag(1, 2, x)) / dx = 2 at x = 0 (torch 2.13 gives 0 for this entry)
+    b = mg.tensor(np.diag([1.0, 2.0, 0.0]), requires_grad=True)
+    mg.linalg.det(b).backward()
+    np.testing.assert_allclose(b.grad.numpy(), np.diag([0.0, 0.0, 2.0]), atol=1e-12)
 
 
 def test_inv_solve_and_slogdet_hard_coded():

@@ -272,9 +272,42 @@ def trace_backward(grad, shape):
 
 # ------------------------------------------------------------------ matrix functions
 def det_backward(grad, A, det):
-    """d det(A) / dA = det(A) A^{-T} (A invertible)."""
+    """d det(A) / dA: the cofactor matrix, det(A) A^{-T} when A is invertible.
+
+    For a singular A (as PyTorch) it comes from the SVD A = U S Vh:
+    cofactor(A) = det(U) det(Vh) U diag(prod_{j != i} s_j) Vh.
+    """
     F = ops_for(grad)
-    return _mat_scalar(grad * det) * mT(F.linalg_inv(A))
+    if _invertible(A):
+        return _mat_scalar(grad * det) * mT(F.linalg_inv(A))
+    U, S, Vh = F.linalg_svd(A, False)
+    n = S.shape[-1]
+    column = [F.getitem(S, (Ellipsis, j)) for j in range(n)]
+    others = []
+    for i in range(n):
+        product = None
+        for j in range(n):
+            if j != i:
+                product = column[j] if product is None else product * column[j]
+        others.append(product if product is not None else _constant(S, np.ones(S.shape[:-1])))
+    data_U, data_Vh = _data(U), _data(Vh)
+    sign = _constant(S, np.linalg.det(data_U) * np.linalg.det(data_Vh))
+    cofactor = F.matmul(U * F.unsqueeze(F.stack(others, -1) * F.unsqueeze(sign, -1), -2), Vh)
+    return _mat_scalar(grad) * cofactor
+
+
+def _data(x):
+    from minigrad.tensor import Tensor
+    return x.data if isinstance(x, Tensor) else x
+
+
+def _invertible(A):
+    """Whether LU finds A (every matrix of a batch) invertible, as PyTorch decides."""
+    data = _data(A)
+    try:
+        return bool(np.all(np.isfinite(np.linalg.inv(data))))
+    except np.linalg.LinAlgError:
+        return False
 
 
 def logabsdet_backward(grad, A):
