@@ -35,7 +35,8 @@ class TensorSpec:
 
     def _values(self, rng):
         if self.spectrum is not None:
-            return _matrix_with_spectrum(self.shape, self.spectrum, self.symmetric, rng).astype(self.dtype)
+            matrices = _matrix_with_spectrum(self.shape, self.spectrum, self.symmetric, rng)
+            return matrices.astype(self.dtype)
         if self.symmetric:
             values = self._plain_values(rng)
             return ((values + np.swapaxes(values, -1, -2)) / 2).astype(self.dtype)
@@ -110,7 +111,7 @@ def _differentiable_leaves(kwargs):
 
 
 def _symmetrized(sample, kwargs):
-    """ids of the tensors whose spec says symmetric, and the function that symmetrizes them.
+    """ids of the built tensors whose spec says ``symmetric``.
 
     An op on symmetric matrices (eigh, cholesky) reads one triangle; its gradient, as in
     PyTorch, is the symmetric one.  Checked like PyTorch does: the op sees (X + X^T) / 2.
