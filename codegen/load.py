@@ -4,6 +4,7 @@ Validation happens here, completely, before anything is written: a bad entry
 means no file changes at all.
 """
 import ast
+import math
 import os
 import re
 
@@ -292,6 +293,7 @@ def _samples(fields, args, label):
 
 INDEX_SAMPLE_NAMES = frozenset({"tensor", "None", "Ellipsis", "True", "False"})
 TENSOR_SPEC_KEYS = ("shape", "domain", "dtype", "values", "high", "distinct", "noncontiguous",
+                    "spectrum", "symmetric",
                     "requires_grad")
 
 
@@ -321,6 +323,8 @@ def _sample_value(arg, value, where):
         return f"np.index_exp[{value}]"
     if isinstance(value, list):
         value = tuple(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float('{value}')"  # repr would be the bare name inf / nan
     return repr(value)
 
 

@@ -16,4 +16,5 @@ from minigrad.creation import (  # noqa: F401
     arange, bool_, empty, empty_like, eye, float32, float64, from_numpy, full, full_like, int32,
     int64, linspace, manual_seed, ones, ones_like, rand, randint, randn, tensor, zeros, zeros_like)
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
+from minigrad.functional import einsum, tensordot  # noqa: F401,E402 - varargs / dims forms
 from minigrad import linalg, nn, special  # noqa: F401,E402

@@ -16,10 +16,12 @@ class TensorSpec:
     """How to build one sample tensor (see SAMPLES in derivatives.yaml's header)."""
 
     def __init__(self, shape=(3, 4), domain=(-2.0, 2.0), dtype="float64", values=None,
-                 high=None, distinct=False, noncontiguous=False, requires_grad=True):
+                 high=None, distinct=False, noncontiguous=False, requires_grad=True,
+                 spectrum=None, symmetric=False):
         self.shape, self.domain, self.dtype = tuple(shape), tuple(domain), np.dtype(dtype)
         self.values, self.high, self.distinct = values, high, distinct
         self.noncontiguous, self.requires_grad = noncontiguous, requires_grad
+        self.spectrum, self.symmetric = spectrum, symmetric
 
     def __repr__(self):
         return f"T({list(self.shape)}, dtype={self.dtype.name})"
@@ -32,6 +34,15 @@ class TensorSpec:
         return Tensor(array).requires_grad_() if differentiable else _wrap(array)
 
     def _values(self, rng):
+        if self.spectrum is not None:
+            matrices = _matrix_with_spectrum(self.shape, self.spectrum, self.symmetric, rng)
+            return matrices.astype(self.dtype)
+        if self.symmetric:
+            values = self._plain_values(rng)
+            return ((values + np.swapaxes(values, -1, -2)) / 2).astype(self.dtype)
+        return self._plain_values(rng)
+
+    def _plain_values(self, rng):
         if self.values is not None:
             return np.array(self.values, dtype=self.dtype)
         if self.dtype.kind == "b":
@@ -45,6 +56,26 @@ class TensorSpec:
             grid = lo + (hi - lo) * (np.arange(n) + 0.5) / max(n, 1)
             return rng.permutation(grid).reshape(self.shape).astype(self.dtype)
         return rng.uniform(lo, hi, self.shape).astype(self.dtype)
+
+
+def _matrix_with_spectrum(shape, spectrum, symmetric, rng):
+    """Matrices Q1 diag(spectrum) Q2^T with random orthogonal Q1, Q2 (Q2 = Q1 if symmetric).
+
+    So the singular values (or, symmetric, the eigenvalues) are exactly ``spectrum``:
+    well-conditioned, distinct, away from zero -- what matrix-function gradients need.
+    """
+    if len(shape) < 2:
+        raise ValueError(f"spectrum needs a matrix shape, got {list(shape)}")
+    *batch, m, n = shape
+    k = min(m, n)
+    s = np.asarray(spectrum, dtype=np.float64)
+    if s.shape != (k,) or (symmetric and m != n):
+        raise ValueError(f"spectrum must list min(m, n) = {k} values for shape {list(shape)}"
+                         f"{' (and symmetric needs square matrices)' if symmetric else ''}")
+    q1 = np.linalg.qr(rng.standard_normal((*batch, m, m)))[0][..., :, :k]
+    q2 = q1 if symmetric else np.linalg.qr(rng.standard_normal((*batch, n, n)))[0][..., :, :k]
+    out = np.matmul(q1 * s, np.swapaxes(q2, -1, -2))
+    return (out + np.swapaxes(out, -1, -2)) / 2 if symmetric else out
 
 
 def _noncontiguous_copy(array):
@@ -79,12 +110,33 @@ def _differentiable_leaves(kwargs):
     return leaves
 
 
-def _as_positional(op, outputs, kwargs):
+def _symmetrized(sample, kwargs):
+    """ids of the built tensors whose spec says ``symmetric``.
+
+    An op on symmetric matrices (eigh, cholesky) reads one triangle; its gradient, as in
+    PyTorch, is the symmetric one.  Checked like PyTorch does: the op sees (X + X^T) / 2.
+    """
+    ids = set()
+    for name, spec in sample.items():
+        specs, values = (spec, kwargs[name]) if isinstance(spec, list) else ([spec], [kwargs[name]])
+        for s, v in zip(specs, values):
+            if isinstance(s, TensorSpec) and s.symmetric and s.dtype.kind == "f":
+                ids.add(id(v))
+    return ids
+
+
+def _symmetrize(x):
+    return (x + x.transpose(-2, -1)) * 0.5
+
+
+def _as_positional(op, outputs, kwargs, sample=None):
     """``fn(*leaves)`` calling ``op(**kwargs)`` with the leaves substituted, and the leaves."""
     leaves = _differentiable_leaves(kwargs)
+    symmetric = _symmetrized(sample, kwargs) if sample else set()
 
     def fn(*new_leaves):
-        swap = dict(zip(map(id, leaves), new_leaves))
+        swap = {id(old): (_symmetrize(new) if id(old) in symmetric else new)
+                for old, new in zip(leaves, new_leaves)}
         call = {k: ([swap.get(id(x), x) for x in v] if isinstance(v, list) else swap.get(id(v), v))
                 for k, v in kwargs.items()}
         out = op(**call)
@@ -100,7 +152,7 @@ def _is_float32(leaves):
 
 
 def check_first_order(op, outputs, sample, fast=False):
-    fn, leaves = _as_positional(op, outputs, build_sample(sample))
+    fn, leaves = _as_positional(op, outputs, build_sample(sample), sample)
     if not leaves:
         return
     if _is_float32(leaves):
@@ -109,7 +161,7 @@ def check_first_order(op, outputs, sample, fast=False):
 
 
 def check_second_order(op, outputs, sample, fast=False, once_differentiable=""):
-    fn, leaves = _as_positional(op, outputs, build_sample(sample))
+    fn, leaves = _as_positional(op, outputs, build_sample(sample), sample)
     if not leaves or _is_float32(leaves):
         return
     if once_differentiable:
@@ -133,7 +185,7 @@ def check_once_differentiable_raises(fn, leaves):
 
 
 def check_zero_grad(op, outputs, sample):
-    fn, leaves = _as_positional(op, outputs, build_sample(sample))
+    fn, leaves = _as_positional(op, outputs, build_sample(sample), sample)
     if not leaves:
         return
     outs = [o for o in fn(*leaves) if o.requires_grad]

@@ -722,6 +722,236 @@ def take_along_dim_backward(self, dim, indices, shape):
     return take_along_dim_backward_array(self, dim, indices, shape)
 
 
+def mm(self, mat2):
+    """mm(Tensor self, Tensor mat2) -> Tensor"""
+    return mm_array(self, mat2)
+
+
+def bmm(self, mat2):
+    """bmm(Tensor self, Tensor mat2) -> Tensor"""
+    return bmm_array(self, mat2)
+
+
+def mv(self, vec):
+    """mv(Tensor self, Tensor vec) -> Tensor"""
+    return mv_array(self, vec)
+
+
+def dot(self, tensor):
+    """dot(Tensor self, Tensor tensor) -> Tensor"""
+    return dot_array(self, tensor)
+
+
+def vdot(self, other):
+    """vdot(Tensor self, Tensor other) -> Tensor"""
+    return dot_array(self, other, "vdot")
+
+
+def inner(self, other):
+    """inner(Tensor self, Tensor other) -> Tensor"""
+    return inner_array(self, other)
+
+
+def outer(self, vec2):
+    """outer(Tensor self, Tensor vec2) -> Tensor"""
+    return outer_array(self, vec2)
+
+
+def einsum(equation, tensors):
+    """einsum(str equation, Tensor[] tensors) -> Tensor"""
+    return einsum_array(equation, tensors)
+
+
+def tensordot(self, other, dims_self, dims_other):
+    """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor"""
+    return tensordot_array(self, other, dims_self, dims_other)
+
+
+def kron(self, other):
+    """kron(Tensor self, Tensor other) -> Tensor"""
+    return kron_array(self, other)
+
+
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    return addmm_array(self, mat1, mat2, beta, alpha)
+
+
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    return baddbmm_array(self, batch1, batch2, beta, alpha)
+
+
+def cross(self, other, dim=None):
+    """cross(Tensor self, Tensor other, int? dim=None) -> Tensor"""
+    return cross_array(self, other, dim)
+
+
+def linalg_cross(self, other, *, dim=-1):
+    """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor"""
+    return cross_array(self, other, dim)
+
+
+def trace(self):
+    """trace(Tensor self) -> Tensor"""
+    return trace_array(self)
+
+
+def linalg_inv(A):
+    """linalg_inv(Tensor A) -> Tensor"""
+    return inv_array(A)
+
+
+def inverse(self):
+    """inverse(Tensor self) -> Tensor"""
+    return inv_array(self)
+
+
+def linalg_det(A):
+    """linalg_det(Tensor A) -> Tensor"""
+    return det_array(A)
+
+
+def det(self):
+    """det(Tensor self) -> Tensor"""
+    return det_array(self)
+
+
+def linalg_slogdet(A):
+    """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)"""
+    return slogdet_array(A)
+
+
+def slogdet(self):
+    """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)"""
+    return slogdet_array(self)
+
+
+def logdet(self):
+    """logdet(Tensor self) -> Tensor"""
+    return logdet_array(self)
+
+
+def linalg_solve(A, B, *, left=True):
+    """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor"""
+    return solve_array(A, B, left)
+
+
+def linalg_cholesky(A, *, upper=False):
+    """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor"""
+    return cholesky_array(A, upper)
+
+
+def cholesky(self, upper=False):
+    """cholesky(Tensor self, bool upper=False) -> Tensor"""
+    return cholesky_array(self, upper)
+
+
+def linalg_eigh(A, UPLO='L'):
+    """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)"""
+    return eigh_array(A, UPLO)
+
+
+def linalg_eigvalsh(A, UPLO='L'):
+    """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor"""
+    return eigh_array(A, UPLO)[0]
+
+
+def linalg_qr(A, mode='reduced'):
+    """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)"""
+    return qr_array(A, mode)
+
+
+def linalg_svd(A, full_matrices=True):
+    """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)"""
+    return svd_array(A, full_matrices)
+
+
+def linalg_svdvals(A):
+    """linalg_svdvals(Tensor A) -> Tensor"""
+    return svd_array(A, False)[1]
+
+
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor"""
+    return pinv_array(A, atol, rtol, hermitian)
+
+
+def pinverse(self, rcond=1e-15):
+    """pinverse(Tensor self, float rcond=1e-15) -> Tensor"""
+    return pinv_array(self, None, rcond)
+
+
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
+    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return vector_norm_array(x, ord, dim, keepdim)
+
+
+def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
+    """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor"""
+    return matrix_norm_array(A, ord, dim, keepdim)
+
+
+def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
+    """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor"""
+    return matrix_norm_array(A, ord, dim, keepdim)
+
+
+def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
+    """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return norm_array(A, ord, dim, keepdim)
+
+
+def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
+    """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return norm_array(A, ord, dim, keepdim)
+
+
+def norm_default(self, p=2, dim=None, keepdim=False):
+    """norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return torch_norm_array(self, p, dim, keepdim)
+
+
+def norm_str_p(self, p, dim=None, keepdim=False):
+    """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return torch_norm_array(self, p, dim, keepdim)
+
+
+def svd(self, some=True, compute_uv=True):
+    """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)"""
+    return torch_svd_array(self, some, compute_uv)
+
+
+def qr(self, some=True):
+    """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)"""
+    return qr_array(self, "reduced" if some else "complete")
+
+
+def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor"""
+    return solve_triangular_array(A, B, upper, left, unitriangular)
+
+
+def linalg_vecdot(x, y, *, dim=-1):
+    """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor"""
+    return vecdot_array(x, y, dim)
+
+
+def linalg_multi_dot(tensors):
+    """linalg_multi_dot(Tensor[] tensors) -> Tensor"""
+    return multi_dot_array(tensors)
+
+
+def linalg_matrix_power(A, n):
+    """linalg_matrix_power(Tensor A, int n) -> Tensor"""
+    return matrix_power_array(A, n)
+
+
+def matrix_power(self, n):
+    """matrix_power(Tensor self, int n) -> Tensor"""
+    return matrix_power_array(self, n)
+
+
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor"""
     return conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)
@@ -883,6 +1113,28 @@ _LERP_OVERLOADS = (
 )
 
 
+def linalg_matrix_norm(*args, **kwargs):
+    """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor | linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor"""
+    return dispatch("linalg_matrix_norm", _LINALG_MATRIX_NORM_OVERLOADS, args, kwargs, arrays=True)
+
+
+_LINALG_MATRIX_NORM_OVERLOADS = (
+    (linalg_matrix_norm_default, (('A', 'Tensor', False, False), ('ord', 'Scalar', False, False), ('dim', 'int[]', True, False), ('keepdim', 'bool', True, False))),
+    (linalg_matrix_norm_str_ord, (('A', 'Tensor', False, False), ('ord', 'str', True, False), ('dim', 'int[]', True, False), ('keepdim', 'bool', True, False))),
+)
+
+
+def linalg_norm(*args, **kwargs):
+    """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor | linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return dispatch("linalg_norm", _LINALG_NORM_OVERLOADS, args, kwargs, arrays=True)
+
+
+_LINALG_NORM_OVERLOADS = (
+    (linalg_norm_default, (('A', 'Tensor', False, False), ('ord', 'Scalar?', True, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+    (linalg_norm_ord_str, (('A', 'Tensor', False, False), ('ord', 'str', False, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+)
+
+
 def masked_fill(*args, **kwargs):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor | masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     return dispatch("masked_fill", _MASKED_FILL_OVERLOADS, args, kwargs, arrays=True)
@@ -915,6 +1167,17 @@ _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
     (min_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+)
+
+
+def norm(*args, **kwargs):
+    """norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor | norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return dispatch("norm", _NORM_OVERLOADS, args, kwargs, arrays=True)
+
+
+_NORM_OVERLOADS = (
+    (norm_default, (('self', 'Tensor', False, False), ('p', 'Scalar?', True, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+    (norm_str_p, (('self', 'Tensor', False, False), ('p', 'str', False, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
 )
 
 

@@ -21,6 +21,20 @@ return_types_max_dim = namedtuple("max", ('values', 'indices'))
 
 return_types_min_dim = namedtuple("min", ('values', 'indices'))
 
+return_types_linalg_slogdet = namedtuple("linalg_slogdet", ('sign', 'logabsdet'))
+
+return_types_slogdet = namedtuple("slogdet", ('sign', 'logabsdet'))
+
+return_types_linalg_eigh = namedtuple("linalg_eigh", ('eigenvalues', 'eigenvectors'))
+
+return_types_linalg_qr = namedtuple("linalg_qr", ('Q', 'R'))
+
+return_types_linalg_svd = namedtuple("linalg_svd", ('U', 'S', 'Vh'))
+
+return_types_svd = namedtuple("svd", ('U', 'S', 'V'))
+
+return_types_qr = namedtuple("qr", ('Q', 'R'))
+
 return_types_max_pool1d_with_indices = namedtuple("max_pool1d_with_indices", ('output', 'indices'))
 
 return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('output', 'indices'))
@@ -29,7 +43,7 @@ return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('o
 def sum_to_size(self, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:77):
+    Derivatives (derivatives.yaml:85):
         self: expand(grad, self.shape)
     """
     out = array_ops.sum_to_size(data_of(self), size)
@@ -46,7 +60,7 @@ def sum_to_size(self, size):
 def _to_copy(self, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
-    Derivatives (derivatives.yaml:85):
+    Derivatives (derivatives.yaml:93):
         self: _to_copy(grad, self.dtype)
     """
     out = array_ops._to_copy(data_of(self), dtype)
@@ -63,7 +77,7 @@ def _to_copy(self, dtype):
 def _fill(self, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:91):
+    Derivatives (derivatives.yaml:99):
         self: zeros_like(grad)
     """
     out = array_ops._fill(data_of(self), value)
@@ -77,7 +91,7 @@ def _fill(self, value):
 def _copy_from(self, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:97):
+    Derivatives (derivatives.yaml:105):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
@@ -95,7 +109,7 @@ def _copy_from(self, src):
 def clone(self):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:106):
+    Derivatives (derivatives.yaml:114):
         self: grad
     """
     out = array_ops.clone(data_of(self))
@@ -109,7 +123,7 @@ def clone(self):
 def neg(self):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:110):
+    Derivatives (derivatives.yaml:118):
         self: neg(grad)
     """
     out = array_ops.neg(data_of(self))
@@ -123,7 +137,7 @@ def neg(self):
 def exp(self):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:119):
+    Derivatives (derivatives.yaml:127):
         self: grad * result
     """
     out = array_ops.exp(data_of(self))
@@ -140,7 +154,7 @@ def exp(self):
 def log(self):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:128):
+    Derivatives (derivatives.yaml:136):
         self: grad / self
     """
     out = array_ops.log(data_of(self))
@@ -157,7 +171,7 @@ def log(self):
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:137):
+    Derivatives (derivatives.yaml:145):
         self: grad / (2 * result)
     """
     out = array_ops.sqrt(data_of(self))
@@ -174,7 +188,7 @@ def sqrt(self):
 def sin(self):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:146):
+    Derivatives (derivatives.yaml:154):
         self: grad * cos(self)
     """
     out = array_ops.sin(data_of(self))
@@ -191,7 +205,7 @@ def sin(self):
 def cos(self):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:155):
+    Derivatives (derivatives.yaml:163):
         self: -(grad * sin(self))
     """
     out = array_ops.cos(data_of(self))
@@ -208,7 +222,7 @@ def cos(self):
 def tanh(self):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:164):
+    Derivatives (derivatives.yaml:172):
         self: grad * (1 - result * result)
     """
     out = array_ops.tanh(data_of(self))
@@ -225,7 +239,7 @@ def tanh(self):
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:173):
+    Derivatives (derivatives.yaml:181):
         self: grad * result * (1 - result)
     """
     out = array_ops.sigmoid(data_of(self))
@@ -242,7 +256,7 @@ def sigmoid(self):
 def relu(self):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:182):
+    Derivatives (derivatives.yaml:190):
         self: grad * (result > 0)
     """
     out = array_ops.relu(data_of(self))
@@ -259,7 +273,7 @@ def relu(self):
 def abs(self):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:189):
+    Derivatives (derivatives.yaml:197):
         self: grad * sign(self)
     """
     out = array_ops.abs(data_of(self))
@@ -276,7 +290,7 @@ def abs(self):
 def sign(self):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:199):
+    Derivatives (derivatives.yaml:207):
         self: zeros_like(grad)
     """
     out = array_ops.sign(data_of(self))
@@ -290,7 +304,7 @@ def sign(self):
 def add(self, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:208):
+    Derivatives (derivatives.yaml:216):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -312,7 +326,7 @@ def add(self, other, *, alpha=1):
 def sub(self, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:220):
+    Derivatives (derivatives.yaml:228):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -334,7 +348,7 @@ def sub(self, other, *, alpha=1):
 def mul(self, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:231):
+    Derivatives (derivatives.yaml:239):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -357,7 +371,7 @@ def mul(self, other):
 def div_default(self, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:243):
+    Derivatives (derivatives.yaml:251):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
@@ -381,7 +395,7 @@ def div_default(self, other):
 def pow(self, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:257):
+    Derivatives (derivatives.yaml:265):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
@@ -407,7 +421,7 @@ def pow(self, exponent):
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:276):
+    Derivatives (derivatives.yaml:284):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -431,7 +445,7 @@ def maximum(self, other):
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:286):
+    Derivatives (derivatives.yaml:294):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -455,7 +469,7 @@ def minimum(self, other):
 def where(condition, self, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:296):
+    Derivatives (derivatives.yaml:304):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -479,7 +493,7 @@ def where(condition, self, other):
 def clamp_default(self, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:310):
+    Derivatives (derivatives.yaml:318):
         self: grad * clamp_mask(self, min, max)
     """
     out = array_ops.clamp_default(data_of(self), min, max)
@@ -498,7 +512,7 @@ def clamp_default(self, min=None, max=None):
 def sum(self, dim=None, keepdim=False):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:322):
+    Derivatives (derivatives.yaml:330):
         self: unreduce(grad, self.shape, dim)
     """
     out = array_ops.sum(data_of(self), dim, keepdim)
@@ -516,7 +530,7 @@ def sum(self, dim=None, keepdim=False):
 def mean(self, dim=None, keepdim=False):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:331):
+    Derivatives (derivatives.yaml:339):
         self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
     out = array_ops.mean(data_of(self), dim, keepdim)
@@ -534,7 +548,7 @@ def mean(self, dim=None, keepdim=False):
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:339):
+    Derivatives (derivatives.yaml:347):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amax(data_of(self), dim, keepdim)
@@ -554,7 +568,7 @@ def amax(self, dim=None, keepdim=False):
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:348):
+    Derivatives (derivatives.yaml:356):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amin(data_of(self), dim, keepdim)
@@ -574,7 +588,7 @@ def amin(self, dim=None, keepdim=False):
 def max_dim(self, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:355):
+    Derivatives (derivatives.yaml:363):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -597,7 +611,7 @@ def max_dim(self, dim, keepdim=False):
 def max_default(self):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:363):
+    Derivatives (derivatives.yaml:371):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.max_default(data_of(self))
@@ -616,7 +630,7 @@ def max_default(self):
 def min_dim(self, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:368):
+    Derivatives (derivatives.yaml:376):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -639,7 +653,7 @@ def min_dim(self, dim, keepdim=False):
 def min_default(self):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:374):
+    Derivatives (derivatives.yaml:382):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.min_default(data_of(self))
@@ -658,7 +672,7 @@ def min_default(self):
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:379):
+    Derivatives (derivatives.yaml:387):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -679,7 +693,7 @@ def logsumexp(self, dim, keepdim=False):
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:387):
+    Derivatives (derivatives.yaml:395):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -699,7 +713,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:399):
+    Derivatives (derivatives.yaml:407):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -718,7 +732,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:409):
+    Derivatives (derivatives.yaml:417):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -735,7 +749,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:421):
+    Derivatives (derivatives.yaml:429):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -751,7 +765,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:432):
+    Derivatives (derivatives.yaml:440):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -766,7 +780,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:443):
+    Derivatives (derivatives.yaml:451):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -783,7 +797,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:456):
+    Derivatives (derivatives.yaml:464):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -800,7 +814,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:470):
+    Derivatives (derivatives.yaml:478):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -817,7 +831,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:481):
+    Derivatives (derivatives.yaml:489):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -835,7 +849,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:504):
+    Derivatives (derivatives.yaml:512):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -850,7 +864,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:512):
+    Derivatives (derivatives.yaml:520):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -868,7 +882,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:523):
+    Derivatives (derivatives.yaml:531):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -883,7 +897,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:535):
+    Derivatives (derivatives.yaml:543):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -906,7 +920,7 @@ def matmul(self, other):
 def softmax(self, dim):
     """softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:548):
+    Derivatives (derivatives.yaml:565):
         self: result * (grad - sum(grad * result, dim, True))
     """
     out = array_ops.softmax(data_of(self), dim)
@@ -924,7 +938,7 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:556):
+    Derivatives (derivatives.yaml:573):
         self: grad - exp(result) * sum(grad, dim, True)
     """
     out = array_ops.log_softmax(data_of(self), dim)
@@ -942,7 +956,7 @@ def log_softmax(self, dim):
 def exp2(self):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:569):
+    Derivatives (derivatives.yaml:586):
         self: grad * result * 0.6931471805599453
     """
     out = array_ops.exp2(data_of(self))
@@ -959,7 +973,7 @@ def exp2(self):
 def expm1(self):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:578):
+    Derivatives (derivatives.yaml:595):
         self: grad * (result + 1)
     """
     out = array_ops.expm1(data_of(self))
@@ -976,7 +990,7 @@ def expm1(self):
 def log2(self):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:587):
+    Derivatives (derivatives.yaml:604):
         self: grad / (self * 0.6931471805599453)
     """
     out = array_ops.log2(data_of(self))
@@ -993,7 +1007,7 @@ def log2(self):
 def log10(self):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:595):
+    Derivatives (derivatives.yaml:612):
         self: grad / (self * 2.302585092994046)
     """
     out = array_ops.log10(data_of(self))
@@ -1010,7 +1024,7 @@ def log10(self):
 def log1p(self):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:603):
+    Derivatives (derivatives.yaml:620):
         self: grad / (self + 1)
     """
     out = array_ops.log1p(data_of(self))
@@ -1027,7 +1041,7 @@ def log1p(self):
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:612):
+    Derivatives (derivatives.yaml:629):
         self: -0.5 * grad * result * result * result
     """
     out = array_ops.rsqrt(data_of(self))
@@ -1044,7 +1058,7 @@ def rsqrt(self):
 def square(self):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:620):
+    Derivatives (derivatives.yaml:637):
         self: grad * 2 * self
     """
     out = array_ops.square(data_of(self))
@@ -1061,7 +1075,7 @@ def square(self):
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:628):
+    Derivatives (derivatives.yaml:645):
         self: -grad * result * result
     """
     out = array_ops.reciprocal(data_of(self))
@@ -1078,7 +1092,7 @@ def reciprocal(self):
 def tan(self):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:637):
+    Derivatives (derivatives.yaml:654):
         self: grad * (1 + result * result)
     """
     out = array_ops.tan(data_of(self))
@@ -1095,7 +1109,7 @@ def tan(self):
 def asin(self):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:645):
+    Derivatives (derivatives.yaml:662):
         self: grad / sqrt(1 - self * self)
     """
     out = array_ops.asin(data_of(self))
@@ -1112,7 +1126,7 @@ def asin(self):
 def acos(self):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:653):
+    Derivatives (derivatives.yaml:670):
         self: -grad / sqrt(1 - self * self)
     """
     out = array_ops.acos(data_of(self))
@@ -1129,7 +1143,7 @@ def acos(self):
 def atan(self):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:661):
+    Derivatives (derivatives.yaml:678):
         self: grad / (self * self + 1)
     """
     out = array_ops.atan(data_of(self))
@@ -1146,7 +1160,7 @@ def atan(self):
 def sinh(self):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:669):
+    Derivatives (derivatives.yaml:686):
         self: grad * cosh(self)
     """
     out = array_ops.sinh(data_of(self))
@@ -1163,7 +1177,7 @@ def sinh(self):
 def cosh(self):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:677):
+    Derivatives (derivatives.yaml:694):
         self: grad * sinh(self)
     """
     out = array_ops.cosh(data_of(self))
@@ -1180,7 +1194,7 @@ def cosh(self):
 def asinh(self):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:685):
+    Derivatives (derivatives.yaml:702):
         self: grad / sqrt(self * self + 1)
     """
     out = array_ops.asinh(data_of(self))
@@ -1197,7 +1211,7 @@ def asinh(self):
 def acosh(self):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:693):
+    Derivatives (derivatives.yaml:710):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     out = array_ops.acosh(data_of(self))
@@ -1214,7 +1228,7 @@ def acosh(self):
 def atanh(self):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:701):
+    Derivatives (derivatives.yaml:718):
         self: grad / (1 - self * self)
     """
     out = array_ops.atanh(data_of(self))
@@ -1231,7 +1245,7 @@ def atanh(self):
 def logit(self, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:711):
+    Derivatives (derivatives.yaml:728):
         self: logit_grad(grad, self, eps)
     """
     out = array_ops.logit(data_of(self), eps)
@@ -1249,7 +1263,7 @@ def logit(self, eps=None):
 def erf(self):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:721):
+    Derivatives (derivatives.yaml:738):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     out = array_ops.erf(data_of(self))
@@ -1266,7 +1280,7 @@ def erf(self):
 def erfc(self):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:730):
+    Derivatives (derivatives.yaml:747):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     out = array_ops.erfc(data_of(self))
@@ -1283,7 +1297,7 @@ def erfc(self):
 def erfinv(self):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:739):
+    Derivatives (derivatives.yaml:756):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     out = array_ops.erfinv(data_of(self))
@@ -1300,7 +1314,7 @@ def erfinv(self):
 def lgamma(self):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:748):
+    Derivatives (derivatives.yaml:765):
         self: grad * digamma(self)
     """
     out = array_ops.lgamma(data_of(self))
@@ -1317,7 +1331,7 @@ def lgamma(self):
 def digamma(self):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:756):
+    Derivatives (derivatives.yaml:773):
         self: grad * polygamma(1, self)
     """
     out = array_ops.digamma(data_of(self))
@@ -1334,7 +1348,7 @@ def digamma(self):
 def polygamma(n, self):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:766):
+    Derivatives (derivatives.yaml:783):
         self: grad * polygamma(n + 1, self)
     """
     out = array_ops.polygamma(n, data_of(self))
@@ -1352,7 +1366,7 @@ def polygamma(n, self):
 def special_gammaln(self):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:777):
+    Derivatives (derivatives.yaml:794):
         self: grad * digamma(self)
     """
     out = array_ops.special_gammaln(data_of(self))
@@ -1369,7 +1383,7 @@ def special_gammaln(self):
 def special_psi(self):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:786):
+    Derivatives (derivatives.yaml:803):
         self: grad * polygamma(1, self)
     """
     out = array_ops.special_psi(data_of(self))
@@ -1386,7 +1400,7 @@ def special_psi(self):
 def special_expit(self):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:795):
+    Derivatives (derivatives.yaml:812):
         self: grad * result * (1 - result)
     """
     out = array_ops.special_expit(data_of(self))
@@ -1403,7 +1417,7 @@ def special_expit(self):
 def sinc(self):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:805):
+    Derivatives (derivatives.yaml:822):
         self: sinc_grad(grad, self)
     """
     out = array_ops.sinc(data_of(self))
@@ -1420,7 +1434,7 @@ def sinc(self):
 def floor(self):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:816):
+    Derivatives (derivatives.yaml:833):
         self: zeros_like(grad)
     """
     out = array_ops.floor(data_of(self))
@@ -1434,7 +1448,7 @@ def floor(self):
 def ceil(self):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:823):
+    Derivatives (derivatives.yaml:840):
         self: zeros_like(grad)
     """
     out = array_ops.ceil(data_of(self))
@@ -1448,7 +1462,7 @@ def ceil(self):
 def round(self, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:831):
+    Derivatives (derivatives.yaml:848):
         self: zeros_like(grad)
     """
     out = array_ops.round(data_of(self), decimals=decimals)
@@ -1462,7 +1476,7 @@ def round(self, *, decimals=0):
 def trunc(self):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:839):
+    Derivatives (derivatives.yaml:856):
         self: zeros_like(grad)
     """
     out = array_ops.trunc(data_of(self))
@@ -1476,7 +1490,7 @@ def trunc(self):
 def fix(self):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:846):
+    Derivatives (derivatives.yaml:863):
         self: zeros_like(grad)
     """
     out = array_ops.fix(data_of(self))
@@ -1490,7 +1504,7 @@ def fix(self):
 def frac(self):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:853):
+    Derivatives (derivatives.yaml:870):
         self: grad
     """
     out = array_ops.frac(data_of(self))
@@ -1504,7 +1518,7 @@ def frac(self):
 def clamp_Tensor(self, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:865):
+    Derivatives (derivatives.yaml:882):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1531,7 +1545,7 @@ def clamp_Tensor(self, min=None, max=None):
 def clip_default(self, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:877):
+    Derivatives (derivatives.yaml:894):
         self: grad * clamp_mask(self, min, max)
     """
     out = array_ops.clip_default(data_of(self), min, max)
@@ -1550,7 +1564,7 @@ def clip_default(self, min=None, max=None):
 def clip_Tensor(self, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:884):
+    Derivatives (derivatives.yaml:901):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1577,7 +1591,7 @@ def clip_Tensor(self, min=None, max=None):
 def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:894):
+    Derivatives (derivatives.yaml:911):
         self: grad * finite_mask(self)
     """
     out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
@@ -1594,7 +1608,7 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
 def div_Tensor_mode(self, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:905):
+    Derivatives (derivatives.yaml:922):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -1619,7 +1633,7 @@ def div_Tensor_mode(self, other, *, rounding_mode):
 def floor_divide(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:915):
+    Derivatives (derivatives.yaml:932):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1640,7 +1654,7 @@ def floor_divide(self, other):
 def remainder(self, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:925):
+    Derivatives (derivatives.yaml:942):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -1663,7 +1677,7 @@ def remainder(self, other):
 def fmod(self, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:936):
+    Derivatives (derivatives.yaml:953):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -1686,7 +1700,7 @@ def fmod(self, other):
 def float_power(self, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:946):
+    Derivatives (derivatives.yaml:963):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -1714,7 +1728,7 @@ def float_power(self, exponent):
 def fmax(self, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:957):
+    Derivatives (derivatives.yaml:974):
         self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
     """
@@ -1738,7 +1752,7 @@ def fmax(self, other):
 def fmin(self, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:967):
+    Derivatives (derivatives.yaml:984):
         self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
     """
@@ -1762,7 +1776,7 @@ def fmin(self, other):
 def max_other(self, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:977):
+    Derivatives (derivatives.yaml:994):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -1786,7 +1800,7 @@ def max_other(self, other):
 def min_other(self, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:986):
+    Derivatives (derivatives.yaml:1003):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -1810,7 +1824,7 @@ def min_other(self, other):
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:995):
+    Derivatives (derivatives.yaml:1012):
         self: sum_to(grad * other / (self * self + other * other), self.shape)
         other: sum_to(-grad * self / (self * self + other * other), other.shape)
     """
@@ -1834,7 +1848,7 @@ def atan2(self, other):
 def hypot(self, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1004):
+    Derivatives (derivatives.yaml:1021):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -1861,7 +1875,7 @@ def hypot(self, other):
 def logaddexp(self, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1013):
+    Derivatives (derivatives.yaml:1030):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -1885,7 +1899,7 @@ def logaddexp(self, other):
 def logaddexp2(self, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1022):
+    Derivatives (derivatives.yaml:1039):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -1909,7 +1923,7 @@ def logaddexp2(self, other):
 def copysign(self, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1031):
+    Derivatives (derivatives.yaml:1048):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1933,7 +1947,7 @@ def copysign(self, other):
 def xlogy(self, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1042):
+    Derivatives (derivatives.yaml:1059):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -1957,7 +1971,7 @@ def xlogy(self, other):
 def lerp_Scalar(self, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1053):
+    Derivatives (derivatives.yaml:1070):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -1979,7 +1993,7 @@ def lerp_Scalar(self, end, weight):
 def lerp_Tensor(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1062):
+    Derivatives (derivatives.yaml:1079):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -2008,7 +2022,7 @@ def lerp_Tensor(self, end, weight):
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1072):
+    Derivatives (derivatives.yaml:1089):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -2036,7 +2050,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1083):
+    Derivatives (derivatives.yaml:1100):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -2065,7 +2079,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
 def view(self, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1102):
+    Derivatives (derivatives.yaml:1119):
         self: reshape(grad, self.shape)
     """
     out = array_ops.view(data_of(self), size)
@@ -2082,7 +2096,7 @@ def view(self, size):
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1113):
+    Derivatives (derivatives.yaml:1130):
         self: reshape(grad, self.shape)
     """
     out = array_ops.flatten(data_of(self), start_dim, end_dim)
@@ -2099,7 +2113,7 @@ def flatten(self, start_dim=0, end_dim=-1):
 def unflatten(self, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1124):
+    Derivatives (derivatives.yaml:1141):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unflatten(data_of(self), dim, sizes)
@@ -2116,7 +2130,7 @@ def unflatten(self, dim, sizes):
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1132):
+    Derivatives (derivatives.yaml:1149):
         self: swapaxes(grad, axis0, axis1)
     """
     out = array_ops.swapaxes(data_of(self), axis0, axis1)
@@ -2132,7 +2146,7 @@ def swapaxes(self, axis0, axis1):
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1139):
+    Derivatives (derivatives.yaml:1156):
         self: swapdims(grad, dim0, dim1)
     """
     out = array_ops.swapdims(data_of(self), dim0, dim1)
@@ -2148,7 +2162,7 @@ def swapdims(self, dim0, dim1):
 def movedim(self, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1146):
+    Derivatives (derivatives.yaml:1163):
         self: movedim(grad, destination, source)
     """
     out = array_ops.movedim(data_of(self), source, destination)
@@ -2164,7 +2178,7 @@ def movedim(self, source, destination):
 def moveaxis(self, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1154):
+    Derivatives (derivatives.yaml:1171):
         self: moveaxis(grad, destination, source)
     """
     out = array_ops.moveaxis(data_of(self), source, destination)
@@ -2180,7 +2194,7 @@ def moveaxis(self, source, destination):
 def t(self):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1161):
+    Derivatives (derivatives.yaml:1178):
         self: t(grad)
     """
     out = array_ops.t(data_of(self))
@@ -2194,7 +2208,7 @@ def t(self):
 def expand_as(self, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1170):
+    Derivatives (derivatives.yaml:1187):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -2212,7 +2226,7 @@ def expand_as(self, other):
 def broadcast_to(self, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1179):
+    Derivatives (derivatives.yaml:1196):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.broadcast_to(data_of(self), size)
@@ -2229,7 +2243,7 @@ def broadcast_to(self, size):
 def narrow(self, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1187):
+    Derivatives (derivatives.yaml:1204):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     out = array_ops.narrow(data_of(self), dim, start, length)
@@ -2249,7 +2263,7 @@ def narrow(self, dim, start, length):
 def select(self, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1197):
+    Derivatives (derivatives.yaml:1214):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     out = array_ops.select(data_of(self), dim, index)
@@ -2268,7 +2282,7 @@ def select(self, dim, index):
 def view_as(self, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1205):
+    Derivatives (derivatives.yaml:1222):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -2286,7 +2300,7 @@ def view_as(self, other):
 def reshape_as(self, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1214):
+    Derivatives (derivatives.yaml:1231):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -2304,7 +2318,7 @@ def reshape_as(self, other):
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1223):
+    Derivatives (derivatives.yaml:1240):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
@@ -2324,7 +2338,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 def diagonal_backward(self, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1234):
+    Derivatives (derivatives.yaml:1251):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
@@ -2341,7 +2355,7 @@ def diagonal_backward(self, input_sizes, offset, dim1, dim2):
 def split(self, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1243):
+    Derivatives (derivatives.yaml:1260):
         self: cat(grads, dim)
     """
     outs = array_ops.split(data_of(self), split_size_or_sections, dim)
@@ -2358,7 +2372,7 @@ def split(self, split_size_or_sections, dim=0):
 def chunk(self, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1253):
+    Derivatives (derivatives.yaml:1270):
         self: cat(grads, dim)
     """
     outs = array_ops.chunk(data_of(self), chunks, dim)
@@ -2375,7 +2389,7 @@ def chunk(self, chunks, dim=0):
 def unbind(self, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1261):
+    Derivatives (derivatives.yaml:1278):
         self: stack(grads, dim)
     """
     outs = array_ops.unbind(data_of(self), dim)
@@ -2392,7 +2406,7 @@ def unbind(self, dim=0):
 def flip(self, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1270):
+    Derivatives (derivatives.yaml:1287):
         self: flip(grad, dims)
     """
     out = array_ops.flip(data_of(self), dims)
@@ -2407,7 +2421,7 @@ def flip(self, dims):
 def roll(self, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1278):
+    Derivatives (derivatives.yaml:1295):
         self: roll(grad, negated(shifts), dims)
     """
     out = array_ops.roll(data_of(self), shifts, dims)
@@ -2423,7 +2437,7 @@ def roll(self, shifts, dims=None):
 def repeat(self, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1286):
+    Derivatives (derivatives.yaml:1303):
         self: repeat_backward(grad, repeats, self.shape)
     """
     out = array_ops.repeat(data_of(self), repeats)
@@ -2441,7 +2455,7 @@ def repeat(self, repeats):
 def tile(self, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1297):
+    Derivatives (derivatives.yaml:1314):
         self: repeat_backward(grad, dims, self.shape)
     """
     out = array_ops.tile(data_of(self), dims)
@@ -2459,7 +2473,7 @@ def tile(self, dims):
 def tril(self, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1304):
+    Derivatives (derivatives.yaml:1321):
         self: tril(grad, diagonal)
     """
     out = array_ops.tril(data_of(self), diagonal)
@@ -2474,7 +2488,7 @@ def tril(self, diagonal=0):
 def triu(self, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1311):
+    Derivatives (derivatives.yaml:1328):
         self: triu(grad, diagonal)
     """
     out = array_ops.triu(data_of(self), diagonal)
@@ -2489,7 +2503,7 @@ def triu(self, diagonal=0):
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1318):
+    Derivatives (derivatives.yaml:1335):
         self: diag_backward(grad, self.shape, diagonal)
     """
     out = array_ops.diag(data_of(self), diagonal)
@@ -2507,7 +2521,7 @@ def diag(self, diagonal=0):
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1326):
+    Derivatives (derivatives.yaml:1343):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
@@ -2524,7 +2538,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1336):
+    Derivatives (derivatives.yaml:1353):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -2544,7 +2558,7 @@ def index_select(self, dim, index):
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1345):
+    Derivatives (derivatives.yaml:1362):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -2565,7 +2579,7 @@ def index_add(self, dim, index, source, *, alpha=1):
 def scatter_src(self, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1355):
+    Derivatives (derivatives.yaml:1372):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -2588,7 +2602,7 @@ def scatter_src(self, dim, index, src):
 def scatter_value(self, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1365):
+    Derivatives (derivatives.yaml:1382):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -2607,7 +2621,7 @@ def scatter_value(self, dim, index, value):
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1372):
+    Derivatives (derivatives.yaml:1389):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -2628,7 +2642,7 @@ def scatter_add(self, dim, index, src):
 def masked_fill_Scalar(self, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1381):
+    Derivatives (derivatives.yaml:1398):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -2647,7 +2661,7 @@ def masked_fill_Scalar(self, mask, value):
 def masked_fill_Tensor(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:1390):
+    Derivatives (derivatives.yaml:1407):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -2669,7 +2683,7 @@ def masked_fill_Tensor(self, mask, value):
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1398):
+    Derivatives (derivatives.yaml:1415):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -2689,7 +2703,7 @@ def take_along_dim(self, indices, dim=None):
 def take_along_dim_backward(self, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1408):
+    Derivatives (derivatives.yaml:1425):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -2705,10 +2719,969 @@ def take_along_dim_backward(self, dim, indices, shape):
     return result
 
 
+def mm(self, mat2):
+    """mm(Tensor self, Tensor mat2) -> Tensor
+
+    Derivatives (derivatives.yaml:1446):
+        self: mm(grad, transpose(mat2, 0, 1))
+        mat2: mm(transpose(self, 0, 1), grad)
+    """
+    out = array_ops.mm(data_of(self), data_of(mat2))
+    if not (grad_mode.enabled and any_requires_grad(self, mat2)):
+        return wrap(out)
+    node = MmBackward0((edge_of(self), edge_of(mat2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_mat2 = node.next_functions[1][0] is not None
+    if needs_mat2:
+        node._raw_saved_self = save(self)
+    if needs_self:
+        node._raw_saved_mat2 = save(mat2)
+    result = wrap(out, node)
+    return result
+
+
+def bmm(self, mat2):
+    """bmm(Tensor self, Tensor mat2) -> Tensor
+
+    Derivatives (derivatives.yaml:1455):
+        self: bmm(grad, transpose(mat2, 1, 2))
+        mat2: bmm(transpose(self, 1, 2), grad)
+    """
+    out = array_ops.bmm(data_of(self), data_of(mat2))
+    if not (grad_mode.enabled and any_requires_grad(self, mat2)):
+        return wrap(out)
+    node = BmmBackward0((edge_of(self), edge_of(mat2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_mat2 = node.next_functions[1][0] is not None
+    if needs_mat2:
+        node._raw_saved_self = save(self)
+    if needs_self:
+        node._raw_saved_mat2 = save(mat2)
+    result = wrap(out, node)
+    return result
+
+
+def mv(self, vec):
+    """mv(Tensor self, Tensor vec) -> Tensor
+
+    Derivatives (derivatives.yaml:1463):
+        self: outer(grad, vec)
+        vec: mv(transpose(self, 0, 1), grad)
+    """
+    out = array_ops.mv(data_of(self), data_of(vec))
+    if not (grad_mode.enabled and any_requires_grad(self, vec)):
+        return wrap(out)
+    node = MvBackward0((edge_of(self), edge_of(vec),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_vec = node.next_functions[1][0] is not None
+    if needs_self:
+        node._raw_saved_vec = save(vec)
+    if needs_vec:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def dot(self, tensor):
+    """dot(Tensor self, Tensor tensor) -> Tensor
+
+    Derivatives (derivatives.yaml:1471):
+        self: grad * tensor
+        tensor: grad * self
+    """
+    out = array_ops.dot(data_of(self), data_of(tensor))
+    if not (grad_mode.enabled and any_requires_grad(self, tensor)):
+        return wrap(out)
+    node = DotBackward0((edge_of(self), edge_of(tensor),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_tensor = node.next_functions[1][0] is not None
+    if needs_self:
+        node._raw_saved_tensor = save(tensor)
+    if needs_tensor:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def vdot(self, other):
+    """vdot(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:1479):
+        self: grad * other
+        other: grad * self
+    """
+    out = array_ops.vdot(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = VdotBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+    if needs_self:
+        node._raw_saved_other = save(other)
+    result = wrap(out, node)
+    return result
+
+
+def inner(self, other):
+    """inner(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:1485):
+        self: inner_grad_self(grad, self.shape, other)
+        other: inner_grad_other(grad, self, other.shape)
+    """
+    out = array_ops.inner(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = InnerBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._raw_saved_other = save(other)
+        node._saved_self_shape = self.shape
+    result = wrap(out, node)
+    return result
+
+
+def outer(self, vec2):
+    """outer(Tensor self, Tensor vec2) -> Tensor
+
+    Derivatives (derivatives.yaml:1495):
+        self: mv(grad, vec2)
+        vec2: mv(transpose(grad, 0, 1), self)
+    """
+    out = array_ops.outer(data_of(self), data_of(vec2))
+    if not (grad_mode.enabled and any_requires_grad(self, vec2)):
+        return wrap(out)
+    node = OuterBackward0((edge_of(self), edge_of(vec2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_vec2 = node.next_functions[1][0] is not None
+    if needs_self:
+        node._raw_saved_vec2 = save(vec2)
+    if needs_vec2:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def einsum(equation, tensors):
+    """einsum(str equation, Tensor[] tensors) -> Tensor
+
+    Derivatives (derivatives.yaml:1503):
+        tensors: einsum_backward(grad, equation, tensors)
+    """
+    out = array_ops.einsum(equation, [data_of(t) for t in tensors])
+    if not (grad_mode.enabled and any_requires_grad(*tensors)):
+        return wrap(out)
+    node = EinsumBackward0(tuple(edge_of(t) for t in tensors))
+    needs_tensors = any(n is not None for n, _ in node.next_functions)
+    if needs_tensors:
+        node._raw_saved_tensors = save(tensors)
+    node._saved_equation = equation
+    result = wrap(out, node)
+    return result
+
+
+def tensordot(self, other, dims_self, dims_other):
+    """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+
+    Derivatives (derivatives.yaml:1520):
+        self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
+        other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
+    """
+    out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = TensordotBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_ndim = other.ndim
+    if needs_self:
+        node._raw_saved_other = save(other)
+        node._saved_self_ndim = self.ndim
+    node._saved_dims_other = dims_other
+    node._saved_dims_self = dims_self
+    result = wrap(out, node)
+    return result
+
+
+def kron(self, other):
+    """kron(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:1532):
+        self: kron_grad_self(grad, self.shape, other)
+        other: kron_grad_other(grad, self, other.shape)
+    """
+    out = array_ops.kron(data_of(self), data_of(other))
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = KronBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._raw_saved_other = save(other)
+        node._saved_self_shape = self.shape
+    result = wrap(out, node)
+    return result
+
+
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+    Derivatives (derivatives.yaml:1541):
+        self: sum_to(maybe_multiply(grad, beta), self.shape)
+        mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
+        mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
+    """
+    out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
+    if not (grad_mode.enabled and any_requires_grad(self, mat1, mat2)):
+        return wrap(out)
+    node = AddmmBackward0((edge_of(self), edge_of(mat1), edge_of(mat2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_mat1 = node.next_functions[1][0] is not None
+    needs_mat2 = node.next_functions[2][0] is not None
+    if needs_mat1:
+        node._raw_saved_mat2 = save(mat2)
+    if needs_mat2:
+        node._raw_saved_mat1 = save(mat1)
+    if needs_self:
+        node._saved_self_shape = self.shape
+    node._saved_alpha = alpha
+    node._saved_beta = beta
+    result = wrap(out, node)
+    return result
+
+
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+
+    Derivatives (derivatives.yaml:1552):
+        self: sum_to(maybe_multiply(grad, beta), self.shape)
+        batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
+        batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
+    """
+    out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
+    if not (grad_mode.enabled and any_requires_grad(self, batch1, batch2)):
+        return wrap(out)
+    node = BaddbmmBackward0((edge_of(self), edge_of(batch1), edge_of(batch2),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_batch1 = node.next_functions[1][0] is not None
+    needs_batch2 = node.next_functions[2][0] is not None
+    if needs_batch1:
+        node._raw_saved_batch2 = save(batch2)
+    if needs_batch2:
+        node._raw_saved_batch1 = save(batch1)
+    if needs_self:
+        node._saved_self_shape = self.shape
+    node._saved_alpha = alpha
+    node._saved_beta = beta
+    result = wrap(out, node)
+    return result
+
+
+def cross(self, other, dim=None):
+    """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1561):
+        self: sum_to(cross(other, grad, dim), self.shape)
+        other: sum_to(cross(grad, self, dim), other.shape)
+    """
+    out = array_ops.cross(data_of(self), data_of(other), dim)
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = CrossBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._raw_saved_other = save(other)
+        node._saved_self_shape = self.shape
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def linalg_cross(self, other, *, dim=-1):
+    """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+
+    Derivatives (derivatives.yaml:1570):
+        self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
+        other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
+    """
+    out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
+    if not (grad_mode.enabled and any_requires_grad(self, other)):
+        return wrap(out)
+    node = LinalgCrossBackward0((edge_of(self), edge_of(other),))
+    needs_self = node.next_functions[0][0] is not None
+    needs_other = node.next_functions[1][0] is not None
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = other.shape
+    if needs_self:
+        node._raw_saved_other = save(other)
+        node._saved_self_shape = self.shape
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def trace(self):
+    """trace(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1580):
+        self: trace_backward(grad, self.shape)
+    """
+    out = array_ops.trace(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = TraceBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = self.shape
+    result = wrap(out, node)
+    return result
+
+
+def linalg_inv(A):
+    """linalg_inv(Tensor A) -> Tensor
+
+    Derivatives (derivatives.yaml:1589):
+        A: -matmul(mT(result), matmul(grad, mT(result)))
+    """
+    out = array_ops.linalg_inv(data_of(A))
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgInvBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def inverse(self):
+    """inverse(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1600):
+        self: -matmul(mT(result), matmul(grad, mT(result)))
+    """
+    out = array_ops.inverse(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = InverseBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_det(A):
+    """linalg_det(Tensor A) -> Tensor
+
+    Derivatives (derivatives.yaml:1605):
+        A: det_backward(grad, A, result)
+    """
+    out = array_ops.linalg_det(data_of(A))
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgDetBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def det(self):
+    """det(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1617):
+        self: det_backward(grad, self, result)
+    """
+    out = array_ops.det(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = DetBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_slogdet(A):
+    """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+
+    Derivatives (derivatives.yaml:1622):
+        A: logabsdet_backward(grad_logabsdet, A)
+    """
+    sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
+    node = LinalgSlogdetBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    sign = wrap(sign_out)
+    logabsdet = wrap(logabsdet_out, node, 1)
+    return return_types_linalg_slogdet(sign, logabsdet)
+
+
+def slogdet(self):
+    """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+
+    Derivatives (derivatives.yaml:1632):
+        self: logabsdet_backward(grad_logabsdet, self)
+    """
+    sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
+    node = SlogdetBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    sign = wrap(sign_out)
+    logabsdet = wrap(logabsdet_out, node, 1)
+    return return_types_slogdet(sign, logabsdet)
+
+
+def logdet(self):
+    """logdet(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1638):
+        self: logabsdet_backward(grad, self)
+    """
+    out = array_ops.logdet(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = LogdetBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def linalg_solve(A, B, *, left=True):
+    """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+
+    Derivatives (derivatives.yaml:1643):
+        A: solve_grad_A(grad, A, result, B.shape, left)
+        B: solve_grad_B(grad, A, B.shape, left)
+    """
+    out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
+    if not (grad_mode.enabled and any_requires_grad(A, B)):
+        return wrap(out)
+    node = LinalgSolveBackward0((edge_of(A), edge_of(B),))
+    needs_A = node.next_functions[0][0] is not None
+    needs_B = node.next_functions[1][0] is not None
+    if needs_A or needs_B:
+        node._raw_saved_A = save(A)
+        node._saved_B_shape = shape_of(B)
+    node._saved_left = left
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_cholesky(A, *, upper=False):
+    """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1657):
+        A: cholesky_backward(grad, result, upper)
+    """
+    out = array_ops.linalg_cholesky(data_of(A), upper=upper)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgCholeskyBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    node._saved_upper = upper
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def cholesky(self, upper=False):
+    """cholesky(Tensor self, bool upper=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1667):
+        self: cholesky_backward(grad, result, upper)
+    """
+    out = array_ops.cholesky(data_of(self), upper)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = CholeskyBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    node._saved_upper = upper
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_eigh(A, UPLO='L'):
+    """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
+
+    Derivatives (derivatives.yaml:1672):
+        A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
+    """
+    eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
+    node = LinalgEighBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    eigenvalues = wrap(eigenvalues_out, node, 0)
+    eigenvectors = wrap(eigenvectors_out, node, 1)
+    node._saved_output_meta = output_meta((eigenvalues_out, eigenvectors_out))
+    if needs_A:
+        node._raw_saved_eigenvalues = save(eigenvalues, is_output=True)
+        node._raw_saved_eigenvectors = save(eigenvectors, is_output=True)
+    return return_types_linalg_eigh(eigenvalues, eigenvectors)
+
+
+def linalg_eigvalsh(A, UPLO='L'):
+    """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
+
+    Derivatives (derivatives.yaml:1682):
+        A: eigvalsh_backward(grad, A, UPLO)
+    """
+    out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgEigvalshBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_UPLO = UPLO
+    result = wrap(out, node)
+    return result
+
+
+def linalg_qr(A, mode='reduced'):
+    """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
+
+    Derivatives (derivatives.yaml:1689):
+        A: qr_backward(grad_Q, grad_R, Q, R, mode)
+    """
+    Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
+    node = LinalgQrBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    node._saved_mode = mode
+    Q = wrap(Q_out, node, 0)
+    R = wrap(R_out, node, 1)
+    node._saved_output_meta = output_meta((Q_out, R_out))
+    if needs_A:
+        node._raw_saved_Q = save(Q, is_output=True)
+        node._raw_saved_R = save(R, is_output=True)
+    return return_types_linalg_qr(Q, R)
+
+
+def linalg_svd(A, full_matrices=True):
+    """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
+
+    Derivatives (derivatives.yaml:1700):
+        A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
+    """
+    U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
+    node = LinalgSvdBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    node._saved_full_matrices = full_matrices
+    U = wrap(U_out, node, 0)
+    S = wrap(S_out, node, 1)
+    Vh = wrap(Vh_out, node, 2)
+    node._saved_output_meta = output_meta((U_out, S_out, Vh_out))
+    if needs_A:
+        node._raw_saved_S = save(S, is_output=True)
+        node._raw_saved_U = save(U, is_output=True)
+        node._raw_saved_Vh = save(Vh, is_output=True)
+    return return_types_linalg_svd(U, S, Vh)
+
+
+def linalg_svdvals(A):
+    """linalg_svdvals(Tensor A) -> Tensor
+
+    Derivatives (derivatives.yaml:1713):
+        A: svdvals_backward(grad, A)
+    """
+    out = array_ops.linalg_svdvals(data_of(A))
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgSvdvalsBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    result = wrap(out, node)
+    return result
+
+
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1722):
+        A: pinv_backward(grad, result, A)
+    """
+    out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgPinvBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def pinverse(self, rcond=1e-15):
+    """pinverse(Tensor self, float rcond=1e-15) -> Tensor
+
+    Derivatives (derivatives.yaml:1732):
+        self: pinv_backward(grad, result, self)
+    """
+    out = array_ops.pinverse(data_of(self), rcond)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = PinverseBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
+    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1738):
+        x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(x)):
+        return wrap(out)
+    node = LinalgVectorNormBackward0((edge_of(x),))
+    needs_x = node.next_functions[0][0] is not None
+    if needs_x:
+        node._raw_saved_x = save(x)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_x:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
+    """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1754):
+        A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgMatrixNormBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
+    """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1767):
+        A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgMatrixNormBackward1((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
+    """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1778):
+        A: norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgNormBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
+    """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1790):
+        A: norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgNormBackward1((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def norm_default(self, p=2, dim=None, keepdim=False):
+    """norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1802):
+        self: torch_norm_backward(grad, self, result, p, dim, keepdim)
+    """
+    out = array_ops.norm_default(data_of(self), p, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NormBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_p = p
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def norm_str_p(self, p, dim=None, keepdim=False):
+    """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1810):
+        self: torch_norm_backward(grad, self, result, p, dim, keepdim)
+    """
+    out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NormBackward1((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_p = p
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def svd(self, some=True, compute_uv=True):
+    """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+
+    Derivatives (derivatives.yaml:1819):
+        self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
+    """
+    U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
+    node = SvdBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_compute_uv = compute_uv
+    node._saved_some = some
+    U = wrap(U_out, node, 0)
+    S = wrap(S_out, node, 1)
+    V = wrap(V_out, node, 2)
+    node._saved_output_meta = output_meta((U_out, S_out, V_out))
+    if needs_self:
+        node._raw_saved_S = save(S, is_output=True)
+        node._raw_saved_U = save(U, is_output=True)
+        node._raw_saved_V = save(V, is_output=True)
+    return return_types_svd(U, S, V)
+
+
+def qr(self, some=True):
+    """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
+
+    Derivatives (derivatives.yaml:1828):
+        self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
+    """
+    Q_out, R_out = array_ops.qr(data_of(self), some)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_qr(wrap(Q_out), wrap(R_out))
+    node = QrBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    node._saved_some = some
+    Q = wrap(Q_out, node, 0)
+    R = wrap(R_out, node, 1)
+    node._saved_output_meta = output_meta((Q_out, R_out))
+    if needs_self:
+        node._raw_saved_Q = save(Q, is_output=True)
+        node._raw_saved_R = save(R, is_output=True)
+    return return_types_qr(Q, R)
+
+
+def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1835):
+        A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
+        B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
+    """
+    out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
+    if not (grad_mode.enabled and any_requires_grad(A, B)):
+        return wrap(out)
+    node = LinalgSolveTriangularBackward0((edge_of(A), edge_of(B),))
+    needs_A = node.next_functions[0][0] is not None
+    needs_B = node.next_functions[1][0] is not None
+    if needs_A or needs_B:
+        node._raw_saved_A = save(A)
+    if needs_B:
+        node._saved_B_shape = B.shape
+    node._saved_left = left
+    node._saved_unitriangular = unitriangular
+    node._saved_upper = upper
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_vecdot(x, y, *, dim=-1):
+    """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
+
+    Derivatives (derivatives.yaml:1847):
+        x: vecdot_grad(grad, y, dim, x.shape)
+        y: vecdot_grad(grad, x, dim, y.shape)
+    """
+    out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
+    if not (grad_mode.enabled and any_requires_grad(x, y)):
+        return wrap(out)
+    node = LinalgVecdotBackward0((edge_of(x), edge_of(y),))
+    needs_x = node.next_functions[0][0] is not None
+    needs_y = node.next_functions[1][0] is not None
+    if needs_x:
+        node._raw_saved_y = save(y)
+        node._saved_x_shape = x.shape
+    if needs_y:
+        node._raw_saved_x = save(x)
+        node._saved_y_shape = y.shape
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def linalg_multi_dot(tensors):
+    """linalg_multi_dot(Tensor[] tensors) -> Tensor
+
+    Derivatives (derivatives.yaml:1858):
+        tensors: multi_dot_backward(grad, tensors)
+    """
+    out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
+    if not (grad_mode.enabled and any_requires_grad(*tensors)):
+        return wrap(out)
+    node = LinalgMultiDotBackward0(tuple(edge_of(t) for t in tensors))
+    needs_tensors = any(n is not None for n, _ in node.next_functions)
+    if needs_tensors:
+        node._raw_saved_tensors = save(tensors)
+    result = wrap(out, node)
+    return result
+
+
+def linalg_matrix_power(A, n):
+    """linalg_matrix_power(Tensor A, int n) -> Tensor
+
+    Derivatives (derivatives.yaml:1868):
+        A: matrix_power_backward(grad, A, n)
+    """
+    out = array_ops.linalg_matrix_power(data_of(A), n)
+    if not (grad_mode.enabled and any_requires_grad(A)):
+        return wrap(out)
+    node = LinalgMatrixPowerBackward0((edge_of(A),))
+    needs_A = node.next_functions[0][0] is not None
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_n = n
+    result = wrap(out, node)
+    return result
+
+
+def matrix_power(self, n):
+    """matrix_power(Tensor self, int n) -> Tensor
+
+    Derivatives (derivatives.yaml:1879):
+        self: matrix_power_backward(grad, self, n)
+    """
+    out = array_ops.matrix_power(data_of(self), n)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = MatrixPowerBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_n = n
+    result = wrap(out, node)
+    return result
+
+
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1433):
+    Derivatives (derivatives.yaml:1896):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -2739,7 +3712,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1447):
+    Derivatives (derivatives.yaml:1910):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -2770,7 +3743,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1459):
+    Derivatives (derivatives.yaml:1922):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -2801,7 +3774,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1474):
+    Derivatives (derivatives.yaml:1937):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -2832,7 +3805,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1486):
+    Derivatives (derivatives.yaml:1949):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -2863,7 +3836,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1498):
+    Derivatives (derivatives.yaml:1961):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -2894,7 +3867,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:1514):
+    Derivatives (derivatives.yaml:1977):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -2921,7 +3894,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:1529):
+    Derivatives (derivatives.yaml:1992):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -2941,7 +3914,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1539):
+    Derivatives (derivatives.yaml:2002):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -2964,7 +3937,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:1547):
+    Derivatives (derivatives.yaml:2010):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -2984,7 +3957,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1560):
+    Derivatives (derivatives.yaml:2023):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -3007,7 +3980,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1570):
+    Derivatives (derivatives.yaml:2033):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -3029,7 +4002,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1579):
+    Derivatives (derivatives.yaml:2042):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -3052,7 +4025,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:1592):
+    Derivatives (derivatives.yaml:2055):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -3072,7 +4045,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:1603):
+    Derivatives (derivatives.yaml:2066):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
@@ -3089,7 +4062,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:1612):
+    Derivatives (derivatives.yaml:2075):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
@@ -3106,7 +4079,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1625):
+    Derivatives (derivatives.yaml:2088):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     out = array_ops.pad(data_of(input), pad, mode, value)
@@ -3125,7 +4098,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:1639):
+    Derivatives (derivatives.yaml:2102):
         output_grad: repad(grad, pad, mode)
     """
     out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
@@ -3141,7 +4114,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1651):
+    Derivatives (derivatives.yaml:2114):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
@@ -3249,6 +4222,36 @@ _LERP_OVERLOADS = (
 )
 
 
+def linalg_matrix_norm(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor  ->  linalg_matrix_norm_default
+        linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor  ->  linalg_matrix_norm_str_ord
+    """
+    return dispatch("linalg_matrix_norm", _LINALG_MATRIX_NORM_OVERLOADS, args, kwargs)
+
+
+_LINALG_MATRIX_NORM_OVERLOADS = (
+    (linalg_matrix_norm_default, (('A', 'Tensor', False, False), ('ord', 'Scalar', False, False), ('dim', 'int[]', True, False), ('keepdim', 'bool', True, False))),
+    (linalg_matrix_norm_str_ord, (('A', 'Tensor', False, False), ('ord', 'str', True, False), ('dim', 'int[]', True, False), ('keepdim', 'bool', True, False))),
+)
+
+
+def linalg_norm(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor  ->  linalg_norm_default
+        linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor  ->  linalg_norm_ord_str
+    """
+    return dispatch("linalg_norm", _LINALG_NORM_OVERLOADS, args, kwargs)
+
+
+_LINALG_NORM_OVERLOADS = (
+    (linalg_norm_default, (('A', 'Tensor', False, False), ('ord', 'Scalar?', True, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+    (linalg_norm_ord_str, (('A', 'Tensor', False, False), ('ord', 'str', False, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+)
+
+
 def masked_fill(*args, **kwargs):
     """Dispatches to the first overload whose arguments fit:
 
@@ -3295,6 +4298,21 @@ _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
     (min_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+)
+
+
+def norm(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor  ->  norm_default
+        norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor  ->  norm_str_p
+    """
+    return dispatch("norm", _NORM_OVERLOADS, args, kwargs)
+
+
+_NORM_OVERLOADS = (
+    (norm_default, (('self', 'Tensor', False, False), ('p', 'Scalar?', True, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+    (norm_str_p, (('self', 'Tensor', False, False), ('p', 'str', False, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
 )
 
 

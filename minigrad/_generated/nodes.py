@@ -18,7 +18,7 @@ class GeneratedNode(Node):
 
 
 class SumToSizeBackward0(GeneratedNode):
-    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:77).
+    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:85).
 
     self: expand(grad, self.shape)
     """
@@ -36,7 +36,7 @@ class SumToSizeBackward0(GeneratedNode):
 
 
 class ToCopyBackward0(GeneratedNode):
-    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:85).
+    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:93).
 
     self: _to_copy(grad, self.dtype)
     """
@@ -54,7 +54,7 @@ class ToCopyBackward0(GeneratedNode):
 
 
 class FillBackward0(GeneratedNode):
-    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:91).
+    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:99).
 
     self: zeros_like(grad)
     """
@@ -72,7 +72,7 @@ class FillBackward0(GeneratedNode):
 
 
 class CopyFromBackward0(GeneratedNode):
-    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:97).
+    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:105).
 
     self: zeros_like(grad)
     src: sum_to(grad, src.shape)
@@ -94,7 +94,7 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:106).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:114).
 
     self: grad
     """
@@ -112,7 +112,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:110).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:118).
 
     self: neg(grad)
     """
@@ -130,7 +130,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:119).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:127).
 
     self: grad * result
     """
@@ -149,7 +149,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:128).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:136).
 
     self: grad / self
     """
@@ -168,7 +168,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:137).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:145).
 
     self: grad / (2 * result)
     """
@@ -187,7 +187,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:146).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:154).
 
     self: grad * cos(self)
     """
@@ -206,7 +206,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:155).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:163).
 
     self: -(grad * sin(self))
     """
@@ -225,7 +225,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:164).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:172).
 
     self: grad * (1 - result * result)
     """
@@ -244,7 +244,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:173).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:181).
 
     self: grad * result * (1 - result)
     """
@@ -263,7 +263,7 @@ class SigmoidBackward0(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:182).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:190).
 
     self: grad * (result > 0)
     """
@@ -282,7 +282,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:189).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:197).
 
     self: grad * sign(self)
     """
@@ -301,7 +301,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:199).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:207).
 
     self: zeros_like(grad)
     """
@@ -319,7 +319,7 @@ class SignBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:208).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:216).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -341,7 +341,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:220).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:228).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -363,7 +363,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:231).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:239).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -387,7 +387,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:243).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:251).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape)
@@ -412,7 +412,7 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:257).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:265).
 
     self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
     exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
@@ -439,7 +439,7 @@ class PowBackward0(GeneratedNode):
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:276).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:284).
 
     self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
@@ -465,7 +465,7 @@ class MaximumBackward0(GeneratedNode):
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:286).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:294).
 
     self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
@@ -491,7 +491,7 @@ class MinimumBackward0(GeneratedNode):
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:296).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:304).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -516,7 +516,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:310).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:318).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -535,7 +535,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:322).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:330).
 
     self: unreduce(grad, self.shape, dim)
     """
@@ -553,7 +553,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:331).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:339).
 
     self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -571,7 +571,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:339).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:347).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -591,7 +591,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:348).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:356).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -611,7 +611,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:355).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:363).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -631,7 +631,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:363).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:371).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -651,7 +651,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:368).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:376).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -671,7 +671,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:374).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:382).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -691,7 +691,7 @@ class MinBackward1(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:379).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:387).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -711,7 +711,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:387).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:395).
 
     self: gather_backward(grad, dim, index, self.shape)
     index: non_differentiable
@@ -731,7 +731,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:399).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:407).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -751,7 +751,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:409).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:417).
 
     self: reshape(grad, self.shape)
     """
@@ -769,7 +769,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:421).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:429).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -787,7 +787,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:432).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:440).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -805,7 +805,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:443).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:451).
 
     self: sum_to(grad, self.shape)
     """
@@ -823,7 +823,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:456).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:464).
 
     self: reshape(grad, self.shape)
     """
@@ -841,7 +841,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:470).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:478).
 
     self: reshape(grad, self.shape)
     """
@@ -859,7 +859,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:481).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:489).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -877,7 +877,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:504).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:512).
 
     self: getitem(grad, index)
     """
@@ -895,7 +895,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:512).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:520).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -910,7 +910,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:523).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:531).
 
     tensors: unstack(grad, dim)
     """
@@ -925,7 +925,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:535).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:543).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -949,7 +949,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:548).
+    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:565).
 
     self: result * (grad - sum(grad * result, dim, True))
     """
@@ -968,7 +968,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:556).
+    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:573).
 
     self: grad - exp(result) * sum(grad, dim, True)
     """
@@ -987,7 +987,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class Exp2Backward0(GeneratedNode):
-    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:569).
+    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:586).
 
     self: grad * result * 0.6931471805599453
     """
@@ -1006,7 +1006,7 @@ class Exp2Backward0(GeneratedNode):
 
 
 class Expm1Backward0(GeneratedNode):
-    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:578).
+    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:595).
 
     self: grad * (result + 1)
     """
@@ -1025,7 +1025,7 @@ class Expm1Backward0(GeneratedNode):
 
 
 class Log2Backward0(GeneratedNode):
-    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:587).
+    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:604).
 
     self: grad / (self * 0.6931471805599453)
     """
@@ -1044,7 +1044,7 @@ class Log2Backward0(GeneratedNode):
 
 
 class Log10Backward0(GeneratedNode):
-    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:595).
+    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:612).
 
     self: grad / (self * 2.302585092994046)
     """
@@ -1063,7 +1063,7 @@ class Log10Backward0(GeneratedNode):
 
 
 class Log1pBackward0(GeneratedNode):
-    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:603).
+    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:620).
 
     self: grad / (self + 1)
     """
@@ -1082,7 +1082,7 @@ class Log1pBackward0(GeneratedNode):
 
 
 class RsqrtBackward0(GeneratedNode):
-    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:612).
+    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:629).
 
     self: -0.5 * grad * result * result * result
     """
@@ -1101,7 +1101,7 @@ class RsqrtBackward0(GeneratedNode):
 
 
 class SquareBackward0(GeneratedNode):
-    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:620).
+    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:637).
 
     self: grad * 2 * self
     """
@@ -1120,7 +1120,7 @@ class SquareBackward0(GeneratedNode):
 
 
 class ReciprocalBackward0(GeneratedNode):
-    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:628).
+    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:645).
 
     self: -grad * result * result
     """
@@ -1139,7 +1139,7 @@ class ReciprocalBackward0(GeneratedNode):
 
 
 class TanBackward0(GeneratedNode):
-    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:637).
+    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:654).
 
     self: grad * (1 + result * result)
     """
@@ -1158,7 +1158,7 @@ class TanBackward0(GeneratedNode):
 
 
 class AsinBackward0(GeneratedNode):
-    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:645).
+    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:662).
 
     self: grad / sqrt(1 - self * self)
     """
@@ -1177,7 +1177,7 @@ class AsinBackward0(GeneratedNode):
 
 
 class AcosBackward0(GeneratedNode):
-    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:653).
+    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:670).
 
     self: -grad / sqrt(1 - self * self)
     """
@@ -1196,7 +1196,7 @@ class AcosBackward0(GeneratedNode):
 
 
 class AtanBackward0(GeneratedNode):
-    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:661).
+    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:678).
 
     self: grad / (self * self + 1)
     """
@@ -1215,7 +1215,7 @@ class AtanBackward0(GeneratedNode):
 
 
 class SinhBackward0(GeneratedNode):
-    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:669).
+    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:686).
 
     self: grad * cosh(self)
     """
@@ -1234,7 +1234,7 @@ class SinhBackward0(GeneratedNode):
 
 
 class CoshBackward0(GeneratedNode):
-    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:677).
+    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:694).
 
     self: grad * sinh(self)
     """
@@ -1253,7 +1253,7 @@ class CoshBackward0(GeneratedNode):
 
 
 class AsinhBackward0(GeneratedNode):
-    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:685).
+    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:702).
 
     self: grad / sqrt(self * self + 1)
     """
@@ -1272,7 +1272,7 @@ class AsinhBackward0(GeneratedNode):
 
 
 class AcoshBackward0(GeneratedNode):
-    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:693).
+    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:710).
 
     self: grad / sqrt((self - 1) * (self + 1))
     """
@@ -1291,7 +1291,7 @@ class AcoshBackward0(GeneratedNode):
 
 
 class AtanhBackward0(GeneratedNode):
-    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:701).
+    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:718).
 
     self: grad / (1 - self * self)
     """
@@ -1310,7 +1310,7 @@ class AtanhBackward0(GeneratedNode):
 
 
 class LogitBackward0(GeneratedNode):
-    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:711).
+    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:728).
 
     self: logit_grad(grad, self, eps)
     """
@@ -1329,7 +1329,7 @@ class LogitBackward0(GeneratedNode):
 
 
 class ErfBackward0(GeneratedNode):
-    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:721).
+    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:738).
 
     self: grad * 1.1283791670955126 * exp(-(self * self))
     """
@@ -1348,7 +1348,7 @@ class ErfBackward0(GeneratedNode):
 
 
 class ErfcBackward0(GeneratedNode):
-    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:730).
+    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:747).
 
     self: grad * -1.1283791670955126 * exp(-(self * self))
     """
@@ -1367,7 +1367,7 @@ class ErfcBackward0(GeneratedNode):
 
 
 class ErfinvBackward0(GeneratedNode):
-    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:739).
+    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:756).
 
     self: grad * 0.886226925452758 * exp(result * result)
     """
@@ -1386,7 +1386,7 @@ class ErfinvBackward0(GeneratedNode):
 
 
 class LgammaBackward0(GeneratedNode):
-    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:748).
+    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:765).
 
     self: grad * digamma(self)
     """
@@ -1405,7 +1405,7 @@ class LgammaBackward0(GeneratedNode):
 
 
 class DigammaBackward0(GeneratedNode):
-    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:756).
+    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:773).
 
     self: grad * polygamma(1, self)
     """
@@ -1424,7 +1424,7 @@ class DigammaBackward0(GeneratedNode):
 
 
 class PolygammaBackward0(GeneratedNode):
-    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:766).
+    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:783).
 
     self: grad * polygamma(n + 1, self)
     """
@@ -1443,7 +1443,7 @@ class PolygammaBackward0(GeneratedNode):
 
 
 class SpecialGammalnBackward0(GeneratedNode):
-    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:777).
+    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:794).
 
     self: grad * digamma(self)
     """
@@ -1462,7 +1462,7 @@ class SpecialGammalnBackward0(GeneratedNode):
 
 
 class SpecialPsiBackward0(GeneratedNode):
-    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:786).
+    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:803).
 
     self: grad * polygamma(1, self)
     """
@@ -1481,7 +1481,7 @@ class SpecialPsiBackward0(GeneratedNode):
 
 
 class SpecialExpitBackward0(GeneratedNode):
-    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:795).
+    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:812).
 
     self: grad * result * (1 - result)
     """
@@ -1500,7 +1500,7 @@ class SpecialExpitBackward0(GeneratedNode):
 
 
 class SincBackward0(GeneratedNode):
-    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:805).
+    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:822).
 
     self: sinc_grad(grad, self)
     """
@@ -1519,7 +1519,7 @@ class SincBackward0(GeneratedNode):
 
 
 class FloorBackward0(GeneratedNode):
-    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:816).
+    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:833).
 
     self: zeros_like(grad)
     """
@@ -1537,7 +1537,7 @@ class FloorBackward0(GeneratedNode):
 
 
 class CeilBackward0(GeneratedNode):
-    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:823).
+    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:840).
 
     self: zeros_like(grad)
     """
@@ -1555,7 +1555,7 @@ class CeilBackward0(GeneratedNode):
 
 
 class RoundBackward0(GeneratedNode):
-    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:831).
+    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:848).
 
     self: zeros_like(grad)
     """
@@ -1573,7 +1573,7 @@ class RoundBackward0(GeneratedNode):
 
 
 class TruncBackward0(GeneratedNode):
-    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:839).
+    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:856).
 
     self: zeros_like(grad)
     """
@@ -1591,7 +1591,7 @@ class TruncBackward0(GeneratedNode):
 
 
 class FixBackward0(GeneratedNode):
-    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:846).
+    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:863).
 
     self: zeros_like(grad)
     """
@@ -1609,7 +1609,7 @@ class FixBackward0(GeneratedNode):
 
 
 class FracBackward0(GeneratedNode):
-    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:853).
+    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:870).
 
     self: grad
     """
@@ -1627,7 +1627,7 @@ class FracBackward0(GeneratedNode):
 
 
 class ClampBackward1(GeneratedNode):
-    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:865).
+    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:882).
 
     self: grad * clamp_tensor_masks(self, min, max, "self")
     min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
@@ -1662,7 +1662,7 @@ class ClampBackward1(GeneratedNode):
 
 
 class ClipBackward0(GeneratedNode):
-    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:877).
+    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:894).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -1681,7 +1681,7 @@ class ClipBackward0(GeneratedNode):
 
 
 class ClipBackward1(GeneratedNode):
-    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:884).
+    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:901).
 
     self: grad * clamp_tensor_masks(self, min, max, "self")
     min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
@@ -1716,7 +1716,7 @@ class ClipBackward1(GeneratedNode):
 
 
 class NanToNumBackward0(GeneratedNode):
-    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:894).
+    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:911).
 
     self: grad * finite_mask(self)
     """
@@ -1735,7 +1735,7 @@ class NanToNumBackward0(GeneratedNode):
 
 
 class DivBackward1(GeneratedNode):
-    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:905).
+    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:922).
 
     self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
@@ -1760,7 +1760,7 @@ class DivBackward1(GeneratedNode):
 
 
 class FloorDivideBackward0(GeneratedNode):
-    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:915).
+    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:932).
 
     self: zeros_shaped(grad, self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -1782,7 +1782,7 @@ class FloorDivideBackward0(GeneratedNode):
 
 
 class RemainderBackward0(GeneratedNode):
-    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:925).
+    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:942).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
@@ -1806,7 +1806,7 @@ class RemainderBackward0(GeneratedNode):
 
 
 class FmodBackward0(GeneratedNode):
-    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:936).
+    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:953).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
@@ -1830,7 +1830,7 @@ class FmodBackward0(GeneratedNode):
 
 
 class FloatPowerBackward0(GeneratedNode):
-    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:946).
+    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:963).
 
     self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
     exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
@@ -1857,7 +1857,7 @@ class FloatPowerBackward0(GeneratedNode):
 
 
 class FmaxBackward0(GeneratedNode):
-    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:957).
+    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:974).
 
     self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
     other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
@@ -1883,7 +1883,7 @@ class FmaxBackward0(GeneratedNode):
 
 
 class FminBackward0(GeneratedNode):
-    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:967).
+    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:984).
 
     self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
     other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
@@ -1909,7 +1909,7 @@ class FminBackward0(GeneratedNode):
 
 
 class MaxBackward2(GeneratedNode):
-    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:977).
+    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:994).
 
     self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
@@ -1935,7 +1935,7 @@ class MaxBackward2(GeneratedNode):
 
 
 class MinBackward2(GeneratedNode):
-    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:986).
+    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1003).
 
     self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
@@ -1961,7 +1961,7 @@ class MinBackward2(GeneratedNode):
 
 
 class Atan2Backward0(GeneratedNode):
-    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:995).
+    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1012).
 
     self: sum_to(grad * other / (self * self + other * other), self.shape)
     other: sum_to(-grad * self / (self * self + other * other), other.shape)
@@ -1987,7 +1987,7 @@ class Atan2Backward0(GeneratedNode):
 
 
 class HypotBackward0(GeneratedNode):
-    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1004).
+    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1021).
 
     self: sum_to(grad * self / result, self.shape)
     other: sum_to(grad * other / result, other.shape)
@@ -2013,7 +2013,7 @@ class HypotBackward0(GeneratedNode):
 
 
 class LogaddexpBackward0(GeneratedNode):
-    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1013).
+    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1030).
 
     self: sum_to(grad / (1 + exp(other - self)), self.shape)
     other: sum_to(grad / (1 + exp(self - other)), other.shape)
@@ -2039,7 +2039,7 @@ class LogaddexpBackward0(GeneratedNode):
 
 
 class Logaddexp2Backward0(GeneratedNode):
-    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1022).
+    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1039).
 
     self: sum_to(grad / (1 + exp2(other - self)), self.shape)
     other: sum_to(grad / (1 + exp2(self - other)), other.shape)
@@ -2065,7 +2065,7 @@ class Logaddexp2Backward0(GeneratedNode):
 
 
 class CopysignBackward0(GeneratedNode):
-    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1031).
+    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1048).
 
     self: sum_to(grad * copysign_ratio(self, result), self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -2089,7 +2089,7 @@ class CopysignBackward0(GeneratedNode):
 
 
 class XlogyBackward0(GeneratedNode):
-    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1042).
+    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1059).
 
     self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
     other: sum_to(grad * self / other, other.shape)
@@ -2115,7 +2115,7 @@ class XlogyBackward0(GeneratedNode):
 
 
 class LerpBackward0(GeneratedNode):
-    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1053).
+    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1070).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2137,7 +2137,7 @@ class LerpBackward0(GeneratedNode):
 
 
 class LerpBackward1(GeneratedNode):
-    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1062).
+    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1079).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2167,7 +2167,7 @@ class LerpBackward1(GeneratedNode):
 
 
 class AddcmulBackward0(GeneratedNode):
-    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1072).
+    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1089).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
@@ -2195,7 +2195,7 @@ class AddcmulBackward0(GeneratedNode):
 
 
 class AddcdivBackward0(GeneratedNode):
-    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1083).
+    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1100).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
@@ -2224,7 +2224,7 @@ class AddcdivBackward0(GeneratedNode):
 
 
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1102).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1119).
 
     self: reshape(grad, self.shape)
     """
@@ -2242,7 +2242,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1113).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1130).
 
     self: reshape(grad, self.shape)
     """
@@ -2260,7 +2260,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1124).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1141).
 
     self: reshape(grad, self.shape)
     """
@@ -2278,7 +2278,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1132).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1149).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -2296,7 +2296,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1139).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1156).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -2314,7 +2314,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1146).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1163).
 
     self: movedim(grad, destination, source)
     """
@@ -2332,7 +2332,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1154).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1171).
 
     self: moveaxis(grad, destination, source)
     """
@@ -2350,7 +2350,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1161).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1178).
 
     self: t(grad)
     """
@@ -2368,7 +2368,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1170).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1187).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -2387,7 +2387,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1179).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1196).
 
     self: sum_to(grad, self.shape)
     """
@@ -2405,7 +2405,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1187).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1204).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -2423,7 +2423,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1197).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1214).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -2441,7 +2441,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1205).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1222).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -2460,7 +2460,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1214).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1231).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -2479,7 +2479,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1223).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1240).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -2497,7 +2497,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1234).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1251).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -2515,7 +2515,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1243).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1260).
 
     self: cat(grads, dim)
     """
@@ -2533,7 +2533,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1253).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1270).
 
     self: cat(grads, dim)
     """
@@ -2551,7 +2551,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1261).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1278).
 
     self: stack(grads, dim)
     """
@@ -2569,7 +2569,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1270).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1287).
 
     self: flip(grad, dims)
     """
@@ -2587,7 +2587,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1278).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1295).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -2605,7 +2605,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1286).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1303).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -2623,7 +2623,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1297).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1314).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -2641,7 +2641,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1304).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1321).
 
     self: tril(grad, diagonal)
     """
@@ -2659,7 +2659,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1311).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1328).
 
     self: triu(grad, diagonal)
     """
@@ -2677,7 +2677,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1318).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1335).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -2695,7 +2695,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1326).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1343).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -2713,7 +2713,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1336).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1353).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -2733,7 +2733,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1345).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1362).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -2757,7 +2757,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1355).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1372).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -2782,7 +2782,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1365).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1382).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -2802,7 +2802,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1372).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1389).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -2826,7 +2826,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1381).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1398).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -2846,7 +2846,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1390).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1407).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -2871,7 +2871,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1398).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1415).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -2891,7 +2891,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1408).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1425).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -2910,8 +2910,1003 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
         return (grad_self, )
 
 
+class MmBackward0(GeneratedNode):
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1446).
+
+    self: mm(grad, transpose(mat2, 0, 1))
+    mat2: mm(transpose(self, 0, 1), grad)
+    """
+
+    __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_mat2 = None
+        if self.next_functions[0][0] is not None:
+            mat2 = unpack(self._raw_saved_mat2, self, F.as_tensors)
+            grad_self = F.mm(grad, F.transpose(mat2, 0, 1))
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_mat2 = F.mm(F.transpose(self_, 0, 1), grad)
+        return (grad_self, grad_mat2, )
+
+
+class BmmBackward0(GeneratedNode):
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1455).
+
+    self: bmm(grad, transpose(mat2, 1, 2))
+    mat2: bmm(transpose(self, 1, 2), grad)
+    """
+
+    __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_mat2 = None
+        if self.next_functions[0][0] is not None:
+            mat2 = unpack(self._raw_saved_mat2, self, F.as_tensors)
+            grad_self = F.bmm(grad, F.transpose(mat2, 1, 2))
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_mat2 = F.bmm(F.transpose(self_, 1, 2), grad)
+        return (grad_self, grad_mat2, )
+
+
+class MvBackward0(GeneratedNode):
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:1463).
+
+    self: outer(grad, vec)
+    vec: mv(transpose(self, 0, 1), grad)
+    """
+
+    __slots__ = ('_raw_saved_self', '_raw_saved_vec')
+    _saved_slots = ('_raw_saved_self', '_raw_saved_vec')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_vec = None
+        if self.next_functions[0][0] is not None:
+            vec = unpack(self._raw_saved_vec, self, F.as_tensors)
+            grad_self = F.outer(grad, vec)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_vec = F.mv(F.transpose(self_, 0, 1), grad)
+        return (grad_self, grad_vec, )
+
+
+class DotBackward0(GeneratedNode):
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:1471).
+
+    self: grad * tensor
+    tensor: grad * self
+    """
+
+    __slots__ = ('_raw_saved_self', '_raw_saved_tensor')
+    _saved_slots = ('_raw_saved_self', '_raw_saved_tensor')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_tensor = None
+        if self.next_functions[0][0] is not None:
+            tensor = unpack(self._raw_saved_tensor, self, F.as_tensors)
+            grad_self = grad * tensor
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_tensor = grad * self_
+        return (grad_self, grad_tensor, )
+
+
+class VdotBackward0(GeneratedNode):
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1479).
+
+    self: grad * other
+    other: grad * self
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = grad * other
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = grad * self_
+        return (grad_self, grad_other, )
+
+
+class InnerBackward0(GeneratedNode):
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1485).
+
+    self: inner_grad_self(grad, self.shape, other)
+    other: inner_grad_other(grad, self, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.inner_grad_self(grad, self._saved_self_shape, other)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.inner_grad_other(grad, self_, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class OuterBackward0(GeneratedNode):
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:1495).
+
+    self: mv(grad, vec2)
+    vec2: mv(transpose(grad, 0, 1), self)
+    """
+
+    __slots__ = ('_raw_saved_self', '_raw_saved_vec2')
+    _saved_slots = ('_raw_saved_self', '_raw_saved_vec2')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_vec2 = None
+        if self.next_functions[0][0] is not None:
+            vec2 = unpack(self._raw_saved_vec2, self, F.as_tensors)
+            grad_self = F.mv(grad, vec2)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_vec2 = F.mv(F.transpose(grad, 0, 1), self_)
+        return (grad_self, grad_vec2, )
+
+
+class EinsumBackward0(GeneratedNode):
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:1503).
+
+    tensors: einsum_backward(grad, equation, tensors)
+    """
+
+    __slots__ = ('_raw_saved_tensors', '_saved_equation')
+    _saved_slots = ('_raw_saved_tensors',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        tensors = unpack(self._raw_saved_tensors, self, F.as_tensors)
+        return tuple(F.einsum_backward(grad, self._saved_equation, tensors))
+
+
+class TensordotBackward0(GeneratedNode):
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:1520).
+
+    self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
+    other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dims_other', '_saved_dims_self', '_saved_other_ndim', '_saved_self_ndim')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.tensordot_grad_self(grad, other, self._saved_self_ndim, self._saved_dims_self, self._saved_dims_other)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.tensordot_grad_other(grad, self_, self._saved_other_ndim, self._saved_dims_self, self._saved_dims_other)
+        return (grad_self, grad_other, )
+
+
+class KronBackward0(GeneratedNode):
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1532).
+
+    self: kron_grad_self(grad, self.shape, other)
+    other: kron_grad_other(grad, self, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.kron_grad_self(grad, self._saved_self_shape, other)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.kron_grad_other(grad, self_, self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class AddmmBackward0(GeneratedNode):
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1541).
+
+    self: sum_to(maybe_multiply(grad, beta), self.shape)
+    mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
+    mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
+    """
+
+    __slots__ = ('_raw_saved_mat1', '_raw_saved_mat2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_mat1', '_raw_saved_mat2')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_mat1 = None
+        grad_mat2 = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(F.maybe_multiply(grad, self._saved_beta), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            mat2 = unpack(self._raw_saved_mat2, self, F.as_tensors)
+            grad_mat1 = F.maybe_multiply(F.mm(grad, F.transpose(mat2, 0, 1)), self._saved_alpha)
+        if self.next_functions[2][0] is not None:
+            mat1 = unpack(self._raw_saved_mat1, self, F.as_tensors)
+            grad_mat2 = F.maybe_multiply(F.mm(F.transpose(mat1, 0, 1), grad), self._saved_alpha)
+        return (grad_self, grad_mat1, grad_mat2, )
+
+
+class BaddbmmBackward0(GeneratedNode):
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1552).
+
+    self: sum_to(maybe_multiply(grad, beta), self.shape)
+    batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
+    batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
+    """
+
+    __slots__ = ('_raw_saved_batch1', '_raw_saved_batch2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_batch1', '_raw_saved_batch2')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_batch1 = None
+        grad_batch2 = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(F.maybe_multiply(grad, self._saved_beta), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            batch2 = unpack(self._raw_saved_batch2, self, F.as_tensors)
+            grad_batch1 = F.maybe_multiply(F.bmm(grad, F.transpose(batch2, 1, 2)), self._saved_alpha)
+        if self.next_functions[2][0] is not None:
+            batch1 = unpack(self._raw_saved_batch1, self, F.as_tensors)
+            grad_batch2 = F.maybe_multiply(F.bmm(F.transpose(batch1, 1, 2), grad), self._saved_alpha)
+        return (grad_self, grad_batch1, grad_batch2, )
+
+
+class CrossBackward0(GeneratedNode):
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:1561).
+
+    self: sum_to(cross(other, grad, dim), self.shape)
+    other: sum_to(cross(grad, self, dim), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.sum_to(F.cross(other, grad, self._saved_dim), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(F.cross(grad, self_, self._saved_dim), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class LinalgCrossBackward0(GeneratedNode):
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:1570).
+
+    self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
+    other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.sum_to(F.linalg_cross(other, grad, dim=self._saved_dim), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(F.linalg_cross(grad, self_, dim=self._saved_dim), self._saved_other_shape)
+        return (grad_self, grad_other, )
+
+
+class TraceBackward0(GeneratedNode):
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:1580).
+
+    self: trace_backward(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.trace_backward(grad, self._saved_self_shape)
+        return (grad_self, )
+
+
+class LinalgInvBackward0(GeneratedNode):
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:1589).
+
+    A: -matmul(mT(result), matmul(grad, mT(result)))
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
+        return (grad_A, )
+
+
+class InverseBackward0(GeneratedNode):
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:1600).
+
+    self: -matmul(mT(result), matmul(grad, mT(result)))
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
+        return (grad_self, )
+
+
+class LinalgDetBackward0(GeneratedNode):
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:1605).
+
+    A: det_backward(grad, A, result)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.det_backward(grad, A, result)
+        return (grad_A, )
+
+
+class DetBackward0(GeneratedNode):
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:1617).
+
+    self: det_backward(grad, self, result)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.det_backward(grad, self_, result)
+        return (grad_self, )
+
+
+class LinalgSlogdetBackward0(GeneratedNode):
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1622).
+
+    A: logabsdet_backward(grad_logabsdet, A)
+    """
+
+    __slots__ = ('_raw_saved_A',)
+    _saved_slots = ('_raw_saved_A',)
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_logabsdet = grads[1]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            grad_A = F.logabsdet_backward(grad_logabsdet, A)
+        return (grad_A, )
+
+
+class SlogdetBackward0(GeneratedNode):
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1632).
+
+    self: logabsdet_backward(grad_logabsdet, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_logabsdet = grads[1]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.logabsdet_backward(grad_logabsdet, self_)
+        return (grad_self, )
+
+
+class LogdetBackward0(GeneratedNode):
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:1638).
+
+    self: logabsdet_backward(grad, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.logabsdet_backward(grad, self_)
+        return (grad_self, )
+
+
+class LinalgSolveBackward0(GeneratedNode):
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:1643).
+
+    A: solve_grad_A(grad, A, result, B.shape, left)
+    B: solve_grad_B(grad, A, B.shape, left)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        grad_B = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.solve_grad_A(grad, A, result, self._saved_B_shape, self._saved_left)
+        if self.next_functions[1][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            grad_B = F.solve_grad_B(grad, A, self._saved_B_shape, self._saved_left)
+        return (grad_A, grad_B, )
+
+
+class LinalgCholeskyBackward0(GeneratedNode):
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:1657).
+
+    A: cholesky_backward(grad, result, upper)
+    """
+
+    __slots__ = ('_raw_saved_result', '_saved_upper')
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.cholesky_backward(grad, result, self._saved_upper)
+        return (grad_A, )
+
+
+class CholeskyBackward0(GeneratedNode):
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:1667).
+
+    self: cholesky_backward(grad, result, upper)
+    """
+
+    __slots__ = ('_raw_saved_result', '_saved_upper')
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = F.cholesky_backward(grad, result, self._saved_upper)
+        return (grad_self, )
+
+
+class LinalgEighBackward0(GeneratedNode):
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:1672).
+
+    A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
+    """
+
+    __slots__ = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors', '_saved_output_meta')
+    _saved_slots = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors')
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_eigenvalues = grads[0]
+        grad_eigenvectors = grads[1]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            eigenvalues = unpack(self._raw_saved_eigenvalues, self, F.as_tensors)
+            eigenvectors = unpack(self._raw_saved_eigenvectors, self, F.as_tensors)
+            grad_A = F.eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
+        return (grad_A, )
+
+
+class LinalgEigvalshBackward0(GeneratedNode):
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:1682).
+
+    A: eigvalsh_backward(grad, A, UPLO)
+    """
+
+    __slots__ = ('_raw_saved_A', '_saved_UPLO')
+    _saved_slots = ('_raw_saved_A',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            grad_A = F.eigvalsh_backward(grad, A, self._saved_UPLO)
+        return (grad_A, )
+
+
+class LinalgQrBackward0(GeneratedNode):
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:1689).
+
+    A: qr_backward(grad_Q, grad_R, Q, R, mode)
+    """
+
+    __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_mode', '_saved_output_meta')
+    _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_Q = grads[0]
+        grad_R = grads[1]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            Q = unpack(self._raw_saved_Q, self, F.as_tensors)
+            R = unpack(self._raw_saved_R, self, F.as_tensors)
+            grad_A = F.qr_backward(grad_Q, grad_R, Q, R, self._saved_mode)
+        return (grad_A, )
+
+
+class LinalgSvdBackward0(GeneratedNode):
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:1700).
+
+    A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
+    """
+
+    __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh', '_saved_full_matrices', '_saved_output_meta')
+    _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh')
+    num_outputs = 3
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_U = grads[0]
+        grad_S = grads[1]
+        grad_Vh = grads[2]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            S = unpack(self._raw_saved_S, self, F.as_tensors)
+            U = unpack(self._raw_saved_U, self, F.as_tensors)
+            Vh = unpack(self._raw_saved_Vh, self, F.as_tensors)
+            grad_A = F.svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, self._saved_full_matrices)
+        return (grad_A, )
+
+
+class LinalgSvdvalsBackward0(GeneratedNode):
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:1713).
+
+    A: svdvals_backward(grad, A)
+    """
+
+    __slots__ = ('_raw_saved_A',)
+    _saved_slots = ('_raw_saved_A',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            grad_A = F.svdvals_backward(grad, A)
+        return (grad_A, )
+
+
+class LinalgPinvBackward0(GeneratedNode):
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:1722).
+
+    A: pinv_backward(grad, result, A)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.pinv_backward(grad, result, A)
+        return (grad_A, )
+
+
+class PinverseBackward0(GeneratedNode):
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:1732).
+
+    self: pinv_backward(grad, result, self)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.pinv_backward(grad, result, self_)
+        return (grad_self, )
+
+
+class LinalgVectorNormBackward0(GeneratedNode):
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1738).
+
+    x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_x')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_x = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            x = unpack(self._raw_saved_x, self, F.as_tensors)
+            grad_x = F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_x, )
+
+
+class LinalgMatrixNormBackward0(GeneratedNode):
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:1754).
+
+    A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_A, )
+
+
+class LinalgMatrixNormBackward1(GeneratedNode):
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:1767).
+
+    A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_A, )
+
+
+class LinalgNormBackward0(GeneratedNode):
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1778).
+
+    A: norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_A, )
+
+
+class LinalgNormBackward1(GeneratedNode):
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1790).
+
+    A: norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_A, )
+
+
+class NormBackward0(GeneratedNode):
+    """Backward of `norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1802).
+
+    self: torch_norm_backward(grad, self, result, p, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)
+        return (grad_self, )
+
+
+class NormBackward1(GeneratedNode):
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1810).
+
+    self: torch_norm_backward(grad, self, result, p, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)
+        return (grad_self, )
+
+
+class SvdBackward0(GeneratedNode):
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:1819).
+
+    self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
+    """
+
+    __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self', '_saved_compute_uv', '_saved_output_meta', '_saved_some')
+    _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self')
+    num_outputs = 3
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_U = grads[0]
+        grad_S = grads[1]
+        grad_V = grads[2]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            S = unpack(self._raw_saved_S, self, F.as_tensors)
+            U = unpack(self._raw_saved_U, self, F.as_tensors)
+            V = unpack(self._raw_saved_V, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.torch_svd_backward(grad_U, grad_S, grad_V, self_, U, S, V, self._saved_some, self._saved_compute_uv)
+        return (grad_self, )
+
+
+class QrBackward0(GeneratedNode):
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:1828).
+
+    self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
+    """
+
+    __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_output_meta', '_saved_some')
+    _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_Q = grads[0]
+        grad_R = grads[1]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            Q = unpack(self._raw_saved_Q, self, F.as_tensors)
+            R = unpack(self._raw_saved_R, self, F.as_tensors)
+            grad_self = F.qr_backward(grad_Q, grad_R, Q, R, F.qr_mode(self._saved_some))
+        return (grad_self, )
+
+
+class LinalgSolveTriangularBackward0(GeneratedNode):
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:1835).
+
+    A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
+    B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left', '_saved_unitriangular', '_saved_upper')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        grad_B = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.solve_triangular_grad_A(grad, A, result, self._saved_upper, self._saved_left, self._saved_unitriangular)
+        if self.next_functions[1][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            grad_B = F.solve_triangular_grad_B(grad, A, self._saved_B_shape, self._saved_upper, self._saved_left, self._saved_unitriangular)
+        return (grad_A, grad_B, )
+
+
+class LinalgVecdotBackward0(GeneratedNode):
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:1847).
+
+    x: vecdot_grad(grad, y, dim, x.shape)
+    y: vecdot_grad(grad, x, dim, y.shape)
+    """
+
+    __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
+    _saved_slots = ('_raw_saved_x', '_raw_saved_y')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_x = None
+        grad_y = None
+        if self.next_functions[0][0] is not None:
+            y = unpack(self._raw_saved_y, self, F.as_tensors)
+            grad_x = F.vecdot_grad(grad, y, self._saved_dim, self._saved_x_shape)
+        if self.next_functions[1][0] is not None:
+            x = unpack(self._raw_saved_x, self, F.as_tensors)
+            grad_y = F.vecdot_grad(grad, x, self._saved_dim, self._saved_y_shape)
+        return (grad_x, grad_y, )
+
+
+class LinalgMultiDotBackward0(GeneratedNode):
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:1858).
+
+    tensors: multi_dot_backward(grad, tensors)
+    """
+
+    __slots__ = ('_raw_saved_tensors',)
+    _saved_slots = ('_raw_saved_tensors',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        tensors = unpack(self._raw_saved_tensors, self, F.as_tensors)
+        return tuple(F.multi_dot_backward(grad, tensors))
+
+
+class LinalgMatrixPowerBackward0(GeneratedNode):
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:1868).
+
+    A: matrix_power_backward(grad, A, n)
+    """
+
+    __slots__ = ('_raw_saved_A', '_saved_n')
+    _saved_slots = ('_raw_saved_A',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            grad_A = F.matrix_power_backward(grad, A, self._saved_n)
+        return (grad_A, )
+
+
+class MatrixPowerBackward0(GeneratedNode):
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:1879).
+
+    self: matrix_power_backward(grad, self, n)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_n')
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.matrix_power_backward(grad, self_, self._saved_n)
+        return (grad_self, )
+
+
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1433).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1896).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -2939,7 +3934,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1447).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1910).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -2967,7 +3962,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1459).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1922).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -2995,7 +3990,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1474).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1937).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -3023,7 +4018,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:1486).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:1949).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -3051,7 +4046,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:1498).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:1961).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -3079,7 +4074,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:1514).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:1977).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -3103,7 +4098,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:1529).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:1992).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -3123,7 +4118,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:1539).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2002).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -3142,7 +4137,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:1547).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2010).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -3162,7 +4157,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:1560).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2023).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -3181,7 +4176,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:1570).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:2033).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -3199,7 +4194,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:1579).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:2042).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -3217,7 +4212,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:1592).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:2055).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -3235,7 +4230,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:1603).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2066).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -3253,7 +4248,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:1612).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2075).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -3271,7 +4266,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:1625).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:2088).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -3289,7 +4284,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:1639).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:2102).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -3307,7 +4302,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:1651).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:2114).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable

@@ -1,2 +1,374 @@
-"""numpy building blocks for the linalg ops' `forward:` expressions."""
-import numpy as np  # noqa: F401
+"""numpy building blocks for the linalg ops' `forward:` expressions.
+
+They check shapes the way torch does, so a wrong call fails with torch's message
+instead of numpy silently broadcasting or contracting something else.
+"""
+import numpy as np
+
+
+def _require(ok, message):
+    if not ok:
+        raise RuntimeError(message)
+
+
+def mm_array(a, b):
+    _require(a.ndim == 2 and b.ndim == 2,
+             f"mm: both arguments must be 2-D matrices, got {a.ndim}-D and {b.ndim}-D "
+             "(use matmul for vectors or batches)")
+    _require(a.shape[1] == b.shape[0],
+             f"mm: mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+             f"{b.shape[0]}x{b.shape[1]})")
+    return np.matmul(a, b)
+
+
+def bmm_array(a, b):
+    _require(a.ndim == 3 and b.ndim == 3,
+             f"bmm: both arguments must be 3-D batches of matrices, got {a.ndim}-D and {b.ndim}-D "
+             "(use matmul to broadcast batch dimensions)")
+    _require(a.shape[0] == b.shape[0] and a.shape[2] == b.shape[1],
+             f"bmm: batch shapes {a.shape} and {b.shape} cannot be multiplied")
+    return np.matmul(a, b)
+
+
+def mv_array(a, v):
+    _require(a.ndim == 2 and v.ndim == 1,
+             f"mv: expected a 2-D matrix and a 1-D vector, got {a.ndim}-D and {v.ndim}-D")
+    _require(a.shape[1] == v.shape[0],
+             f"mv: size mismatch, got matrix {a.shape[0]}x{a.shape[1]} and vector {v.shape[0]}")
+    return np.matmul(a, v)
+
+
+def dot_array(a, b, name="dot"):
+    _require(a.ndim == 1 and b.ndim == 1,
+             f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors ({name})")
+    _require(a.shape[0] == b.shape[0],
+             f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
+             f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
+             f"respectively ({name})")
+    return np.dot(a, b)
+
+
+def inner_array(a, b):
+    if a.ndim == 0 or b.ndim == 0:
+        return np.multiply(a, b)
+    _require(a.shape[-1] == b.shape[-1],
+             f"inner() the last dimension must match on both input tensors but got shapes "
+             f"{list(a.shape)} and {list(b.shape)}")
+    return np.inner(a, b)
+
+
+def outer_array(a, b):
+    _require(a.ndim == 1 and b.ndim == 1,
+             f"outer: expected two 1-D vectors, got {a.ndim}-D and {b.ndim}-D")
+    return np.multiply.outer(a, b)
+
+
+def tensordot_array(a, b, dims_a, dims_b):
+    dims_a, dims_b = tuple(dims_a), tuple(dims_b)
+    _require(len(dims_a) == len(dims_b),
+             f"tensordot: both dimension lists should have the same length, got {list(dims_a)} "
+             f"and {list(dims_b)}")
+    for da, db in zip(dims_a, dims_b):
+        _require(a.shape[da] == b.shape[db],
+                 f"tensordot: contracted dimensions need to match, but first has size "
+                 f"{a.shape[da]} in dim {da} and second has size {b.shape[db]} in dim {db}")
+    return np.tensordot(a, b, axes=(dims_a, dims_b))
+
+
+def einsum_array(equation, operands):
+    try:
+        return np.einsum(equation, *operands)
+    except ValueError as exc:
+        raise RuntimeError(f"einsum(): {exc} (equation '{equation}', operand shapes "
+                           f"{[list(o.shape) for o in operands]})") from None
+
+
+def kron_array(a, b):
+    return np.kron(a, b)
+
+
+def addmm_array(self, mat1, mat2, beta, alpha):
+    product = mm_array(mat1, mat2)
+    return _scaled_sum(self, product, beta, alpha)
+
+
+def baddbmm_array(self, batch1, batch2, beta, alpha):
+    product = bmm_array(batch1, batch2)
+    return _scaled_sum(self, product, beta, alpha)
+
+
+def _scaled_sum(self, product, beta, alpha):
+    # beta == 0 ignores self entirely (nan and inf in it do not propagate), as torch
+    scaled = product if alpha == 1 else np.multiply(alpha, product)
+    if beta == 0:
+        return np.array(np.broadcast_to(scaled, np.broadcast_shapes(self.shape, scaled.shape)))
+    return np.add(self if beta == 1 else np.multiply(beta, self), scaled)
+
+
+def cross_dim(a_shape, b_shape, dim):
+    """torch.cross's dim: None means the first dimension of size 3 (broadcast shape)."""
+    _require(len(a_shape) == len(b_shape),
+             "linalg.cross: inputs must have the same number of dimensions.")
+    shape = np.broadcast_shapes(tuple(a_shape), tuple(b_shape))
+    if dim is None:
+        for i, n in enumerate(shape):
+            if n == 3:
+                return i
+        raise RuntimeError(f"no dimension of size 3 in input of shape {list(shape)}; pass dim=")
+    _require(shape[dim] == 3,
+             f"linalg.cross: inputs dimension {dim} must have length 3. Got {shape[dim]}")
+    return dim % len(shape)
+
+
+def cross_array(a, b, dim):
+    dim = cross_dim(a.shape, b.shape, dim)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    return np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=dim)
+
+
+def trace_array(a):
+    _require(a.ndim == 2, f"trace: expected a matrix, but got tensor with dim {a.ndim}")
+    return np.asarray(np.trace(a))
+
+
+def _square(a, name):
+    _require(a.ndim >= 2 and a.shape[-1] == a.shape[-2],
+             f"linalg.{name}: A must be batches of square matrices, but they are "
+             f"{a.shape[-2] if a.ndim >= 2 else 1} by {a.shape[-1] if a.ndim else 1} matrices")
+    return a
+
+
+def inv_array(a):
+    _square(a, "inv")
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.inv: The diagonal element of the LU factorization is zero: "
+                           "the matrix is singular and has no inverse (try linalg.pinv)") from None
+
+
+def det_array(a):
+    return np.asarray(np.linalg.det(_square(a, "det")))
+
+
+def slogdet_array(a):
+    sign, logabsdet = np.linalg.slogdet(_square(a, "slogdet"))
+    return np.asarray(sign), np.asarray(logabsdet)
+
+
+def logdet_array(a):
+    sign, logabsdet = np.linalg.slogdet(_square(a, "logdet"))
+    return np.asarray(np.where(sign < 0, np.nan, np.where(sign == 0, -np.inf, logabsdet)),
+                      dtype=a.dtype)
+
+
+def solve_is_vector(a_shape, b_shape):
+    """torch.linalg.solve's rule: B is a (batch of) vector(s) when it has one dim less."""
+    return len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1
+                                 and tuple(b_shape) == tuple(a_shape[:-1]))
+
+
+def solve_array(a, b, left=True):
+    _square(a, "solve")
+    vector = solve_is_vector(a.shape, b.shape)
+    try:
+        if left:
+            if vector:
+                return np.linalg.solve(a, b[..., None])[..., 0]
+            return np.linalg.solve(a, b)
+        at = np.swapaxes(a, -1, -2)
+        if vector:
+            return np.linalg.solve(at, b[..., None])[..., 0]
+        return np.swapaxes(np.linalg.solve(at, np.swapaxes(b, -1, -2)), -1, -2)
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
+                           "singular.") from None
+
+
+def cholesky_array(a, upper=False):
+    _square(a, "cholesky")
+    try:
+        lower = np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.cholesky: The factorization could not be completed because "
+                           "the input is not positive-definite.") from None
+    return np.swapaxes(lower, -1, -2).copy() if upper else lower
+
+
+def eigh_array(a, UPLO="L"):
+    _square(a, "eigh")
+    _require(UPLO in ("L", "U"), f"linalg.eigh: UPLO must be 'L' or 'U', got '{UPLO}'")
+    values, vectors = np.linalg.eigh(a, UPLO=UPLO)
+    return values, vectors
+
+
+def qr_array(a, mode="reduced"):
+    _require(mode in ("reduced", "complete", "r"),
+             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+             "'r', or 'complete'")
+    _require(a.ndim >= 2, f"linalg.qr: The input tensor A must have at least 2 dimensions.")
+    q, r = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+    if mode == "r":
+        return np.zeros((0,), dtype=a.dtype), r
+    return q, r
+
+
+def svd_array(a, full_matrices=True):
+    _require(a.ndim >= 2, f"linalg.svd: The input tensor A must have at least 2 dimensions.")
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return u, s, vh
+
+
+def vector_norm_array(x, ord=2, dim=None, keepdim=False):
+    axis = None if dim is None else ((dim,) if isinstance(dim, (int, np.integer)) else tuple(dim))
+    if axis == ():
+        axis = None
+    ax = np.abs(x)
+    if ord == 0:
+        out = np.sum(ax != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
+    elif ord == np.inf:
+        out = np.amax(ax, axis=axis, keepdims=keepdim)
+    elif ord == -np.inf:
+        out = np.amin(ax, axis=axis, keepdims=keepdim)
+    elif ord == 1:
+        out = np.sum(ax, axis=axis, keepdims=keepdim)
+    elif ord == 2:
+        out = np.sqrt(np.sum(ax * ax, axis=axis, keepdims=keepdim))
+    else:
+        out = np.power(np.sum(np.power(ax, ord), axis=axis, keepdims=keepdim), 1.0 / ord)
+    return np.asarray(out, dtype=x.dtype)
+
+
+MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf)
+
+
+def matrix_dims(ndim, dim):
+    _require(ndim >= 2, f"linalg.matrix_norm: The input tensor A must have at least 2 "
+                        f"dimensions, got {ndim}")
+    dim = tuple(dim)
+    _require(len(dim) == 2, f"linalg.matrix_norm: dim must be a 2-tuple. Got {list(dim)}")
+    d0, d1 = dim[0] % ndim, dim[1] % ndim
+    _require(d0 != d1, f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def matrix_norm_array(a, ord="fro", dim=(-2, -1), keepdim=False):
+    _require(ord in MATRIX_ORDS,
+             f"linalg.matrix_norm: Order {ord} not supported; use 'fro', 'nuc', 1, -1, 2, -2, "
+             "inf or -inf")
+    d0, d1 = matrix_dims(a.ndim, dim)
+    out = np.linalg.norm(a, ord=ord, axis=(d0, d1), keepdims=keepdim)
+    return np.asarray(out, dtype=a.dtype)
+
+
+def norm_kind(ndim, ord, dim):
+    """torch.linalg.norm: 'vector' or 'matrix', and the dims it reduces."""
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    if dim is not None:
+        dim = tuple(dim)
+        _require(len(dim) in (1, 2), f"linalg.norm: If dim is specified, it must be of length 1 "
+                                     f"or 2. Got {list(dim)}")
+        return ("vector" if len(dim) == 1 else "matrix"), dim
+    if ord is None:
+        return "vector", None
+    _require(ndim in (1, 2), f"linalg.norm: If dim is not specified but ord is, the input must "
+                             f"be 1D or 2D. Got {ndim}D.")
+    return ("vector", None) if ndim == 1 else ("matrix", (-2, -1))
+
+
+def norm_array(x, ord=None, dim=None, keepdim=False):
+    kind, dims = norm_kind(x.ndim, ord, dim)
+    if kind == "matrix":
+        return matrix_norm_array(x, "fro" if ord is None else ord, dims, keepdim)
+    _require(not isinstance(ord, str), f"linalg.norm: order '{ord}' is a matrix norm; pass a "
+                                       "2-tuple dim or a 2-D input")
+    return vector_norm_array(x, 2 if ord is None else ord, dims, keepdim)
+
+
+def pinv_array(a, atol=None, rtol=None, hermitian=False):
+    _require(a.ndim >= 2, "linalg.pinv: The input tensor A must have at least 2 dimensions.")
+    if hermitian:
+        # as torch (which uses eigh): only the lower triangle is read
+        lower = np.tril(a)
+        a = lower + np.swapaxes(np.tril(a, -1), -1, -2)
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    smax = np.amax(s, axis=-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
+    if rtol is None:
+        rtol = 0.0 if (atol is not None and atol > 0) else max(a.shape[-2:]) * np.finfo(a.dtype).eps
+    cutoff = np.maximum(0.0 if atol is None else atol, rtol * smax)
+    s_inv = np.where(s > cutoff, 1.0 / np.where(s > cutoff, s, 1.0), 0.0).astype(a.dtype)
+    return np.matmul(np.swapaxes(vh, -1, -2) * s_inv[..., None, :], np.swapaxes(u, -1, -2))
+
+
+def torch_svd_array(a, some=True, compute_uv=True):
+    """torch.svd: (U, S, V) with V, not Vh; zero U and V when compute_uv=False."""
+    if not compute_uv:
+        s = np.linalg.svd(a, compute_uv=False)
+        m, n = a.shape[-2:]
+        return (np.zeros(a.shape[:-2] + (m, m), a.dtype), s,
+                np.zeros(a.shape[:-2] + (n, n), a.dtype))
+    u, s, vh = svd_array(a, full_matrices=not some)
+    return u, s, np.swapaxes(vh, -1, -2).copy()
+
+
+def torch_norm_array(x, p=2, dim=None, keepdim=False):
+    """torch.norm: a vector norm of any order over ``dim`` (all dims if None), or
+    p='fro' (the vector 2-norm) or p='nuc' (the nuclear norm over a 2-tuple dim)."""
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    if p == "nuc":
+        return matrix_norm_array(x, "nuc", tuple(range(x.ndim)) if dim is None else dim, keepdim)
+    if isinstance(p, str):
+        _require(p == "fro", f"norm: p must be 'fro', 'nuc' or a number, got '{p}'")
+        p = 2
+    return vector_norm_array(x, 2 if p is None else p, dim, keepdim)
+
+
+def _triangle(a, upper, unitriangular=False):
+    """The triangle of ``a`` a triangular solve reads (unit diagonal if unitriangular)."""
+    t = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        n = a.shape[-1]
+        t = t - t * np.eye(n, dtype=a.dtype) + np.eye(n, dtype=a.dtype)
+    return t
+
+
+def solve_triangular_array(a, b, upper, left=True, unitriangular=False):
+    _square(a, "solve_triangular")
+    _require(b.ndim >= 2, f"linalg.solve_triangular: The input tensor B must have at least 2 "
+                          f"dimensions, got {b.ndim}")
+    t = _triangle(a, upper, unitriangular)
+    if not left:
+        t, b = np.swapaxes(t, -1, -2), np.swapaxes(b, -1, -2)
+    batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    t = np.broadcast_to(t, batch + t.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    try:
+        x = np.linalg.solve(t, b)
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.solve_triangular: the triangular matrix has a zero on its "
+                           "diagonal (it is singular)") from None
+    return np.swapaxes(x, -1, -2).copy() if not left else x
+
+
+def vecdot_array(x, y, dim=-1):
+    return np.sum(np.multiply(x, y), axis=dim)
+
+
+def multi_dot_array(tensors):
+    _require(len(tensors) >= 2, f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    for i, t in enumerate(tensors):
+        ok = t.ndim == 2 or (t.ndim == 1 and i in (0, len(tensors) - 1))
+        _require(ok, f"multi_dot(): tensor {i} must be 2D" +
+                 (" or 1D" if i in (0, len(tensors) - 1) else "") + f" but got {t.ndim}D")
+    return np.asarray(np.linalg.multi_dot(tensors))
+
+
+def matrix_power_array(a, n):
+    _square(a, "matrix_power")
+    try:
+        return np.linalg.matrix_power(a, n)
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.matrix_power: the matrix is singular, so it has no negative "
+                           "powers") from None

@@ -1,0 +1,53 @@
+"""Ops whose Python signature is richer than their derivatives.yaml schema.
+
+torch implements these two in Python too (torch/functional.py): ``einsum`` takes its
+operands as varargs or as one list, ``tensordot`` takes ``dims`` as an int or as a
+pair of dim lists.  Both normalize their arguments and call the generated op,
+which records the node and whose gradients derivatives.yaml declares.
+"""
+import numbers
+
+from minigrad._generated import functions as _F
+
+__all__ = ["einsum", "tensordot"]
+
+
+def einsum(equation, *operands):
+    """Sums the products of the operands' elements along the dims ``equation`` names.
+
+    >>> a, b = minigrad.randn(3, 4), minigrad.randn(4, 2)
+    >>> minigrad.einsum("ij,jk->ik", a, b).shape      # or einsum("ij,jk->ik", [a, b])
+    (3, 2)
+    """
+    if not isinstance(equation, str):
+        raise TypeError("einsum(): the first argument must be the equation string, e.g. "
+                        "einsum('ij,jk->ik', a, b); the sublist format is not supported")
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    return _F.einsum(equation, list(operands))
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Contracts ``a`` and ``b`` over ``dims``: an int (the last ``dims`` dims of ``a`` with
+    the first ``dims`` of ``b``) or a pair of dim lists ``([dims of a], [dims of b])``.
+
+    >>> a, b = minigrad.randn(3, 4, 5), minigrad.randn(4, 5, 2)
+    >>> minigrad.tensordot(a, b, dims=([1, 2], [0, 1])).shape
+    (3, 2)
+    """
+    if out is not None:
+        raise TypeError("tensordot(): out= is not supported; use the returned tensor")
+    if hasattr(dims, "tolist"):
+        dims = dims.tolist()
+    if isinstance(dims, numbers.Integral):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        dims_a, dims_b = ([d] if isinstance(d, numbers.Integral) else list(d) for d in dims)
+    else:
+        raise RuntimeError("tensordot expects dims to be an int or a pair of dim lists, like "
+                           f"dims=([1, 0], [0, 1]); got {dims!r}")
+    return _F.tensordot(a, b, dims_a, dims_b)
