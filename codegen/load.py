@@ -4,6 +4,7 @@ Validation happens here, completely, before anything is written: a bad entry
 means no file changes at all.
 """
 import ast
+import math
 import os
 import re
 
@@ -315,6 +316,8 @@ def _sample_value(arg, value, where):
         return f"np.index_exp[{value}]"
     if isinstance(value, list):
         value = tuple(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float({str(value)!r})"  # YAML's .inf / .nan; repr() would be a bare name
     return repr(value)
 
 

@@ -257,6 +257,56 @@ def log_softmax(self, dim):
     return log_softmax_array(self, dim)
 
 
+def prod(self, dim=None, keepdim=False):
+    """prod(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    return prod_array(self, dim, keepdim)
+
+
+def cumsum(self, dim):
+    """cumsum(Tensor self, int dim) -> Tensor"""
+    return cumsum_array(self, dim)
+
+
+def cumprod(self, dim):
+    """cumprod(Tensor self, int dim) -> Tensor"""
+    return cumprod_array(self, dim)
+
+
+def var(self, dim=None, *, correction=None, keepdim=False):
+    """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"""
+    return var_array(self, dim, correction, keepdim)
+
+
+def std(self, dim=None, *, correction=None, keepdim=False):
+    """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"""
+    return std_array(self, dim, correction, keepdim)
+
+
+def norm(self, p='fro', dim=None, keepdim=False):
+    """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return norm_array(self, p, dim, keepdim)
+
+
+def argmax(self, dim=None, keepdim=False):
+    """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    return argmax_array(self, dim, keepdim)
+
+
+def argmin(self, dim=None, keepdim=False):
+    """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    return argmin_array(self, dim, keepdim)
+
+
+def any(self, dim=None, keepdim=False):
+    """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return np.any(self, axis=axes(dim), keepdims=keepdim)
+
+
+def all(self, dim=None, keepdim=False):
+    """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return np.all(self, axis=axes(dim), keepdims=keepdim)
+
+
 def max(*args, **kwargs):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | max(Tensor self) -> Tensor"""
     return dispatch("max", _MAX_OVERLOADS, args, kwargs, arrays=True)

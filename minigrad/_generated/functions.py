@@ -512,7 +512,7 @@ def sum(self, dim=None, keepdim=False):
 def mean(self, dim=None, keepdim=False):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:241):
+    Derivatives (derivatives.yaml:246):
         self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
     out = array_ops.mean(data_of(self), dim, keepdim)
@@ -530,7 +530,7 @@ def mean(self, dim=None, keepdim=False):
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:249):
+    Derivatives (derivatives.yaml:258):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amax(data_of(self), dim, keepdim)
@@ -550,7 +550,7 @@ def amax(self, dim=None, keepdim=False):
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:258):
+    Derivatives (derivatives.yaml:270):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amin(data_of(self), dim, keepdim)
@@ -570,7 +570,7 @@ def amin(self, dim=None, keepdim=False):
 def max_dim(self, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:265):
+    Derivatives (derivatives.yaml:279):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -594,7 +594,7 @@ def max_dim(self, dim, keepdim=False):
 def max_default(self):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:273):
+    Derivatives (derivatives.yaml:290):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.max_default(data_of(self))
@@ -613,7 +613,7 @@ def max_default(self):
 def min_dim(self, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:278):
+    Derivatives (derivatives.yaml:298):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -637,7 +637,7 @@ def min_dim(self, dim, keepdim=False):
 def min_default(self):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:284):
+    Derivatives (derivatives.yaml:306):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.min_default(data_of(self))
@@ -656,7 +656,7 @@ def min_default(self):
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:289):
+    Derivatives (derivatives.yaml:313):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -677,7 +677,7 @@ def logsumexp(self, dim, keepdim=False):
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:297):
+    Derivatives (derivatives.yaml:325):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -697,7 +697,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:303):
+    Derivatives (derivatives.yaml:331):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -716,7 +716,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:311):
+    Derivatives (derivatives.yaml:339):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -733,7 +733,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:320):
+    Derivatives (derivatives.yaml:348):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -749,7 +749,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:328):
+    Derivatives (derivatives.yaml:356):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -764,7 +764,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:334):
+    Derivatives (derivatives.yaml:362):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -781,7 +781,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:343):
+    Derivatives (derivatives.yaml:371):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -798,7 +798,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:352):
+    Derivatives (derivatives.yaml:380):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -815,7 +815,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:360):
+    Derivatives (derivatives.yaml:388):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -833,7 +833,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:371):
+    Derivatives (derivatives.yaml:399):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -848,7 +848,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:377):
+    Derivatives (derivatives.yaml:405):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -866,7 +866,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:385):
+    Derivatives (derivatives.yaml:413):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -881,7 +881,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:394):
+    Derivatives (derivatives.yaml:422):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -904,7 +904,7 @@ def matmul(self, other):
 def softmax(self, dim):
     """softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:407):
+    Derivatives (derivatives.yaml:435):
         self: result * (grad - sum(grad * result, dim, True))
     """
     out = array_ops.softmax(data_of(self), dim)
@@ -922,7 +922,7 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:415):
+    Derivatives (derivatives.yaml:443):
         self: grad - exp(result) * sum(grad, dim, True)
     """
     out = array_ops.log_softmax(data_of(self), dim)
@@ -935,6 +935,165 @@ def log_softmax(self, dim):
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
     return result
+
+
+def prod(self, dim=None, keepdim=False):
+    """prod(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:462):
+        self: prod_backward(grad, self, result, dim, keepdim)
+    """
+    out = array_ops.prod(data_of(self), dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ProdBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def cumsum(self, dim):
+    """cumsum(Tensor self, int dim) -> Tensor
+
+    Derivatives (derivatives.yaml:478):
+        self: cumsum_backward(grad, dim)
+    """
+    out = array_ops.cumsum(data_of(self), dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = CumsumBackward0((edge_of(self),))
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def cumprod(self, dim):
+    """cumprod(Tensor self, int dim) -> Tensor
+
+    Derivatives (derivatives.yaml:488):
+        self: cumprod_backward(grad, self, dim, result)
+    """
+    out = array_ops.cumprod(data_of(self), dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = CumprodBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def var(self, dim=None, *, correction=None, keepdim=False):
+    """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:500):
+        self: var_backward(grad, self, dim, correction, keepdim)
+    """
+    out = array_ops.var(data_of(self), dim, correction=correction, keepdim=keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = VarBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_correction = correction
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    result = wrap(out, node)
+    return result
+
+
+def std(self, dim=None, *, correction=None, keepdim=False):
+    """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:511):
+        self: std_backward(grad, self, result, dim, correction, keepdim)
+    """
+    out = array_ops.std(data_of(self), dim, correction=correction, keepdim=keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = StdBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_correction = correction
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def norm(self, p='fro', dim=None, keepdim=False):
+    """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:524):
+        self: norm_backward(grad, self, p, result, dim)
+    """
+    out = array_ops.norm(data_of(self), p, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NormBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_p = p
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def argmax(self, dim=None, keepdim=False):
+    """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:541):
+        self: non_differentiable
+    """
+    out = array_ops.argmax(data_of(self), dim, keepdim)
+    return wrap(out)
+
+
+def argmin(self, dim=None, keepdim=False):
+    """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:549):
+        self: non_differentiable
+    """
+    out = array_ops.argmin(data_of(self), dim, keepdim)
+    return wrap(out)
+
+
+def any(self, dim=None, keepdim=False):
+    """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:556):
+        self: non_differentiable
+    """
+    out = array_ops.any(data_of(self), dim, keepdim)
+    return wrap(out)
+
+
+def all(self, dim=None, keepdim=False):
+    """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:564):
+        self: non_differentiable
+    """
+    out = array_ops.all(data_of(self), dim, keepdim)
+    return wrap(out)
 
 
 def max(*args, **kwargs):

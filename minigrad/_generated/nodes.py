@@ -526,7 +526,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:241).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:246).
 
     self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -543,7 +543,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:249).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:258).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -562,7 +562,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:258).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:270).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -581,7 +581,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:265).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:279).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -601,7 +601,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:273).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:290).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -620,7 +620,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:278).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:298).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -640,7 +640,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:284).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:306).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -659,7 +659,7 @@ class MinBackward1(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:289).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:313).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -678,7 +678,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:297).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:325).
 
     self: gather_backward(grad, dim, index, self.shape)
     index: non_differentiable
@@ -697,7 +697,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:303).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:331).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -716,7 +716,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:311).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:339).
 
     self: reshape(grad, self.shape)
     """
@@ -733,7 +733,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:320).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:348).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -750,7 +750,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:328).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:356).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -767,7 +767,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:334).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:362).
 
     self: sum_to(grad, self.shape)
     """
@@ -784,7 +784,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:343).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:371).
 
     self: reshape(grad, self.shape)
     """
@@ -801,7 +801,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:352).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:380).
 
     self: reshape(grad, self.shape)
     """
@@ -818,7 +818,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:360).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:388).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -835,7 +835,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:371).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:399).
 
     self: getitem(grad, index)
     """
@@ -852,7 +852,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:377).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:405).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -866,7 +866,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:385).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:413).
 
     tensors: unstack(grad, dim)
     """
@@ -880,7 +880,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:394).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:422).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -903,7 +903,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:407).
+    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:435).
 
     self: result * (grad - sum(grad * result, dim, True))
     """
@@ -921,7 +921,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:415).
+    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:443).
 
     self: grad - exp(result) * sum(grad, dim, True)
     """
@@ -936,3 +936,166 @@ class LogSoftmaxBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad - F.exp(result) * F.sum(grad, self._saved_dim, True)
         return (grad_self, )
+
+
+class ProdBackward0(GeneratedNode):
+    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:462).
+
+    self: prod_backward(grad, self, result, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.prod_backward(grad, self_, result, self._saved_dim, self._saved_keepdim)
+        return (grad_self, )
+
+
+class CumsumBackward0(GeneratedNode):
+    """Backward of `cumsum(Tensor self, int dim) -> Tensor` (derivatives.yaml:478).
+
+    self: cumsum_backward(grad, dim)
+    """
+
+    __slots__ = ('_saved_dim',)
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.cumsum_backward(grad, self._saved_dim)
+        return (grad_self, )
+
+
+class CumprodBackward0(GeneratedNode):
+    """Backward of `cumprod(Tensor self, int dim) -> Tensor` (derivatives.yaml:488).
+
+    self: cumprod_backward(grad, self, dim, result)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.cumprod_backward(grad, self_, self._saved_dim, result)
+        return (grad_self, )
+
+
+class VarBackward0(GeneratedNode):
+    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:500).
+
+    self: var_backward(grad, self, dim, correction, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.var_backward(grad, self_, self._saved_dim, self._saved_correction, self._saved_keepdim)
+        return (grad_self, )
+
+
+class StdBackward0(GeneratedNode):
+    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:511).
+
+    self: std_backward(grad, self, result, dim, correction, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.std_backward(grad, self_, result, self._saved_dim, self._saved_correction, self._saved_keepdim)
+        return (grad_self, )
+
+
+class NormBackward0(GeneratedNode):
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:524).
+
+    self: norm_backward(grad, self, p, result, dim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
+        return (grad_self, )
+
+
+class ArgmaxBackward0(GeneratedNode):
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:541).
+
+    self: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        return ()
+
+
+class ArgminBackward0(GeneratedNode):
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:549).
+
+    self: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        return ()
+
+
+class AnyBackward0(GeneratedNode):
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:556).
+
+    self: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        return ()
+
+
+class AllBackward0(GeneratedNode):
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:564).
+
+    self: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        return ()
