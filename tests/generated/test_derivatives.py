@@ -142,7 +142,7 @@ SAMPLES = [
     pytest.param(functions.prod, (0,), {"self": T(values=[[1.5, 0.0, -2.0], [0.0, 1.2, 0.0]]), }, False, '', '', id="prod-4"),
     pytest.param(functions.prod, (0,), {"self": T(values=[[1.5, 0.0, -2.0, 0.7], [0.0, 1.2, 0.0, 0.9], [0.3, 0.6, 1.1, 0.0]]), "dim": 1, }, False, '', '', id="prod-5"),
     pytest.param(functions.prod, (0,), {"self": T(values=[[1.5, 0.0, -2.0], [0.0, 1.2, 0.0]]), "dim": 0, "keepdim": True, }, False, '', '', id="prod-6"),
-    pytest.param(functions.prod, (0,), {"self": T(values=[[0.0, 0.0], [1.3, 0.0]]), "keepdim": True, }, False, '', '', id="prod-7"),
+    pytest.param(functions.prod, (0,), {"self": T(values=[[0.0, 0.0], [1.3, 0.0]]), "dim": 1, "keepdim": True, }, False, '', '', id="prod-7"),
     pytest.param(functions.prod, (0,), {"self": T(shape=[3, 4], domain=[0.5, 1.5], dtype='float32'), "dim": 0, }, False, '', '', id="prod-8"),
     pytest.param(functions.prod, (0,), {"self": T(shape=[3, 4], domain=[0.5, 1.5], noncontiguous=True), "dim": 1, }, False, '', '', id="prod-9"),
     pytest.param(functions.prod, (0,), {"self": T([]), "dim": 0, }, False, '', '', id="prod-10"),

@@ -1,0 +1,279 @@
+"""Every derivatives.yaml entry that PyTorch also has, compared with torch (CPU, float64).
+
+Driven by the generated sample table (tests/generated/test_derivatives.py): for each
+sample row, the forward values, the first-order gradients (a random cotangent through
+``autograd.grad``) and a Hessian-vector product (the gradient of <grad, v> again) must
+match torch's on the same float64 values.  float32 samples are compared in float64.
+
+How an entry finds its torch counterpart, by default with no table row:
+  its name as exported in each of its YAML ``modules:`` (minigrad.linalg.inv for
+  ``linalg_inv``), looked up in the matching torch module (torch.linalg.inv); then,
+  for the ``minigrad`` module, a ``torch.Tensor`` method of that name (``expand``).
+  An overload (``max.dim``) calls torch's function of the base name (torch.max),
+  whose own argument parser picks the overload.
+Exceptions are explicit: MAPPED (a different torch callable) and SKIPPED (no torch
+counterpart; the reason is required).  Entries starting with ``_`` are never looked
+up (torch's private ops have other meanings) and so need a row.  ``<op>_backward``
+entries whose ``<op>`` is itself an entry are helpers: their derivatives are already
+compared through ``<op>``'s Hessian-vector products.  A test fails when an entry has
+no counterpart and no row, or a row names an entry that no longer exists.
+"""
+import importlib
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from minigrad import Tensor  # noqa: E402
+from minigrad._generated import functions  # noqa: E402
+from minigrad.autograd.functional import grad as mg_grad  # noqa: E402
+from minigrad.testing import build_sample  # noqa: E402
+from tests.generated.test_derivatives import SAMPLES  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+TORCH_MODULES = {
+    "minigrad": "torch",
+    "minigrad.linalg": "torch.linalg",
+    "minigrad.nn.functional": "torch.nn.functional",
+    "minigrad.special": "torch.special",
+    "minigrad.fft": "torch.fft",
+}
+
+# entry -> torch callable taking the sample's arguments (already converted to torch)
+MAPPED = {
+    "sum_to_size": lambda self, size: self.sum_to_size(size),
+    "_to_copy": lambda self, dtype: self.to(dtype),
+    "_fill": lambda self, value: torch.full_like(self, value),
+    "_copy_from": lambda self, src: self.clone().copy_(src),   # torch's _copy_from copies the other way
+    "getitem": lambda self, index: _torch_getitem(self, index),
+    "gather_backward": lambda self, dim, index, shape:
+        torch.zeros(shape, dtype=self.dtype).scatter_add(dim, index, self),
+}
+
+# entry -> why it is not compared with torch
+SKIPPED = {
+    "getitem_backward": "internal: the backward of getitem (zeros with the gradient added at the "
+                        "key); compared through getitem's Hessian-vector products",
+}
+
+RTOL, ATOL = 1e-7, 1e-9
+
+
+# ------------------------------------------------------------------ registry
+def _load_ops():
+    from codegen.load import load_registry
+    registry = load_registry(os.path.join(ROOT, "derivatives.yaml"), ROOT)
+    return {op.full_name: op for op in registry.ops}
+
+
+OPS = _load_ops()
+
+
+def _exported_names(op, module_name):
+    """The names under which ``module_name`` exports this entry."""
+    module = importlib.import_module(module_name)
+    targets = {id(getattr(functions, n, None)) for n in (op.name, op.func_name)} - {id(None)}
+    return [n for n in dir(module) if not n.startswith("__") and id(getattr(module, n)) in targets]
+
+
+def _is_backward_helper(op):
+    return op.name.endswith("_backward") and op.name[: -len("_backward")] in {o.name for o in OPS.values()}
+
+
+def resolve(op):
+    """(torch callable, None) or (None, reason it is skipped) or (None, None) if unknown."""
+    if op.full_name in MAPPED:
+        return MAPPED[op.full_name], None
+    if op.full_name in SKIPPED:
+        return None, SKIPPED[op.full_name]
+    if op.name.startswith("_"):
+        return None, None
+    if _is_backward_helper(op):
+        return None, (f"internal helper of `{op.name[: -len('_backward')]}`: compared through "
+                      "that entry's Hessian-vector products")
+    for module_name in op.modules:
+        torch_module = importlib.import_module(TORCH_MODULES[module_name])
+        for name in _exported_names(op, module_name):
+            fn = getattr(torch_module, name, None)
+            if callable(fn):
+                return fn, None
+            if module_name == "minigrad" and callable(getattr(torch.Tensor, name, None)):
+                return getattr(torch.Tensor, name), None
+    return None, None
+
+
+def test_every_entry_has_a_torch_counterpart_or_a_reason():
+    missing = [name for name, op in OPS.items() if resolve(op) == (None, None)]
+    assert not missing, (
+        f"no torch counterpart found for {missing}: add each to MAPPED (a torch callable) or "
+        f"SKIPPED (with the reason) in {__file__}")
+
+
+def test_exception_tables_name_existing_entries():
+    stale = sorted((set(MAPPED) | set(SKIPPED)) - set(OPS))
+    assert not stale, f"MAPPED/SKIPPED rows for entries that no longer exist: {stale}; remove them"
+
+
+def test_every_entry_has_a_sample_row():
+    sampled = {p.id.rsplit("-", 1)[0] for p in SAMPLES}
+    assert set(OPS) <= sampled, f"entries missing from the generated table: {set(OPS) - sampled}"
+
+
+# ------------------------------------------------------------------ converting a sample
+def _leaf64(x):
+    """A minigrad leaf in float64 (same values) and the matching torch leaf."""
+    data = x.data
+    if data.dtype.kind == "f":
+        if data.dtype != np.float64:
+            x = Tensor(data.astype(np.float64))
+            x.requires_grad_(True)
+        t = torch.tensor(np.array(x.data), dtype=torch.float64, requires_grad=x.requires_grad)
+        return x, t
+    return x, torch.from_numpy(np.array(data))
+
+
+def _convert(arg, value):
+    """(minigrad value, torch value) for one argument of the sample."""
+    if isinstance(value, Tensor):
+        return _leaf64(value)
+    if isinstance(value, list) and value and isinstance(value[0], Tensor):
+        pairs = [_leaf64(v) for v in value]
+        return [p[0] for p in pairs], [p[1] for p in pairs]
+    if arg.type.startswith("ScalarType") and isinstance(value, str):
+        return value, getattr(torch, value)
+    if arg.type == "Index":
+        key = value if isinstance(value, tuple) else (value,)
+        return value, tuple(torch.from_numpy(np.array(k.data)) if isinstance(k, Tensor) else k for k in key)
+    return value, value
+
+
+def _torch_call(fn, op, kwargs):
+    """Positional arguments up to the last one given (a skipped one gets the schema's
+    default, as torch's Python API takes them), keyword-only ones by keyword."""
+    positional = [a for a in op.args if not a.kwarg_only]
+    last = max((i for i, a in enumerate(positional) if a.name in kwargs), default=-1)
+    args = [kwargs[a.name] if a.name in kwargs else a.default for a in positional[: last + 1]]
+    keywords = {a.name: kwargs[a.name] for a in op.args if a.kwarg_only and a.name in kwargs}
+    return fn(*args, **keywords)
+
+
+def _torch_getitem(x, key):
+    """``x[key]`` in torch, which has no negative slice steps: flip those dims first."""
+    key = key if isinstance(key, tuple) else (key,)
+    used = sum(k is not None and k is not Ellipsis for k in key)
+    dim, flips, new_key = 0, [], []
+    for k in key:
+        if k is Ellipsis:
+            dim += x.ndim - used
+        elif isinstance(k, slice) and k.step is not None and k.step < 0:
+            n = x.shape[dim]
+            picked = range(*k.indices(n))
+            flips.append(dim)
+            k = slice(n - 1 - picked[0], n - picked[-1], -k.step) if picked else slice(0, 0)
+            dim += 1
+        elif k is not None:
+            dim += 1
+        new_key.append(k)
+    return (torch.flip(x, flips) if flips else x)[tuple(new_key)]
+
+
+def _as_list(out):
+    if isinstance(out, (Tensor, torch.Tensor)):
+        return [out]
+    return list(out)
+
+
+def _selected(outs, outputs):
+    # the differentiable outputs, picked exactly as minigrad.testing does
+    return [outs[i] for i in outputs] if len(outs) > 1 or outputs != (0,) else outs
+
+
+def _numpy(x):
+    return x.detach().numpy(force=True) if isinstance(x, torch.Tensor) else np.asarray(x.data)
+
+
+def _assert_close(mine, theirs, what):
+    mine, theirs = _numpy(mine), _numpy(theirs)
+    assert mine.shape == theirs.shape, f"{what}: shape {mine.shape} != torch's {theirs.shape}"
+    if mine.dtype.kind in "biu" or theirs.dtype.kind in "biu":
+        np.testing.assert_array_equal(mine, theirs, err_msg=what)
+    else:
+        np.testing.assert_allclose(mine, theirs, rtol=RTOL, atol=ATOL, err_msg=what)
+
+
+def _grads_or_zeros(grads, leaves, as_numpy):
+    return [as_numpy(g) if g is not None else np.zeros(tuple(leaf.shape)) for g, leaf in zip(grads, leaves)]
+
+
+# ------------------------------------------------------------------ the comparison
+def _rows():
+    rows = []
+    for p in SAMPLES:
+        name = p.id.rsplit("-", 1)[0]
+        fn, reason = resolve(OPS[name])
+        marks = [] if fn is not None else [pytest.mark.skip(reason=reason or "no torch counterpart")]
+        rows.append(pytest.param(name, fn, *p.values, id=p.id, marks=marks))
+    return rows
+
+
+@pytest.mark.parametrize("entry, torch_fn, op, outputs, sample, fast, skip_gradgrad, once", _rows())
+def test_matches_torch(entry, torch_fn, op, outputs, sample, fast, skip_gradgrad, once):
+    spec = OPS[entry]
+    built = build_sample(sample)
+    types = {a.name: a for a in spec.args}
+    mine, theirs = {}, {}
+    for name, value in built.items():
+        mine[name], theirs[name] = _convert(types[name], value)
+
+    # forward: every output, indices and masks included
+    mg_outs = _as_list(op(**mine))
+    th_outs = _as_list(_torch_call(torch_fn, spec, theirs))
+    assert len(mg_outs) == len(th_outs), f"{len(mg_outs)} outputs, torch has {len(th_outs)}"
+    for i, (m, t) in enumerate(zip(mg_outs, th_outs)):
+        _assert_close(m, t, f"{entry} output {i}")
+
+    mg_leaves = [v for v in _flat(mine) if isinstance(v, Tensor) and v.requires_grad]
+    th_leaves = [v for v in _flat(theirs) if isinstance(v, torch.Tensor) and v.requires_grad]
+    pairs = [(m, t) for m, t in zip(_selected(mg_outs, outputs), _selected(th_outs, outputs))
+             if m.requires_grad and t.requires_grad]
+    if not mg_leaves or not pairs:
+        return
+    rng = np.random.default_rng(7)
+    cotangents = [rng.standard_normal(tuple(m.shape)) for m, _ in pairs]
+
+    # first order
+    mg_g = mg_grad([m for m, _ in pairs], mg_leaves, [Tensor(c) for c in cotangents],
+                   create_graph=True, allow_unused=True)
+    th_g = torch.autograd.grad([t for _, t in pairs], th_leaves, [torch.from_numpy(c) for c in cotangents],
+                               create_graph=True, allow_unused=True)
+    for i, (m, t) in enumerate(zip(_grads_or_zeros(mg_g, mg_leaves, _numpy),
+                                   _grads_or_zeros(th_g, th_leaves, _numpy))):
+        _assert_close(m, t, f"{entry} gradient of input {i}")
+    if skip_gradgrad or once:
+        return
+
+    # second order: the Hessian-vector product d<grad, v>/d inputs
+    vs = [rng.standard_normal(tuple(leaf.shape)) for leaf in mg_leaves]
+    mg_terms = [(g * Tensor(v)).sum() for g, v in zip(mg_g, vs) if g is not None and g.requires_grad]
+    th_terms = [(g * torch.from_numpy(v)).sum() for g, v in zip(th_g, vs) if g is not None and g.requires_grad]
+    mg_h = mg_grad(_total(mg_terms), mg_leaves, allow_unused=True) if mg_terms else [None] * len(mg_leaves)
+    th_h = torch.autograd.grad(_total(th_terms), th_leaves, allow_unused=True) if th_terms else [None] * len(th_leaves)
+    for i, (m, t) in enumerate(zip(_grads_or_zeros(mg_h, mg_leaves, _numpy),
+                                   _grads_or_zeros(th_h, th_leaves, _numpy))):
+        _assert_close(m, t, f"{entry} Hessian-vector product for input {i}")
+
+
+def _flat(kwargs):
+    for value in kwargs.values():
+        yield from value if isinstance(value, list) else [value]
+
+
+def _total(terms):
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
+
