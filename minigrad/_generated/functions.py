@@ -530,7 +530,7 @@ def mean(self, dim=None, keepdim=False):
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:258):
+    Derivatives (derivatives.yaml:259):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amax(data_of(self), dim, keepdim)
@@ -550,7 +550,7 @@ def amax(self, dim=None, keepdim=False):
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:270):
+    Derivatives (derivatives.yaml:271):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amin(data_of(self), dim, keepdim)
@@ -570,7 +570,7 @@ def amin(self, dim=None, keepdim=False):
 def max_dim(self, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:279):
+    Derivatives (derivatives.yaml:280):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -594,7 +594,7 @@ def max_dim(self, dim, keepdim=False):
 def max_default(self):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:290):
+    Derivatives (derivatives.yaml:291):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.max_default(data_of(self))
@@ -613,7 +613,7 @@ def max_default(self):
 def min_dim(self, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:298):
+    Derivatives (derivatives.yaml:299):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -637,7 +637,7 @@ def min_dim(self, dim, keepdim=False):
 def min_default(self):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:306):
+    Derivatives (derivatives.yaml:307):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.min_default(data_of(self))
@@ -656,7 +656,7 @@ def min_default(self):
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:313):
+    Derivatives (derivatives.yaml:314):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -677,7 +677,7 @@ def logsumexp(self, dim, keepdim=False):
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:325):
+    Derivatives (derivatives.yaml:326):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -697,7 +697,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:331):
+    Derivatives (derivatives.yaml:332):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -716,7 +716,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:339):
+    Derivatives (derivatives.yaml:340):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -733,7 +733,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:348):
+    Derivatives (derivatives.yaml:349):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -749,7 +749,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:356):
+    Derivatives (derivatives.yaml:357):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -764,7 +764,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:362):
+    Derivatives (derivatives.yaml:363):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -781,7 +781,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:371):
+    Derivatives (derivatives.yaml:372):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -798,7 +798,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:380):
+    Derivatives (derivatives.yaml:381):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -815,7 +815,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:388):
+    Derivatives (derivatives.yaml:389):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -833,7 +833,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:399):
+    Derivatives (derivatives.yaml:400):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -848,7 +848,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:405):
+    Derivatives (derivatives.yaml:406):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -866,7 +866,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:413):
+    Derivatives (derivatives.yaml:414):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -881,7 +881,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:422):
+    Derivatives (derivatives.yaml:423):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -904,7 +904,7 @@ def matmul(self, other):
 def softmax(self, dim):
     """softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:435):
+    Derivatives (derivatives.yaml:436):
         self: result * (grad - sum(grad * result, dim, True))
     """
     out = array_ops.softmax(data_of(self), dim)
@@ -922,7 +922,7 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:443):
+    Derivatives (derivatives.yaml:444):
         self: grad - exp(result) * sum(grad, dim, True)
     """
     out = array_ops.log_softmax(data_of(self), dim)
@@ -940,7 +940,7 @@ def log_softmax(self, dim):
 def prod(self, dim=None, keepdim=False):
     """prod(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:462):
+    Derivatives (derivatives.yaml:463):
         self: prod_backward(grad, self, result, dim, keepdim)
     """
     out = array_ops.prod(data_of(self), dim, keepdim)
@@ -961,7 +961,7 @@ def prod(self, dim=None, keepdim=False):
 def cumsum(self, dim):
     """cumsum(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:478):
+    Derivatives (derivatives.yaml:480):
         self: cumsum_backward(grad, dim)
     """
     out = array_ops.cumsum(data_of(self), dim)
@@ -976,7 +976,7 @@ def cumsum(self, dim):
 def cumprod(self, dim):
     """cumprod(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:488):
+    Derivatives (derivatives.yaml:491):
         self: cumprod_backward(grad, self, dim, result)
     """
     out = array_ops.cumprod(data_of(self), dim)
@@ -996,7 +996,7 @@ def cumprod(self, dim):
 def var(self, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:500):
+    Derivatives (derivatives.yaml:503):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     out = array_ops.var(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -1016,7 +1016,7 @@ def var(self, dim=None, *, correction=None, keepdim=False):
 def std(self, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:511):
+    Derivatives (derivatives.yaml:514):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     out = array_ops.std(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -1038,7 +1038,7 @@ def std(self, dim=None, *, correction=None, keepdim=False):
 def norm(self, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:524):
+    Derivatives (derivatives.yaml:527):
         self: norm_backward(grad, self, p, result, dim)
     """
     out = array_ops.norm(data_of(self), p, dim, keepdim)
@@ -1059,7 +1059,7 @@ def norm(self, p='fro', dim=None, keepdim=False):
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:541):
+    Derivatives (derivatives.yaml:544):
         self: non_differentiable
     """
     out = array_ops.argmax(data_of(self), dim, keepdim)
@@ -1069,7 +1069,7 @@ def argmax(self, dim=None, keepdim=False):
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:549):
+    Derivatives (derivatives.yaml:552):
         self: non_differentiable
     """
     out = array_ops.argmin(data_of(self), dim, keepdim)
@@ -1079,7 +1079,7 @@ def argmin(self, dim=None, keepdim=False):
 def any(self, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:556):
+    Derivatives (derivatives.yaml:559):
         self: non_differentiable
     """
     out = array_ops.any(data_of(self), dim, keepdim)
@@ -1089,7 +1089,7 @@ def any(self, dim=None, keepdim=False):
 def all(self, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:564):
+    Derivatives (derivatives.yaml:567):
         self: non_differentiable
     """
     out = array_ops.all(data_of(self), dim, keepdim)
