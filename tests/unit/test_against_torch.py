@@ -241,14 +241,15 @@ def _numpy(x):
 def _assert_close(mine, theirs, what):
     mine, theirs = _numpy(mine), _numpy(theirs)
     assert mine.shape == theirs.shape, f"{what}: shape {mine.shape} != torch's {theirs.shape}"
+    assert mine.dtype.kind == theirs.dtype.kind, f"{what}: dtype {mine.dtype} where torch gives {theirs.dtype}"
     if mine.dtype.kind in "biu" or theirs.dtype.kind in "biu":
         np.testing.assert_array_equal(mine, theirs, err_msg=what)
     else:
         np.testing.assert_allclose(mine, theirs, rtol=RTOL, atol=ATOL, err_msg=what)
 
 
-def _grads_or_zeros(grads, leaves, as_numpy):
-    return [as_numpy(g) if g is not None else np.zeros(tuple(leaf.shape)) for g, leaf in zip(grads, leaves)]
+def _grads_or_zeros(grads, leaves):
+    return [_numpy(g) if g is not None else np.zeros(tuple(leaf.shape)) for g, leaf in zip(grads, leaves)]
 
 
 # ------------------------------------------------------------------ the comparison
@@ -280,20 +281,18 @@ def test_matches_torch(entry, torch_fn, op, outputs, sample, fast, skip_gradgrad
 
     mg_leaves = [v for v in _flat(mine) if isinstance(v, Tensor) and v.requires_grad]
     th_leaves = [v for v in _flat(theirs) if isinstance(v, torch.Tensor) and v.requires_grad]
+    # an output one side differentiates and the other does not must get a zero gradient
     pairs = [(m, t) for m, t in zip(_selected(mg_outs, outputs), _selected(th_outs, outputs))
-             if m.requires_grad and t.requires_grad]
+             if m.requires_grad or t.requires_grad]
     if not mg_leaves or not pairs:
         return
     rng = np.random.default_rng(7)
     cotangents = [rng.standard_normal(tuple(m.shape)) for m, _ in pairs]
 
     # first order
-    mg_g = mg_grad([m for m, _ in pairs], mg_leaves, [Tensor(c) for c in cotangents],
-                   create_graph=True, allow_unused=True)
-    th_g = _torch_grad("gradient", [t for _, t in pairs], th_leaves, [torch.from_numpy(c) for c in cotangents],
-                               create_graph=True, allow_unused=True)
-    for i, (m, t) in enumerate(zip(_grads_or_zeros(mg_g, mg_leaves, _numpy),
-                                   _grads_or_zeros(th_g, th_leaves, _numpy))):
+    mg_g = _minigrad_vjp([m for m, _ in pairs], mg_leaves, cotangents, create_graph=True)
+    th_g = _torch_vjp("gradient", [t for _, t in pairs], th_leaves, cotangents, create_graph=True)
+    for i, (m, t) in enumerate(zip(_grads_or_zeros(mg_g, mg_leaves), _grads_or_zeros(th_g, th_leaves))):
         _assert_close(m, t, f"{entry} gradient of input {i}")
     if skip_gradgrad or once:
         return
@@ -302,11 +301,27 @@ def test_matches_torch(entry, torch_fn, op, outputs, sample, fast, skip_gradgrad
     vs = [rng.standard_normal(tuple(leaf.shape)) for leaf in mg_leaves]
     mg_terms = [(g * Tensor(v)).sum() for g, v in zip(mg_g, vs) if g is not None and g.requires_grad]
     th_terms = [(g * torch.from_numpy(v)).sum() for g, v in zip(th_g, vs) if g is not None and g.requires_grad]
-    mg_h = mg_grad(_total(mg_terms), mg_leaves, allow_unused=True) if mg_terms else [None] * len(mg_leaves)
-    th_h = _torch_grad("Hessian-vector product", _total(th_terms), th_leaves, allow_unused=True) if th_terms else [None] * len(th_leaves)
-    for i, (m, t) in enumerate(zip(_grads_or_zeros(mg_h, mg_leaves, _numpy),
-                                   _grads_or_zeros(th_h, th_leaves, _numpy))):
+    one = [np.ones(())]
+    mg_h = _minigrad_vjp([_total(mg_terms)], mg_leaves, one) if mg_terms else [None] * len(mg_leaves)
+    th_h = _torch_vjp("Hessian-vector product", [_total(th_terms)], th_leaves, one) if th_terms else [None] * len(th_leaves)
+    for i, (m, t) in enumerate(zip(_grads_or_zeros(mg_h, mg_leaves), _grads_or_zeros(th_h, th_leaves))):
         _assert_close(m, t, f"{entry} Hessian-vector product for input {i}")
+
+
+def _minigrad_vjp(outs, leaves, cotangents, create_graph=False):
+    live = [(o, Tensor(c)) for o, c in zip(outs, cotangents) if o.requires_grad]
+    if not live:
+        return [None] * len(leaves)
+    return list(mg_grad([o for o, _ in live], leaves, [c for _, c in live],
+                        create_graph=create_graph, allow_unused=True))
+
+
+def _torch_vjp(what, outs, leaves, cotangents, create_graph=False):
+    live = [(o, torch.from_numpy(c)) for o, c in zip(outs, cotangents) if o.requires_grad]
+    if not live:
+        return [None] * len(leaves)
+    return list(_torch_grad(what, [o for o, _ in live], leaves, [c for _, c in live],
+                            create_graph=create_graph, allow_unused=True))
 
 
 def _flat(kwargs):
