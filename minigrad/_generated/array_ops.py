@@ -137,14 +137,14 @@ def clamp(self, min=None, max=None):
     return np.clip(self, min, max)
 
 
-def sum(self, dim=None, keepdim=False):
-    """sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return np.sum(self, axis=axes(dim), keepdims=keepdim)
+def sum(self, dim=None, keepdim=False, *, dtype=None):
+    """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return np.sum(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)
 
 
-def mean(self, dim=None, keepdim=False):
-    """mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return np.mean(self, axis=axes(dim), keepdims=keepdim)
+def mean(self, dim=None, keepdim=False, *, dtype=None):
+    """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return np.mean(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)
 
 
 def amax(self, dim=None, keepdim=False):
@@ -257,19 +257,19 @@ def log_softmax(self, dim):
     return log_softmax_array(self, dim)
 
 
-def prod(self, dim=None, keepdim=False):
-    """prod(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
-    return prod_array(self, dim, keepdim)
+def prod(self, dim=None, keepdim=False, *, dtype=None):
+    """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return prod_array(self, dim, keepdim, dtype)
 
 
-def cumsum(self, dim):
-    """cumsum(Tensor self, int dim) -> Tensor"""
-    return cumsum_array(self, dim)
+def cumsum(self, dim, *, dtype=None):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    return cumsum_array(self, dim, dtype)
 
 
-def cumprod(self, dim):
-    """cumprod(Tensor self, int dim) -> Tensor"""
-    return cumprod_array(self, dim)
+def cumprod(self, dim, *, dtype=None):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    return cumprod_array(self, dim, dtype)
 
 
 def var(self, dim=None, *, correction=None, keepdim=False):

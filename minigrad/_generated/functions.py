@@ -491,36 +491,38 @@ def clamp(self, min=None, max=None):
     return result
 
 
-def sum(self, dim=None, keepdim=False):
-    """sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+def sum(self, dim=None, keepdim=False, *, dtype=None):
+    """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
     Derivatives (derivatives.yaml:232):
-        self: unreduce(grad, self.shape, dim)
+        self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
-    out = array_ops.sum(data_of(self), dim, keepdim)
+    out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = SumBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
+        node._saved_self_dtype = dtype_of(self)
         node._saved_self_shape = shape_of(self)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
 
 
-def mean(self, dim=None, keepdim=False):
-    """mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+def mean(self, dim=None, keepdim=False, *, dtype=None):
+    """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:246):
-        self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
+    Derivatives (derivatives.yaml:247):
+        self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
-    out = array_ops.mean(data_of(self), dim, keepdim)
+    out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = MeanBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
+        node._saved_self_dtype = dtype_of(self)
         node._saved_self_shape = shape_of(self)
     node._saved_dim = dim
     result = wrap(out, node)
@@ -530,7 +532,7 @@ def mean(self, dim=None, keepdim=False):
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:259):
+    Derivatives (derivatives.yaml:261):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amax(data_of(self), dim, keepdim)
@@ -550,7 +552,7 @@ def amax(self, dim=None, keepdim=False):
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:271):
+    Derivatives (derivatives.yaml:273):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amin(data_of(self), dim, keepdim)
@@ -570,7 +572,7 @@ def amin(self, dim=None, keepdim=False):
 def max_dim(self, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:280):
+    Derivatives (derivatives.yaml:282):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -594,7 +596,7 @@ def max_dim(self, dim, keepdim=False):
 def max_default(self):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:291):
+    Derivatives (derivatives.yaml:293):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.max_default(data_of(self))
@@ -613,7 +615,7 @@ def max_default(self):
 def min_dim(self, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:299):
+    Derivatives (derivatives.yaml:301):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -637,7 +639,7 @@ def min_dim(self, dim, keepdim=False):
 def min_default(self):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:307):
+    Derivatives (derivatives.yaml:309):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.min_default(data_of(self))
@@ -656,7 +658,7 @@ def min_default(self):
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:314):
+    Derivatives (derivatives.yaml:316):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -677,7 +679,7 @@ def logsumexp(self, dim, keepdim=False):
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:326):
+    Derivatives (derivatives.yaml:328):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -697,7 +699,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:332):
+    Derivatives (derivatives.yaml:334):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -716,7 +718,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:340):
+    Derivatives (derivatives.yaml:342):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -733,7 +735,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:349):
+    Derivatives (derivatives.yaml:351):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -749,7 +751,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:357):
+    Derivatives (derivatives.yaml:359):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -764,7 +766,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:363):
+    Derivatives (derivatives.yaml:365):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -781,7 +783,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:372):
+    Derivatives (derivatives.yaml:374):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -798,7 +800,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:381):
+    Derivatives (derivatives.yaml:383):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -815,7 +817,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:389):
+    Derivatives (derivatives.yaml:391):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -833,7 +835,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:400):
+    Derivatives (derivatives.yaml:402):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -848,7 +850,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:406):
+    Derivatives (derivatives.yaml:408):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -866,7 +868,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:414):
+    Derivatives (derivatives.yaml:416):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -881,7 +883,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:423):
+    Derivatives (derivatives.yaml:425):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -904,7 +906,7 @@ def matmul(self, other):
 def softmax(self, dim):
     """softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:436):
+    Derivatives (derivatives.yaml:438):
         self: result * (grad - sum(grad * result, dim, True))
     """
     out = array_ops.softmax(data_of(self), dim)
@@ -922,7 +924,7 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:444):
+    Derivatives (derivatives.yaml:446):
         self: grad - exp(result) * sum(grad, dim, True)
     """
     out = array_ops.log_softmax(data_of(self), dim)
@@ -937,19 +939,20 @@ def log_softmax(self, dim):
     return result
 
 
-def prod(self, dim=None, keepdim=False):
-    """prod(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+def prod(self, dim=None, keepdim=False, *, dtype=None):
+    """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:463):
-        self: prod_backward(grad, self, result, dim, keepdim)
+    Derivatives (derivatives.yaml:465):
+        self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
-    out = array_ops.prod(data_of(self), dim, keepdim)
+    out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = ProdBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_self = save(self)
+        node._saved_self_dtype = dtype_of(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
@@ -958,34 +961,38 @@ def prod(self, dim=None, keepdim=False):
     return result
 
 
-def cumsum(self, dim):
-    """cumsum(Tensor self, int dim) -> Tensor
+def cumsum(self, dim, *, dtype=None):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:480):
-        self: cumsum_backward(grad, dim)
+    Derivatives (derivatives.yaml:483):
+        self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
-    out = array_ops.cumsum(data_of(self), dim)
+    out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = CumsumBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_dtype = dtype_of(self)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
 
 
-def cumprod(self, dim):
-    """cumprod(Tensor self, int dim) -> Tensor
+def cumprod(self, dim, *, dtype=None):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:491):
-        self: cumprod_backward(grad, self, dim, result)
+    Derivatives (derivatives.yaml:495):
+        self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
-    out = array_ops.cumprod(data_of(self), dim)
+    out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = CumprodBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_self = save(self)
+        node._saved_self_dtype = dtype_of(self)
     node._saved_dim = dim
     result = wrap(out, node)
     if needs_self:
@@ -996,7 +1003,7 @@ def cumprod(self, dim):
 def var(self, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:503):
+    Derivatives (derivatives.yaml:508):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     out = array_ops.var(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -1016,7 +1023,7 @@ def var(self, dim=None, *, correction=None, keepdim=False):
 def std(self, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:514):
+    Derivatives (derivatives.yaml:519):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     out = array_ops.std(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -1038,7 +1045,7 @@ def std(self, dim=None, *, correction=None, keepdim=False):
 def norm(self, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:527):
+    Derivatives (derivatives.yaml:532):
         self: norm_backward(grad, self, p, result, dim)
     """
     out = array_ops.norm(data_of(self), p, dim, keepdim)
@@ -1059,7 +1066,7 @@ def norm(self, p='fro', dim=None, keepdim=False):
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:544):
+    Derivatives (derivatives.yaml:549):
         self: non_differentiable
     """
     out = array_ops.argmax(data_of(self), dim, keepdim)
@@ -1069,7 +1076,7 @@ def argmax(self, dim=None, keepdim=False):
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:552):
+    Derivatives (derivatives.yaml:557):
         self: non_differentiable
     """
     out = array_ops.argmin(data_of(self), dim, keepdim)
@@ -1079,7 +1086,7 @@ def argmin(self, dim=None, keepdim=False):
 def any(self, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:559):
+    Derivatives (derivatives.yaml:564):
         self: non_differentiable
     """
     out = array_ops.any(data_of(self), dim, keepdim)
@@ -1089,7 +1096,7 @@ def any(self, dim=None, keepdim=False):
 def all(self, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:567):
+    Derivatives (derivatives.yaml:572):
         self: non_differentiable
     """
     out = array_ops.all(data_of(self), dim, keepdim)

@@ -509,41 +509,41 @@ class ClampBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:232).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:232).
 
-    self: unreduce(grad, self.shape, dim)
+    self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
 
-    __slots__ = ('_saved_dim', '_saved_self_shape')
+    __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
 
     def _backward(self, F, grads):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim)
+            grad_self = F.cast_to(F.unreduce(grad, self._saved_self_shape, self._saved_dim), self._saved_self_dtype)
         return (grad_self, )
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:246).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:247).
 
-    self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
+    self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
 
-    __slots__ = ('_saved_dim', '_saved_self_shape')
+    __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
 
     def _backward(self, F, grads):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
+            grad_self = F.cast_to(F.unreduce(grad, self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim), self._saved_self_dtype)
         return (grad_self, )
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:259).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:261).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -562,7 +562,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:271).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:273).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -581,7 +581,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:280).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:282).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -601,7 +601,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:291).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:293).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -620,7 +620,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:299).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:301).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -640,7 +640,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:307).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:309).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -659,7 +659,7 @@ class MinBackward1(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:314).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:316).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -678,7 +678,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:326).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:328).
 
     self: gather_backward(grad, dim, index, self.shape)
     index: non_differentiable
@@ -697,7 +697,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:332).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:334).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -716,7 +716,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:340).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:342).
 
     self: reshape(grad, self.shape)
     """
@@ -733,7 +733,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:349).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:351).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -750,7 +750,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:357).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:359).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -767,7 +767,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:363).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:365).
 
     self: sum_to(grad, self.shape)
     """
@@ -784,7 +784,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:372).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:374).
 
     self: reshape(grad, self.shape)
     """
@@ -801,7 +801,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:381).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:383).
 
     self: reshape(grad, self.shape)
     """
@@ -818,7 +818,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:389).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:391).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -835,7 +835,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:400).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:402).
 
     self: getitem(grad, index)
     """
@@ -852,7 +852,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:406).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:408).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -866,7 +866,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:414).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:416).
 
     tensors: unstack(grad, dim)
     """
@@ -880,7 +880,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:423).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:425).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -903,7 +903,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:436).
+    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:438).
 
     self: result * (grad - sum(grad * result, dim, True))
     """
@@ -921,7 +921,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:444).
+    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:446).
 
     self: grad - exp(result) * sum(grad, dim, True)
     """
@@ -939,12 +939,12 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class ProdBackward0(GeneratedNode):
-    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:463).
+    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:465).
 
-    self: prod_backward(grad, self, result, dim, keepdim)
+    self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
 
-    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim')
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
 
     def _backward(self, F, grads):
@@ -953,34 +953,34 @@ class ProdBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.prod_backward(grad, self_, result, self._saved_dim, self._saved_keepdim)
+            grad_self = F.cast_to(F.prod_backward(grad, self_, result, self._saved_dim, self._saved_keepdim), self._saved_self_dtype)
         return (grad_self, )
 
 
 class CumsumBackward0(GeneratedNode):
-    """Backward of `cumsum(Tensor self, int dim) -> Tensor` (derivatives.yaml:480).
+    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:483).
 
-    self: cumsum_backward(grad, dim)
+    self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
 
-    __slots__ = ('_saved_dim',)
+    __slots__ = ('_saved_dim', '_saved_self_dtype')
     _saved_slots = ()
 
     def _backward(self, F, grads):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.cumsum_backward(grad, self._saved_dim)
+            grad_self = F.cast_to(F.cumsum_backward(grad, self._saved_dim), self._saved_self_dtype)
         return (grad_self, )
 
 
 class CumprodBackward0(GeneratedNode):
-    """Backward of `cumprod(Tensor self, int dim) -> Tensor` (derivatives.yaml:491).
+    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:495).
 
-    self: cumprod_backward(grad, self, dim, result)
+    self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
 
-    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
 
     def _backward(self, F, grads):
@@ -989,12 +989,12 @@ class CumprodBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.cumprod_backward(grad, self_, self._saved_dim, result)
+            grad_self = F.cast_to(F.cumprod_backward(grad, self_, self._saved_dim, result), self._saved_self_dtype)
         return (grad_self, )
 
 
 class VarBackward0(GeneratedNode):
-    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:503).
+    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:508).
 
     self: var_backward(grad, self, dim, correction, keepdim)
     """
@@ -1012,7 +1012,7 @@ class VarBackward0(GeneratedNode):
 
 
 class StdBackward0(GeneratedNode):
-    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:514).
+    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:519).
 
     self: std_backward(grad, self, result, dim, correction, keepdim)
     """
@@ -1031,7 +1031,7 @@ class StdBackward0(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:527).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:532).
 
     self: norm_backward(grad, self, p, result, dim)
     """
@@ -1050,7 +1050,7 @@ class NormBackward0(GeneratedNode):
 
 
 class ArgmaxBackward0(GeneratedNode):
-    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:544).
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:549).
 
     self: non_differentiable
     """
@@ -1063,7 +1063,7 @@ class ArgmaxBackward0(GeneratedNode):
 
 
 class ArgminBackward0(GeneratedNode):
-    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:552).
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:557).
 
     self: non_differentiable
     """
@@ -1076,7 +1076,7 @@ class ArgminBackward0(GeneratedNode):
 
 
 class AnyBackward0(GeneratedNode):
-    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:559).
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:564).
 
     self: non_differentiable
     """
@@ -1089,7 +1089,7 @@ class AnyBackward0(GeneratedNode):
 
 
 class AllBackward0(GeneratedNode):
-    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:567).
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:572).
 
     self: non_differentiable
     """

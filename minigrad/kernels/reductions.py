@@ -6,11 +6,11 @@ import numpy as np
 from minigrad.kernels.core import axes
 
 
-def prod_array(x, dim, keepdim):
+def prod_array(x, dim, keepdim, dtype=None):
     if dim is None:
-        out = np.prod(x)
+        out = np.prod(x, dtype=dtype)
         return out.reshape((1,) * x.ndim) if keepdim else out
-    return np.prod(x, axis=dim, keepdims=keepdim)
+    return np.prod(x, axis=dim, keepdims=keepdim, dtype=dtype)
 
 
 def var_array(x, dim, correction, keepdim):
@@ -63,9 +63,9 @@ def argmin_array(x, dim, keepdim):
     return np.argmin(x, axis=dim, keepdims=keepdim)
 
 
-def cumprod_array(x, dim):
-    return np.cumprod(x, axis=dim) if x.ndim else x.copy()
+def cumprod_array(x, dim, dtype=None):
+    return np.cumprod(x, axis=dim, dtype=dtype) if x.ndim else x.astype(dtype or x.dtype)
 
 
-def cumsum_array(x, dim):
-    return np.cumsum(x, axis=dim) if x.ndim else x.copy()
+def cumsum_array(x, dim, dtype=None):
+    return np.cumsum(x, axis=dim, dtype=dtype) if x.ndim else x.astype(dtype or x.dtype)

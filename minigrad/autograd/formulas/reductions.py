@@ -39,6 +39,14 @@ def reversed_cumsum(x, dim):
     return flip_dim(F.cumsum(flip_dim(x, dim), dim), dim)
 
 
+def cast_to(x, dtype):
+    """``x`` as ``dtype``: a reduction computed in another ``dtype=`` hands its input's
+    gradient back in the input's own dtype (differentiably, through _to_copy)."""
+    if x.dtype == dtype:
+        return x
+    return ops_for(x)._to_copy(x, dtype)
+
+
 # ------------------------------------------------------------------ scans
 def cumsum_backward(grad, dim):
     if grad.ndim == 0:
