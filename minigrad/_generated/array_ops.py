@@ -272,14 +272,34 @@ def cumprod(self, dim, *, dtype=None):
     return cumprod_array(self, dim, dtype)
 
 
-def var(self, dim=None, *, correction=None, keepdim=False):
+def var_default(self, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"""
     return var_array(self, dim, correction, keepdim)
 
 
-def std(self, dim=None, *, correction=None, keepdim=False):
+def std_default(self, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"""
     return std_array(self, dim, correction, keepdim)
+
+
+def var_dim(self, dim, unbiased=True, keepdim=False):
+    """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor"""
+    return var_array(self, dim, unbiased_correction(unbiased), keepdim)
+
+
+def var_unbiased(self, unbiased=True):
+    """var.unbiased(Tensor self, bool unbiased=True) -> Tensor"""
+    return var_array(self, None, unbiased_correction(unbiased), False)
+
+
+def std_dim(self, dim, unbiased=True, keepdim=False):
+    """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor"""
+    return std_array(self, dim, unbiased_correction(unbiased), keepdim)
+
+
+def std_unbiased(self, unbiased=True):
+    """std.unbiased(Tensor self, bool unbiased=True) -> Tensor"""
+    return std_array(self, None, unbiased_correction(unbiased), False)
 
 
 def norm(self, p='fro', dim=None, keepdim=False):
@@ -326,4 +346,28 @@ def min(*args, **kwargs):
 _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
+)
+
+
+def std(*args, **kwargs):
+    """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor | std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor | std.unbiased(Tensor self, bool unbiased=True) -> Tensor"""
+    return dispatch("std", _STD_OVERLOADS, args, kwargs, arrays=True)
+
+
+_STD_OVERLOADS = (
+    (std_default, (('self', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
+    (std_dim, (('self', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
+    (std_unbiased, (('self', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
+)
+
+
+def var(*args, **kwargs):
+    """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor | var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor | var.unbiased(Tensor self, bool unbiased=True) -> Tensor"""
+    return dispatch("var", _VAR_OVERLOADS, args, kwargs, arrays=True)
+
+
+_VAR_OVERLOADS = (
+    (var_default, (('self', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
+    (var_dim, (('self', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
+    (var_unbiased, (('self', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
 )

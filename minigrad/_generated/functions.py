@@ -1000,13 +1000,13 @@ def cumprod(self, dim, *, dtype=None):
     return result
 
 
-def var(self, dim=None, *, correction=None, keepdim=False):
+def var_default(self, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:508):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
-    out = array_ops.var(data_of(self), dim, correction=correction, keepdim=keepdim)
+    out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = VarBackward0((edge_of(self),))
@@ -1020,13 +1020,13 @@ def var(self, dim=None, *, correction=None, keepdim=False):
     return result
 
 
-def std(self, dim=None, *, correction=None, keepdim=False):
+def std_default(self, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:519):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
-    out = array_ops.std(data_of(self), dim, correction=correction, keepdim=keepdim)
+    out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = StdBackward0((edge_of(self),))
@@ -1042,10 +1042,90 @@ def std(self, dim=None, *, correction=None, keepdim=False):
     return result
 
 
+def var_dim(self, dim, unbiased=True, keepdim=False):
+    """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:532):
+        self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
+    """
+    out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = VarBackward1((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_unbiased = unbiased
+    result = wrap(out, node)
+    return result
+
+
+def var_unbiased(self, unbiased=True):
+    """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
+
+    Derivatives (derivatives.yaml:539):
+        self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
+    """
+    out = array_ops.var_unbiased(data_of(self), unbiased)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = VarBackward2((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_unbiased = unbiased
+    result = wrap(out, node)
+    return result
+
+
+def std_dim(self, dim, unbiased=True, keepdim=False):
+    """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:546):
+        self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
+    """
+    out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = StdBackward1((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_unbiased = unbiased
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def std_unbiased(self, unbiased=True):
+    """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
+
+    Derivatives (derivatives.yaml:553):
+        self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
+    """
+    out = array_ops.std_unbiased(data_of(self), unbiased)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = StdBackward2((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_unbiased = unbiased
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
 def norm(self, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:532):
+    Derivatives (derivatives.yaml:562):
         self: norm_backward(grad, self, p, result, dim)
     """
     out = array_ops.norm(data_of(self), p, dim, keepdim)
@@ -1066,7 +1146,7 @@ def norm(self, p='fro', dim=None, keepdim=False):
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:549):
+    Derivatives (derivatives.yaml:579):
         self: non_differentiable
     """
     out = array_ops.argmax(data_of(self), dim, keepdim)
@@ -1076,7 +1156,7 @@ def argmax(self, dim=None, keepdim=False):
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:557):
+    Derivatives (derivatives.yaml:587):
         self: non_differentiable
     """
     out = array_ops.argmin(data_of(self), dim, keepdim)
@@ -1086,7 +1166,7 @@ def argmin(self, dim=None, keepdim=False):
 def any(self, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:564):
+    Derivatives (derivatives.yaml:594):
         self: non_differentiable
     """
     out = array_ops.any(data_of(self), dim, keepdim)
@@ -1096,7 +1176,7 @@ def any(self, dim=None, keepdim=False):
 def all(self, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:572):
+    Derivatives (derivatives.yaml:602):
         self: non_differentiable
     """
     out = array_ops.all(data_of(self), dim, keepdim)
@@ -1130,4 +1210,38 @@ def min(*args, **kwargs):
 _MIN_OVERLOADS = (
     (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('self', 'Tensor', False, False),)),
+)
+
+
+def std(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor  ->  std_default
+        std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor  ->  std_dim
+        std.unbiased(Tensor self, bool unbiased=True) -> Tensor  ->  std_unbiased
+    """
+    return dispatch("std", _STD_OVERLOADS, args, kwargs)
+
+
+_STD_OVERLOADS = (
+    (std_default, (('self', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
+    (std_dim, (('self', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
+    (std_unbiased, (('self', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
+)
+
+
+def var(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor  ->  var_default
+        var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor  ->  var_dim
+        var.unbiased(Tensor self, bool unbiased=True) -> Tensor  ->  var_unbiased
+    """
+    return dispatch("var", _VAR_OVERLOADS, args, kwargs)
+
+
+_VAR_OVERLOADS = (
+    (var_default, (('self', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
+    (var_dim, (('self', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
+    (var_unbiased, (('self', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
 )

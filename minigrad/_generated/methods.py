@@ -42,8 +42,6 @@ METHODS = {
     "prod": F.prod,
     "cumsum": F.cumsum,
     "cumprod": F.cumprod,
-    "var": F.var,
-    "std": F.std,
     "norm": F.norm,
     "argmax": F.argmax,
     "argmin": F.argmin,
@@ -51,4 +49,6 @@ METHODS = {
     "all": F.all,
     "max": F.max,
     "min": F.min,
+    "std": F.std,
+    "var": F.var,
 }

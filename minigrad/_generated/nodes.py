@@ -1030,8 +1030,82 @@ class StdBackward0(GeneratedNode):
         return (grad_self, )
 
 
+class VarBackward1(GeneratedNode):
+    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:532).
+
+    self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.var_backward(grad, self_, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
+        return (grad_self, )
+
+
+class VarBackward2(GeneratedNode):
+    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:539).
+
+    self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_unbiased')
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.var_backward(grad, self_, None, F.unbiased_correction(self._saved_unbiased), False)
+        return (grad_self, )
+
+
+class StdBackward1(GeneratedNode):
+    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:546).
+
+    self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.std_backward(grad, self_, result, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
+        return (grad_self, )
+
+
+class StdBackward2(GeneratedNode):
+    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:553).
+
+    self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_unbiased')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.std_backward(grad, self_, result, None, F.unbiased_correction(self._saved_unbiased), False)
+        return (grad_self, )
+
+
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:532).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:562).
 
     self: norm_backward(grad, self, p, result, dim)
     """
@@ -1050,7 +1124,7 @@ class NormBackward0(GeneratedNode):
 
 
 class ArgmaxBackward0(GeneratedNode):
-    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:549).
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:579).
 
     self: non_differentiable
     """
@@ -1063,7 +1137,7 @@ class ArgmaxBackward0(GeneratedNode):
 
 
 class ArgminBackward0(GeneratedNode):
-    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:557).
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:587).
 
     self: non_differentiable
     """
@@ -1076,7 +1150,7 @@ class ArgminBackward0(GeneratedNode):
 
 
 class AnyBackward0(GeneratedNode):
-    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:564).
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:594).
 
     self: non_differentiable
     """
@@ -1089,7 +1163,7 @@ class AnyBackward0(GeneratedNode):
 
 
 class AllBackward0(GeneratedNode):
-    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:572).
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:602).
 
     self: non_differentiable
     """

@@ -24,6 +24,11 @@ def var_array(x, dim, correction, keepdim):
         return np.true_divide(total, max(count - ddof, 0)).astype(x.dtype, copy=False)
 
 
+def unbiased_correction(unbiased):
+    """torch's ``unbiased`` flag as a ``correction``."""
+    return 1 if unbiased else 0
+
+
 def std_array(x, dim, correction, keepdim):
     return np.sqrt(var_array(x, dim, correction, keepdim))
 

@@ -115,6 +115,11 @@ def var_backward(grad, self, dim, correction, keepdim):
     return unreduce(grad, self.shape, dim) * centred * (2.0 / (n - c))
 
 
+def unbiased_correction(unbiased):
+    """torch's ``unbiased`` flag as a ``correction``."""
+    return 1 if unbiased else 0
+
+
 def std_backward(grad, self, result, dim, correction, keepdim):
     return var_backward(grad / (2 * result), self, dim, correction, keepdim)
 
