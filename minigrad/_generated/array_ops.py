@@ -319,12 +319,12 @@ def argmin(self, dim=None, keepdim=False):
 
 def any(self, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return np.any(self, axis=axes(dim), keepdims=keepdim)
+    return any_array(self, dim, keepdim)
 
 
 def all(self, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return np.all(self, axis=axes(dim), keepdims=keepdim)
+    return all_array(self, dim, keepdim)
 
 
 def max(*args, **kwargs):

@@ -1176,7 +1176,7 @@ def any(self, dim=None, keepdim=False):
 def all(self, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:602):
+    Derivatives (derivatives.yaml:603):
         self: non_differentiable
     """
     out = array_ops.all(data_of(self), dim, keepdim)

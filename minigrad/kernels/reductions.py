@@ -74,3 +74,16 @@ def cumprod_array(x, dim, dtype=None):
 
 def cumsum_array(x, dim, dtype=None):
     return np.cumsum(x, axis=dim, dtype=dtype) if x.ndim else x.astype(dtype or x.dtype)
+
+
+def _logical_axes(dim):
+    # torch.any/all reduce nothing for dim=() (unlike sum, amax, ... which reduce all)
+    return dim if dim is None or isinstance(dim, (int, np.integer)) else tuple(dim)
+
+
+def any_array(x, dim, keepdim):
+    return np.any(x, axis=_logical_axes(dim), keepdims=keepdim)
+
+
+def all_array(x, dim, keepdim):
+    return np.all(x, axis=_logical_axes(dim), keepdims=keepdim)

@@ -205,9 +205,11 @@ SAMPLES = [
     pytest.param(functions.any, (0,), {"self": T(shape=[3, 4], dtype='bool'), }, False, '', '', id="any-0"),
     pytest.param(functions.any, (0,), {"self": T(shape=[2, 3, 4], dtype='bool'), "dim": (0, -1), "keepdim": True, }, False, '', '', id="any-1"),
     pytest.param(functions.any, (0,), {"self": T([3, 4]), "dim": 1, }, False, '', '', id="any-2"),
+    pytest.param(functions.any, (0,), {"self": T(shape=[2, 0], dtype='bool'), "dim": 1, }, False, '', '', id="any-3"),
     pytest.param(functions.all, (0,), {"self": T(shape=[3, 4], dtype='bool'), }, False, '', '', id="all-0"),
     pytest.param(functions.all, (0,), {"self": T(shape=[2, 3, 4], dtype='bool'), "dim": 1, }, False, '', '', id="all-1"),
     pytest.param(functions.all, (0,), {"self": T([3, 4]), "dim": (0, 1), "keepdim": True, }, False, '', '', id="all-2"),
+    pytest.param(functions.all, (0,), {"self": T(shape=[3, 4], dtype='bool'), "dim": (), }, False, '', '', id="all-3"),
 ]
 
 
