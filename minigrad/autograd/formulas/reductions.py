@@ -63,6 +63,8 @@ def cumprod_backward(grad, self, dim, result):
     dim = dim % self.ndim
     if not _has_zero(self):
         return reversed_cumsum(result * grad, dim) / self
+    if isinstance(grad, np.ndarray):  # a plain backward: no graph to record, O(n) suffices
+        return _cumprod_backward_zeros_array(grad, self, dim, result)
     n, shape = self.shape[dim], tuple(self.shape)
     k = np.arange(n).reshape((n,) + (1,) * len(shape))                # which input
     j = np.arange(n).reshape((1,) + tuple(n if i == dim else 1 for i in range(len(shape))))
@@ -73,6 +75,23 @@ def cumprod_backward(grad, self, dim, result):
     weights = F.where(j >= k, F.unsqueeze(grad, 0), 0.0)
     g = F.sum(partials * weights, dim + 1)                             # (n, rest...)
     return F.permute(g, tuple(range(1, dim + 1)) + (0,) + tuple(range(dim + 1, len(shape))))
+
+
+def _cumprod_backward_zeros_array(grad, x, dim, result):
+    """PyTorch's O(n) cumprod gradient for inputs with zeros (numpy only, not
+    differentiable).  Along ``dim``, with z1 and z2 the first two zeros: inputs before
+    z1 get the usual formula, the one at z1 gets prod(x[:z1]) * sum_{z1<=j<z2}
+    grad_j * prod(x[z1+1:j+1]), and those after z1 get nothing."""
+    is_zero = x == 0
+    zeros_so_far = np.cumsum(is_zero, axis=dim)
+    before = zeros_so_far == 0
+    tail = np.flip(np.cumsum(np.flip(np.where(before, result * grad, 0), dim), axis=dim), dim)
+    out = np.where(before, tail / np.where(before, x, 1), 0)
+    first = is_zero & (zeros_so_far == 1)
+    prefix = np.prod(np.where(before, x, 1), axis=dim, keepdims=True)
+    after_first = np.cumprod(np.where((zeros_so_far == 1) & ~first, x, 1), axis=dim)
+    between = np.sum(np.where(zeros_so_far == 1, grad * after_first, 0), axis=dim, keepdims=True)
+    return np.where(first, prefix * between, out).astype(grad.dtype, copy=False)
 
 
 # ------------------------------------------------------------------ prod
