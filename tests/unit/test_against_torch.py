@@ -134,8 +134,7 @@ def _leaf64(x):
     data = x.data
     if data.dtype.kind == "f":
         if data.dtype != np.float64:
-            x = Tensor(data.astype(np.float64))
-            x.requires_grad_(True)
+            x = Tensor(data.astype(np.float64)).requires_grad_(x.requires_grad)
         t = torch.tensor(np.array(x.data), dtype=torch.float64, requires_grad=x.requires_grad)
         return x, t
     return x, torch.from_numpy(np.array(data))
