@@ -36,8 +36,8 @@ def std_array(x, dim, correction, keepdim):
 def norm_array(x, p, dim, keepdim):
     """torch.norm: 'fro' (the 2-norm over ``dim``) or a vector p-norm over ``dim``."""
     if p == "nuc":
-        raise NotImplementedError("norm(p='nuc') is not implemented in minigrad; use "
-                                  "minigrad.linalg.matrix_norm or a numeric p.")
+        raise NotImplementedError("minigrad.norm does not support p='nuc' (the nuclear norm "
+                                  "needs singular values); use p='fro' or a number.")
     if isinstance(p, str) and p != "fro":
         raise ValueError(f"norm: unknown p {p!r}; use 'fro' or a number (inf and 0 included).")
     p = 2.0 if p is None or p == "fro" else float(p)
