@@ -8,7 +8,8 @@ match torch's on the same float64 values.  float32 samples are compared in float
 How an entry finds its torch counterpart, by default with no table row:
   its name as exported in each of its YAML ``modules:`` (minigrad.linalg.inv for
   ``linalg_inv``), looked up in the matching torch module (torch.linalg.inv); then,
-  for the ``minigrad`` module, a ``torch.Tensor`` method of that name (``expand``).
+  for the ``minigrad`` module or an entry that is only a Tensor method, a
+  ``torch.Tensor`` method of that name (``expand``, ``view``).
   An overload (``max.dim``) calls torch's function of the base name (torch.max),
   whose own argument parser picks the overload.
 Exceptions are explicit: MAPPED (a different torch callable) and SKIPPED (no torch
@@ -113,6 +114,8 @@ def resolve(op):
                 return fn, None
             if module_name == "minigrad" and callable(getattr(torch.Tensor, name, None)):
                 return getattr(torch.Tensor, name), None
+    if op.method and callable(getattr(torch.Tensor, op.name, None)):  # a Tensor method only
+        return getattr(torch.Tensor, op.name), None
     return None, None
 
 
@@ -173,14 +176,17 @@ def _by_position(fn, op, kwargs):
 
 def _call_torch(fn, op, kwargs):
     """Call torch as its Python API documents: by keyword first, then positionally;
-    then with Python numbers given for Tensor arguments as 0-d float64 tensors (torch
-    takes numbers in fewer places than minigrad: minimum(x, 0.5))."""
+    then with what torch takes in fewer places than minigrad converted: Python numbers
+    for Tensor arguments (minimum(x, 0.5)) as 0-d float64 tensors, a bare int for an
+    int[] argument (layer_norm(x, 4)) as a 1-tuple."""
     tensor_args = {a.name for a in op.args if a.is_tensor}
+    list_args = {a.name for a in op.args if a.type.startswith("int[]")}
     numbers = {k: torch.tensor(v, dtype=torch.float64) for k, v in kwargs.items()
                if k in tensor_args and isinstance(v, (int, float)) and not isinstance(v, bool)}
-    attempts = [(call, kwargs) for call in (_by_keyword, _by_position)]
-    if numbers:
-        attempts += [(call, {**kwargs, **numbers}) for call in (_by_keyword, _by_position)]
+    singles = {k: (v,) for k, v in kwargs.items() if k in list_args and isinstance(v, int)}
+    variants = [kwargs] + [{**kwargs, **extra} for extra in (numbers, singles, {**numbers, **singles})
+                           if extra]
+    attempts = [(call, v) for v in variants for call in (_by_keyword, _by_position)]
     for call, arguments in attempts[:-1]:
         try:
             return call(fn, op, arguments)
