@@ -307,6 +307,41 @@ def norm(self, p='fro', dim=None, keepdim=False):
     return norm_array(self, p, dim, keepdim)
 
 
+def var_mean(self, dim=None, *, correction=None, keepdim=False):
+    """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)"""
+    return var_mean_array(self, dim, correction, keepdim)
+
+
+def std_mean(self, dim=None, *, correction=None, keepdim=False):
+    """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)"""
+    return std_mean_array(self, dim, correction, keepdim)
+
+
+def median_dim(self, dim, keepdim=False):
+    """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    return median_with_indices(self, dim, keepdim)
+
+
+def median_default(self):
+    """median(Tensor self) -> Tensor"""
+    return median_array(self)
+
+
+def cummax(self, dim):
+    """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    return cummax_array(self, dim)
+
+
+def cummin(self, dim):
+    """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    return cummin_array(self, dim)
+
+
+def aminmax(self, *, dim=None, keepdim=False):
+    """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)"""
+    return aminmax_array(self, dim, keepdim)
+
+
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     return argmax_array(self, dim, keepdim)
@@ -327,6 +362,11 @@ def all(self, dim=None, keepdim=False):
     return all_array(self, dim, keepdim)
 
 
+def count_nonzero(self, dim=None):
+    """count_nonzero(Tensor self, int[]? dim=None) -> Tensor"""
+    return count_nonzero_array(self, dim)
+
+
 def max(*args, **kwargs):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | max(Tensor self) -> Tensor"""
     return dispatch("max", _MAX_OVERLOADS, args, kwargs, arrays=True)
@@ -335,6 +375,17 @@ def max(*args, **kwargs):
 _MAX_OVERLOADS = (
     (max_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (max_default, (('self', 'Tensor', False, False),)),
+)
+
+
+def median(*args, **kwargs):
+    """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | median(Tensor self) -> Tensor"""
+    return dispatch("median", _MEDIAN_OVERLOADS, args, kwargs, arrays=True)
+
+
+_MEDIAN_OVERLOADS = (
+    (median_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (median_default, (('self', 'Tensor', False, False),)),
 )
 
 

@@ -21,6 +21,18 @@ return_types_max_dim = namedtuple("max", ('values', 'indices'))
 
 return_types_min_dim = namedtuple("min", ('values', 'indices'))
 
+return_types_var_mean = namedtuple("var_mean", ('var', 'mean'))
+
+return_types_std_mean = namedtuple("std_mean", ('std', 'mean'))
+
+return_types_median_dim = namedtuple("median", ('values', 'indices'))
+
+return_types_cummax = namedtuple("cummax", ('values', 'indices'))
+
+return_types_cummin = namedtuple("cummin", ('values', 'indices'))
+
+return_types_aminmax = namedtuple("aminmax", ('min', 'max'))
+
 
 def sum_to_size(self, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
@@ -1143,10 +1155,168 @@ def norm(self, p='fro', dim=None, keepdim=False):
     return result
 
 
+def var_mean(self, dim=None, *, correction=None, keepdim=False):
+    """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
+
+    Derivatives (derivatives.yaml:578):
+        self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
+    """
+    var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_var_mean(wrap(var_out), wrap(mean_out))
+    node = VarMeanBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_shape = shape_of(self)
+    node._saved_correction = correction
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    var = wrap(var_out, node, 0)
+    mean = wrap(mean_out, node, 1)
+    node._saved_output_meta = output_meta((var_out, mean_out))
+    return return_types_var_mean(var, mean)
+
+
+def std_mean(self, dim=None, *, correction=None, keepdim=False):
+    """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
+
+    Derivatives (derivatives.yaml:586):
+        self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
+    """
+    std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_std_mean(wrap(std_out), wrap(mean_out))
+    node = StdMeanBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_shape = shape_of(self)
+    node._saved_correction = correction
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    std = wrap(std_out, node, 0)
+    mean = wrap(mean_out, node, 1)
+    node._saved_output_meta = output_meta((std_out, mean_out))
+    if needs_self:
+        node._raw_saved_std = save(std, is_output=True)
+    return return_types_std_mean(std, mean)
+
+
+def median_dim(self, dim, keepdim=False):
+    """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:596):
+        self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+    values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_median_dim(wrap(values_out), wrap(indices_out))
+    node = MedianBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_ndim = ndim_of(self)
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    node._saved_output_meta = output_meta((values_out, indices_out))
+    if needs_self:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_median_dim(values, indices)
+
+
+def median_default(self):
+    """median(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:604):
+        self: spread_to_extrema(grad, self, result, None)
+    """
+    out = array_ops.median_default(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = MedianBackward1((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def cummax(self, dim):
+    """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:611):
+        self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
+    """
+    values_out, indices_out = array_ops.cummax(data_of(self), dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_cummax(wrap(values_out), wrap(indices_out))
+    node = CummaxBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    node._saved_output_meta = output_meta((values_out, indices_out))
+    if needs_self:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_cummax(values, indices)
+
+
+def cummin(self, dim):
+    """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:619):
+        self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
+    """
+    values_out, indices_out = array_ops.cummin(data_of(self), dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_cummin(wrap(values_out), wrap(indices_out))
+    node = CumminBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    node._saved_output_meta = output_meta((values_out, indices_out))
+    if needs_self:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_cummin(values, indices)
+
+
+def aminmax(self, *, dim=None, keepdim=False):
+    """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+
+    Derivatives (derivatives.yaml:627):
+        self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
+    """
+    min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_aminmax(wrap(min_out), wrap(max_out))
+    node = AminmaxBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    min = wrap(min_out, node, 0)
+    max = wrap(max_out, node, 1)
+    node._saved_output_meta = output_meta((min_out, max_out))
+    if needs_self:
+        node._raw_saved_max = save(max, is_output=True)
+        node._raw_saved_min = save(min, is_output=True)
+    return return_types_aminmax(min, max)
+
+
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:579):
+    Derivatives (derivatives.yaml:635):
         self: non_differentiable
     """
     out = array_ops.argmax(data_of(self), dim, keepdim)
@@ -1156,7 +1326,7 @@ def argmax(self, dim=None, keepdim=False):
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:587):
+    Derivatives (derivatives.yaml:643):
         self: non_differentiable
     """
     out = array_ops.argmin(data_of(self), dim, keepdim)
@@ -1166,7 +1336,7 @@ def argmin(self, dim=None, keepdim=False):
 def any(self, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:594):
+    Derivatives (derivatives.yaml:650):
         self: non_differentiable
     """
     out = array_ops.any(data_of(self), dim, keepdim)
@@ -1176,10 +1346,20 @@ def any(self, dim=None, keepdim=False):
 def all(self, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:603):
+    Derivatives (derivatives.yaml:659):
         self: non_differentiable
     """
     out = array_ops.all(data_of(self), dim, keepdim)
+    return wrap(out)
+
+
+def count_nonzero(self, dim=None):
+    """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
+
+    Derivatives (derivatives.yaml:668):
+        self: non_differentiable
+    """
+    out = array_ops.count_nonzero(data_of(self), dim)
     return wrap(out)
 
 
@@ -1195,6 +1375,21 @@ def max(*args, **kwargs):
 _MAX_OVERLOADS = (
     (max_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (max_default, (('self', 'Tensor', False, False),)),
+)
+
+
+def median(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)  ->  median_dim
+        median(Tensor self) -> Tensor  ->  median_default
+    """
+    return dispatch("median", _MEDIAN_OVERLOADS, args, kwargs)
+
+
+_MEDIAN_OVERLOADS = (
+    (median_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (median_default, (('self', 'Tensor', False, False),)),
 )
 
 

@@ -1123,8 +1123,153 @@ class NormBackward0(GeneratedNode):
         return (grad_self, )
 
 
+class VarMeanBackward0(GeneratedNode):
+    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:578).
+
+    self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_self',)
+    num_outputs = 2
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_var = grads[0]
+        grad_mean = grads[1]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.var_backward(grads[0], self_, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
+        return (grad_self, )
+
+
+class StdMeanBackward0(GeneratedNode):
+    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:586).
+
+    self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
+    """
+
+    __slots__ = ('_raw_saved_self', '_raw_saved_std', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_self', '_raw_saved_std')
+    num_outputs = 2
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_std = grads[0]
+        grad_mean = grads[1]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            std = unpack(self._raw_saved_std, self, F.as_tensors)
+            grad_self = F.std_backward(grads[0], self_, std, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
+        return (grad_self, )
+
+
+class MedianBackward0(GeneratedNode):
+    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:596).
+
+    self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_indices',)
+    num_outputs = 2
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_values = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        return (grad_self, )
+
+
+class MedianBackward1(GeneratedNode):
+    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:604).
+
+    self: spread_to_extrema(grad, self, result, None)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.spread_to_extrema(grad, self_, result, None)
+        return (grad_self, )
+
+
+class CummaxBackward0(GeneratedNode):
+    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:611).
+
+    self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_output_meta', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_indices',)
+    num_outputs = 2
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_values = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
+        return (grad_self, )
+
+
+class CumminBackward0(GeneratedNode):
+    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:619).
+
+    self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_output_meta', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_indices',)
+    num_outputs = 2
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_values = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
+        return (grad_self, )
+
+
+class AminmaxBackward0(GeneratedNode):
+    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:627).
+
+    self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
+    """
+
+    __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_dim', '_saved_output_meta')
+    _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
+    num_outputs = 2
+
+    def _backward(self, F, grads):
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_min = grads[0]
+        grad_max = grads[1]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.spread_to_extrema(grads[0], self_, min, self._saved_dim) + F.spread_to_extrema(grads[1], self_, max, self._saved_dim)
+        return (grad_self, )
+
+
 class ArgmaxBackward0(GeneratedNode):
-    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:579).
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:635).
 
     self: non_differentiable
     """
@@ -1137,7 +1282,7 @@ class ArgmaxBackward0(GeneratedNode):
 
 
 class ArgminBackward0(GeneratedNode):
-    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:587).
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:643).
 
     self: non_differentiable
     """
@@ -1150,7 +1295,7 @@ class ArgminBackward0(GeneratedNode):
 
 
 class AnyBackward0(GeneratedNode):
-    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:594).
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:650).
 
     self: non_differentiable
     """
@@ -1163,7 +1308,20 @@ class AnyBackward0(GeneratedNode):
 
 
 class AllBackward0(GeneratedNode):
-    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:603).
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:659).
+
+    self: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def _backward(self, F, grads):
+        return ()
+
+
+class CountNonzeroBackward0(GeneratedNode):
+    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:668).
 
     self: non_differentiable
     """

@@ -87,3 +87,63 @@ def any_array(x, dim, keepdim):
 
 def all_array(x, dim, keepdim):
     return np.all(x, axis=_logical_axes(dim), keepdims=keepdim)
+
+
+def _positions(x, dim):
+    """0, 1, ..., n-1 along ``dim``, shaped to broadcast against ``x``."""
+    n = x.shape[dim]
+    return np.arange(n).reshape(tuple(n if i == dim % x.ndim else 1 for i in range(x.ndim)))
+
+
+def _cumulative_extremum(x, dim, accumulate):
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), dtype=np.int64)
+    values = accumulate(x, axis=dim)
+    # a position that reaches (or ties) the running extremum becomes its index: ties
+    # take the last one, as torch does
+    indices = np.maximum.accumulate(np.where(x == values, _positions(x, dim), 0), axis=dim)
+    return values, indices.astype(np.int64)
+
+
+def cummax_array(x, dim):
+    return _cumulative_extremum(x, dim, np.maximum.accumulate)
+
+
+def cummin_array(x, dim):
+    return _cumulative_extremum(x, dim, np.minimum.accumulate)
+
+
+def median_array(x):
+    """torch.median(x): the lower of the two middle values."""
+    if x.size == 0:
+        raise RuntimeError("median() of an empty tensor is undefined (torch returns nan); "
+                           "check the input's size first.")
+    return np.sort(x, axis=None)[(x.size - 1) // 2]
+
+
+def median_with_indices(x, dim, keepdim):
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), dtype=np.int64)
+    order = np.argsort(x, axis=dim, kind="stable")
+    k = (x.shape[dim] - 1) // 2
+    indices = np.take(order, [k], axis=dim)
+    values = np.take_along_axis(x, indices, axis=dim)
+    if not keepdim:
+        values, indices = np.squeeze(values, axis=dim), np.squeeze(indices, axis=dim)
+    return values, indices.astype(np.int64)
+
+
+def aminmax_array(x, dim, keepdim):
+    return np.amin(x, axis=dim, keepdims=keepdim), np.amax(x, axis=dim, keepdims=keepdim)
+
+
+def var_mean_array(x, dim, correction, keepdim):
+    return var_array(x, dim, correction, keepdim), np.mean(x, axis=axes(dim), keepdims=keepdim)
+
+
+def std_mean_array(x, dim, correction, keepdim):
+    return std_array(x, dim, correction, keepdim), np.mean(x, axis=axes(dim), keepdims=keepdim)
+
+
+def count_nonzero_array(x, dim):
+    return np.asarray(np.count_nonzero(x, axis=axes(dim)), dtype=np.int64)

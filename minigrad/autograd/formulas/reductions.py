@@ -165,3 +165,11 @@ def norm_backward(grad, self, p, result, dim):
     else:
         scaled = self * F.pow(F.abs(self), p - 2)
     return scaled * F.where(r == 0, 0.0, g / F.pow(safe_r, p - 1))
+
+
+# ------------------------------------------------------------------ value-selecting reductions
+def cumulative_extremum_backward(grad, dim, indices, shape):
+    """cummax/cummin: each output's gradient goes back to the input it copied."""
+    if len(shape) == 0:
+        return grad
+    return ops_for(grad).gather_backward(grad, dim, indices, shape)
