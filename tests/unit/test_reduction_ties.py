@@ -1,7 +1,8 @@
 """At ties, max-like reductions route the gradient as PyTorch does.
 
-amax / amin / max() / min() / norm(p=inf) over tied extrema split the gradient evenly
-among them; max.dim / min.dim send all of it to the index they return.  Each case is
+amax / amin / max() / min() / median() / aminmax / norm(p=inf) over tied extrema split
+the gradient evenly among them; max.dim / min.dim / cummax / cummin send all of it to
+the index they return (cummax / cummin return the last of the tied ones).  Each case is
 compared with torch when it is installed, and always with the values torch gives
 (hard-coded here so the convention is pinned down without torch too).
 """
@@ -30,6 +31,17 @@ CASES = [
      [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]),
     ("min-dim", lambda m, x: m.min(x, 1).values, lambda t, x: t.min(x, 1).values, TIED_LOW,
      [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]),
+    ("median-all", lambda m, x: m.median(x), lambda t, x: t.median(x), [[1.0, 2.0, 2.0, 3.0]],
+     [[0.0, 0.5, 0.5, 0.0]]),
+    ("aminmax-min", lambda m, x: m.aminmax(x, dim=1).min, lambda t, x: t.aminmax(x, dim=1).min,
+     [[1.0, 3.0, 3.0, 2.0], [2.0, 2.0, 1.0, 1.0]], [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5]]),
+    ("aminmax-max", lambda m, x: m.aminmax(x).max, lambda t, x: t.aminmax(x).max, TIED,
+     [[0.0, 0.5, 0.5], [0.0, 0.0, 0.0]]),
+    # the running extremum's index is the last of the tied ones
+    ("cummax", lambda m, x: m.cummax(x, 1).values, lambda t, x: t.cummax(x, 1).values,
+     [[1.0, 3.0, 3.0, 2.0], [2.0, 2.0, 1.0, 0.0]], [[1.0, 1.0, 2.0, 0.0], [1.0, 3.0, 0.0, 0.0]]),
+    ("cummin", lambda m, x: m.cummin(x, 1).values, lambda t, x: t.cummin(x, 1).values,
+     [[1.0, -3.0, -3.0, 2.0], [0.0, 0.0, 1.0, 2.0]], [[1.0, 1.0, 2.0, 0.0], [1.0, 3.0, 0.0, 0.0]]),
     ("norm-inf", lambda m, x: m.norm(x, float("inf"), 1), lambda t, x: t.norm(x, float("inf"), 1),
      [[1.0, -3.0, 3.0], [2.0, 2.0, 0.5]], [[0.0, -0.5, 0.5], [0.5, 0.5, 0.0]]),
 ]
