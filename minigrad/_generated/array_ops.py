@@ -317,6 +317,16 @@ def std_mean(self, dim=None, *, correction=None, keepdim=False):
     return std_mean_array(self, dim, correction, keepdim)
 
 
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return np.nansum(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)
+
+
+def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return nanmean_array(self, dim, keepdim, dtype)
+
+
 def median_dim(self, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
     return median_with_indices(self, dim, keepdim)

@@ -1203,10 +1203,48 @@ def std_mean(self, dim=None, *, correction=None, keepdim=False):
     return return_types_std_mean(std, mean)
 
 
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+    Derivatives (derivatives.yaml:594):
+        self: cast_to(nansum_backward(grad, self, dim), self.dtype)
+    """
+    out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NansumBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_dtype = dtype_of(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+    Derivatives (derivatives.yaml:602):
+        self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
+    """
+    out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NanmeanBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_dtype = dtype_of(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
 def median_dim(self, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:596):
+    Derivatives (derivatives.yaml:612):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
@@ -1230,7 +1268,7 @@ def median_dim(self, dim, keepdim=False):
 def median_default(self):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:604):
+    Derivatives (derivatives.yaml:620):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.median_default(data_of(self))
@@ -1249,7 +1287,7 @@ def median_default(self):
 def cummax(self, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:611):
+    Derivatives (derivatives.yaml:627):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     values_out, indices_out = array_ops.cummax(data_of(self), dim)
@@ -1271,7 +1309,7 @@ def cummax(self, dim):
 def cummin(self, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:619):
+    Derivatives (derivatives.yaml:635):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     values_out, indices_out = array_ops.cummin(data_of(self), dim)
@@ -1293,7 +1331,7 @@ def cummin(self, dim):
 def aminmax(self, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:627):
+    Derivatives (derivatives.yaml:643):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
@@ -1316,7 +1354,7 @@ def aminmax(self, *, dim=None, keepdim=False):
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:635):
+    Derivatives (derivatives.yaml:651):
         self: non_differentiable
     """
     out = array_ops.argmax(data_of(self), dim, keepdim)
@@ -1326,7 +1364,7 @@ def argmax(self, dim=None, keepdim=False):
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:643):
+    Derivatives (derivatives.yaml:659):
         self: non_differentiable
     """
     out = array_ops.argmin(data_of(self), dim, keepdim)
@@ -1336,7 +1374,7 @@ def argmin(self, dim=None, keepdim=False):
 def any(self, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:650):
+    Derivatives (derivatives.yaml:666):
         self: non_differentiable
     """
     out = array_ops.any(data_of(self), dim, keepdim)
@@ -1346,7 +1384,7 @@ def any(self, dim=None, keepdim=False):
 def all(self, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:659):
+    Derivatives (derivatives.yaml:675):
         self: non_differentiable
     """
     out = array_ops.all(data_of(self), dim, keepdim)
@@ -1356,7 +1394,7 @@ def all(self, dim=None, keepdim=False):
 def count_nonzero(self, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:668):
+    Derivatives (derivatives.yaml:684):
         self: non_differentiable
     """
     out = array_ops.count_nonzero(data_of(self), dim)

@@ -43,6 +43,8 @@ METHODS = {
     "cumsum": F.cumsum,
     "cumprod": F.cumprod,
     "norm": F.norm,
+    "nansum": F.nansum,
+    "nanmean": F.nanmean,
     "cummax": F.cummax,
     "cummin": F.cummin,
     "aminmax": F.aminmax,

@@ -147,3 +147,10 @@ def std_mean_array(x, dim, correction, keepdim):
 
 def count_nonzero_array(x, dim):
     return np.asarray(np.count_nonzero(x, axis=axes(dim)), dtype=np.int64)
+
+
+def nanmean_array(x, dim, keepdim, dtype=None):
+    with np.errstate(invalid="ignore"):  # an all-NaN slice is NaN, as in torch
+        total = np.nansum(x, axis=axes(dim), keepdims=keepdim, dtype=dtype)
+        count = np.sum(~np.isnan(x), axis=axes(dim), keepdims=keepdim)
+        return np.asarray(total / count, dtype=total.dtype)

@@ -173,3 +173,23 @@ def cumulative_extremum_backward(grad, dim, indices, shape):
     if len(shape) == 0:
         return grad
     return ops_for(grad).gather_backward(grad, dim, indices, shape)
+
+
+# ------------------------------------------------------------------ NaN-ignoring reductions
+def _nan_mask(x):
+    from minigrad.tensor import Tensor
+    return np.isnan(x.data if isinstance(x, Tensor) else x)
+
+
+def nansum_backward(grad, self, dim):
+    """The sum's gradient, zero at the NaNs it skipped."""
+    return ops_for(grad).where(_nan_mask(self), 0.0, unreduce(grad, self.shape, dim))
+
+
+def nanmean_backward(grad, self, dim):
+    """The mean's gradient over the non-NaN entries of each slice, zero at the NaNs."""
+    nan = _nan_mask(self)
+    dims = normalize_dims(dim, self.ndim)
+    count = np.sum(~nan, axis=dims, keepdims=True) if dims else (~nan).astype(np.int64)
+    share = unreduce(grad, self.shape, dim) / _constant(grad, np.maximum(count, 1))
+    return ops_for(grad).where(nan, 0.0, share)
