@@ -51,6 +51,7 @@ from .functions import (  # noqa: F401
     prod,
     cumsum,
     cumprod,
+    logcumsumexp,
     var,
     std,
     norm,
@@ -69,4 +70,4 @@ from .functions import (  # noqa: F401
     count_nonzero,
 )
 
-__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "prod", "cumsum", "cumprod", "var", "std", "norm", "var_mean", "std_mean", "nansum", "nanmean", "median", "cummax", "cummin", "aminmax", "argmax", "argmin", "any", "all", "count_nonzero", ]
+__all__ = ["sum_to_size", "_to_copy", "_fill", "_copy_from", "clone", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sign", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "gather", "gather_backward", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "getitem", "getitem_backward", "cat", "stack", "matmul", "softmax", "log_softmax", "prod", "cumsum", "cumprod", "logcumsumexp", "var", "std", "norm", "var_mean", "std_mean", "nansum", "nanmean", "median", "cummax", "cummin", "aminmax", "argmax", "argmin", "any", "all", "count_nonzero", ]

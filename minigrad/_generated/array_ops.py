@@ -272,6 +272,11 @@ def cumprod(self, dim, *, dtype=None):
     return cumprod_array(self, dim, dtype)
 
 
+def logcumsumexp(self, dim):
+    """logcumsumexp(Tensor self, int dim) -> Tensor"""
+    return logcumsumexp_array(self, dim)
+
+
 def var_default(self, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"""
     return var_array(self, dim, correction, keepdim)

@@ -1012,10 +1012,30 @@ def cumprod(self, dim, *, dtype=None):
     return result
 
 
+def logcumsumexp(self, dim):
+    """logcumsumexp(Tensor self, int dim) -> Tensor
+
+    Derivatives (derivatives.yaml:508):
+        self: logcumsumexp_backward(grad, self, result, dim)
+    """
+    out = array_ops.logcumsumexp(data_of(self), dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = LogcumsumexpBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
 def var_default(self, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:508):
+    Derivatives (derivatives.yaml:518):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -1035,7 +1055,7 @@ def var_default(self, dim=None, *, correction=None, keepdim=False):
 def std_default(self, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:519):
+    Derivatives (derivatives.yaml:529):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -1057,7 +1077,7 @@ def std_default(self, dim=None, *, correction=None, keepdim=False):
 def var_dim(self, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:532):
+    Derivatives (derivatives.yaml:542):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
@@ -1077,7 +1097,7 @@ def var_dim(self, dim, unbiased=True, keepdim=False):
 def var_unbiased(self, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:539):
+    Derivatives (derivatives.yaml:549):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     out = array_ops.var_unbiased(data_of(self), unbiased)
@@ -1095,7 +1115,7 @@ def var_unbiased(self, unbiased=True):
 def std_dim(self, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:546):
+    Derivatives (derivatives.yaml:556):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
@@ -1117,7 +1137,7 @@ def std_dim(self, dim, unbiased=True, keepdim=False):
 def std_unbiased(self, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:553):
+    Derivatives (derivatives.yaml:563):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     out = array_ops.std_unbiased(data_of(self), unbiased)
@@ -1137,7 +1157,7 @@ def std_unbiased(self, unbiased=True):
 def norm(self, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:562):
+    Derivatives (derivatives.yaml:572):
         self: norm_backward(grad, self, p, result, dim)
     """
     out = array_ops.norm(data_of(self), p, dim, keepdim)
@@ -1158,7 +1178,7 @@ def norm(self, p='fro', dim=None, keepdim=False):
 def var_mean(self, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:578):
+    Derivatives (derivatives.yaml:588):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -1181,7 +1201,7 @@ def var_mean(self, dim=None, *, correction=None, keepdim=False):
 def std_mean(self, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:586):
+    Derivatives (derivatives.yaml:596):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -1206,7 +1226,7 @@ def std_mean(self, dim=None, *, correction=None, keepdim=False):
 def nansum(self, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:594):
+    Derivatives (derivatives.yaml:604):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
@@ -1225,7 +1245,7 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
 def nanmean(self, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:602):
+    Derivatives (derivatives.yaml:612):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
@@ -1244,7 +1264,7 @@ def nanmean(self, dim=None, keepdim=False, *, dtype=None):
 def median_dim(self, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:612):
+    Derivatives (derivatives.yaml:622):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
@@ -1268,7 +1288,7 @@ def median_dim(self, dim, keepdim=False):
 def median_default(self):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:620):
+    Derivatives (derivatives.yaml:630):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.median_default(data_of(self))
@@ -1287,7 +1307,7 @@ def median_default(self):
 def cummax(self, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:627):
+    Derivatives (derivatives.yaml:637):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     values_out, indices_out = array_ops.cummax(data_of(self), dim)
@@ -1309,7 +1329,7 @@ def cummax(self, dim):
 def cummin(self, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:635):
+    Derivatives (derivatives.yaml:645):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     values_out, indices_out = array_ops.cummin(data_of(self), dim)
@@ -1331,7 +1351,7 @@ def cummin(self, dim):
 def aminmax(self, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:643):
+    Derivatives (derivatives.yaml:653):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
@@ -1354,7 +1374,7 @@ def aminmax(self, *, dim=None, keepdim=False):
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:651):
+    Derivatives (derivatives.yaml:661):
         self: non_differentiable
     """
     out = array_ops.argmax(data_of(self), dim, keepdim)
@@ -1364,7 +1384,7 @@ def argmax(self, dim=None, keepdim=False):
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:659):
+    Derivatives (derivatives.yaml:669):
         self: non_differentiable
     """
     out = array_ops.argmin(data_of(self), dim, keepdim)
@@ -1374,7 +1394,7 @@ def argmin(self, dim=None, keepdim=False):
 def any(self, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:666):
+    Derivatives (derivatives.yaml:676):
         self: non_differentiable
     """
     out = array_ops.any(data_of(self), dim, keepdim)
@@ -1384,7 +1404,7 @@ def any(self, dim=None, keepdim=False):
 def all(self, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:675):
+    Derivatives (derivatives.yaml:685):
         self: non_differentiable
     """
     out = array_ops.all(data_of(self), dim, keepdim)
@@ -1394,7 +1414,7 @@ def all(self, dim=None, keepdim=False):
 def count_nonzero(self, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:684):
+    Derivatives (derivatives.yaml:694):
         self: non_differentiable
     """
     out = array_ops.count_nonzero(data_of(self), dim)

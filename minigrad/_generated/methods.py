@@ -42,6 +42,7 @@ METHODS = {
     "prod": F.prod,
     "cumsum": F.cumsum,
     "cumprod": F.cumprod,
+    "logcumsumexp": F.logcumsumexp,
     "norm": F.norm,
     "nansum": F.nansum,
     "nanmean": F.nanmean,

@@ -154,3 +154,7 @@ def nanmean_array(x, dim, keepdim, dtype=None):
         total = np.nansum(x, axis=axes(dim), keepdims=keepdim, dtype=dtype)
         count = np.sum(~np.isnan(x), axis=axes(dim), keepdims=keepdim)
         return np.asarray(total / count, dtype=total.dtype)
+
+
+def logcumsumexp_array(x, dim):
+    return np.logaddexp.accumulate(x, axis=dim) if x.ndim else x.copy()

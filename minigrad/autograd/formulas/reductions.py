@@ -94,6 +94,26 @@ def _cumprod_backward_zeros_array(grad, x, dim, result):
     return np.where(first, prefix * between, out).astype(grad.dtype, copy=False)
 
 
+def logcumsumexp_backward(grad, self, result, dim):
+    """PyTorch's logcumsumexp backward: the positive and negative parts of ``grad``
+    carried in log space by reversed logcumsumexps, so nothing overflows; built from
+    logcumsumexp itself, so it is differentiable again."""
+    F = ops_for(grad)
+    if self.ndim == 0:
+        return grad
+    dim = dim % self.ndim
+    # "log of zero": finite (-inf would give inf - inf), with headroom so adding never overflows
+    lowest = float(np.finfo(np.result_type(self.dtype, np.float32)).min) / 8
+    log_abs = F.log(F.where(grad == 0, 1.0, F.abs(grad)))
+    positive = F.where(grad > 0, log_abs, lowest)
+    negative = F.where(grad < 0, log_abs, lowest)
+
+    def reversed_logcumsumexp(x):
+        return flip_dim(F.logcumsumexp(flip_dim(x, dim), dim), dim)
+    return (F.exp(reversed_logcumsumexp(positive - result) + self)
+            - F.exp(reversed_logcumsumexp(negative - result) + self))
+
+
 # ------------------------------------------------------------------ prod
 def prod_safe_zeros_backward(grad, x, dim):
     """grad * prod_{i != k} x_i along ``dim`` without dividing (exclusive cumprods)."""
