@@ -309,7 +309,7 @@ def std_unbiased(self, unbiased=True):
 
 def norm(self, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return norm_array(self, p, dim, keepdim)
+    return reduction_norm_array(self, p, dim, keepdim)
 
 
 def var_mean(self, dim=None, *, correction=None, keepdim=False):

@@ -1158,7 +1158,7 @@ def norm(self, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:572):
-        self: norm_backward(grad, self, p, result, dim)
+        self: reduction_norm_backward(grad, self, p, result, dim)
     """
     out = array_ops.norm(data_of(self), p, dim, keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):

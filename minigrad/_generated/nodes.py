@@ -1126,7 +1126,7 @@ class StdBackward2(GeneratedNode):
 class NormBackward0(GeneratedNode):
     """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:572).
 
-    self: norm_backward(grad, self, p, result, dim)
+    self: reduction_norm_backward(grad, self, p, result, dim)
     """
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
@@ -1138,7 +1138,7 @@ class NormBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
+            grad_self = F.reduction_norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
         return (grad_self, )
 
 

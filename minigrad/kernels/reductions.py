@@ -33,7 +33,7 @@ def std_array(x, dim, correction, keepdim):
     return np.sqrt(var_array(x, dim, correction, keepdim))
 
 
-def norm_array(x, p, dim, keepdim):
+def reduction_norm_array(x, p, dim, keepdim):
     """torch.norm: 'fro' (the 2-norm over ``dim``) or a vector p-norm over ``dim``."""
     if p == "nuc":
         raise NotImplementedError("minigrad.norm does not support p='nuc' (the nuclear norm "

@@ -163,7 +163,7 @@ def std_backward(grad, self, result, dim, correction, keepdim):
     return var_backward(grad / (2 * result), self, dim, correction, keepdim)
 
 
-def norm_backward(grad, self, p, result, dim):
+def reduction_norm_backward(grad, self, p, result, dim):
     """torch.norm backward (PyTorch's norm_backward), p in 'fro', 0, 1, 2, inf, -inf, any."""
     F = ops_for(grad)
     p = 2.0 if p is None or p == "fro" else float(p)
