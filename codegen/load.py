@@ -323,8 +323,17 @@ def _sample_value(arg, value, where):
         return f"np.index_exp[{value}]"
     if isinstance(value, list):
         value = tuple(value)
+    return _literal(value)
+
+
+def _literal(value):
+    """repr() that keeps YAML's .inf / .nan valid Python (repr gives a bare name)."""
     if isinstance(value, float) and not math.isfinite(value):
-        return f"float('{value}')"  # repr would be the bare name inf / nan
+        return f"float({str(value)!r})"
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + "".join(_literal(v) + ", " for v in value) + ")"
     return repr(value)
 
 
@@ -336,6 +345,6 @@ def _tensor_spec(name, value, where):
         if unknown:
             raise SpecError(f"{where}: sample for '{name}' has unknown key(s) {sorted(unknown)}; "
                             f"tensor specs take {', '.join(TENSOR_SPEC_KEYS)}.")
-        return "T(" + ", ".join(f"{k}={v!r}" for k, v in value.items()) + ")"
+        return "T(" + ", ".join(f"{k}={_literal(v)}" for k, v in value.items()) + ")"
     raise SpecError(f"{where}: sample for tensor '{name}' must be a shape like [3, 4] or a "
                     f"mapping like {{shape: [3, 4], domain: [0.1, 2]}}; got {value!r}.")

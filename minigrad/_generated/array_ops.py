@@ -137,14 +137,14 @@ def clamp_default(self, min=None, max=None):
     return clamp_array(self, min, max)
 
 
-def sum(self, dim=None, keepdim=False):
-    """sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return sum_array(self, dim, keepdim)
+def sum(self, dim=None, keepdim=False, *, dtype=None):
+    """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return sum_array(self, dim, keepdim, dtype)
 
 
-def mean(self, dim=None, keepdim=False):
-    """mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return np.mean(self, axis=axes(dim), keepdims=keepdim)
+def mean(self, dim=None, keepdim=False, *, dtype=None):
+    """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return np.mean(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)
 
 
 def amax(self, dim=None, keepdim=False):
@@ -542,6 +542,131 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return addcdiv_array(self, tensor1, tensor2, value)
 
 
+def prod(self, dim=None, keepdim=False, *, dtype=None):
+    """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return prod_array(self, dim, keepdim, dtype)
+
+
+def cumsum(self, dim, *, dtype=None):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    return cumsum_array(self, dim, dtype)
+
+
+def cumprod(self, dim, *, dtype=None):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    return cumprod_array(self, dim, dtype)
+
+
+def logcumsumexp(self, dim):
+    """logcumsumexp(Tensor self, int dim) -> Tensor"""
+    return logcumsumexp_array(self, dim)
+
+
+def var_default(self, dim=None, *, correction=None, keepdim=False):
+    """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"""
+    return var_array(self, dim, correction, keepdim)
+
+
+def std_default(self, dim=None, *, correction=None, keepdim=False):
+    """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"""
+    return std_array(self, dim, correction, keepdim)
+
+
+def var_dim(self, dim, unbiased=True, keepdim=False):
+    """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor"""
+    return var_array(self, dim, unbiased_correction(unbiased), keepdim)
+
+
+def var_unbiased(self, unbiased=True):
+    """var.unbiased(Tensor self, bool unbiased=True) -> Tensor"""
+    return var_array(self, None, unbiased_correction(unbiased), False)
+
+
+def std_dim(self, dim, unbiased=True, keepdim=False):
+    """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor"""
+    return std_array(self, dim, unbiased_correction(unbiased), keepdim)
+
+
+def std_unbiased(self, unbiased=True):
+    """std.unbiased(Tensor self, bool unbiased=True) -> Tensor"""
+    return std_array(self, None, unbiased_correction(unbiased), False)
+
+
+def norm_default(self, p='fro', dim=None, keepdim=False):
+    """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return reduction_norm_array(self, p, dim, keepdim)
+
+
+def var_mean(self, dim=None, *, correction=None, keepdim=False):
+    """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)"""
+    return var_mean_array(self, dim, correction, keepdim)
+
+
+def std_mean(self, dim=None, *, correction=None, keepdim=False):
+    """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)"""
+    return std_mean_array(self, dim, correction, keepdim)
+
+
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return np.nansum(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)
+
+
+def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return nanmean_array(self, dim, keepdim, dtype)
+
+
+def median_dim(self, dim, keepdim=False):
+    """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    return median_with_indices(self, dim, keepdim)
+
+
+def median_default(self):
+    """median(Tensor self) -> Tensor"""
+    return median_array(self)
+
+
+def cummax(self, dim):
+    """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    return cummax_array(self, dim)
+
+
+def cummin(self, dim):
+    """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    return cummin_array(self, dim)
+
+
+def aminmax(self, *, dim=None, keepdim=False):
+    """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)"""
+    return aminmax_array(self, dim, keepdim)
+
+
+def argmax(self, dim=None, keepdim=False):
+    """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    return argmax_array(self, dim, keepdim)
+
+
+def argmin(self, dim=None, keepdim=False):
+    """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    return argmin_array(self, dim, keepdim)
+
+
+def any(self, dim=None, keepdim=False):
+    """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return any_array(self, dim, keepdim)
+
+
+def all(self, dim=None, keepdim=False):
+    """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return all_array(self, dim, keepdim)
+
+
+def count_nonzero(self, dim=None):
+    """count_nonzero(Tensor self, int[]? dim=None) -> Tensor"""
+    return count_nonzero_array(self, dim)
+
+
 def view(self, size):
     """view(Tensor self, int[] size) -> Tensor"""
     return view_array(self, size)
@@ -907,11 +1032,6 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     return norm_array(A, ord, dim, keepdim)
 
 
-def norm_default(self, p=2, dim=None, keepdim=False):
-    """norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return torch_norm_array(self, p, dim, keepdim)
-
-
 def norm_str_p(self, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor"""
     return torch_norm_array(self, p, dim, keepdim)
@@ -1158,6 +1278,17 @@ _MAX_OVERLOADS = (
 )
 
 
+def median(*args, **kwargs):
+    """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | median(Tensor self) -> Tensor"""
+    return dispatch("median", _MEDIAN_OVERLOADS, args, kwargs, arrays=True)
+
+
+_MEDIAN_OVERLOADS = (
+    (median_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (median_default, (('self', 'Tensor', False, False),)),
+)
+
+
 def min(*args, **kwargs):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | min(Tensor self) -> Tensor | min.other(Tensor self, Tensor other) -> Tensor"""
     return dispatch("min", _MIN_OVERLOADS, args, kwargs, arrays=True)
@@ -1171,7 +1302,7 @@ _MIN_OVERLOADS = (
 
 
 def norm(*args, **kwargs):
-    """norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor | norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor | norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor"""
     return dispatch("norm", _NORM_OVERLOADS, args, kwargs, arrays=True)
 
 
@@ -1189,4 +1320,28 @@ def scatter(*args, **kwargs):
 _SCATTER_OVERLOADS = (
     (scatter_src, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('src', 'Tensor', False, False))),
     (scatter_value, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('value', 'Scalar', False, False))),
+)
+
+
+def std(*args, **kwargs):
+    """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor | std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor | std.unbiased(Tensor self, bool unbiased=True) -> Tensor"""
+    return dispatch("std", _STD_OVERLOADS, args, kwargs, arrays=True)
+
+
+_STD_OVERLOADS = (
+    (std_default, (('self', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
+    (std_dim, (('self', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
+    (std_unbiased, (('self', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
+)
+
+
+def var(*args, **kwargs):
+    """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor | var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor | var.unbiased(Tensor self, bool unbiased=True) -> Tensor"""
+    return dispatch("var", _VAR_OVERLOADS, args, kwargs, arrays=True)
+
+
+_VAR_OVERLOADS = (
+    (var_default, (('self', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
+    (var_dim, (('self', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
+    (var_unbiased, (('self', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
 )

@@ -21,6 +21,18 @@ return_types_max_dim = namedtuple("max", ('values', 'indices'))
 
 return_types_min_dim = namedtuple("min", ('values', 'indices'))
 
+return_types_var_mean = namedtuple("var_mean", ('var', 'mean'))
+
+return_types_std_mean = namedtuple("std_mean", ('std', 'mean'))
+
+return_types_median_dim = namedtuple("median", ('values', 'indices'))
+
+return_types_cummax = namedtuple("cummax", ('values', 'indices'))
+
+return_types_cummin = namedtuple("cummin", ('values', 'indices'))
+
+return_types_aminmax = namedtuple("aminmax", ('min', 'max'))
+
 return_types_linalg_slogdet = namedtuple("linalg_slogdet", ('sign', 'logabsdet'))
 
 return_types_slogdet = namedtuple("slogdet", ('sign', 'logabsdet'))
@@ -509,36 +521,38 @@ def clamp_default(self, min=None, max=None):
     return result
 
 
-def sum(self, dim=None, keepdim=False):
-    """sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+def sum(self, dim=None, keepdim=False, *, dtype=None):
+    """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
     Derivatives (derivatives.yaml:330):
-        self: unreduce(grad, self.shape, dim)
+        self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
-    out = array_ops.sum(data_of(self), dim, keepdim)
+    out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = SumBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
+        node._saved_self_dtype = self.dtype
         node._saved_self_shape = self.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
 
 
-def mean(self, dim=None, keepdim=False):
-    """mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+def mean(self, dim=None, keepdim=False, *, dtype=None):
+    """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:339):
-        self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
+    Derivatives (derivatives.yaml:345):
+        self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
-    out = array_ops.mean(data_of(self), dim, keepdim)
+    out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = MeanBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
+        node._saved_self_dtype = self.dtype
         node._saved_self_shape = self.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -548,7 +562,7 @@ def mean(self, dim=None, keepdim=False):
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:347):
+    Derivatives (derivatives.yaml:359):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amax(data_of(self), dim, keepdim)
@@ -568,7 +582,7 @@ def amax(self, dim=None, keepdim=False):
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:356):
+    Derivatives (derivatives.yaml:371):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amin(data_of(self), dim, keepdim)
@@ -588,7 +602,7 @@ def amin(self, dim=None, keepdim=False):
 def max_dim(self, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:363):
+    Derivatives (derivatives.yaml:380):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -611,7 +625,7 @@ def max_dim(self, dim, keepdim=False):
 def max_default(self):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:371):
+    Derivatives (derivatives.yaml:391):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.max_default(data_of(self))
@@ -630,7 +644,7 @@ def max_default(self):
 def min_dim(self, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:376):
+    Derivatives (derivatives.yaml:399):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -653,7 +667,7 @@ def min_dim(self, dim, keepdim=False):
 def min_default(self):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:382):
+    Derivatives (derivatives.yaml:407):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.min_default(data_of(self))
@@ -672,7 +686,7 @@ def min_default(self):
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:387):
+    Derivatives (derivatives.yaml:414):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -693,7 +707,7 @@ def logsumexp(self, dim, keepdim=False):
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:395):
+    Derivatives (derivatives.yaml:426):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -713,7 +727,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:407):
+    Derivatives (derivatives.yaml:438):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -732,7 +746,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:417):
+    Derivatives (derivatives.yaml:448):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -749,7 +763,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:429):
+    Derivatives (derivatives.yaml:460):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -765,7 +779,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:440):
+    Derivatives (derivatives.yaml:471):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -780,7 +794,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:451):
+    Derivatives (derivatives.yaml:482):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -797,7 +811,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:464):
+    Derivatives (derivatives.yaml:495):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -814,7 +828,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:478):
+    Derivatives (derivatives.yaml:509):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -831,7 +845,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:489):
+    Derivatives (derivatives.yaml:520):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -849,7 +863,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:512):
+    Derivatives (derivatives.yaml:543):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -864,7 +878,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:520):
+    Derivatives (derivatives.yaml:551):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -882,7 +896,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:531):
+    Derivatives (derivatives.yaml:562):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -897,7 +911,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:543):
+    Derivatives (derivatives.yaml:574):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -920,7 +934,7 @@ def matmul(self, other):
 def softmax(self, dim):
     """softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:565):
+    Derivatives (derivatives.yaml:596):
         self: result * (grad - sum(grad * result, dim, True))
     """
     out = array_ops.softmax(data_of(self), dim)
@@ -938,7 +952,7 @@ def softmax(self, dim):
 def log_softmax(self, dim):
     """log_softmax(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:573):
+    Derivatives (derivatives.yaml:604):
         self: grad - exp(result) * sum(grad, dim, True)
     """
     out = array_ops.log_softmax(data_of(self), dim)
@@ -956,7 +970,7 @@ def log_softmax(self, dim):
 def exp2(self):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:586):
+    Derivatives (derivatives.yaml:617):
         self: grad * result * 0.6931471805599453
     """
     out = array_ops.exp2(data_of(self))
@@ -973,7 +987,7 @@ def exp2(self):
 def expm1(self):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:595):
+    Derivatives (derivatives.yaml:626):
         self: grad * (result + 1)
     """
     out = array_ops.expm1(data_of(self))
@@ -990,7 +1004,7 @@ def expm1(self):
 def log2(self):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:604):
+    Derivatives (derivatives.yaml:635):
         self: grad / (self * 0.6931471805599453)
     """
     out = array_ops.log2(data_of(self))
@@ -1007,7 +1021,7 @@ def log2(self):
 def log10(self):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:612):
+    Derivatives (derivatives.yaml:643):
         self: grad / (self * 2.302585092994046)
     """
     out = array_ops.log10(data_of(self))
@@ -1024,7 +1038,7 @@ def log10(self):
 def log1p(self):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:620):
+    Derivatives (derivatives.yaml:651):
         self: grad / (self + 1)
     """
     out = array_ops.log1p(data_of(self))
@@ -1041,7 +1055,7 @@ def log1p(self):
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:629):
+    Derivatives (derivatives.yaml:660):
         self: -0.5 * grad * result * result * result
     """
     out = array_ops.rsqrt(data_of(self))
@@ -1058,7 +1072,7 @@ def rsqrt(self):
 def square(self):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:637):
+    Derivatives (derivatives.yaml:668):
         self: grad * 2 * self
     """
     out = array_ops.square(data_of(self))
@@ -1075,7 +1089,7 @@ def square(self):
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:645):
+    Derivatives (derivatives.yaml:676):
         self: -grad * result * result
     """
     out = array_ops.reciprocal(data_of(self))
@@ -1092,7 +1106,7 @@ def reciprocal(self):
 def tan(self):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:654):
+    Derivatives (derivatives.yaml:685):
         self: grad * (1 + result * result)
     """
     out = array_ops.tan(data_of(self))
@@ -1109,7 +1123,7 @@ def tan(self):
 def asin(self):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:662):
+    Derivatives (derivatives.yaml:693):
         self: grad / sqrt(1 - self * self)
     """
     out = array_ops.asin(data_of(self))
@@ -1126,7 +1140,7 @@ def asin(self):
 def acos(self):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:670):
+    Derivatives (derivatives.yaml:701):
         self: -grad / sqrt(1 - self * self)
     """
     out = array_ops.acos(data_of(self))
@@ -1143,7 +1157,7 @@ def acos(self):
 def atan(self):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:678):
+    Derivatives (derivatives.yaml:709):
         self: grad / (self * self + 1)
     """
     out = array_ops.atan(data_of(self))
@@ -1160,7 +1174,7 @@ def atan(self):
 def sinh(self):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:686):
+    Derivatives (derivatives.yaml:717):
         self: grad * cosh(self)
     """
     out = array_ops.sinh(data_of(self))
@@ -1177,7 +1191,7 @@ def sinh(self):
 def cosh(self):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:694):
+    Derivatives (derivatives.yaml:725):
         self: grad * sinh(self)
     """
     out = array_ops.cosh(data_of(self))
@@ -1194,7 +1208,7 @@ def cosh(self):
 def asinh(self):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:702):
+    Derivatives (derivatives.yaml:733):
         self: grad / sqrt(self * self + 1)
     """
     out = array_ops.asinh(data_of(self))
@@ -1211,7 +1225,7 @@ def asinh(self):
 def acosh(self):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:710):
+    Derivatives (derivatives.yaml:741):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     out = array_ops.acosh(data_of(self))
@@ -1228,7 +1242,7 @@ def acosh(self):
 def atanh(self):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:718):
+    Derivatives (derivatives.yaml:749):
         self: grad / (1 - self * self)
     """
     out = array_ops.atanh(data_of(self))
@@ -1245,7 +1259,7 @@ def atanh(self):
 def logit(self, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:728):
+    Derivatives (derivatives.yaml:759):
         self: logit_grad(grad, self, eps)
     """
     out = array_ops.logit(data_of(self), eps)
@@ -1263,7 +1277,7 @@ def logit(self, eps=None):
 def erf(self):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:738):
+    Derivatives (derivatives.yaml:769):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     out = array_ops.erf(data_of(self))
@@ -1280,7 +1294,7 @@ def erf(self):
 def erfc(self):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:747):
+    Derivatives (derivatives.yaml:778):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     out = array_ops.erfc(data_of(self))
@@ -1297,7 +1311,7 @@ def erfc(self):
 def erfinv(self):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:756):
+    Derivatives (derivatives.yaml:787):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     out = array_ops.erfinv(data_of(self))
@@ -1314,7 +1328,7 @@ def erfinv(self):
 def lgamma(self):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:765):
+    Derivatives (derivatives.yaml:796):
         self: grad * digamma(self)
     """
     out = array_ops.lgamma(data_of(self))
@@ -1331,7 +1345,7 @@ def lgamma(self):
 def digamma(self):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:773):
+    Derivatives (derivatives.yaml:804):
         self: grad * polygamma(1, self)
     """
     out = array_ops.digamma(data_of(self))
@@ -1348,7 +1362,7 @@ def digamma(self):
 def polygamma(n, self):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:783):
+    Derivatives (derivatives.yaml:814):
         self: grad * polygamma(n + 1, self)
     """
     out = array_ops.polygamma(n, data_of(self))
@@ -1366,7 +1380,7 @@ def polygamma(n, self):
 def special_gammaln(self):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:794):
+    Derivatives (derivatives.yaml:825):
         self: grad * digamma(self)
     """
     out = array_ops.special_gammaln(data_of(self))
@@ -1383,7 +1397,7 @@ def special_gammaln(self):
 def special_psi(self):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:803):
+    Derivatives (derivatives.yaml:834):
         self: grad * polygamma(1, self)
     """
     out = array_ops.special_psi(data_of(self))
@@ -1400,7 +1414,7 @@ def special_psi(self):
 def special_expit(self):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:812):
+    Derivatives (derivatives.yaml:843):
         self: grad * result * (1 - result)
     """
     out = array_ops.special_expit(data_of(self))
@@ -1417,7 +1431,7 @@ def special_expit(self):
 def sinc(self):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:822):
+    Derivatives (derivatives.yaml:853):
         self: sinc_grad(grad, self)
     """
     out = array_ops.sinc(data_of(self))
@@ -1434,7 +1448,7 @@ def sinc(self):
 def floor(self):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:833):
+    Derivatives (derivatives.yaml:864):
         self: zeros_like(grad)
     """
     out = array_ops.floor(data_of(self))
@@ -1448,7 +1462,7 @@ def floor(self):
 def ceil(self):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:840):
+    Derivatives (derivatives.yaml:871):
         self: zeros_like(grad)
     """
     out = array_ops.ceil(data_of(self))
@@ -1462,7 +1476,7 @@ def ceil(self):
 def round(self, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:848):
+    Derivatives (derivatives.yaml:879):
         self: zeros_like(grad)
     """
     out = array_ops.round(data_of(self), decimals=decimals)
@@ -1476,7 +1490,7 @@ def round(self, *, decimals=0):
 def trunc(self):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:856):
+    Derivatives (derivatives.yaml:887):
         self: zeros_like(grad)
     """
     out = array_ops.trunc(data_of(self))
@@ -1490,7 +1504,7 @@ def trunc(self):
 def fix(self):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:863):
+    Derivatives (derivatives.yaml:894):
         self: zeros_like(grad)
     """
     out = array_ops.fix(data_of(self))
@@ -1504,7 +1518,7 @@ def fix(self):
 def frac(self):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:870):
+    Derivatives (derivatives.yaml:901):
         self: grad
     """
     out = array_ops.frac(data_of(self))
@@ -1518,7 +1532,7 @@ def frac(self):
 def clamp_Tensor(self, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:882):
+    Derivatives (derivatives.yaml:913):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1545,7 +1559,7 @@ def clamp_Tensor(self, min=None, max=None):
 def clip_default(self, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:894):
+    Derivatives (derivatives.yaml:925):
         self: grad * clamp_mask(self, min, max)
     """
     out = array_ops.clip_default(data_of(self), min, max)
@@ -1564,7 +1578,7 @@ def clip_default(self, min=None, max=None):
 def clip_Tensor(self, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:901):
+    Derivatives (derivatives.yaml:932):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1591,7 +1605,7 @@ def clip_Tensor(self, min=None, max=None):
 def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:911):
+    Derivatives (derivatives.yaml:942):
         self: grad * finite_mask(self)
     """
     out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
@@ -1608,7 +1622,7 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
 def div_Tensor_mode(self, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:922):
+    Derivatives (derivatives.yaml:953):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -1633,7 +1647,7 @@ def div_Tensor_mode(self, other, *, rounding_mode):
 def floor_divide(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:932):
+    Derivatives (derivatives.yaml:963):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1654,7 +1668,7 @@ def floor_divide(self, other):
 def remainder(self, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:942):
+    Derivatives (derivatives.yaml:973):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -1677,7 +1691,7 @@ def remainder(self, other):
 def fmod(self, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:953):
+    Derivatives (derivatives.yaml:984):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -1700,7 +1714,7 @@ def fmod(self, other):
 def float_power(self, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:963):
+    Derivatives (derivatives.yaml:994):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -1728,7 +1742,7 @@ def float_power(self, exponent):
 def fmax(self, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:974):
+    Derivatives (derivatives.yaml:1005):
         self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
     """
@@ -1752,7 +1766,7 @@ def fmax(self, other):
 def fmin(self, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:984):
+    Derivatives (derivatives.yaml:1015):
         self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
     """
@@ -1776,7 +1790,7 @@ def fmin(self, other):
 def max_other(self, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:994):
+    Derivatives (derivatives.yaml:1025):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -1800,7 +1814,7 @@ def max_other(self, other):
 def min_other(self, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1003):
+    Derivatives (derivatives.yaml:1034):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -1824,7 +1838,7 @@ def min_other(self, other):
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1012):
+    Derivatives (derivatives.yaml:1043):
         self: sum_to(grad * other / (self * self + other * other), self.shape)
         other: sum_to(-grad * self / (self * self + other * other), other.shape)
     """
@@ -1848,7 +1862,7 @@ def atan2(self, other):
 def hypot(self, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1021):
+    Derivatives (derivatives.yaml:1052):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -1875,7 +1889,7 @@ def hypot(self, other):
 def logaddexp(self, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1030):
+    Derivatives (derivatives.yaml:1061):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -1899,7 +1913,7 @@ def logaddexp(self, other):
 def logaddexp2(self, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1039):
+    Derivatives (derivatives.yaml:1070):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -1923,7 +1937,7 @@ def logaddexp2(self, other):
 def copysign(self, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1048):
+    Derivatives (derivatives.yaml:1079):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1947,7 +1961,7 @@ def copysign(self, other):
 def xlogy(self, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1059):
+    Derivatives (derivatives.yaml:1090):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -1971,7 +1985,7 @@ def xlogy(self, other):
 def lerp_Scalar(self, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1070):
+    Derivatives (derivatives.yaml:1101):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -1993,7 +2007,7 @@ def lerp_Scalar(self, end, weight):
 def lerp_Tensor(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1079):
+    Derivatives (derivatives.yaml:1110):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -2022,7 +2036,7 @@ def lerp_Tensor(self, end, weight):
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1089):
+    Derivatives (derivatives.yaml:1120):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -2050,7 +2064,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1100):
+    Derivatives (derivatives.yaml:1131):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -2076,10 +2090,477 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return result
 
 
+def prod(self, dim=None, keepdim=False, *, dtype=None):
+    """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1148):
+        self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
+    """
+    out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = ProdBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_dtype = self.dtype
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def cumsum(self, dim, *, dtype=None):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1166):
+        self: cast_to(cumsum_backward(grad, dim), self.dtype)
+    """
+    out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = CumsumBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_dtype = self.dtype
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def cumprod(self, dim, *, dtype=None):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1178):
+        self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
+    """
+    out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = CumprodBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_dtype = self.dtype
+    node._saved_dim = dim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def logcumsumexp(self, dim):
+    """logcumsumexp(Tensor self, int dim) -> Tensor
+
+    Derivatives (derivatives.yaml:1191):
+        self: logcumsumexp_backward(grad, self, result, dim)
+    """
+    out = array_ops.logcumsumexp(data_of(self), dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = LogcumsumexpBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def var_default(self, dim=None, *, correction=None, keepdim=False):
+    """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1201):
+        self: var_backward(grad, self, dim, correction, keepdim)
+    """
+    out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = VarBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_correction = correction
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    result = wrap(out, node)
+    return result
+
+
+def std_default(self, dim=None, *, correction=None, keepdim=False):
+    """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1212):
+        self: std_backward(grad, self, result, dim, correction, keepdim)
+    """
+    out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = StdBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_correction = correction
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def var_dim(self, dim, unbiased=True, keepdim=False):
+    """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1225):
+        self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
+    """
+    out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = VarBackward1((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_unbiased = unbiased
+    result = wrap(out, node)
+    return result
+
+
+def var_unbiased(self, unbiased=True):
+    """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
+
+    Derivatives (derivatives.yaml:1232):
+        self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
+    """
+    out = array_ops.var_unbiased(data_of(self), unbiased)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = VarBackward2((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_unbiased = unbiased
+    result = wrap(out, node)
+    return result
+
+
+def std_dim(self, dim, unbiased=True, keepdim=False):
+    """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1239):
+        self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
+    """
+    out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = StdBackward1((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_unbiased = unbiased
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def std_unbiased(self, unbiased=True):
+    """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
+
+    Derivatives (derivatives.yaml:1246):
+        self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
+    """
+    out = array_ops.std_unbiased(data_of(self), unbiased)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = StdBackward2((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_unbiased = unbiased
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def norm_default(self, p='fro', dim=None, keepdim=False):
+    """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1255):
+        self: reduction_norm_backward(grad, self, p, result, dim)
+    """
+    out = array_ops.norm_default(data_of(self), p, dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NormBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_p = p
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def var_mean(self, dim=None, *, correction=None, keepdim=False):
+    """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
+
+    Derivatives (derivatives.yaml:1271):
+        self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
+    """
+    var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_var_mean(wrap(var_out), wrap(mean_out))
+    node = VarMeanBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_shape = self.shape
+    node._saved_correction = correction
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    var = wrap(var_out, node, 0)
+    mean = wrap(mean_out, node, 1)
+    node._saved_output_meta = output_meta((var_out, mean_out))
+    return return_types_var_mean(var, mean)
+
+
+def std_mean(self, dim=None, *, correction=None, keepdim=False):
+    """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
+
+    Derivatives (derivatives.yaml:1279):
+        self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
+    """
+    std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_std_mean(wrap(std_out), wrap(mean_out))
+    node = StdMeanBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_shape = self.shape
+    node._saved_correction = correction
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    std = wrap(std_out, node, 0)
+    mean = wrap(mean_out, node, 1)
+    node._saved_output_meta = output_meta((std_out, mean_out))
+    if needs_self:
+        node._raw_saved_std = save(std, is_output=True)
+    return return_types_std_mean(std, mean)
+
+
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1287):
+        self: cast_to(nansum_backward(grad, self, dim), self.dtype)
+    """
+    out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NansumBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_dtype = self.dtype
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1295):
+        self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
+    """
+    out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NanmeanBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_dtype = self.dtype
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def median_dim(self, dim, keepdim=False):
+    """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:1305):
+        self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+    values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_median_dim(wrap(values_out), wrap(indices_out))
+    node = MedianBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_ndim = self.ndim
+        node._saved_self_shape = self.shape
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    if needs_self:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_median_dim(values, indices)
+
+
+def median_default(self):
+    """median(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1313):
+        self: spread_to_extrema(grad, self, result, None)
+    """
+    out = array_ops.median_default(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = MedianBackward1((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def cummax(self, dim):
+    """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:1320):
+        self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
+    """
+    values_out, indices_out = array_ops.cummax(data_of(self), dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_cummax(wrap(values_out), wrap(indices_out))
+    node = CummaxBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = self.shape
+    node._saved_dim = dim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    if needs_self:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_cummax(values, indices)
+
+
+def cummin(self, dim):
+    """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:1328):
+        self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
+    """
+    values_out, indices_out = array_ops.cummin(data_of(self), dim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_cummin(wrap(values_out), wrap(indices_out))
+    node = CumminBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_shape = self.shape
+    node._saved_dim = dim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    if needs_self:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_cummin(values, indices)
+
+
+def aminmax(self, *, dim=None, keepdim=False):
+    """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+
+    Derivatives (derivatives.yaml:1336):
+        self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
+    """
+    min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return return_types_aminmax(wrap(min_out), wrap(max_out))
+    node = AminmaxBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    min = wrap(min_out, node, 0)
+    max = wrap(max_out, node, 1)
+    node._saved_output_meta = output_meta((min_out, max_out))
+    if needs_self:
+        node._raw_saved_max = save(max, is_output=True)
+        node._raw_saved_min = save(min, is_output=True)
+    return return_types_aminmax(min, max)
+
+
+def argmax(self, dim=None, keepdim=False):
+    """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1344):
+        self: non_differentiable
+    """
+    out = array_ops.argmax(data_of(self), dim, keepdim)
+    return wrap(out)
+
+
+def argmin(self, dim=None, keepdim=False):
+    """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1352):
+        self: non_differentiable
+    """
+    out = array_ops.argmin(data_of(self), dim, keepdim)
+    return wrap(out)
+
+
+def any(self, dim=None, keepdim=False):
+    """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1359):
+        self: non_differentiable
+    """
+    out = array_ops.any(data_of(self), dim, keepdim)
+    return wrap(out)
+
+
+def all(self, dim=None, keepdim=False):
+    """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1368):
+        self: non_differentiable
+    """
+    out = array_ops.all(data_of(self), dim, keepdim)
+    return wrap(out)
+
+
+def count_nonzero(self, dim=None):
+    """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1377):
+        self: non_differentiable
+    """
+    out = array_ops.count_nonzero(data_of(self), dim)
+    return wrap(out)
+
+
 def view(self, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1119):
+    Derivatives (derivatives.yaml:1390):
         self: reshape(grad, self.shape)
     """
     out = array_ops.view(data_of(self), size)
@@ -2096,7 +2577,7 @@ def view(self, size):
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1130):
+    Derivatives (derivatives.yaml:1401):
         self: reshape(grad, self.shape)
     """
     out = array_ops.flatten(data_of(self), start_dim, end_dim)
@@ -2113,7 +2594,7 @@ def flatten(self, start_dim=0, end_dim=-1):
 def unflatten(self, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1141):
+    Derivatives (derivatives.yaml:1412):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unflatten(data_of(self), dim, sizes)
@@ -2130,7 +2611,7 @@ def unflatten(self, dim, sizes):
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1149):
+    Derivatives (derivatives.yaml:1420):
         self: swapaxes(grad, axis0, axis1)
     """
     out = array_ops.swapaxes(data_of(self), axis0, axis1)
@@ -2146,7 +2627,7 @@ def swapaxes(self, axis0, axis1):
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1156):
+    Derivatives (derivatives.yaml:1427):
         self: swapdims(grad, dim0, dim1)
     """
     out = array_ops.swapdims(data_of(self), dim0, dim1)
@@ -2162,7 +2643,7 @@ def swapdims(self, dim0, dim1):
 def movedim(self, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1163):
+    Derivatives (derivatives.yaml:1434):
         self: movedim(grad, destination, source)
     """
     out = array_ops.movedim(data_of(self), source, destination)
@@ -2178,7 +2659,7 @@ def movedim(self, source, destination):
 def moveaxis(self, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1171):
+    Derivatives (derivatives.yaml:1442):
         self: moveaxis(grad, destination, source)
     """
     out = array_ops.moveaxis(data_of(self), source, destination)
@@ -2194,7 +2675,7 @@ def moveaxis(self, source, destination):
 def t(self):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1178):
+    Derivatives (derivatives.yaml:1449):
         self: t(grad)
     """
     out = array_ops.t(data_of(self))
@@ -2208,7 +2689,7 @@ def t(self):
 def expand_as(self, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1187):
+    Derivatives (derivatives.yaml:1458):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -2226,7 +2707,7 @@ def expand_as(self, other):
 def broadcast_to(self, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1196):
+    Derivatives (derivatives.yaml:1467):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.broadcast_to(data_of(self), size)
@@ -2243,7 +2724,7 @@ def broadcast_to(self, size):
 def narrow(self, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1204):
+    Derivatives (derivatives.yaml:1475):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     out = array_ops.narrow(data_of(self), dim, start, length)
@@ -2263,7 +2744,7 @@ def narrow(self, dim, start, length):
 def select(self, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1214):
+    Derivatives (derivatives.yaml:1485):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     out = array_ops.select(data_of(self), dim, index)
@@ -2282,7 +2763,7 @@ def select(self, dim, index):
 def view_as(self, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1222):
+    Derivatives (derivatives.yaml:1493):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -2300,7 +2781,7 @@ def view_as(self, other):
 def reshape_as(self, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1231):
+    Derivatives (derivatives.yaml:1502):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -2318,7 +2799,7 @@ def reshape_as(self, other):
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1240):
+    Derivatives (derivatives.yaml:1511):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
@@ -2338,7 +2819,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 def diagonal_backward(self, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1251):
+    Derivatives (derivatives.yaml:1522):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
@@ -2355,7 +2836,7 @@ def diagonal_backward(self, input_sizes, offset, dim1, dim2):
 def split(self, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1260):
+    Derivatives (derivatives.yaml:1531):
         self: cat(grads, dim)
     """
     outs = array_ops.split(data_of(self), split_size_or_sections, dim)
@@ -2372,7 +2853,7 @@ def split(self, split_size_or_sections, dim=0):
 def chunk(self, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1270):
+    Derivatives (derivatives.yaml:1541):
         self: cat(grads, dim)
     """
     outs = array_ops.chunk(data_of(self), chunks, dim)
@@ -2389,7 +2870,7 @@ def chunk(self, chunks, dim=0):
 def unbind(self, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1278):
+    Derivatives (derivatives.yaml:1549):
         self: stack(grads, dim)
     """
     outs = array_ops.unbind(data_of(self), dim)
@@ -2406,7 +2887,7 @@ def unbind(self, dim=0):
 def flip(self, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1287):
+    Derivatives (derivatives.yaml:1558):
         self: flip(grad, dims)
     """
     out = array_ops.flip(data_of(self), dims)
@@ -2421,7 +2902,7 @@ def flip(self, dims):
 def roll(self, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1295):
+    Derivatives (derivatives.yaml:1566):
         self: roll(grad, negated(shifts), dims)
     """
     out = array_ops.roll(data_of(self), shifts, dims)
@@ -2437,7 +2918,7 @@ def roll(self, shifts, dims=None):
 def repeat(self, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1303):
+    Derivatives (derivatives.yaml:1574):
         self: repeat_backward(grad, repeats, self.shape)
     """
     out = array_ops.repeat(data_of(self), repeats)
@@ -2455,7 +2936,7 @@ def repeat(self, repeats):
 def tile(self, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1314):
+    Derivatives (derivatives.yaml:1585):
         self: repeat_backward(grad, dims, self.shape)
     """
     out = array_ops.tile(data_of(self), dims)
@@ -2473,7 +2954,7 @@ def tile(self, dims):
 def tril(self, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1321):
+    Derivatives (derivatives.yaml:1592):
         self: tril(grad, diagonal)
     """
     out = array_ops.tril(data_of(self), diagonal)
@@ -2488,7 +2969,7 @@ def tril(self, diagonal=0):
 def triu(self, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1328):
+    Derivatives (derivatives.yaml:1599):
         self: triu(grad, diagonal)
     """
     out = array_ops.triu(data_of(self), diagonal)
@@ -2503,7 +2984,7 @@ def triu(self, diagonal=0):
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1335):
+    Derivatives (derivatives.yaml:1606):
         self: diag_backward(grad, self.shape, diagonal)
     """
     out = array_ops.diag(data_of(self), diagonal)
@@ -2521,7 +3002,7 @@ def diag(self, diagonal=0):
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1343):
+    Derivatives (derivatives.yaml:1614):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
@@ -2538,7 +3019,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1353):
+    Derivatives (derivatives.yaml:1624):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -2558,7 +3039,7 @@ def index_select(self, dim, index):
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1362):
+    Derivatives (derivatives.yaml:1633):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -2579,7 +3060,7 @@ def index_add(self, dim, index, source, *, alpha=1):
 def scatter_src(self, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1372):
+    Derivatives (derivatives.yaml:1643):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -2602,7 +3083,7 @@ def scatter_src(self, dim, index, src):
 def scatter_value(self, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1382):
+    Derivatives (derivatives.yaml:1653):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -2621,7 +3102,7 @@ def scatter_value(self, dim, index, value):
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1389):
+    Derivatives (derivatives.yaml:1660):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -2642,7 +3123,7 @@ def scatter_add(self, dim, index, src):
 def masked_fill_Scalar(self, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1398):
+    Derivatives (derivatives.yaml:1669):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -2661,7 +3142,7 @@ def masked_fill_Scalar(self, mask, value):
 def masked_fill_Tensor(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:1407):
+    Derivatives (derivatives.yaml:1678):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -2683,7 +3164,7 @@ def masked_fill_Tensor(self, mask, value):
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1415):
+    Derivatives (derivatives.yaml:1686):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -2703,7 +3184,7 @@ def take_along_dim(self, indices, dim=None):
 def take_along_dim_backward(self, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1425):
+    Derivatives (derivatives.yaml:1696):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -2722,7 +3203,7 @@ def take_along_dim_backward(self, dim, indices, shape):
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1446):
+    Derivatives (derivatives.yaml:1717):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -2743,7 +3224,7 @@ def mm(self, mat2):
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1455):
+    Derivatives (derivatives.yaml:1726):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -2764,7 +3245,7 @@ def bmm(self, mat2):
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:1463):
+    Derivatives (derivatives.yaml:1734):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -2785,7 +3266,7 @@ def mv(self, vec):
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:1471):
+    Derivatives (derivatives.yaml:1742):
         self: grad * tensor
         tensor: grad * self
     """
@@ -2806,7 +3287,7 @@ def dot(self, tensor):
 def vdot(self, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1479):
+    Derivatives (derivatives.yaml:1750):
         self: grad * other
         other: grad * self
     """
@@ -2827,7 +3308,7 @@ def vdot(self, other):
 def inner(self, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1485):
+    Derivatives (derivatives.yaml:1756):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -2850,7 +3331,7 @@ def inner(self, other):
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:1495):
+    Derivatives (derivatives.yaml:1766):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -2871,7 +3352,7 @@ def outer(self, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1503):
+    Derivatives (derivatives.yaml:1774):
         tensors: einsum_backward(grad, equation, tensors)
     """
     out = array_ops.einsum(equation, [data_of(t) for t in tensors])
@@ -2889,7 +3370,7 @@ def einsum(equation, tensors):
 def tensordot(self, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:1520):
+    Derivatives (derivatives.yaml:1791):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -2914,7 +3395,7 @@ def tensordot(self, other, dims_self, dims_other):
 def kron(self, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1532):
+    Derivatives (derivatives.yaml:1803):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -2937,7 +3418,7 @@ def kron(self, other):
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1541):
+    Derivatives (derivatives.yaml:1812):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -2964,7 +3445,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1552):
+    Derivatives (derivatives.yaml:1823):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -2991,7 +3472,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
 def cross(self, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1561):
+    Derivatives (derivatives.yaml:1832):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -3015,7 +3496,7 @@ def cross(self, other, dim=None):
 def linalg_cross(self, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1570):
+    Derivatives (derivatives.yaml:1841):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -3039,7 +3520,7 @@ def linalg_cross(self, other, *, dim=-1):
 def trace(self):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1580):
+    Derivatives (derivatives.yaml:1851):
         self: trace_backward(grad, self.shape)
     """
     out = array_ops.trace(data_of(self))
@@ -3056,7 +3537,7 @@ def trace(self):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1589):
+    Derivatives (derivatives.yaml:1860):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.linalg_inv(data_of(A))
@@ -3073,7 +3554,7 @@ def linalg_inv(A):
 def inverse(self):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1600):
+    Derivatives (derivatives.yaml:1871):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.inverse(data_of(self))
@@ -3090,7 +3571,7 @@ def inverse(self):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1605):
+    Derivatives (derivatives.yaml:1876):
         A: det_backward(grad, A, result)
     """
     out = array_ops.linalg_det(data_of(A))
@@ -3109,7 +3590,7 @@ def linalg_det(A):
 def det(self):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1617):
+    Derivatives (derivatives.yaml:1888):
         self: det_backward(grad, self, result)
     """
     out = array_ops.det(data_of(self))
@@ -3128,7 +3609,7 @@ def det(self):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1622):
+    Derivatives (derivatives.yaml:1893):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
@@ -3146,7 +3627,7 @@ def linalg_slogdet(A):
 def slogdet(self):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1632):
+    Derivatives (derivatives.yaml:1903):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
@@ -3164,7 +3645,7 @@ def slogdet(self):
 def logdet(self):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1638):
+    Derivatives (derivatives.yaml:1909):
         self: logabsdet_backward(grad, self)
     """
     out = array_ops.logdet(data_of(self))
@@ -3181,7 +3662,7 @@ def logdet(self):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1643):
+    Derivatives (derivatives.yaml:1914):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -3204,7 +3685,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1657):
+    Derivatives (derivatives.yaml:1928):
         A: cholesky_backward(grad, result, upper)
     """
     out = array_ops.linalg_cholesky(data_of(A), upper=upper)
@@ -3222,7 +3703,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(self, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1667):
+    Derivatives (derivatives.yaml:1938):
         self: cholesky_backward(grad, result, upper)
     """
     out = array_ops.cholesky(data_of(self), upper)
@@ -3240,7 +3721,7 @@ def cholesky(self, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:1672):
+    Derivatives (derivatives.yaml:1943):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
@@ -3260,7 +3741,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:1682):
+    Derivatives (derivatives.yaml:1953):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
@@ -3278,7 +3759,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:1689):
+    Derivatives (derivatives.yaml:1960):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
@@ -3299,7 +3780,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:1700):
+    Derivatives (derivatives.yaml:1971):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
@@ -3322,7 +3803,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1713):
+    Derivatives (derivatives.yaml:1984):
         A: svdvals_backward(grad, A)
     """
     out = array_ops.linalg_svdvals(data_of(A))
@@ -3339,7 +3820,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1722):
+    Derivatives (derivatives.yaml:1993):
         A: pinv_backward(grad, result, A)
     """
     out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -3358,7 +3839,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(self, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:1732):
+    Derivatives (derivatives.yaml:2003):
         self: pinv_backward(grad, result, self)
     """
     out = array_ops.pinverse(data_of(self), rcond)
@@ -3377,7 +3858,7 @@ def pinverse(self, rcond=1e-15):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1738):
+    Derivatives (derivatives.yaml:2009):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
@@ -3399,7 +3880,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1754):
+    Derivatives (derivatives.yaml:2025):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
@@ -3421,7 +3902,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1767):
+    Derivatives (derivatives.yaml:2038):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
@@ -3443,7 +3924,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1778):
+    Derivatives (derivatives.yaml:2049):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
@@ -3465,7 +3946,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1790):
+    Derivatives (derivatives.yaml:2061):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
@@ -3484,32 +3965,10 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     return result
 
 
-def norm_default(self, p=2, dim=None, keepdim=False):
-    """norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor
-
-    Derivatives (derivatives.yaml:1802):
-        self: torch_norm_backward(grad, self, result, p, dim, keepdim)
-    """
-    out = array_ops.norm_default(data_of(self), p, dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
-        return wrap(out)
-    node = NormBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
-    if needs_self:
-        node._raw_saved_self = save(self)
-    node._saved_dim = dim
-    node._saved_keepdim = keepdim
-    node._saved_p = p
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
 def norm_str_p(self, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1810):
+    Derivatives (derivatives.yaml:2072):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
@@ -3531,7 +3990,7 @@ def norm_str_p(self, p, dim=None, keepdim=False):
 def svd(self, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:1819):
+    Derivatives (derivatives.yaml:2081):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
@@ -3557,7 +4016,7 @@ def svd(self, some=True, compute_uv=True):
 def qr(self, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:1828):
+    Derivatives (derivatives.yaml:2090):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     Q_out, R_out = array_ops.qr(data_of(self), some)
@@ -3578,7 +4037,7 @@ def qr(self, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1835):
+    Derivatives (derivatives.yaml:2097):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -3604,7 +4063,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1847):
+    Derivatives (derivatives.yaml:2109):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -3628,7 +4087,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1858):
+    Derivatives (derivatives.yaml:2120):
         tensors: multi_dot_backward(grad, tensors)
     """
     out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
@@ -3645,7 +4104,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:1868):
+    Derivatives (derivatives.yaml:2130):
         A: matrix_power_backward(grad, A, n)
     """
     out = array_ops.linalg_matrix_power(data_of(A), n)
@@ -3663,7 +4122,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(self, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:1879):
+    Derivatives (derivatives.yaml:2141):
         self: matrix_power_backward(grad, self, n)
     """
     out = array_ops.matrix_power(data_of(self), n)
@@ -3681,7 +4140,7 @@ def matrix_power(self, n):
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1896):
+    Derivatives (derivatives.yaml:2158):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -3712,7 +4171,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1910):
+    Derivatives (derivatives.yaml:2172):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -3743,7 +4202,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1922):
+    Derivatives (derivatives.yaml:2184):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -3774,7 +4233,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1937):
+    Derivatives (derivatives.yaml:2199):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -3805,7 +4264,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1949):
+    Derivatives (derivatives.yaml:2211):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -3836,7 +4295,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1961):
+    Derivatives (derivatives.yaml:2223):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -3867,7 +4326,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:1977):
+    Derivatives (derivatives.yaml:2239):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -3894,7 +4353,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:1992):
+    Derivatives (derivatives.yaml:2254):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -3914,7 +4373,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2002):
+    Derivatives (derivatives.yaml:2264):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -3937,7 +4396,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2010):
+    Derivatives (derivatives.yaml:2272):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -3957,7 +4416,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2023):
+    Derivatives (derivatives.yaml:2285):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -3980,7 +4439,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2033):
+    Derivatives (derivatives.yaml:2295):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -4002,7 +4461,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2042):
+    Derivatives (derivatives.yaml:2304):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -4025,7 +4484,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:2055):
+    Derivatives (derivatives.yaml:2317):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -4045,7 +4504,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2066):
+    Derivatives (derivatives.yaml:2328):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
@@ -4062,7 +4521,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2075):
+    Derivatives (derivatives.yaml:2337):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
@@ -4079,7 +4538,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2088):
+    Derivatives (derivatives.yaml:2350):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     out = array_ops.pad(data_of(input), pad, mode, value)
@@ -4098,7 +4557,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:2102):
+    Derivatives (derivatives.yaml:2364):
         output_grad: repad(grad, pad, mode)
     """
     out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
@@ -4114,7 +4573,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2114):
+    Derivatives (derivatives.yaml:2376):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
@@ -4284,6 +4743,21 @@ _MAX_OVERLOADS = (
 )
 
 
+def median(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)  ->  median_dim
+        median(Tensor self) -> Tensor  ->  median_default
+    """
+    return dispatch("median", _MEDIAN_OVERLOADS, args, kwargs)
+
+
+_MEDIAN_OVERLOADS = (
+    (median_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (median_default, (('self', 'Tensor', False, False),)),
+)
+
+
 def min(*args, **kwargs):
     """Dispatches to the first overload whose arguments fit:
 
@@ -4304,7 +4778,7 @@ _MIN_OVERLOADS = (
 def norm(*args, **kwargs):
     """Dispatches to the first overload whose arguments fit:
 
-        norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor  ->  norm_default
+        norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor  ->  norm_default
         norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor  ->  norm_str_p
     """
     return dispatch("norm", _NORM_OVERLOADS, args, kwargs)
@@ -4328,4 +4802,38 @@ def scatter(*args, **kwargs):
 _SCATTER_OVERLOADS = (
     (scatter_src, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('src', 'Tensor', False, False))),
     (scatter_value, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('value', 'Scalar', False, False))),
+)
+
+
+def std(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor  ->  std_default
+        std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor  ->  std_dim
+        std.unbiased(Tensor self, bool unbiased=True) -> Tensor  ->  std_unbiased
+    """
+    return dispatch("std", _STD_OVERLOADS, args, kwargs)
+
+
+_STD_OVERLOADS = (
+    (std_default, (('self', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
+    (std_dim, (('self', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
+    (std_unbiased, (('self', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
+)
+
+
+def var(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor  ->  var_default
+        var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor  ->  var_dim
+        var.unbiased(Tensor self, bool unbiased=True) -> Tensor  ->  var_unbiased
+    """
+    return dispatch("var", _VAR_OVERLOADS, args, kwargs)
+
+
+_VAR_OVERLOADS = (
+    (var_default, (('self', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
+    (var_dim, (('self', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
+    (var_unbiased, (('self', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
 )

@@ -535,12 +535,12 @@ class ClampBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:330).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:330).
 
-    self: unreduce(grad, self.shape, dim)
+    self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
 
-    __slots__ = ('_saved_dim', '_saved_self_shape')
+    __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
 
     def apply(self, grads, create_graph):
@@ -548,17 +548,17 @@ class SumBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim)
+            grad_self = F.cast_to(F.unreduce(grad, self._saved_self_shape, self._saved_dim), self._saved_self_dtype)
         return (grad_self, )
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:339).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:345).
 
-    self: unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim)
+    self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
 
-    __slots__ = ('_saved_dim', '_saved_self_shape')
+    __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
 
     def apply(self, grads, create_graph):
@@ -566,12 +566,12 @@ class MeanBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
+            grad_self = F.cast_to(F.unreduce(grad, self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim), self._saved_self_dtype)
         return (grad_self, )
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:347).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:359).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -591,7 +591,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:356).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:371).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -611,7 +611,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:363).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:380).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -631,7 +631,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:371).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:391).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -651,7 +651,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:376).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:399).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -671,7 +671,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:382).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:407).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -691,7 +691,7 @@ class MinBackward1(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:387).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:414).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -711,7 +711,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:395).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:426).
 
     self: gather_backward(grad, dim, index, self.shape)
     index: non_differentiable
@@ -731,7 +731,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:407).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:438).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -751,7 +751,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:417).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:448).
 
     self: reshape(grad, self.shape)
     """
@@ -769,7 +769,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:429).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:460).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -787,7 +787,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:440).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:471).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -805,7 +805,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:451).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:482).
 
     self: sum_to(grad, self.shape)
     """
@@ -823,7 +823,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:464).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:495).
 
     self: reshape(grad, self.shape)
     """
@@ -841,7 +841,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:478).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:509).
 
     self: reshape(grad, self.shape)
     """
@@ -859,7 +859,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:489).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:520).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -877,7 +877,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:512).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:543).
 
     self: getitem(grad, index)
     """
@@ -895,7 +895,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:520).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:551).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -910,7 +910,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:531).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:562).
 
     tensors: unstack(grad, dim)
     """
@@ -925,7 +925,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:543).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:574).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -949,7 +949,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:565).
+    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:596).
 
     self: result * (grad - sum(grad * result, dim, True))
     """
@@ -968,7 +968,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:573).
+    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:604).
 
     self: grad - exp(result) * sum(grad, dim, True)
     """
@@ -987,7 +987,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class Exp2Backward0(GeneratedNode):
-    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:586).
+    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:617).
 
     self: grad * result * 0.6931471805599453
     """
@@ -1006,7 +1006,7 @@ class Exp2Backward0(GeneratedNode):
 
 
 class Expm1Backward0(GeneratedNode):
-    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:595).
+    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:626).
 
     self: grad * (result + 1)
     """
@@ -1025,7 +1025,7 @@ class Expm1Backward0(GeneratedNode):
 
 
 class Log2Backward0(GeneratedNode):
-    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:604).
+    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:635).
 
     self: grad / (self * 0.6931471805599453)
     """
@@ -1044,7 +1044,7 @@ class Log2Backward0(GeneratedNode):
 
 
 class Log10Backward0(GeneratedNode):
-    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:612).
+    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:643).
 
     self: grad / (self * 2.302585092994046)
     """
@@ -1063,7 +1063,7 @@ class Log10Backward0(GeneratedNode):
 
 
 class Log1pBackward0(GeneratedNode):
-    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:620).
+    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:651).
 
     self: grad / (self + 1)
     """
@@ -1082,7 +1082,7 @@ class Log1pBackward0(GeneratedNode):
 
 
 class RsqrtBackward0(GeneratedNode):
-    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:629).
+    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:660).
 
     self: -0.5 * grad * result * result * result
     """
@@ -1101,7 +1101,7 @@ class RsqrtBackward0(GeneratedNode):
 
 
 class SquareBackward0(GeneratedNode):
-    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:637).
+    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:668).
 
     self: grad * 2 * self
     """
@@ -1120,7 +1120,7 @@ class SquareBackward0(GeneratedNode):
 
 
 class ReciprocalBackward0(GeneratedNode):
-    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:645).
+    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:676).
 
     self: -grad * result * result
     """
@@ -1139,7 +1139,7 @@ class ReciprocalBackward0(GeneratedNode):
 
 
 class TanBackward0(GeneratedNode):
-    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:654).
+    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:685).
 
     self: grad * (1 + result * result)
     """
@@ -1158,7 +1158,7 @@ class TanBackward0(GeneratedNode):
 
 
 class AsinBackward0(GeneratedNode):
-    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:662).
+    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:693).
 
     self: grad / sqrt(1 - self * self)
     """
@@ -1177,7 +1177,7 @@ class AsinBackward0(GeneratedNode):
 
 
 class AcosBackward0(GeneratedNode):
-    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:670).
+    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:701).
 
     self: -grad / sqrt(1 - self * self)
     """
@@ -1196,7 +1196,7 @@ class AcosBackward0(GeneratedNode):
 
 
 class AtanBackward0(GeneratedNode):
-    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:678).
+    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:709).
 
     self: grad / (self * self + 1)
     """
@@ -1215,7 +1215,7 @@ class AtanBackward0(GeneratedNode):
 
 
 class SinhBackward0(GeneratedNode):
-    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:686).
+    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:717).
 
     self: grad * cosh(self)
     """
@@ -1234,7 +1234,7 @@ class SinhBackward0(GeneratedNode):
 
 
 class CoshBackward0(GeneratedNode):
-    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:694).
+    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:725).
 
     self: grad * sinh(self)
     """
@@ -1253,7 +1253,7 @@ class CoshBackward0(GeneratedNode):
 
 
 class AsinhBackward0(GeneratedNode):
-    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:702).
+    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:733).
 
     self: grad / sqrt(self * self + 1)
     """
@@ -1272,7 +1272,7 @@ class AsinhBackward0(GeneratedNode):
 
 
 class AcoshBackward0(GeneratedNode):
-    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:710).
+    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:741).
 
     self: grad / sqrt((self - 1) * (self + 1))
     """
@@ -1291,7 +1291,7 @@ class AcoshBackward0(GeneratedNode):
 
 
 class AtanhBackward0(GeneratedNode):
-    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:718).
+    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:749).
 
     self: grad / (1 - self * self)
     """
@@ -1310,7 +1310,7 @@ class AtanhBackward0(GeneratedNode):
 
 
 class LogitBackward0(GeneratedNode):
-    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:728).
+    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:759).
 
     self: logit_grad(grad, self, eps)
     """
@@ -1329,7 +1329,7 @@ class LogitBackward0(GeneratedNode):
 
 
 class ErfBackward0(GeneratedNode):
-    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:738).
+    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:769).
 
     self: grad * 1.1283791670955126 * exp(-(self * self))
     """
@@ -1348,7 +1348,7 @@ class ErfBackward0(GeneratedNode):
 
 
 class ErfcBackward0(GeneratedNode):
-    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:747).
+    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:778).
 
     self: grad * -1.1283791670955126 * exp(-(self * self))
     """
@@ -1367,7 +1367,7 @@ class ErfcBackward0(GeneratedNode):
 
 
 class ErfinvBackward0(GeneratedNode):
-    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:756).
+    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:787).
 
     self: grad * 0.886226925452758 * exp(result * result)
     """
@@ -1386,7 +1386,7 @@ class ErfinvBackward0(GeneratedNode):
 
 
 class LgammaBackward0(GeneratedNode):
-    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:765).
+    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:796).
 
     self: grad * digamma(self)
     """
@@ -1405,7 +1405,7 @@ class LgammaBackward0(GeneratedNode):
 
 
 class DigammaBackward0(GeneratedNode):
-    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:773).
+    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:804).
 
     self: grad * polygamma(1, self)
     """
@@ -1424,7 +1424,7 @@ class DigammaBackward0(GeneratedNode):
 
 
 class PolygammaBackward0(GeneratedNode):
-    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:783).
+    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:814).
 
     self: grad * polygamma(n + 1, self)
     """
@@ -1443,7 +1443,7 @@ class PolygammaBackward0(GeneratedNode):
 
 
 class SpecialGammalnBackward0(GeneratedNode):
-    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:794).
+    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:825).
 
     self: grad * digamma(self)
     """
@@ -1462,7 +1462,7 @@ class SpecialGammalnBackward0(GeneratedNode):
 
 
 class SpecialPsiBackward0(GeneratedNode):
-    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:803).
+    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:834).
 
     self: grad * polygamma(1, self)
     """
@@ -1481,7 +1481,7 @@ class SpecialPsiBackward0(GeneratedNode):
 
 
 class SpecialExpitBackward0(GeneratedNode):
-    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:812).
+    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:843).
 
     self: grad * result * (1 - result)
     """
@@ -1500,7 +1500,7 @@ class SpecialExpitBackward0(GeneratedNode):
 
 
 class SincBackward0(GeneratedNode):
-    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:822).
+    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:853).
 
     self: sinc_grad(grad, self)
     """
@@ -1519,7 +1519,7 @@ class SincBackward0(GeneratedNode):
 
 
 class FloorBackward0(GeneratedNode):
-    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:833).
+    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:864).
 
     self: zeros_like(grad)
     """
@@ -1537,7 +1537,7 @@ class FloorBackward0(GeneratedNode):
 
 
 class CeilBackward0(GeneratedNode):
-    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:840).
+    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:871).
 
     self: zeros_like(grad)
     """
@@ -1555,7 +1555,7 @@ class CeilBackward0(GeneratedNode):
 
 
 class RoundBackward0(GeneratedNode):
-    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:848).
+    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:879).
 
     self: zeros_like(grad)
     """
@@ -1573,7 +1573,7 @@ class RoundBackward0(GeneratedNode):
 
 
 class TruncBackward0(GeneratedNode):
-    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:856).
+    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:887).
 
     self: zeros_like(grad)
     """
@@ -1591,7 +1591,7 @@ class TruncBackward0(GeneratedNode):
 
 
 class FixBackward0(GeneratedNode):
-    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:863).
+    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:894).
 
     self: zeros_like(grad)
     """
@@ -1609,7 +1609,7 @@ class FixBackward0(GeneratedNode):
 
 
 class FracBackward0(GeneratedNode):
-    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:870).
+    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:901).
 
     self: grad
     """
@@ -1627,7 +1627,7 @@ class FracBackward0(GeneratedNode):
 
 
 class ClampBackward1(GeneratedNode):
-    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:882).
+    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:913).
 
     self: grad * clamp_tensor_masks(self, min, max, "self")
     min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
@@ -1662,7 +1662,7 @@ class ClampBackward1(GeneratedNode):
 
 
 class ClipBackward0(GeneratedNode):
-    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:894).
+    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:925).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -1681,7 +1681,7 @@ class ClipBackward0(GeneratedNode):
 
 
 class ClipBackward1(GeneratedNode):
-    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:901).
+    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:932).
 
     self: grad * clamp_tensor_masks(self, min, max, "self")
     min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
@@ -1716,7 +1716,7 @@ class ClipBackward1(GeneratedNode):
 
 
 class NanToNumBackward0(GeneratedNode):
-    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:911).
+    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:942).
 
     self: grad * finite_mask(self)
     """
@@ -1735,7 +1735,7 @@ class NanToNumBackward0(GeneratedNode):
 
 
 class DivBackward1(GeneratedNode):
-    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:922).
+    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:953).
 
     self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
@@ -1760,7 +1760,7 @@ class DivBackward1(GeneratedNode):
 
 
 class FloorDivideBackward0(GeneratedNode):
-    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:932).
+    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:963).
 
     self: zeros_shaped(grad, self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -1782,7 +1782,7 @@ class FloorDivideBackward0(GeneratedNode):
 
 
 class RemainderBackward0(GeneratedNode):
-    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:942).
+    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:973).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
@@ -1806,7 +1806,7 @@ class RemainderBackward0(GeneratedNode):
 
 
 class FmodBackward0(GeneratedNode):
-    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:953).
+    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:984).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
@@ -1830,7 +1830,7 @@ class FmodBackward0(GeneratedNode):
 
 
 class FloatPowerBackward0(GeneratedNode):
-    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:963).
+    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:994).
 
     self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
     exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
@@ -1857,7 +1857,7 @@ class FloatPowerBackward0(GeneratedNode):
 
 
 class FmaxBackward0(GeneratedNode):
-    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:974).
+    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1005).
 
     self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
     other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
@@ -1883,7 +1883,7 @@ class FmaxBackward0(GeneratedNode):
 
 
 class FminBackward0(GeneratedNode):
-    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:984).
+    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1015).
 
     self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
     other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
@@ -1909,7 +1909,7 @@ class FminBackward0(GeneratedNode):
 
 
 class MaxBackward2(GeneratedNode):
-    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:994).
+    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1025).
 
     self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
@@ -1935,7 +1935,7 @@ class MaxBackward2(GeneratedNode):
 
 
 class MinBackward2(GeneratedNode):
-    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1003).
+    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1034).
 
     self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
@@ -1961,7 +1961,7 @@ class MinBackward2(GeneratedNode):
 
 
 class Atan2Backward0(GeneratedNode):
-    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1012).
+    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1043).
 
     self: sum_to(grad * other / (self * self + other * other), self.shape)
     other: sum_to(-grad * self / (self * self + other * other), other.shape)
@@ -1987,7 +1987,7 @@ class Atan2Backward0(GeneratedNode):
 
 
 class HypotBackward0(GeneratedNode):
-    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1021).
+    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1052).
 
     self: sum_to(grad * self / result, self.shape)
     other: sum_to(grad * other / result, other.shape)
@@ -2013,7 +2013,7 @@ class HypotBackward0(GeneratedNode):
 
 
 class LogaddexpBackward0(GeneratedNode):
-    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1030).
+    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1061).
 
     self: sum_to(grad / (1 + exp(other - self)), self.shape)
     other: sum_to(grad / (1 + exp(self - other)), other.shape)
@@ -2039,7 +2039,7 @@ class LogaddexpBackward0(GeneratedNode):
 
 
 class Logaddexp2Backward0(GeneratedNode):
-    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1039).
+    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1070).
 
     self: sum_to(grad / (1 + exp2(other - self)), self.shape)
     other: sum_to(grad / (1 + exp2(self - other)), other.shape)
@@ -2065,7 +2065,7 @@ class Logaddexp2Backward0(GeneratedNode):
 
 
 class CopysignBackward0(GeneratedNode):
-    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1048).
+    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1079).
 
     self: sum_to(grad * copysign_ratio(self, result), self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -2089,7 +2089,7 @@ class CopysignBackward0(GeneratedNode):
 
 
 class XlogyBackward0(GeneratedNode):
-    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1059).
+    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1090).
 
     self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
     other: sum_to(grad * self / other, other.shape)
@@ -2115,7 +2115,7 @@ class XlogyBackward0(GeneratedNode):
 
 
 class LerpBackward0(GeneratedNode):
-    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1070).
+    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1101).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2137,7 +2137,7 @@ class LerpBackward0(GeneratedNode):
 
 
 class LerpBackward1(GeneratedNode):
-    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1079).
+    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1110).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2167,7 +2167,7 @@ class LerpBackward1(GeneratedNode):
 
 
 class AddcmulBackward0(GeneratedNode):
-    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1089).
+    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1120).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
@@ -2195,7 +2195,7 @@ class AddcmulBackward0(GeneratedNode):
 
 
 class AddcdivBackward0(GeneratedNode):
-    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1100).
+    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1131).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
@@ -2223,8 +2223,480 @@ class AddcdivBackward0(GeneratedNode):
         return (grad_self, grad_tensor1, grad_tensor2, )
 
 
+class ProdBackward0(GeneratedNode):
+    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1148).
+
+    self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_self_dtype')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.cast_to(F.prod_backward(grad, self_, result, self._saved_dim, self._saved_keepdim), self._saved_self_dtype)
+        return (grad_self, )
+
+
+class CumsumBackward0(GeneratedNode):
+    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1166).
+
+    self: cast_to(cumsum_backward(grad, dim), self.dtype)
+    """
+
+    __slots__ = ('_saved_dim', '_saved_self_dtype')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.cast_to(F.cumsum_backward(grad, self._saved_dim), self._saved_self_dtype)
+        return (grad_self, )
+
+
+class CumprodBackward0(GeneratedNode):
+    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1178).
+
+    self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_dtype')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.cast_to(F.cumprod_backward(grad, self_, self._saved_dim, result), self._saved_self_dtype)
+        return (grad_self, )
+
+
+class LogcumsumexpBackward0(GeneratedNode):
+    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1191).
+
+    self: logcumsumexp_backward(grad, self, result, dim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.logcumsumexp_backward(grad, self_, result, self._saved_dim)
+        return (grad_self, )
+
+
+class VarBackward0(GeneratedNode):
+    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1201).
+
+    self: var_backward(grad, self, dim, correction, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.var_backward(grad, self_, self._saved_dim, self._saved_correction, self._saved_keepdim)
+        return (grad_self, )
+
+
+class StdBackward0(GeneratedNode):
+    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1212).
+
+    self: std_backward(grad, self, result, dim, correction, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.std_backward(grad, self_, result, self._saved_dim, self._saved_correction, self._saved_keepdim)
+        return (grad_self, )
+
+
+class VarBackward1(GeneratedNode):
+    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1225).
+
+    self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.var_backward(grad, self_, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
+        return (grad_self, )
+
+
+class VarBackward2(GeneratedNode):
+    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1232).
+
+    self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_unbiased')
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.var_backward(grad, self_, None, F.unbiased_correction(self._saved_unbiased), False)
+        return (grad_self, )
+
+
+class StdBackward1(GeneratedNode):
+    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1239).
+
+    self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.std_backward(grad, self_, result, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
+        return (grad_self, )
+
+
+class StdBackward2(GeneratedNode):
+    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1246).
+
+    self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_unbiased')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.std_backward(grad, self_, result, None, F.unbiased_correction(self._saved_unbiased), False)
+        return (grad_self, )
+
+
+class NormBackward0(GeneratedNode):
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1255).
+
+    self: reduction_norm_backward(grad, self, p, result, dim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.reduction_norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
+        return (grad_self, )
+
+
+class VarMeanBackward0(GeneratedNode):
+    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1271).
+
+    self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_self',)
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_var = grads[0]
+        grad_mean = grads[1]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.var_backward(grads[0], self_, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
+        return (grad_self, )
+
+
+class StdMeanBackward0(GeneratedNode):
+    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1279).
+
+    self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
+    """
+
+    __slots__ = ('_raw_saved_self', '_raw_saved_std', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_self', '_raw_saved_std')
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_std = grads[0]
+        grad_mean = grads[1]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            std = unpack(self._raw_saved_std, self, F.as_tensors)
+            grad_self = F.std_backward(grads[0], self_, std, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
+        return (grad_self, )
+
+
+class NansumBackward0(GeneratedNode):
+    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1287).
+
+    self: cast_to(nansum_backward(grad, self, dim), self.dtype)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.cast_to(F.nansum_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
+        return (grad_self, )
+
+
+class NanmeanBackward0(GeneratedNode):
+    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1295).
+
+    self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.cast_to(F.nanmean_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
+        return (grad_self, )
+
+
+class MedianBackward0(GeneratedNode):
+    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1305).
+
+    self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_indices',)
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_values = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        return (grad_self, )
+
+
+class MedianBackward1(GeneratedNode):
+    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1313).
+
+    self: spread_to_extrema(grad, self, result, None)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.spread_to_extrema(grad, self_, result, None)
+        return (grad_self, )
+
+
+class CummaxBackward0(GeneratedNode):
+    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1320).
+
+    self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_indices',)
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_values = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
+        return (grad_self, )
+
+
+class CumminBackward0(GeneratedNode):
+    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1328).
+
+    self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_indices',)
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_values = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
+        return (grad_self, )
+
+
+class AminmaxBackward0(GeneratedNode):
+    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1336).
+
+    self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
+    """
+
+    __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_dim', '_saved_output_meta')
+    _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_min = grads[0]
+        grad_max = grads[1]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            max = unpack(self._raw_saved_max, self, F.as_tensors)
+            min = unpack(self._raw_saved_min, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.spread_to_extrema(grads[0], self_, min, self._saved_dim) + F.spread_to_extrema(grads[1], self_, max, self._saved_dim)
+        return (grad_self, )
+
+
+class ArgmaxBackward0(GeneratedNode):
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1344).
+
+    self: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        return ()
+
+
+class ArgminBackward0(GeneratedNode):
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1352).
+
+    self: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        return ()
+
+
+class AnyBackward0(GeneratedNode):
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1359).
+
+    self: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        return ()
+
+
+class AllBackward0(GeneratedNode):
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1368).
+
+    self: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        return ()
+
+
+class CountNonzeroBackward0(GeneratedNode):
+    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1377).
+
+    self: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        return ()
+
+
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1119).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1390).
 
     self: reshape(grad, self.shape)
     """
@@ -2242,7 +2714,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1130).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1401).
 
     self: reshape(grad, self.shape)
     """
@@ -2260,7 +2732,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1141).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1412).
 
     self: reshape(grad, self.shape)
     """
@@ -2278,7 +2750,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1149).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1420).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -2296,7 +2768,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1156).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1427).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -2314,7 +2786,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1163).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1434).
 
     self: movedim(grad, destination, source)
     """
@@ -2332,7 +2804,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1171).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1442).
 
     self: moveaxis(grad, destination, source)
     """
@@ -2350,7 +2822,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1178).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1449).
 
     self: t(grad)
     """
@@ -2368,7 +2840,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1187).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1458).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -2387,7 +2859,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1196).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1467).
 
     self: sum_to(grad, self.shape)
     """
@@ -2405,7 +2877,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1204).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1475).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -2423,7 +2895,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1214).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1485).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -2441,7 +2913,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1222).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1493).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -2460,7 +2932,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1231).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1502).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -2479,7 +2951,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1240).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1511).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -2497,7 +2969,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1251).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1522).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -2515,7 +2987,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1260).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1531).
 
     self: cat(grads, dim)
     """
@@ -2533,7 +3005,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1270).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1541).
 
     self: cat(grads, dim)
     """
@@ -2551,7 +3023,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1278).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1549).
 
     self: stack(grads, dim)
     """
@@ -2569,7 +3041,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1287).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1558).
 
     self: flip(grad, dims)
     """
@@ -2587,7 +3059,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1295).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1566).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -2605,7 +3077,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1303).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1574).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -2623,7 +3095,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1314).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1585).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -2641,7 +3113,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1321).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1592).
 
     self: tril(grad, diagonal)
     """
@@ -2659,7 +3131,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1328).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1599).
 
     self: triu(grad, diagonal)
     """
@@ -2677,7 +3149,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1335).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1606).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -2695,7 +3167,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1343).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1614).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -2713,7 +3185,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1353).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1624).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -2733,7 +3205,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1362).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1633).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -2757,7 +3229,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1372).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1643).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -2782,7 +3254,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1382).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1653).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -2802,7 +3274,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1389).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1660).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -2826,7 +3298,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1398).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1669).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -2846,7 +3318,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1407).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1678).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -2871,7 +3343,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1415).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1686).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -2891,7 +3363,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1425).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1696).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -2911,7 +3383,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1446).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1717).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -2935,7 +3407,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1455).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1726).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -2959,7 +3431,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:1463).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:1734).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -2983,7 +3455,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:1471).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:1742).
 
     self: grad * tensor
     tensor: grad * self
@@ -3007,7 +3479,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1479).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1750).
 
     self: grad * other
     other: grad * self
@@ -3031,7 +3503,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1485).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1756).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -3055,7 +3527,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:1495).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:1766).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -3079,7 +3551,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:1503).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:1774).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -3095,7 +3567,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:1520).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:1791).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -3119,7 +3591,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1532).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1803).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -3143,7 +3615,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1541).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1812).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -3171,7 +3643,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1552).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1823).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -3199,7 +3671,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:1561).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:1832).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -3223,7 +3695,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:1570).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:1841).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -3247,7 +3719,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:1580).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:1851).
 
     self: trace_backward(grad, self.shape)
     """
@@ -3265,7 +3737,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:1589).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:1860).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -3284,7 +3756,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:1600).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:1871).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -3303,7 +3775,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:1605).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:1876).
 
     A: det_backward(grad, A, result)
     """
@@ -3323,7 +3795,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:1617).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:1888).
 
     self: det_backward(grad, self, result)
     """
@@ -3343,7 +3815,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1622).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1893).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -3363,7 +3835,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1632).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1903).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -3383,7 +3855,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:1638).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:1909).
 
     self: logabsdet_backward(grad, self)
     """
@@ -3402,7 +3874,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:1643).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:1914).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -3427,7 +3899,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:1657).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:1928).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -3446,7 +3918,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:1667).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:1938).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -3465,7 +3937,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:1672).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:1943).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -3488,7 +3960,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:1682).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:1953).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -3507,7 +3979,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:1689).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:1960).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -3530,7 +4002,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:1700).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:1971).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -3555,7 +4027,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:1713).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:1984).
 
     A: svdvals_backward(grad, A)
     """
@@ -3574,7 +4046,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:1722).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:1993).
 
     A: pinv_backward(grad, result, A)
     """
@@ -3594,7 +4066,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:1732).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2003).
 
     self: pinv_backward(grad, result, self)
     """
@@ -3614,7 +4086,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1738).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2009).
 
     x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
@@ -3634,7 +4106,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:1754).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2025).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -3654,7 +4126,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:1767).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2038).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -3674,7 +4146,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1778).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2049).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -3694,7 +4166,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1790).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2061).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -3713,28 +4185,8 @@ class LinalgNormBackward1(GeneratedNode):
         return (grad_A, )
 
 
-class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1802).
-
-    self: torch_norm_backward(grad, self, result, p, dim, keepdim)
-    """
-
-    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
-    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)
-        return (grad_self, )
-
-
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1810).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2072).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -3754,7 +4206,7 @@ class NormBackward1(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:1819).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2081).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -3780,7 +4232,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:1828).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2090).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -3803,7 +4255,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:1835).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2097).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -3828,7 +4280,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:1847).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2109).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -3852,7 +4304,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:1858).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2120).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -3868,7 +4320,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:1868).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2130).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -3887,7 +4339,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:1879).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2141).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -3906,7 +4358,7 @@ class MatrixPowerBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1896).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2158).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -3934,7 +4386,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1910).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2172).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -3962,7 +4414,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1922).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2184).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -3990,7 +4442,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:1937).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2199).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -4018,7 +4470,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:1949).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2211).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -4046,7 +4498,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:1961).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2223).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -4074,7 +4526,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:1977).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:2239).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -4098,7 +4550,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:1992).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2254).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -4118,7 +4570,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2002).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2264).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -4137,7 +4589,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2010).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2272).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -4157,7 +4609,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2023).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2285).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -4176,7 +4628,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:2033).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:2295).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -4194,7 +4646,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:2042).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:2304).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -4212,7 +4664,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:2055).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:2317).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -4230,7 +4682,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2066).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2328).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -4248,7 +4700,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2075).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2337).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -4266,7 +4718,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:2088).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:2350).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -4284,7 +4736,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:2102).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:2364).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -4302,7 +4754,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:2114).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:2376).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable

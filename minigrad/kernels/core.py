@@ -10,12 +10,12 @@ def axes(dim):
     return dim if dim else None
 
 
-def sum_array(x, dim, keepdim):
+def sum_array(x, dim, keepdim, dtype=None):
     """``torch.sum``: like np.sum, but calls the ufunc directly (np.sum's wrapper costs more
     than summing a small array); integers and bools sum to int64 as in torch."""
-    if x.dtype.kind in "biu":
-        return np.sum(x, axis=axes(dim), keepdims=keepdim, dtype=np.int64)
-    return np.add.reduce(x, axis=axes(dim), keepdims=keepdim)
+    if dtype is None and x.dtype.kind in "biu":
+        dtype = np.int64
+    return np.add.reduce(x, axis=axes(dim), keepdims=keepdim, dtype=dtype)
 
 
 def sum_to_shape(x, shape):

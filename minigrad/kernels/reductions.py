@@ -1,2 +1,160 @@
 """numpy building blocks for the reductions ops' `forward:` expressions."""
-import numpy as np  # noqa: F401
+import math
+
+import numpy as np
+
+from minigrad.kernels.core import axes
+
+
+def prod_array(x, dim, keepdim, dtype=None):
+    if dim is None:
+        out = np.prod(x, dtype=dtype)
+        return out.reshape((1,) * x.ndim) if keepdim else out
+    return np.prod(x, axis=dim, keepdims=keepdim, dtype=dtype)
+
+
+def var_array(x, dim, correction, keepdim):
+    """torch.var: ``correction`` (default 1) is subtracted from the element count."""
+    ddof = 1 if correction is None else correction
+    count = x.size if axes(dim) is None else math.prod(
+        x.shape[d] for d in ((dim,) if isinstance(dim, int) else dim))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        centred = x - np.mean(x, axis=axes(dim), keepdims=True)
+        total = np.sum(centred * centred, axis=axes(dim), keepdims=keepdim)
+        return np.true_divide(total, max(count - ddof, 0)).astype(x.dtype, copy=False)
+
+
+def unbiased_correction(unbiased):
+    """torch's ``unbiased`` flag as a ``correction``."""
+    return 1 if unbiased else 0
+
+
+def std_array(x, dim, correction, keepdim):
+    return np.sqrt(var_array(x, dim, correction, keepdim))
+
+
+def reduction_norm_array(x, p, dim, keepdim):
+    """torch.norm: 'fro' (the 2-norm over ``dim``) or a vector p-norm over ``dim``."""
+    if p == "nuc":
+        raise NotImplementedError("minigrad.norm does not support p='nuc' (the nuclear norm "
+                                  "needs singular values); use p='fro' or a number.")
+    if isinstance(p, str) and p != "fro":
+        raise ValueError(f"norm: unknown p {p!r}; use 'fro' or a number (inf and 0 included).")
+    p = 2.0 if p is None or p == "fro" else float(p)
+    axis = axes(dim)
+    a = np.abs(x)
+    if p == math.inf:
+        out = np.amax(a, axis=axis, keepdims=keepdim)
+    elif p == -math.inf:
+        out = np.amin(a, axis=axis, keepdims=keepdim)
+    elif p == 0:
+        out = np.sum(a != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
+    else:
+        out = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
+    return np.asarray(out, dtype=x.dtype)
+
+
+def argmax_array(x, dim, keepdim):
+    if dim is None:
+        out = np.argmax(x)
+        return np.asarray(out).reshape((1,) * x.ndim) if keepdim else np.asarray(out)
+    return np.argmax(x, axis=dim, keepdims=keepdim)
+
+
+def argmin_array(x, dim, keepdim):
+    if dim is None:
+        out = np.argmin(x)
+        return np.asarray(out).reshape((1,) * x.ndim) if keepdim else np.asarray(out)
+    return np.argmin(x, axis=dim, keepdims=keepdim)
+
+
+def cumprod_array(x, dim, dtype=None):
+    return np.cumprod(x, axis=dim, dtype=dtype) if x.ndim else x.astype(dtype or x.dtype)
+
+
+def cumsum_array(x, dim, dtype=None):
+    return np.cumsum(x, axis=dim, dtype=dtype) if x.ndim else x.astype(dtype or x.dtype)
+
+
+def _logical_axes(dim):
+    # torch.any/all reduce nothing for dim=() (unlike sum, amax, ... which reduce all)
+    return dim if dim is None or isinstance(dim, (int, np.integer)) else tuple(dim)
+
+
+def any_array(x, dim, keepdim):
+    return np.any(x, axis=_logical_axes(dim), keepdims=keepdim)
+
+
+def all_array(x, dim, keepdim):
+    return np.all(x, axis=_logical_axes(dim), keepdims=keepdim)
+
+
+def _positions(x, dim):
+    """0, 1, ..., n-1 along ``dim``, shaped to broadcast against ``x``."""
+    n = x.shape[dim]
+    return np.arange(n).reshape(tuple(n if i == dim % x.ndim else 1 for i in range(x.ndim)))
+
+
+def _cumulative_extremum(x, dim, accumulate):
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), dtype=np.int64)
+    values = accumulate(x, axis=dim)
+    # a position that reaches (or ties) the running extremum becomes its index: ties
+    # take the last one, as torch does
+    indices = np.maximum.accumulate(np.where(x == values, _positions(x, dim), 0), axis=dim)
+    return values, indices.astype(np.int64)
+
+
+def cummax_array(x, dim):
+    return _cumulative_extremum(x, dim, np.maximum.accumulate)
+
+
+def cummin_array(x, dim):
+    return _cumulative_extremum(x, dim, np.minimum.accumulate)
+
+
+def median_array(x):
+    """torch.median(x): the lower of the two middle values."""
+    if x.size == 0:
+        raise RuntimeError("median() of an empty tensor is undefined (torch returns nan); "
+                           "check the input's size first.")
+    return np.sort(x, axis=None)[(x.size - 1) // 2]
+
+
+def median_with_indices(x, dim, keepdim):
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), dtype=np.int64)
+    order = np.argsort(x, axis=dim, kind="stable")
+    k = (x.shape[dim] - 1) // 2
+    indices = np.take(order, [k], axis=dim)
+    values = np.take_along_axis(x, indices, axis=dim)
+    if not keepdim:
+        values, indices = np.squeeze(values, axis=dim), np.squeeze(indices, axis=dim)
+    return values, indices.astype(np.int64)
+
+
+def aminmax_array(x, dim, keepdim):
+    return np.amin(x, axis=dim, keepdims=keepdim), np.amax(x, axis=dim, keepdims=keepdim)
+
+
+def var_mean_array(x, dim, correction, keepdim):
+    return var_array(x, dim, correction, keepdim), np.mean(x, axis=axes(dim), keepdims=keepdim)
+
+
+def std_mean_array(x, dim, correction, keepdim):
+    return std_array(x, dim, correction, keepdim), np.mean(x, axis=axes(dim), keepdims=keepdim)
+
+
+def count_nonzero_array(x, dim):
+    return np.asarray(np.count_nonzero(x, axis=axes(dim)), dtype=np.int64)
+
+
+def nanmean_array(x, dim, keepdim, dtype=None):
+    with np.errstate(invalid="ignore"):  # an all-NaN slice is NaN, as in torch
+        total = np.nansum(x, axis=axes(dim), keepdims=keepdim, dtype=dtype)
+        count = np.sum(~np.isnan(x), axis=axes(dim), keepdims=keepdim)
+        return np.asarray(total / count, dtype=total.dtype)
+
+
+def logcumsumexp_array(x, dim):
+    return np.logaddexp.accumulate(x, axis=dim) if x.ndim else x.copy()
