@@ -4,6 +4,20 @@ from .functions import (  # noqa: F401
     relu,
     softmax,
     log_softmax,
+    leaky_relu,
+    elu,
+    selu,
+    gelu,
+    silu,
+    softplus,
+    mish,
+    hardtanh,
+    hardsigmoid,
+    hardswish,
+    logsigmoid,
+    linear,
+    layer_norm,
+    group_norm,
 )
 
-__all__ = ["relu", "softmax", "log_softmax", ]
+__all__ = ["relu", "softmax", "log_softmax", "leaky_relu", "elu", "selu", "gelu", "silu", "softplus", "mish", "hardtanh", "hardsigmoid", "hardswish", "logsigmoid", "linear", "layer_norm", "group_norm", ]

@@ -937,6 +937,361 @@ def log_softmax(self, dim):
     return result
 
 
+def leaky_relu(input, negative_slope=0.01):
+    """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
+
+    Derivatives (derivatives.yaml:449):
+        input: grad * leaky_relu_slope(input, negative_slope)
+    """
+    out = array_ops.leaky_relu(data_of(input), negative_slope)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = LeakyReluBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    node._saved_negative_slope = negative_slope
+    result = wrap(out, node)
+    return result
+
+
+def elu(input, alpha=1.0):
+    """elu(Tensor input, Scalar alpha=1.0) -> Tensor
+
+    Derivatives (derivatives.yaml:458):
+        input: grad * elu_slope(input, alpha, 1.0)
+    """
+    out = array_ops.elu(data_of(input), alpha)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = EluBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    node._saved_alpha = alpha
+    result = wrap(out, node)
+    return result
+
+
+def selu(input):
+    """selu(Tensor input) -> Tensor
+
+    Derivatives (derivatives.yaml:467):
+        input: grad * selu_slope(input)
+    """
+    out = array_ops.selu(data_of(input))
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = SeluBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    result = wrap(out, node)
+    return result
+
+
+def _normal_cdf(self):
+    """_normal_cdf(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:475):
+        self: grad * normal_pdf(self)
+    """
+    out = array_ops._normal_cdf(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NormalCdfBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def gelu(input, *, approximate='none'):
+    """gelu(Tensor input, *, str approximate='none') -> Tensor
+
+    Derivatives (derivatives.yaml:481):
+        input: grad * gelu_derivative(input, approximate)
+    """
+    out = array_ops.gelu(data_of(input), approximate=approximate)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = GeluBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    node._saved_approximate = approximate
+    result = wrap(out, node)
+    return result
+
+
+def silu(input):
+    """silu(Tensor input) -> Tensor
+
+    Derivatives (derivatives.yaml:490):
+        input: grad * silu_derivative(input)
+    """
+    out = array_ops.silu(data_of(input))
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = SiluBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    result = wrap(out, node)
+    return result
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
+
+    Derivatives (derivatives.yaml:496):
+        input: grad * softplus_slope(input, beta, threshold)
+    """
+    out = array_ops.softplus(data_of(input), beta, threshold)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = SoftplusBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    node._saved_beta = beta
+    node._saved_threshold = threshold
+    result = wrap(out, node)
+    return result
+
+
+def mish(input):
+    """mish(Tensor input) -> Tensor
+
+    Derivatives (derivatives.yaml:506):
+        input: grad * mish_derivative(input)
+    """
+    out = array_ops.mish(data_of(input))
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = MishBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    result = wrap(out, node)
+    return result
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0):
+    """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
+
+    Derivatives (derivatives.yaml:512):
+        input: grad * hardtanh_mask(input, min_val, max_val)
+    """
+    out = array_ops.hardtanh(data_of(input), min_val, max_val)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = HardtanhBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    node._saved_max_val = max_val
+    node._saved_min_val = min_val
+    result = wrap(out, node)
+    return result
+
+
+def hardsigmoid(input):
+    """hardsigmoid(Tensor input) -> Tensor
+
+    Derivatives (derivatives.yaml:521):
+        input: grad * hardsigmoid_slope(input)
+    """
+    out = array_ops.hardsigmoid(data_of(input))
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = HardsigmoidBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    result = wrap(out, node)
+    return result
+
+
+def hardswish(input):
+    """hardswish(Tensor input) -> Tensor
+
+    Derivatives (derivatives.yaml:528):
+        input: grad * hardswish_slope(input)
+    """
+    out = array_ops.hardswish(data_of(input))
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = HardswishBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    result = wrap(out, node)
+    return result
+
+
+def logsigmoid(input):
+    """logsigmoid(Tensor input) -> Tensor
+
+    Derivatives (derivatives.yaml:535):
+        input: grad * sigmoid(-input)
+    """
+    out = array_ops.logsigmoid(data_of(input))
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = LogsigmoidBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    result = wrap(out, node)
+    return result
+
+
+def _masked_scale(self, mask, scale):
+    """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
+
+    Derivatives (derivatives.yaml:543):
+        self: grad * mask * scale
+        mask: non_differentiable
+    """
+    out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = MaskedScaleBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_mask = save(mask)
+    node._saved_scale = scale
+    result = wrap(out, node)
+    return result
+
+
+def linear(input, weight, bias=None):
+    """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+
+    Derivatives (derivatives.yaml:551):
+        input: matmul(grad, weight)
+        weight: linear_weight_grad(grad, input, weight.shape)
+        bias: sum_to(grad, bias.shape)
+    """
+    out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = LinearBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    needs_bias = node.next_functions[2][0] is not None
+    if needs_bias:
+        node._saved_bias_shape = shape_of(bias)
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+    if needs_weight:
+        node._raw_saved_input = save(input)
+        node._saved_weight_shape = shape_of(weight)
+    result = wrap(out, node)
+    return result
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
+
+    Derivatives (derivatives.yaml:565):
+        input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
+        weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
+        bias: sum_to(grad, bias.shape)
+    """
+    out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = LayerNormBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    needs_bias = node.next_functions[2][0] is not None
+    if needs_bias:
+        node._saved_bias_shape = shape_of(bias)
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+    if needs_input or needs_weight:
+        node._raw_saved_input = save(input)
+    node._saved_eps = eps
+    node._saved_normalized_shape = normalized_shape
+    result = wrap(out, node)
+    return result
+
+
+def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
+    """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
+
+    Derivatives (derivatives.yaml:579):
+        input: batch_norm_input_grad(grad, input, weight, eps)
+        weight: batch_norm_weight_grad(grad, input, eps)
+        bias: channel_sum(grad)
+    """
+    out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = BatchNormTrainingBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+    if needs_input or needs_weight:
+        node._raw_saved_input = save(input)
+    node._saved_eps = eps
+    result = wrap(out, node)
+    return result
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
+
+    Derivatives (derivatives.yaml:591):
+        input: group_norm_input_grad(grad, input, num_groups, weight, eps)
+        weight: group_norm_weight_grad(grad, input, num_groups, eps)
+        bias: channel_sum(grad)
+    """
+    out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = GroupNormBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+    if needs_input or needs_weight:
+        node._raw_saved_input = save(input)
+    node._saved_eps = eps
+    node._saved_num_groups = num_groups
+    result = wrap(out, node)
+    return result
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
+    """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
+
+    Derivatives (derivatives.yaml:606):
+        input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
+        target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
+        weight: non_differentiable
+    """
+    out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
+    if not (grad_mode.enabled and any_requires_grad(input, target)):
+        return wrap(out)
+    node = CrossEntropyBackward0((edge_of(input), edge_of(target),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_target = node.next_functions[1][0] is not None
+    if needs_input or needs_target:
+        node._raw_saved_input = save(input)
+        node._raw_saved_target = save(target)
+        node._raw_saved_weight = save(weight)
+    node._saved_ignore_index = ignore_index
+    node._saved_label_smoothing = label_smoothing
+    node._saved_reduction = reduction
+    result = wrap(out, node)
+    return result
+
+
 def max(*args, **kwargs):
     """Dispatches to the first overload whose arguments fit:
 

@@ -936,3 +936,377 @@ class LogSoftmaxBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad - F.exp(result) * F.sum(grad, self._saved_dim, True)
         return (grad_self, )
+
+
+class LeakyReluBackward0(GeneratedNode):
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:449).
+
+    input: grad * leaky_relu_slope(input, negative_slope)
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_negative_slope')
+    _saved_slots = ('_raw_saved_input',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.leaky_relu_slope(input, self._saved_negative_slope)
+        return (grad_input, )
+
+
+class EluBackward0(GeneratedNode):
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:458).
+
+    input: grad * elu_slope(input, alpha, 1.0)
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_alpha')
+    _saved_slots = ('_raw_saved_input',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.elu_slope(input, self._saved_alpha, 1.0)
+        return (grad_input, )
+
+
+class SeluBackward0(GeneratedNode):
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:467).
+
+    input: grad * selu_slope(input)
+    """
+
+    __slots__ = ('_raw_saved_input',)
+    _saved_slots = ('_raw_saved_input',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.selu_slope(input)
+        return (grad_input, )
+
+
+class NormalCdfBackward0(GeneratedNode):
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:475).
+
+    self: grad * normal_pdf(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.normal_pdf(self_)
+        return (grad_self, )
+
+
+class GeluBackward0(GeneratedNode):
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:481).
+
+    input: grad * gelu_derivative(input, approximate)
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_approximate')
+    _saved_slots = ('_raw_saved_input',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.gelu_derivative(input, self._saved_approximate)
+        return (grad_input, )
+
+
+class SiluBackward0(GeneratedNode):
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:490).
+
+    input: grad * silu_derivative(input)
+    """
+
+    __slots__ = ('_raw_saved_input',)
+    _saved_slots = ('_raw_saved_input',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.silu_derivative(input)
+        return (grad_input, )
+
+
+class SoftplusBackward0(GeneratedNode):
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:496).
+
+    input: grad * softplus_slope(input, beta, threshold)
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
+    _saved_slots = ('_raw_saved_input',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.softplus_slope(input, self._saved_beta, self._saved_threshold)
+        return (grad_input, )
+
+
+class MishBackward0(GeneratedNode):
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:506).
+
+    input: grad * mish_derivative(input)
+    """
+
+    __slots__ = ('_raw_saved_input',)
+    _saved_slots = ('_raw_saved_input',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.mish_derivative(input)
+        return (grad_input, )
+
+
+class HardtanhBackward0(GeneratedNode):
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:512).
+
+    input: grad * hardtanh_mask(input, min_val, max_val)
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
+    _saved_slots = ('_raw_saved_input',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.hardtanh_mask(input, self._saved_min_val, self._saved_max_val)
+        return (grad_input, )
+
+
+class HardsigmoidBackward0(GeneratedNode):
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:521).
+
+    input: grad * hardsigmoid_slope(input)
+    """
+
+    __slots__ = ('_raw_saved_input',)
+    _saved_slots = ('_raw_saved_input',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.hardsigmoid_slope(input)
+        return (grad_input, )
+
+
+class HardswishBackward0(GeneratedNode):
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:528).
+
+    input: grad * hardswish_slope(input)
+    """
+
+    __slots__ = ('_raw_saved_input',)
+    _saved_slots = ('_raw_saved_input',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.hardswish_slope(input)
+        return (grad_input, )
+
+
+class LogsigmoidBackward0(GeneratedNode):
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:535).
+
+    input: grad * sigmoid(-input)
+    """
+
+    __slots__ = ('_raw_saved_input',)
+    _saved_slots = ('_raw_saved_input',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.sigmoid(-input)
+        return (grad_input, )
+
+
+class MaskedScaleBackward0(GeneratedNode):
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:543).
+
+    self: grad * mask * scale
+    mask: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_mask', '_saved_scale')
+    _saved_slots = ('_raw_saved_mask',)
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
+            grad_self = grad * mask * self._saved_scale
+        return (grad_self, )
+
+
+class LinearBackward0(GeneratedNode):
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:551).
+
+    input: matmul(grad, weight)
+    weight: linear_weight_grad(grad, input, weight.shape)
+    bias: sum_to(grad, bias.shape)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.matmul(grad, weight)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.linear_weight_grad(grad, input, self._saved_weight_shape)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.sum_to(grad, self._saved_bias_shape)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class LayerNormBackward0(GeneratedNode):
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:565).
+
+    input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
+    weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
+    bias: sum_to(grad, bias.shape)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.layer_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.layer_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.sum_to(grad, self._saved_bias_shape)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class BatchNormTrainingBackward0(GeneratedNode):
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:579).
+
+    input: batch_norm_input_grad(grad, input, weight, eps)
+    weight: batch_norm_weight_grad(grad, input, eps)
+    bias: channel_sum(grad)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.batch_norm_input_grad(grad, input, weight, self._saved_eps)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.batch_norm_weight_grad(grad, input, self._saved_eps)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.channel_sum(grad)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class GroupNormBackward0(GeneratedNode):
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:591).
+
+    input: group_norm_input_grad(grad, input, num_groups, weight, eps)
+    weight: group_norm_weight_grad(grad, input, num_groups, eps)
+    bias: channel_sum(grad)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.group_norm_input_grad(grad, input, self._saved_num_groups, weight, self._saved_eps)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.group_norm_weight_grad(grad, input, self._saved_num_groups, self._saved_eps)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.channel_sum(grad)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class CrossEntropyBackward0(GeneratedNode):
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:606).
+
+    input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
+    target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
+    weight: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        grad_target = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            target = unpack(self._raw_saved_target, self, F.as_tensors)
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.cross_entropy_input_grad(grad, input, target, weight, self._saved_ignore_index, self._saved_reduction, self._saved_label_smoothing)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            target = unpack(self._raw_saved_target, self, F.as_tensors)
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_target = F.cross_entropy_target_grad(grad, input, target, weight, self._saved_reduction, self._saved_label_smoothing)
+        return (grad_input, grad_target, )
