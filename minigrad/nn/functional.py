@@ -1,2 +1,451 @@
-"""minigrad.nn.functional: the ops derivatives.yaml exports under this module."""
+"""minigrad.nn.functional: torch.nn.functional's names, arguments and defaults.
+
+Most ops are derivatives.yaml entries (exported here by codegen).  This file adds
+the thin wrappers torch has in Python: the ``inplace=`` flags, dropout's random
+mask, batch_norm's running statistics, the legacy ``size_average``/``reduce``
+arguments, and the losses and distances that are short compositions of
+differentiable ops.
+
+>>> import minigrad as mg, minigrad.nn.functional as F
+>>> logits = mg.randn(4, 3, requires_grad=True)
+>>> F.cross_entropy(logits, mg.tensor([0, 2, 1, 2]), label_smoothing=0.1).backward()
+"""
+import math
+import warnings
+
+import numpy as np
+
 from minigrad._generated.api_nn_functional import *  # noqa: F401,F403
+from minigrad._generated import functions as _F
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.kernels.nn import channel_shape as _channel_shape
+from minigrad.kernels.nn import check_reduction as _check_reduction
+from minigrad.kernels.nn import class_dim as _class_dim
+from minigrad.kernels.nn import class_targets as _class_targets
+from minigrad.kernels.nn import one_hot_array as _one_hot_array
+from minigrad.tensor import Tensor, _wrap, apply_inplace
+
+
+def _as_tensor(x):
+    return x if isinstance(x, Tensor) else _wrap(np.asarray(x))
+
+
+def _shape(x):
+    return tuple(np.shape(x.data if isinstance(x, Tensor) else x))
+
+
+# ------------------------------------------------------------------ activations
+def _maybe_inplace(op, input, inplace, *args, **kwargs):
+    if inplace:
+        return apply_inplace(input, op, *args, **kwargs)
+    return op(input, *args, **kwargs)
+
+
+def relu(input, inplace=False):
+    """max(input, 0); the gradient at 0 is 0, as in PyTorch.
+
+    >>> F.relu(mg.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return _maybe_inplace(_F.relu, input, inplace)
+
+
+def relu_(input):
+    return relu(input, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """min(max(input, 0), 6) (hardtanh between 0 and 6)."""
+    return _maybe_inplace(_F.hardtanh, input, inplace, 0.0, 6.0)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """input where input > 0, else input * negative_slope."""
+    return _maybe_inplace(_F.leaky_relu, input, inplace, negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """input where input > 0, else alpha * (exp(input) - 1)."""
+    return _maybe_inplace(_F.elu, input, inplace, alpha)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input, inplace=False):
+    """scale * elu(input, alpha) with the self-normalizing constants."""
+    return _maybe_inplace(_F.selu, input, inplace)
+
+
+def silu(input, inplace=False):
+    """input * sigmoid(input)."""
+    return _maybe_inplace(_F.silu, input, inplace)
+
+
+def mish(input, inplace=False):
+    """input * tanh(softplus(input))."""
+    return _maybe_inplace(_F.mish, input, inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """input clamped to [min_val, max_val]; the gradient is 0 at the bounds (as PyTorch)."""
+    if min_val > max_val:
+        raise ValueError("hardtanh: min_val cannot be greater than max_val")
+    return _maybe_inplace(_F.hardtanh, input, inplace, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(input + 3) / 6."""
+    return _maybe_inplace(_F.hardsigmoid, input, inplace)
+
+
+def hardswish(input, inplace=False):
+    """input * relu6(input + 3) / 6."""
+    return _maybe_inplace(_F.hardswish, input, inplace)
+
+
+def _softmax_dim(name, ndim, dim):
+    if dim is not None:
+        return dim
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _cast(input, dtype):
+    return input if dtype is None else _as_tensor(input).to(dtype)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(input) / sum(exp(input), dim), computed stably.
+
+    >>> F.softmax(mg.tensor([[1.0, 1.0]]), dim=1)
+    tensor([[0.5, 0.5]])
+    """
+    input = _cast(input, dtype)
+    return _F.softmax(input, _softmax_dim("softmax", len(_shape(input)), dim))
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(input, dim)), computed stably (one op, one formula)."""
+    input = _cast(input, dtype)
+    return _F.log_softmax(input, _softmax_dim("log_softmax", len(_shape(input)), dim))
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-input, dim)."""
+    input = _cast(input, dtype)
+    return _F.softmax(-_as_tensor(input), _softmax_dim("softmin", len(_shape(input)), dim))
+
+
+# ------------------------------------------------------------------ dropout
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by 1 / (1 - p).
+
+    The mask comes from minigrad's generator (seed it with ``minigrad.manual_seed``);
+    backward multiplies by the same mask.  With ``training=False`` the input is
+    returned unchanged.
+    """
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training:
+        return input
+    from minigrad import creation  # its generator is replaced by manual_seed: look it up now
+    mask = creation._rng.random(_shape(input)) < 1.0 - p
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    return _maybe_inplace(_F._masked_scale, input, inplace, mask, scale)
+
+
+# ------------------------------------------------------------------ normalization
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-05):
+    """Normalize each channel (dim 1) over the batch and every other dim.
+
+    ``training=True`` uses the batch's statistics and, when given, updates
+    ``running_mean`` and ``running_var`` in place (not recorded by autograd):
+    ``running = (1 - momentum) * running + momentum * batch`` with the unbiased
+    variance, as PyTorch.  ``training=False`` uses the running statistics.
+    """
+    shape = _shape(input)
+    if len(shape) < 2:
+        raise ValueError(f"batch_norm: expected an input with at least 2 dims (N, C, *), "
+                         f"got shape {list(shape)}")
+    count = math.prod(shape) // shape[1] if shape[1] else 0
+    if training:
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got "
+                             f"input size {list(shape)}")
+        out = _F._batch_norm_training(input, weight, bias, eps)
+        if running_mean is not None or running_var is not None:
+            _update_running_stats(input, running_mean, running_var, momentum)
+        return out
+    if running_mean is None or running_var is None:
+        raise RuntimeError("batch_norm: running_mean and running_var must be given when "
+                           "training=False (or pass training=True to use batch statistics)")
+    view = _channel_shape(len(shape), shape[1])
+    mean = _F.reshape(running_mean, view)
+    var = _F.reshape(running_var, view)
+    out = (_as_tensor(input) - mean) / _F.sqrt(var + eps)
+    if weight is not None:
+        out = out * _F.reshape(weight, view)
+    if bias is not None:
+        out = out + _F.reshape(bias, view)
+    return out
+
+
+def _update_running_stats(input, running_mean, running_var, momentum):
+    if momentum is None:
+        raise ValueError("batch_norm: momentum=None (a cumulative average) needs the number of "
+                         "batches seen; pass a float momentum to the functional form")
+    data = input.data if isinstance(input, Tensor) else np.asarray(input)
+    dims = (0,) + tuple(range(2, data.ndim))
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(running_mean * (1 - momentum)
+                               + np.mean(data, axis=dims) * momentum)
+        if running_var is not None:
+            running_var.copy_(running_var * (1 - momentum)
+                              + np.var(data, axis=dims, ddof=1) * momentum)
+
+
+# ------------------------------------------------------------------ encodings, distances
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot encodings of the int64 class indices ``tensor`` (not differentiable).
+
+    >>> F.one_hot(mg.tensor([0, 2]), 3)
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    data = tensor.data if isinstance(tensor, Tensor) else np.asarray(tensor)
+    return _wrap(_one_hot_array(data, num_classes))
+
+
+def _vector_norm(x, p, dim, keepdim):
+    """The p-norm over ``dim``, with gradient 0 (not nan) where the norm is 0."""
+    x = _as_tensor(x)
+    if p == math.inf:
+        return _F.amax(_F.abs(x), dim, keepdim)
+    if p == 1:
+        return _F.sum(_F.abs(x), dim, keepdim)
+    powered = x * x if p == 2 else _F.pow(_F.abs(x), p)
+    total = _F.sum(powered, dim, keepdim)
+    positive = total.data > 0
+    safe = _F.where(positive, total, 1.0)  # keeps the root's derivative finite at 0
+    root = _F.sqrt(safe) if p == 2 else _F.pow(safe, 1.0 / p)
+    return _F.where(positive, root, 0.0)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p, eps) along ``dim``."""
+    if out is not None:
+        raise TypeError("normalize: out= is not supported; use the returned tensor")
+    norm = _vector_norm(input, p, dim, True)
+    return _as_tensor(input) / _F.clamp(norm, eps, None)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 / ||x1|| * x2 / ||x2||, dim), each norm at least ``eps`` (as PyTorch, the
+    clamp is not differentiated)."""
+    x1, x2 = _as_tensor(x1), _as_tensor(x2)
+    shape = np.broadcast_shapes(x1.shape, x2.shape)
+    x1, x2 = _F.expand(x1, shape), _F.expand(x2, shape)
+
+    def clamped_norm(x):
+        n = _vector_norm(x, 2, dim, True)
+        return n + _wrap(np.maximum(n.data, eps) - n.data)
+
+    return _F.sum((x1 / clamped_norm(x1)) * (x2 / clamped_norm(x2)), dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dim."""
+    diff = _as_tensor(x1) - x2 + eps
+    return _vector_norm(diff, p, -1 if diff.ndim else None, keepdim)
+
+
+# ------------------------------------------------------------------ losses
+def _legacy_reduction(size_average, reduce, reduction):
+    """torch's deprecated size_average/reduce pair, mapped to ``reduction``."""
+    if size_average is None and reduce is None:
+        return reduction
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  "reduction='mean'/'sum'/'none' instead.", stacklevel=3)
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _reduce(loss, reduction):
+    _check_reduction(reduction)
+    if reduction == "none":
+        return loss
+    return _F.sum(loss) if reduction == "sum" else _F.mean(loss)
+
+
+def _warn_shape(name, input, target):
+    if _shape(input) != _shape(target):
+        warnings.warn(f"{name}: Using a target size ({list(_shape(target))}) that is different "
+                      f"to the input size ({list(_shape(input))}). This will likely lead to "
+                      "incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+
+
+def _weighted(loss, weight, reduction, mean_over_weight):
+    """torch's weighted mse/l1/huber: mean is sum / sum(weight) (mse, l1) or a plain mean."""
+    if _shape(weight) != _shape(loss):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    _check_reduction(reduction)
+    if reduction == "mean" and mean_over_weight:
+        return _F.sum(loss) / _F.sum(weight)
+    return _reduce(loss, reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """(input - target)^2, reduced."""
+    _warn_shape("mse_loss", input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    diff = _as_tensor(input) - target
+    loss = diff * diff
+    return _reduce(loss, reduction) if weight is None else _weighted(loss, weight, reduction, True)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """|input - target|, reduced (gradient 0 where input == target, as PyTorch)."""
+    _warn_shape("l1_loss", input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = _F.abs(_as_tensor(input) - target)
+    return _reduce(loss, reduction) if weight is None else _weighted(loss, weight, reduction, True)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target)."""
+    _warn_shape("smooth_l1_loss", input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    diff = _as_tensor(input) - target
+    absolute = _F.abs(diff)
+    loss = _F.where(absolute.data < beta, diff * diff * (0.5 / beta), absolute - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (d = input - target)."""
+    _warn_shape("huber_loss", input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    diff = _as_tensor(input) - target
+    absolute = _F.abs(diff)
+    loss = _F.where(absolute.data < delta, diff * diff * 0.5, (absolute - 0.5 * delta) * delta)
+    return _reduce(loss, reduction) if weight is None else _weighted(loss, weight, reduction, False)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """log_softmax over the class dim (1, or 0 for an unbatched input) and the NLL.
+
+    ``target`` holds class indices (int64, ``input``'s shape without the class dim) or
+    class probabilities (float, ``input``'s shape).  ``weight`` rescales each class;
+    with indices, 'mean' divides by the summed weights of the non-ignored targets.
+
+    >>> x = mg.randn(3, 5, requires_grad=True)
+    >>> F.cross_entropy(x, mg.tensor([1, 0, 4]), label_smoothing=0.1).backward()
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _F.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """-weight[target] * input[target] for log-probabilities ``input`` (classes in dim 1)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    input = _as_tensor(input)
+    target_data = target.data if isinstance(target, Tensor) else np.asarray(target)
+    weight_data = None if weight is None else np.asarray(getattr(weight, "data", weight))
+    q, _, denominator = _class_targets(input.shape, target_data, weight_data, ignore_index,
+                                       input.dtype)
+    losses = -_F.sum(input * q, _class_dim(input.ndim))
+    if reduction == "none":
+        return losses
+    total = _F.sum(losses)
+    if reduction == "sum":
+        return total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / np.asarray(denominator, dtype=input.dtype)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """-(target log(input) + (1 - target) log(1 - input)), logs clamped at -100 (as PyTorch)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if _shape(target) != _shape(input):
+        raise ValueError(f"Using a target size ({list(_shape(target))}) that is different to the "
+                         f"input size ({list(_shape(input))}) is deprecated. Please ensure they "
+                         "have the same size.")
+    input = _as_tensor(input)
+    if np.any((input.data < 0) | (input.data > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        log_p = _F.clamp(_F.log(input), -100.0, None)
+        log_q = _F.clamp(_F.log(1 - input), -100.0, None)
+    loss = -(log_p * target + log_q * (1 - _as_tensor(target)))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """binary_cross_entropy(sigmoid(input), target) computed stably from the logits:
+    (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), times ``weight``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if _shape(target) != _shape(input):
+        raise ValueError(f"Target size ({list(_shape(target))}) must be the same as input size "
+                         f"({list(_shape(input))})")
+    input, target = _as_tensor(input), _as_tensor(target)
+    softplus_neg = _F.softplus(-input, 1.0, math.inf)
+    if pos_weight is not None:
+        softplus_neg = softplus_neg * ((_as_tensor(pos_weight) - 1) * target + 1)
+    loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """target * (log(target) - input) pointwise (0 where target == 0), for log-probabilities
+    ``input``; ``log_target=True`` takes log-probabilities as the target too.  Use
+    reduction='batchmean' for the mathematical KL divergence (sum / batch size)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction, ("none", "mean", "sum", "batchmean"))
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
+    input, target = _as_tensor(input), _as_tensor(target)
+    if log_target:
+        loss = _F.exp(target) * (target - input)
+    else:
+        positive = target.data > 0
+        xlogx = _F.where(positive, target * _F.log(_F.where(positive, target, 1.0)), 0.0)
+        loss = xlogx - target * input
+    if reduction == "batchmean":
+        total = _F.sum(loss)
+        return total / input.shape[0] if input.ndim else total
+    return _reduce(loss, reduction)
