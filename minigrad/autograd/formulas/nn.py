@@ -88,11 +88,11 @@ def hardsigmoid_slope(x):
 
 
 def hardswish_slope(x):
-    """0 below -3, x/3 + 1/2 on [-3, 3] (bounds included, as PyTorch), 1 above."""
+    """0 up to -3, x/3 + 1/2 strictly inside (-3, 3), 1 from 3 on (PyTorch's bounds)."""
     F = ops_for(x)
     v = _values(x)
-    inside = F.where(v <= 3, x / 3 + 0.5, 1.0)
-    return F.where(v < -3, 0.0, inside)
+    inside = F.where(v < 3, x / 3 + 0.5, 1.0)
+    return F.where(v <= -3, 0.0, inside)
 
 
 # ------------------------------------------------------------------ linear
