@@ -247,14 +247,14 @@ def matmul(self, other):
     return np.matmul(self, other)
 
 
-def softmax(self, dim):
-    """softmax(Tensor self, int dim) -> Tensor"""
-    return softmax_array(self, dim)
+def softmax(self, dim, dtype=None):
+    """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    return softmax_array(self if dtype is None else self.astype(dtype), dim)
 
 
-def log_softmax(self, dim):
-    """log_softmax(Tensor self, int dim) -> Tensor"""
-    return log_softmax_array(self, dim)
+def log_softmax(self, dim, dtype=None):
+    """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    return log_softmax_array(self if dtype is None else self.astype(dtype), dim)
 
 
 def leaky_relu(input, negative_slope=0.01):

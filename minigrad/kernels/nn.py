@@ -3,20 +3,34 @@ import math
 
 import numpy as np
 
-_erf = np.frompyfunc(math.erf, 1, 1)
+_math_erf = np.frompyfunc(math.erf, 1, 1)
+_erf_impl = []  # filled on first use: importing scipy is slow, and it is optional
+
+
+def _erf_function():
+    if not _erf_impl:
+        try:  # vectorized; math.erf per element gives the same values, slowly
+            from scipy.special import erf
+        except ImportError:  # pragma: no cover - depends on the environment
+            erf = _math_erf
+        _erf_impl.append(erf)
+    return _erf_impl[0]
 GELU_TANH_K = math.sqrt(2.0 / math.pi)
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def erf_array(x):
-    """``math.erf`` over an array (numpy has no erf; scipy is not a dependency)."""
+def _erf(x):
+    """erf over an array (numpy has none; scipy is not a dependency)."""
     x = np.asarray(x)
-    return _erf(x).astype(x.dtype if x.dtype.kind == "f" else np.float64)
+    dtype = x.dtype if x.dtype.kind == "f" else np.float64
+    out = _erf_function()(x)
+    return np.asarray(out).astype(dtype)
 
 
 def normal_cdf_array(x):
-    return 0.5 * (1.0 + erf_array(x / math.sqrt(2.0)))
+    """Phi(x), the standard normal CDF."""
+    return (0.5 * (1.0 + _erf(x / math.sqrt(2.0)))).astype(np.result_type(x, np.float32))
 
 
 def gelu_array(x, approximate):
@@ -75,7 +89,7 @@ def channel_shape(ndim, size, channel_dim=1):
 
 def layer_norm_array(x, normalized_shape, weight, bias, eps):
     check_layer_norm_shape(x.shape, normalized_shape)
-    k = len(tuple(normalized_shape))
+    k = len(as_shape(normalized_shape))
     out = normalize_array(x, tuple(range(x.ndim - k, x.ndim)), eps)
     if weight is not None:
         out = out * weight
@@ -84,8 +98,15 @@ def layer_norm_array(x, normalized_shape, weight, bias, eps):
     return out
 
 
+def as_shape(shape):
+    """An int or a sequence of ints as a shape tuple (torch accepts both)."""
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(shape)
+
+
 def check_layer_norm_shape(shape, normalized_shape):
-    normalized_shape = tuple(normalized_shape)
+    normalized_shape = as_shape(normalized_shape)
     k = len(normalized_shape)
     if k == 0 or tuple(shape[len(shape) - k:]) != normalized_shape or k > len(shape):
         raise RuntimeError(

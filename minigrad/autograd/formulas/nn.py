@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
-from minigrad.kernels.nn import (GELU_TANH_K, SELU_ALPHA, SELU_SCALE, class_dim,
+from minigrad.kernels.nn import (GELU_TANH_K, SELU_ALPHA, SELU_SCALE, as_shape, class_dim,
                                  cross_entropy_plan)
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -28,6 +28,11 @@ def _mask(x, condition):
 
 
 # ------------------------------------------------------------------ activations
+def cast_back(grad, dtype):
+    """A gradient in its input's dtype (ops with a ``dtype=`` argument compute in another)."""
+    return grad if grad.dtype == dtype else ops_for(grad)._to_copy(grad, dtype)
+
+
 def leaky_relu_slope(x, negative_slope):
     """1 where x > 0, else ``negative_slope`` (at 0 too, as PyTorch)."""
     return np.where(_values(x) > 0, 1.0, negative_slope).astype(_values(x).dtype)
@@ -106,14 +111,8 @@ def linear_weight_grad(grad, input, weight_shape):
 
 
 # ------------------------------------------------------------------ normalization
-def _as_shape(normalized_shape):
-    if isinstance(normalized_shape, (int, np.integer)):
-        return (int(normalized_shape),)
-    return tuple(normalized_shape)
-
-
 def trailing_dims(ndim, normalized_shape):
-    k = len(_as_shape(normalized_shape))
+    k = len(as_shape(normalized_shape))
     return tuple(range(ndim - k, ndim))
 
 
@@ -140,7 +139,7 @@ def layer_norm_input_grad(grad, input, normalized_shape, weight, eps):
 def layer_norm_weight_grad(grad, input, normalized_shape, eps):
     F = ops_for(grad)
     xhat, _ = normalized_and_rstd(input, trailing_dims(input.ndim, normalized_shape), eps)
-    return F.sum_to(grad * xhat, _as_shape(normalized_shape))
+    return F.sum_to(grad * xhat, as_shape(normalized_shape))
 
 
 def _per_channel(v, ndim):
