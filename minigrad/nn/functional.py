@@ -113,6 +113,68 @@ def hardswish(input, inplace=False):
     return _maybe_inplace(_F.hardswish, input, inplace)
 
 
+def sigmoid(input):
+    """1 / (1 + exp(-input)) (also ``minigrad.sigmoid``)."""
+    return _F.sigmoid(input)
+
+
+def tanh(input):
+    """tanh(input) (also ``minigrad.tanh``)."""
+    return _F.tanh(input)
+
+
+def softsign(input):
+    """input / (1 + |input|)."""
+    input = _as_tensor(input)
+    return input / (_F.abs(input) + 1)
+
+
+def tanhshrink(input):
+    """input - tanh(input)."""
+    return _as_tensor(input) - _F.tanh(input)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """input where input > threshold, else ``value`` (gradient 0 at the threshold)."""
+    def op(x):
+        return _F.where(_as_tensor(x).data > threshold, x, value)
+    return _maybe_inplace(op, input, inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: celu's alpha must not be 0")
+
+    def op(x):
+        x = _as_tensor(x)
+        negative = (_F.exp(_F.clamp(x, None, 0.0) / alpha) - 1) * alpha
+        return _F.where(x.data > 0, x, negative)
+    return _maybe_inplace(op, input, inplace)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b), where a and b are the two halves of ``input`` along ``dim``."""
+    input = _as_tensor(input)
+    size = input.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"glu: Halving dimension must be even, but dimension {dim % input.ndim} "
+                           f"is size {size}")
+    lead = (slice(None),) * (dim % input.ndim)
+    a = _F.getitem(input, lead + (slice(0, size // 2),))
+    b = _F.getitem(input, lead + (slice(size // 2, size),))
+    return a * _F.sigmoid(b)
+
+
+def prelu(input, weight):
+    """input where input > 0, else weight * input; ``weight`` has 1 or C (dim 1) entries."""
+    input = _as_tensor(input)
+    weight = _as_tensor(weight)
+    if weight.numel() != 1 and input.ndim >= 2:
+        weight = _F.reshape(weight, _channel_shape(input.ndim, -1))
+    return _F.where(input.data > 0, input, weight * input)
+
+
 def _softmax_dim(name, ndim, dim):
     if dim is not None:
         return dim
@@ -121,30 +183,23 @@ def _softmax_dim(name, ndim, dim):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _cast(input, dtype):
-    return input if dtype is None else _as_tensor(input).to(dtype)
-
-
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """exp(input) / sum(exp(input), dim), computed stably.
+    """exp(input) / sum(exp(input), dim), computed stably (in ``dtype`` if given).
 
     >>> F.softmax(mg.tensor([[1.0, 1.0]]), dim=1)
     tensor([[0.5, 0.5]])
     """
-    input = _cast(input, dtype)
-    return _F.softmax(input, _softmax_dim("softmax", len(_shape(input)), dim))
+    return _F.softmax(input, _softmax_dim("softmax", len(_shape(input)), dim), dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(input, dim)), computed stably (one op, one formula)."""
-    input = _cast(input, dtype)
-    return _F.log_softmax(input, _softmax_dim("log_softmax", len(_shape(input)), dim))
+    return _F.log_softmax(input, _softmax_dim("log_softmax", len(_shape(input)), dim), dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-input, dim)."""
-    input = _cast(input, dtype)
-    return _F.softmax(-_as_tensor(input), _softmax_dim("softmin", len(_shape(input)), dim))
+    return _F.softmax(-_as_tensor(input), _softmax_dim("softmin", len(_shape(input)), dim), dtype)
 
 
 # ------------------------------------------------------------------ dropout
