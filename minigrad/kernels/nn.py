@@ -155,11 +155,11 @@ def class_dim(ndim):
     return 0 if ndim == 1 else 1
 
 
-def class_targets(input_shape, target, weight, ignore_index, dtype):
-    """Class-index targets as dense per-class weights ``q`` and the 'mean' denominator.
+def index_targets(input_shape, target, weight, ignore_index, dtype):
+    """Checked class indices: (safe indices, per-sample weights, kept mask, 'mean' denominator).
 
-    ``q[n, c] = weight[c]`` where ``c`` is sample n's class, 0 elsewhere and for ignored
-    samples: so ``-sum(q * log_probs, class_dim)`` is the (weighted) NLL of each sample.
+    Ignored samples get index 0 and weight 0, so gathering with ``safe`` never goes out
+    of bounds and their loss is exactly 0.
     """
     target = np.asarray(target)
     if target.dtype.kind not in "iu":
@@ -172,15 +172,29 @@ def class_targets(input_shape, target, weight, ignore_index, dtype):
                          f"(input has shape {list(input_shape)}; classes are dim {cdim})")
     keep = target != ignore_index
     safe = np.where(keep, target, 0)
-    if np.any(keep & ((safe < 0) | (safe >= n_classes))):
-        raise IndexError(f"Target {int(target[keep & ((safe < 0) | (safe >= n_classes))][0])} "
-                         f"is out of bounds for {n_classes} classes.")
+    bad = keep & ((safe < 0) | (safe >= n_classes))
+    if np.any(bad):
+        raise IndexError(f"Target {int(target[bad].flat[0])} is out of bounds for {n_classes} "
+                         "classes.")
     w = np.ones(n_classes, dtype=dtype) if weight is None else np.asarray(weight, dtype=dtype)
     per_sample = np.where(keep, w[safe], 0).astype(dtype)
-    q = np.moveaxis(np.eye(n_classes, dtype=dtype)[safe], -1, cdim) if len(input_shape) > 1 \
-        else np.eye(n_classes, dtype=dtype)[safe]
+    return safe, per_sample, keep, per_sample.sum()
+
+
+def class_targets(input_shape, target, weight, ignore_index, dtype):
+    """Class-index targets as dense per-class weights ``q`` and the 'mean' denominator.
+
+    ``q[n, c] = weight[c]`` where ``c`` is sample n's class, 0 elsewhere and for ignored
+    samples: so ``-sum(q * log_probs, class_dim)`` is the (weighted) NLL of each sample.
+    """
+    safe, per_sample, keep, denominator = index_targets(input_shape, target, weight,
+                                                        ignore_index, dtype)
+    cdim = class_dim(len(input_shape))
+    q = np.eye(input_shape[cdim], dtype=dtype)[safe]
+    if len(input_shape) > 1:
+        q = np.moveaxis(q, -1, cdim)
     q = q * np.expand_dims(per_sample, cdim)
-    return q, keep, per_sample.sum()
+    return q, keep, denominator
 
 
 def smoothing_targets(input_shape, keep, weight, label_smoothing, dtype):
@@ -223,7 +237,8 @@ def cross_entropy_array(input, target, weight, ignore_index, reduction, label_sm
     else:
         q, denominator = cross_entropy_plan(input.shape, target, weight, ignore_index,
                                             label_smoothing, input.dtype)
-    losses = -np.sum(q * logp, axis=cdim)
+    # where: a -inf logit (a masked class) with q = 0 adds 0, not nan
+    losses = -np.sum(np.where(q != 0, q * logp, 0), axis=cdim)
     if reduction == "none":
         return losses
     total = np.sum(losses)

@@ -21,7 +21,7 @@ from minigrad.autograd.grad_mode import no_grad
 from minigrad.kernels.nn import channel_shape as _channel_shape
 from minigrad.kernels.nn import check_reduction as _check_reduction
 from minigrad.kernels.nn import class_dim as _class_dim
-from minigrad.kernels.nn import class_targets as _class_targets
+from minigrad.kernels.nn import index_targets as _index_targets
 from minigrad.kernels.nn import one_hot_array as _one_hot_array
 from minigrad.tensor import Tensor, _wrap, apply_inplace
 
@@ -432,9 +432,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     input = _as_tensor(input)
     target_data = target.data if isinstance(target, Tensor) else np.asarray(target)
     weight_data = None if weight is None else np.asarray(getattr(weight, "data", weight))
-    q, _, denominator = _class_targets(input.shape, target_data, weight_data, ignore_index,
-                                       input.dtype)
-    losses = -_F.sum(input * q, _class_dim(input.ndim))
+    safe, per_sample, _, denominator = _index_targets(input.shape, target_data, weight_data,
+                                                      ignore_index, input.dtype)
+    cdim = _class_dim(input.ndim)
+    picked = _F.squeeze(_F.gather(input, cdim, np.expand_dims(safe, cdim)), cdim)
+    losses = -(picked * per_sample)
     if reduction == "none":
         return losses
     total = _F.sum(losses)

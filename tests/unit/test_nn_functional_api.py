@@ -332,3 +332,22 @@ def test_implicit_softmax_dim_warns():
     with pytest.warns(UserWarning, match="Implicit dimension"):
         y = MF.softmax(x)
     np.testing.assert_allclose(y.data.sum(axis=1), np.ones(3))
+
+
+def test_masked_logits_give_finite_losses_and_gradients():
+    logits = U(3, 4)
+    logits[:, 3] = -np.inf
+    target = I([0, 2, 1])
+    x = minigrad.tensor(logits, requires_grad=True)
+    loss = MF.cross_entropy(x, minigrad.tensor(target))
+    loss.backward()
+    assert np.isfinite(loss.item()) and np.all(np.isfinite(x.grad.data))
+    assert np.all(x.grad.data[:, 3] == 0)
+    z = minigrad.tensor(logits, requires_grad=True)
+    nll = MF.nll_loss(MF.log_softmax(z, dim=1), minigrad.tensor(target))
+    nll.backward()
+    np.testing.assert_allclose(nll.item(), loss.item())
+    np.testing.assert_allclose(z.grad.data, x.grad.data)
+    torch = pytest.importorskip("torch")
+    expected = torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor(target))
+    np.testing.assert_allclose(loss.item(), expected.item())
