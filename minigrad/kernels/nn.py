@@ -238,7 +238,9 @@ def cross_entropy_array(input, target, weight, ignore_index, reduction, label_sm
         q, denominator = cross_entropy_plan(input.shape, target, weight, ignore_index,
                                             label_smoothing, input.dtype)
     # where: a -inf logit (a masked class) with q = 0 adds 0, not nan
-    losses = -np.sum(np.where(q != 0, q * logp, 0), axis=cdim)
+    terms = np.multiply(q, logp, out=np.zeros(np.broadcast_shapes(q.shape, logp.shape),
+                                              dtype=logp.dtype), where=q != 0)
+    losses = -np.sum(terms, axis=cdim)
     if reduction == "none":
         return losses
     total = np.sum(losses)
