@@ -506,3 +506,16 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         total = _F.sum(loss)
         return total / input.shape[0] if input.ndim else total
     return _reduce(loss, reduction)
+
+
+# Everything public defined here (wrappers added above this line are included) plus the
+# generated exports.
+def _public_names():
+    from minigrad._generated import api_nn_functional
+    here = {name for name, value in globals().items()
+            if not name.startswith("_") and callable(value)
+            and getattr(value, "__module__", None) == __name__}
+    return sorted(set(api_nn_functional.__all__) | here)
+
+
+__all__ = _public_names()
