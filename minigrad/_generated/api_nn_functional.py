@@ -17,7 +17,8 @@ from .functions import (  # noqa: F401
     logsigmoid,
     linear,
     layer_norm,
+    rms_norm,
     group_norm,
 )
 
-__all__ = ["relu", "softmax", "log_softmax", "leaky_relu", "elu", "selu", "gelu", "silu", "softplus", "mish", "hardtanh", "hardsigmoid", "hardswish", "logsigmoid", "linear", "layer_norm", "group_norm", ]
+__all__ = ["relu", "softmax", "log_softmax", "leaky_relu", "elu", "selu", "gelu", "silu", "softplus", "mish", "hardtanh", "hardsigmoid", "hardswish", "logsigmoid", "linear", "layer_norm", "rms_norm", "group_norm", ]

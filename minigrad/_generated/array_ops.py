@@ -332,6 +332,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     return layer_norm_array(input, normalized_shape, weight, bias, eps)
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor"""
+    return rms_norm_array(input, normalized_shape, weight, eps)
+
+
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor"""
     return batch_norm_training_array(input, weight, bias, eps)

@@ -1224,10 +1224,33 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     return result
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+
+    Derivatives (derivatives.yaml:593):
+        input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
+        weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
+    """
+    out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
+    if not (grad_mode.enabled and any_requires_grad(input, weight)):
+        return wrap(out)
+    node = RmsNormBackward0((edge_of(input), edge_of(weight),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+    if needs_input or needs_weight:
+        node._raw_saved_input = save(input)
+    node._saved_eps = eps
+    node._saved_normalized_shape = normalized_shape
+    result = wrap(out, node)
+    return result
+
+
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:593):
+    Derivatives (derivatives.yaml:606):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -1250,7 +1273,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:605):
+    Derivatives (derivatives.yaml:618):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -1274,7 +1297,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:620):
+    Derivatives (derivatives.yaml:633):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable

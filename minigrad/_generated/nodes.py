@@ -1228,8 +1228,32 @@ class LayerNormBackward0(GeneratedNode):
         return (grad_input, grad_weight, grad_bias, )
 
 
+class RmsNormBackward0(GeneratedNode):
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:593).
+
+    input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
+    weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def _backward(self, F, grads):
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.rms_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.rms_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
+        return (grad_input, grad_weight, )
+
+
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:593).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:606).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -1257,7 +1281,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:605).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:618).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -1285,7 +1309,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:620).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:633).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)

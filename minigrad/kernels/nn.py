@@ -110,9 +110,21 @@ def check_layer_norm_shape(shape, normalized_shape):
     k = len(normalized_shape)
     if k == 0 or tuple(shape[len(shape) - k:]) != normalized_shape or k > len(shape):
         raise RuntimeError(
-            f"layer_norm: Given normalized_shape={list(normalized_shape)}, expected input with "
+            f"Given normalized_shape={list(normalized_shape)}, expected input with "
             f"shape [*, {', '.join(map(str, normalized_shape))}], but got input of size "
             f"{list(shape)}")
+
+
+def rms_norm_eps(eps, dtype):
+    return float(np.finfo(dtype).eps) if eps is None else eps
+
+
+def rms_norm_array(x, normalized_shape, weight, eps):
+    check_layer_norm_shape(x.shape, normalized_shape)
+    dims = tuple(range(x.ndim - len(as_shape(normalized_shape)), x.ndim))
+    eps = rms_norm_eps(eps, x.dtype)
+    out = x / np.sqrt(np.mean(x * x, axis=dims, keepdims=True) + eps)
+    return out if weight is None else out * weight
 
 
 def batch_norm_dims(ndim):

@@ -272,6 +272,32 @@ def _update_running_stats(input, running_mean, running_var, momentum):
                               + np.var(data, axis=dims, ddof=1) * momentum)
 
 
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-05):
+    """Normalize each (sample, channel) over its other dims: group_norm with one group per
+    channel.  With ``use_input_stats`` the running statistics (if given) are updated in
+    place with the batch-averaged instance statistics; without, they are used instead."""
+    shape = _shape(input)
+    if len(shape) < 3:
+        raise ValueError(f"instance_norm: expected an input with at least 3 dims (N, C, *), got "
+                         f"shape {list(shape)}")
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    if math.prod(shape[2:]) <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{list(shape)}")
+    out = _F.group_norm(input, shape[1], weight, bias, eps)
+    if running_mean is not None or running_var is not None:
+        data = input.data if isinstance(input, Tensor) else np.asarray(input)
+        grouped = np.reshape(data, shape[:2] + (-1,))
+        stats = (np.mean(grouped, axis=2).mean(axis=0), np.var(grouped, axis=2, ddof=1).mean(axis=0))
+        with no_grad():
+            for running, batch in zip((running_mean, running_var), stats):
+                if running is not None:
+                    running.copy_(running * (1 - momentum) + batch * momentum)
+    return out
+
+
 # ------------------------------------------------------------------ encodings, distances
 def one_hot(tensor, num_classes=-1):
     """int64 one-hot encodings of the int64 class indices ``tensor`` (not differentiable).

@@ -78,6 +78,12 @@ CASES = [
      lambda lib, F, x, m, v, w, b: F.batch_norm(x, m, v, weight=w, bias=b, eps=1e-3)),
     ("group_norm", [U(2, 4, 3), U(4), U(4)],
      lambda lib, F, x, w, b: F.group_norm(x, 2, weight=w, bias=b)),
+    ("rms_norm", [U(3, 4), U(4)], lambda lib, F, x, w: F.rms_norm(x, [4], weight=w)),
+    ("rms_norm_eps", [U(2, 3, 4)], lambda lib, F, x: F.rms_norm(x, (3, 4), eps=1e-3)),
+    ("instance_norm", [U(2, 3, 4), U(3), U(3)],
+     lambda lib, F, x, w, b: F.instance_norm(x, weight=w, bias=b)),
+    ("instance_norm_eval", [U(2, 3, 4), C(U(3)), C(U(3, lo=0.5, hi=2))],
+     lambda lib, F, x, m, v: F.instance_norm(x, m, v, use_input_stats=False)),
     ("normalize", [U(3, 4)], lambda lib, F, x: F.normalize(x)),
     ("normalize_p1_dim0", [U(3, 4)], lambda lib, F, x: F.normalize(x, p=1.0, dim=0)),
     ("normalize_p3", [U(3, 4)], lambda lib, F, x: F.normalize(x, p=3, dim=-1)),
@@ -251,6 +257,19 @@ def test_batch_norm_updates_running_stats_like_torch():
     for lib, F in ((minigrad, MF), (torch, TF)):
         rm, rv = lib.tensor(np.zeros(3)), lib.tensor(np.ones(3))
         out = F.batch_norm(lib.tensor(x), rm, rv, training=True, momentum=0.3)
+        results.append((out.numpy(), rm.numpy(), rv.numpy()))
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_instance_norm_updates_running_stats_like_torch():
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as TF
+    x = U(3, 2, 4)
+    results = []
+    for lib, F in ((minigrad, MF), (torch, TF)):
+        rm, rv = lib.tensor(np.zeros(2)), lib.tensor(np.ones(2))
+        out = F.instance_norm(lib.tensor(x), rm, rv, momentum=0.2)
         results.append((out.numpy(), rm.numpy(), rv.numpy()))
     for got, want in zip(*results):
         np.testing.assert_allclose(got, want, rtol=1e-10)

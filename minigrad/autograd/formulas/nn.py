@@ -11,7 +11,7 @@ import numpy as np
 
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
 from minigrad.kernels.nn import (GELU_TANH_K, SELU_ALPHA, SELU_SCALE, as_shape, class_dim,
-                                 cross_entropy_plan)
+                                 cross_entropy_plan, rms_norm_eps)
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
@@ -140,6 +140,22 @@ def layer_norm_weight_grad(grad, input, normalized_shape, eps):
     F = ops_for(grad)
     xhat, _ = normalized_and_rstd(input, trailing_dims(input.ndim, normalized_shape), eps)
     return F.sum_to(grad * xhat, as_shape(normalized_shape))
+
+
+def rms_norm_input_grad(grad, input, normalized_shape, weight, eps):
+    """d(x * r)/dx with r = 1 / sqrt(mean(x^2) + eps): g r - x r^3 mean(g x)."""
+    F = ops_for(grad)
+    dims = trailing_dims(input.ndim, normalized_shape)
+    g = grad if weight is None else grad * weight
+    r = 1 / F.sqrt(F.mean(input * input, dims, True) + rms_norm_eps(eps, input.dtype))
+    return g * r - input * (r * r * r) * F.mean(g * input, dims, True)
+
+
+def rms_norm_weight_grad(grad, input, normalized_shape, eps):
+    F = ops_for(grad)
+    dims = trailing_dims(input.ndim, normalized_shape)
+    r = 1 / F.sqrt(F.mean(input * input, dims, True) + rms_norm_eps(eps, input.dtype))
+    return F.sum_to(grad * input * r, as_shape(normalized_shape))
 
 
 def _per_channel(v, ndim):
