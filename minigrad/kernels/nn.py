@@ -193,38 +193,8 @@ def index_targets(input_shape, target, weight, ignore_index, dtype):
     return safe, per_sample, keep, per_sample.sum()
 
 
-def class_targets(input_shape, target, weight, ignore_index, dtype):
-    """Class-index targets as dense per-class weights ``q`` and the 'mean' denominator.
-
-    ``q[n, c] = weight[c]`` where ``c`` is sample n's class, 0 elsewhere and for ignored
-    samples: so ``-sum(q * log_probs, class_dim)`` is the (weighted) NLL of each sample.
-    """
-    safe, per_sample, keep, denominator = index_targets(input_shape, target, weight,
-                                                        ignore_index, dtype)
-    cdim = class_dim(len(input_shape))
-    q = np.eye(input_shape[cdim], dtype=dtype)[safe]
-    if len(input_shape) > 1:
-        q = np.moveaxis(q, -1, cdim)
-    q = q * np.expand_dims(per_sample, cdim)
-    return q, keep, denominator
-
-
-def smoothing_targets(input_shape, keep, weight, label_smoothing, dtype):
-    """The label-smoothing part of ``q``: weight[c] / C for every class of kept samples."""
-    cdim = class_dim(len(input_shape))
-    n_classes = input_shape[cdim]
-    w = np.ones(n_classes, dtype=dtype) if weight is None else np.asarray(weight, dtype=dtype)
-    w = np.reshape(w, channel_shape(len(input_shape), n_classes, cdim))
-    return np.expand_dims(keep, cdim) * w * (label_smoothing / n_classes)
-
-
-def cross_entropy_plan(input_shape, target, weight, ignore_index, label_smoothing, dtype):
-    """For class-index targets: the constant ``q`` and the denominator of 'mean'."""
-    q, keep, denominator = class_targets(input_shape, target, weight, ignore_index, dtype)
-    if label_smoothing:
-        q = (1 - label_smoothing) * q + smoothing_targets(input_shape, keep, weight,
-                                                          label_smoothing, dtype)
-    return q, denominator
+def class_weights(n_classes, weight, dtype):
+    return np.ones(n_classes, dtype=dtype) if weight is None else np.asarray(weight, dtype=dtype)
 
 
 def check_reduction(reduction, allowed=("none", "mean", "sum")):
@@ -238,6 +208,7 @@ def cross_entropy_array(input, target, weight, ignore_index, reduction, label_sm
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     cdim = class_dim(input.ndim)
+    n_classes = input.shape[cdim]
     logp = log_softmax_of(input, cdim)
     target = np.asarray(target)
     if target.dtype.kind == "f":
@@ -245,14 +216,23 @@ def cross_entropy_array(input, target, weight, ignore_index, reduction, label_sm
             raise RuntimeError(f"cross_entropy: class-probability targets must have the input's "
                                f"shape {list(input.shape)}, got {list(target.shape)}")
         q = prob_targets_array(target, weight, label_smoothing, input.ndim)
-        denominator = input.size / input.shape[cdim] if input.size else 0
+        # where: a -inf logit (a masked class) with probability 0 adds 0, not nan
+        terms = np.multiply(q, logp, out=np.zeros(logp.shape, dtype=logp.dtype), where=q != 0)
+        losses = -np.sum(terms, axis=cdim)
+        denominator = input.size / n_classes if input.size else 0
     else:
-        q, denominator = cross_entropy_plan(input.shape, target, weight, ignore_index,
-                                            label_smoothing, input.dtype)
-    # where: a -inf logit (a masked class) with q = 0 adds 0, not nan
-    terms = np.multiply(q, logp, out=np.zeros(np.broadcast_shapes(q.shape, logp.shape),
-                                              dtype=logp.dtype), where=q != 0)
-    losses = -np.sum(terms, axis=cdim)
+        # class indices: pick one log-probability per sample (never a dense one-hot)
+        safe, per_sample, keep, denominator = index_targets(input.shape, target, weight,
+                                                            ignore_index, input.dtype)
+        picked = np.squeeze(np.take_along_axis(logp, np.expand_dims(safe, cdim), cdim), cdim)
+        losses = -np.multiply(per_sample, picked, out=np.zeros(picked.shape, dtype=logp.dtype),
+                              where=keep)
+        if label_smoothing:
+            w = np.reshape(class_weights(n_classes, weight, input.dtype),
+                           channel_shape(input.ndim, n_classes, cdim))
+            smooth = -np.where(keep, np.sum(logp * w, axis=cdim), 0)
+            losses = (1 - label_smoothing) * losses + smooth * (label_smoothing / n_classes)
+    losses = losses.astype(input.dtype, copy=False)
     if reduction == "none":
         return losses
     total = np.sum(losses)

@@ -11,7 +11,7 @@ import numpy as np
 
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
 from minigrad.kernels.nn import (GELU_TANH_K, SELU_ALPHA, SELU_SCALE, as_shape, class_dim,
-                                 cross_entropy_plan, rms_norm_eps)
+                                 class_weights, index_targets, rms_norm_eps)
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
@@ -197,29 +197,15 @@ def _is_probabilities(target):
     return _values(target).dtype.kind == "f"
 
 
-def _cross_entropy_targets(input, target, weight, ignore_index, label_smoothing):
-    """(q, denominator): the loss is -sum(q * log_softmax(input)) per sample; 'mean'
-    divides the total by the denominator.  q is a constant for class indices and a
-    differentiable function of ``target`` for class probabilities."""
-    cdim = class_dim(input.ndim)
-    n_classes = input.shape[cdim]
-    if not _is_probabilities(target):
-        return cross_entropy_plan(input.shape, _values(target), None if weight is None else
-                                  _values(weight), ignore_index, label_smoothing,
-                                  _values(input).dtype)
-    q = target
-    if label_smoothing:
-        q = q * (1 - label_smoothing) + label_smoothing / n_classes
-    if weight is not None:
-        shape = [1] * input.ndim
-        shape[cdim] = n_classes
-        q = q * np.reshape(_values(weight), shape)
-    size = math.prod(input.shape)
-    return q, (size / n_classes if size else 0)
+def _class_view(input, values):
+    """A per-class vector shaped to broadcast along ``input``'s class dim."""
+    shape = [1] * input.ndim
+    shape[class_dim(input.ndim)] = -1
+    return np.reshape(values, shape)
 
 
 def _per_sample_grad(grad, reduction, denominator, shape):
-    """The gradient reaching each sample's loss from the reduced loss."""
+    """The gradient reaching each sample's loss from the (reduced) loss."""
     F = ops_for(grad)
     if reduction == "none":
         return grad
@@ -227,15 +213,42 @@ def _per_sample_grad(grad, reduction, denominator, shape):
     return g if reduction == "sum" else g / denominator
 
 
+def _loss_shape(input):
+    cdim = class_dim(input.ndim)
+    return tuple(input.shape[:cdim]) + tuple(input.shape[cdim + 1:])
+
+
 def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction,
                              label_smoothing):
+    """softmax(input) * sum(q) - q per sample, where the loss is -sum(q * log_softmax(input)).
+
+    For class indices q is never built densely: its one-hot part is scattered with
+    gather_backward, its label-smoothing part broadcasts a per-class vector.
+    """
     F = ops_for(grad)
     cdim = class_dim(input.ndim)
-    q, denominator = _cross_entropy_targets(input, target, weight, ignore_index, label_smoothing)
-    loss_shape = tuple(input.shape[:cdim]) + tuple(input.shape[cdim + 1:])
-    g = F.unsqueeze(_per_sample_grad(grad, reduction, denominator, loss_shape), cdim)
-    p = F.softmax(input, cdim)
-    return g * (p * F.sum(q, cdim, True) - q)
+    n_classes = input.shape[cdim]
+    dtype = _values(input).dtype
+    w = class_weights(n_classes, None if weight is None else _values(weight), dtype)
+    eps = label_smoothing
+    if _is_probabilities(target):
+        size = math.prod(input.shape)
+        g = _per_sample_grad(grad, reduction, size / n_classes if size else 0, _loss_shape(input))
+        q = target if not eps else target * (1 - eps) + eps / n_classes
+        q = q if weight is None else q * _class_view(input, w)
+        return F.unsqueeze(g, cdim) * (F.softmax(input, cdim) * F.sum(q, cdim, True) - q)
+    safe, per_sample, keep, denominator = index_targets(input.shape, _values(target), w,
+                                                        ignore_index, dtype)
+    g = _per_sample_grad(grad, reduction, denominator, _loss_shape(input))
+    hit = per_sample * (1 - eps)                                 # q at the target class
+    total = hit + keep * (np.sum(w) * eps / n_classes)           # sum of q over classes
+    out = F.softmax(input, cdim) * F.unsqueeze(g * total, cdim)
+    out = out - F.gather_backward(F.unsqueeze(g * hit, cdim), cdim, np.expand_dims(safe, cdim),
+                                  input.shape)
+    if eps:
+        spread = np.expand_dims(keep, cdim) * _class_view(input, w) * (eps / n_classes)
+        out = out - F.unsqueeze(g, cdim) * spread
+    return out
 
 
 def cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing):
@@ -244,12 +257,8 @@ def cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoo
     cdim = class_dim(input.ndim)
     n_classes = input.shape[cdim]
     size = math.prod(input.shape)
-    loss_shape = tuple(input.shape[:cdim]) + tuple(input.shape[cdim + 1:])
-    g = F.unsqueeze(_per_sample_grad(grad, reduction, size / n_classes if size else 0,
-                                     loss_shape), cdim)
-    out = g * F.log_softmax(input, cdim) * (label_smoothing - 1)
+    g = _per_sample_grad(grad, reduction, size / n_classes if size else 0, _loss_shape(input))
+    out = F.unsqueeze(g, cdim) * F.log_softmax(input, cdim) * (label_smoothing - 1)
     if weight is not None:
-        shape = [1] * input.ndim
-        shape[cdim] = n_classes
-        out = out * np.reshape(_values(weight), shape)
+        out = out * _class_view(input, _values(weight))
     return out
