@@ -944,7 +944,7 @@ def log_softmax(self, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:459):
+    Derivatives (derivatives.yaml:455):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     out = array_ops.leaky_relu(data_of(input), negative_slope)
@@ -962,7 +962,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:468):
+    Derivatives (derivatives.yaml:464):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     out = array_ops.elu(data_of(input), alpha)
@@ -980,7 +980,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:477):
+    Derivatives (derivatives.yaml:473):
         input: grad * selu_slope(input)
     """
     out = array_ops.selu(data_of(input))
@@ -997,7 +997,7 @@ def selu(input):
 def _normal_cdf(self):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:485):
+    Derivatives (derivatives.yaml:481):
         self: grad * normal_pdf(self)
     """
     out = array_ops._normal_cdf(data_of(self))
@@ -1014,7 +1014,7 @@ def _normal_cdf(self):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:491):
+    Derivatives (derivatives.yaml:487):
         input: grad * gelu_derivative(input, approximate)
     """
     out = array_ops.gelu(data_of(input), approximate=approximate)
@@ -1032,7 +1032,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:501):
+    Derivatives (derivatives.yaml:497):
         input: grad * silu_derivative(input)
     """
     out = array_ops.silu(data_of(input))
@@ -1049,7 +1049,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:507):
+    Derivatives (derivatives.yaml:503):
         input: grad * softplus_slope(input, beta, threshold)
     """
     out = array_ops.softplus(data_of(input), beta, threshold)
@@ -1068,7 +1068,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:517):
+    Derivatives (derivatives.yaml:513):
         input: grad * mish_derivative(input)
     """
     out = array_ops.mish(data_of(input))
@@ -1085,7 +1085,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:523):
+    Derivatives (derivatives.yaml:519):
         input: grad * hardtanh_mask(input, min_val, max_val)
     """
     out = array_ops.hardtanh(data_of(input), min_val, max_val)
@@ -1104,7 +1104,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:532):
+    Derivatives (derivatives.yaml:528):
         input: grad * hardsigmoid_slope(input)
     """
     out = array_ops.hardsigmoid(data_of(input))
@@ -1121,7 +1121,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:539):
+    Derivatives (derivatives.yaml:535):
         input: grad * hardswish_slope(input)
     """
     out = array_ops.hardswish(data_of(input))
@@ -1138,7 +1138,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:546):
+    Derivatives (derivatives.yaml:542):
         input: grad * sigmoid(-input)
     """
     out = array_ops.logsigmoid(data_of(input))
@@ -1155,7 +1155,7 @@ def logsigmoid(input):
 def _masked_scale(self, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:554):
+    Derivatives (derivatives.yaml:550):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -1174,7 +1174,7 @@ def _masked_scale(self, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:562):
+    Derivatives (derivatives.yaml:558):
         input: matmul(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -1200,7 +1200,7 @@ def linear(input, weight, bias=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:576):
+    Derivatives (derivatives.yaml:572):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -1227,7 +1227,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:593):
+    Derivatives (derivatives.yaml:589):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -1250,7 +1250,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:606):
+    Derivatives (derivatives.yaml:602):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -1273,7 +1273,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:618):
+    Derivatives (derivatives.yaml:614):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -1297,7 +1297,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:633):
+    Derivatives (derivatives.yaml:629):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
