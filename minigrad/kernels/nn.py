@@ -175,7 +175,8 @@ def index_targets(input_shape, target, weight, ignore_index, dtype):
     """
     target = np.asarray(target)
     if target.dtype.kind not in "iu":
-        raise RuntimeError(f"expected class indices of an integer dtype (int64), got {target.dtype}")
+        raise RuntimeError(f"expected class indices of an integer dtype (int64), got "
+                           f"{target.dtype}")
     cdim = class_dim(len(input_shape))
     n_classes = input_shape[cdim]
     expected = tuple(input_shape[:cdim]) + tuple(input_shape[cdim + 1:])

@@ -290,7 +290,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if running_mean is not None or running_var is not None:
         data = input.data if isinstance(input, Tensor) else np.asarray(input)
         grouped = np.reshape(data, shape[:2] + (-1,))
-        stats = (np.mean(grouped, axis=2).mean(axis=0), np.var(grouped, axis=2, ddof=1).mean(axis=0))
+        stats = (np.mean(grouped, axis=2).mean(axis=0),
+                 np.var(grouped, axis=2, ddof=1).mean(axis=0))
         with no_grad():
             for running, batch in zip((running_mean, running_var), stats):
                 if running is not None:
