@@ -220,6 +220,47 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return _maybe_inplace(_F._masked_scale, input, inplace, mask, scale)
 
 
+def _feature_dropout(name, input, p, training, inplace, spatial):
+    """Channel-wise dropout: one draw per (sample, channel), shared by its spatial dims."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    shape = _shape(input)
+    if len(shape) not in (spatial + 1, spatial + 2):
+        raise RuntimeError(f"{name}: Expected {spatial + 1}D or {spatial + 2}D input, but "
+                           f"received a {len(shape)}D input ({list(shape)}). {name} drops whole "
+                           f"channels of inputs with {spatial} spatial dim(s), a channel dim and "
+                           "an optional batch dim; use dropout for elementwise dropout.")
+    if not training:
+        return input
+    batched = len(shape) == spatial + 2
+    if name == "dropout2d" and len(shape) == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+                      "1D dropout behavior is desired - input is interpreted as shape (N, C, L), "
+                      "as PyTorch does; use dropout1d for that.", stacklevel=3)
+        batched = True
+    lead = 2 if batched else 1
+    from minigrad import creation
+    mask = creation._rng.random(shape[:lead] + (1,) * (len(shape) - lead)) < 1.0 - p
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    return _maybe_inplace(_F._masked_scale, input, inplace, mask, scale)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, L) or (C, L) inputs with probability ``p``."""
+    return _feature_dropout("dropout1d", input, p, training, inplace, 1)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, H, W) inputs with probability ``p`` (3-D inputs are
+    read as (N, C, L), as PyTorch does)."""
+    return _feature_dropout("dropout2d", input, p, training, inplace, 2)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs with probability ``p``."""
+    return _feature_dropout("dropout3d", input, p, training, inplace, 3)
+
+
 # ------------------------------------------------------------------ normalization
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-05):

@@ -240,6 +240,26 @@ def test_dropout_second_order():
     assert gradgradcheck(fn, (x,))
 
 
+@pytest.mark.parametrize("name, shape, lead", [("dropout1d", (4, 6, 5), 2),
+                                               ("dropout1d", (6, 5), 1),
+                                               ("dropout2d", (3, 4, 2, 5), 2),
+                                               ("dropout3d", (5, 2, 2, 3), 1)])
+def test_feature_dropout_drops_whole_channels(name, shape, lead):
+    minigrad.manual_seed(2)
+    x = minigrad.tensor(U(*shape) + 3.0, requires_grad=True)
+    y = getattr(MF, name)(x, p=0.4)
+    kept = (y.data != 0).reshape(shape[:lead] + (-1,))
+    assert np.all(kept.all(axis=-1) | ~kept.any(axis=-1))  # a channel is kept or dropped whole
+    assert kept.any() and not kept.all()
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.data, (y.data != 0) / 0.6)
+
+
+def test_feature_dropout_rejects_wrong_dims():
+    with pytest.raises(RuntimeError, match="dropout1d: Expected 2D or 3D input"):
+        MF.dropout1d(minigrad.ones(2, 3, 4, 5))
+
+
 def test_inplace_activation():
     x = minigrad.tensor(U(3, 4), requires_grad=True)
     y = x * 1.0
