@@ -576,6 +576,118 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _reduce(loss, reduction)
 
 
+
+# ------------------------------------------------------------------ more losses (compositions)
+def _passthrough_clamp_min(x, low):
+    """max(x, low) in value, but the gradient of x itself (torch clamps such values in
+    place under no_grad: gaussian_nll_loss's var, cosine_similarity's norms)."""
+    return x + _wrap(np.maximum(x.data, low) - x.data)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
+                     reduce=None, reduction="mean"):
+    """exp(input) - target * input (log_input), or input - target * log(input + eps); ``full``
+    adds Stirling's approximation of log(target!) where target > 1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    input, target = _as_tensor(input), _as_tensor(target)
+    if log_input:
+        loss = _F.exp(input) - target * input
+    else:
+        loss = input - target * _F.log(input + eps)
+    if full:
+        t = target.data
+        safe = np.where(t > 1, t, 1.0)
+        stirling = safe * np.log(safe) - safe + 0.5 * np.log(2 * math.pi * safe)
+        loss = loss + np.where(t > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean"):
+    """0.5 (log(var) + (input - target)^2 / var), var clamped at ``eps`` (in value only, as
+    PyTorch); ``var`` may have one dim fewer than ``input`` or one size-1 dim."""
+    input, target = _as_tensor(input), _as_tensor(target)
+    var = _as_tensor(var) if isinstance(var, Tensor) else _wrap(np.full(input.shape, float(var)))
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = _F.unsqueeze(var, -1)
+        elif not (var.ndim == input.ndim and
+                  sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if np.any(var.data < 0):
+        raise ValueError("var has negative entry/entries")
+    var = _passthrough_clamp_min(var, eps)
+    diff = input - target
+    loss = (_F.log(var) + diff * diff / var) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """max(0, -target * (input1 - input2) + margin)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = _F.clamp(-_as_tensor(target) * (_as_tensor(input1) - input2) + margin, 0.0, None)
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """input where target == 1, max(0, margin - input) where target == -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    input = _as_tensor(input)
+    t = _as_tensor(target).data
+    loss = (_F.where(t != 1, _F.clamp(margin - input, 0.0, None), 0.0)
+            + _F.where(t != -1, input, 0.0))
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target * input)), computed stably."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _reduce(_F.softplus(-_as_tensor(target) * input, 1.0, math.inf), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """The binary cross-entropy of sigmoid(input) per class, averaged over the classes."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    input, target = _as_tensor(input), _as_tensor(target)
+    loss = -(target * _F.logsigmoid(input) + (1 - target) * _F.logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = _F.sum(loss, input.ndim - 1) / input.shape[-1]
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """1 - cos(input1, input2) where target == 1, max(0, cos - margin) where target == -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    input1, input2 = _as_tensor(input1), _as_tensor(input2)
+    dim = 1 if input1.ndim == 2 else 0
+    squares1 = _F.sum(input1 * input1, dim) + 1e-12
+    squares2 = _F.sum(input2 * input2, dim) + 1e-12
+    cos = _F.sum(input1 * input2, dim) / _F.sqrt(squares1 * squares2)
+    t = _as_tensor(target).data
+    loss = (_F.where(t == 1, 1 - cos, 0.0)
+            + _F.where(t == -1, _F.clamp(cos - margin, 0.0, None), 0.0))
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _F.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce(_F.clamp(d_pos - d_neg + margin, 0.0, None), reduction)
+
 # Everything public defined here (wrappers added above this line are included) plus the
 # generated exports.
 def _public_names():
