@@ -135,6 +135,7 @@ SAMPLES = [
     pytest.param(functions.hardswish, (0,), {"input": T(shape=[3, 4], distinct=True, domain=[-5.0, 5.0]), }, False, '', '', id="hardswish-0"),
     pytest.param(functions.logsigmoid, (0,), {"input": T([3, 4]), }, False, '', '', id="logsigmoid-0"),
     pytest.param(functions._masked_scale, (0,), {"self": T([3, 4]), "mask": T(shape=[3, 4], dtype='bool'), "scale": 2.0, }, False, '', '', id="_masked_scale-0"),
+    pytest.param(functions._masked_scale, (0,), {"self": T([2, 3, 4]), "mask": T(shape=[2, 3, 1], dtype='bool'), "scale": 1.5, }, False, '', '', id="_masked_scale-1"),
     pytest.param(functions.linear, (0,), {"input": T([3, 4]), "weight": T([2, 4]), "bias": T([2]), }, False, '', '', id="linear-0"),
     pytest.param(functions.linear, (0,), {"input": T([4]), "weight": T([3, 4]), }, False, '', '', id="linear-1"),
     pytest.param(functions.linear, (0,), {"input": T([2, 3, 4]), "weight": T([2, 4]), "bias": T([]), }, False, '', '', id="linear-2"),
