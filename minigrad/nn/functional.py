@@ -287,6 +287,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if running_mean is None or running_var is None:
         raise RuntimeError("batch_norm: running_mean and running_var must be given when "
                            "training=False (or pass training=True to use batch statistics)")
+    for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+        if math.prod(_shape(stat)) != shape[1]:
+            raise RuntimeError(f"batch_norm: {name} should contain {shape[1]} elements (one per "
+                               f"channel of dim 1), not {math.prod(_shape(stat))}")
     view = _channel_shape(len(shape), shape[1])
     mean = _F.reshape(running_mean, view)
     var = _F.reshape(running_var, view)

@@ -331,6 +331,8 @@ def test_batch_norm_errors():
         MF.batch_norm(minigrad.ones(1, 3), None, None, training=True)
     with pytest.raises(RuntimeError, match="running_mean"):
         MF.batch_norm(minigrad.ones(2, 3), None, None)
+    with pytest.raises(RuntimeError, match="should contain 3 elements"):
+        MF.batch_norm(minigrad.ones(2, 3), minigrad.zeros(4), minigrad.ones(3))
 
 
 # ------------------------------------------------------------------ one_hot, errors
