@@ -4,6 +4,21 @@ from .functions import (  # noqa: F401
     relu,
     softmax,
     log_softmax,
+    leaky_relu,
+    elu,
+    selu,
+    gelu,
+    silu,
+    softplus,
+    mish,
+    hardtanh,
+    hardsigmoid,
+    hardswish,
+    logsigmoid,
+    linear,
+    layer_norm,
+    rms_norm,
+    group_norm,
     conv1d,
     conv2d,
     conv_transpose1d,
@@ -18,4 +33,4 @@ from .functions import (  # noqa: F401
     embedding,
 )
 
-__all__ = ["relu", "softmax", "log_softmax", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "embedding", ]
+__all__ = ["relu", "softmax", "log_softmax", "leaky_relu", "elu", "selu", "gelu", "silu", "softplus", "mish", "hardtanh", "hardsigmoid", "hardswish", "logsigmoid", "linear", "layer_norm", "rms_norm", "group_norm", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "embedding", ]

@@ -247,14 +247,14 @@ def matmul(self, other):
     return np.matmul(self, other)
 
 
-def softmax(self, dim):
-    """softmax(Tensor self, int dim) -> Tensor"""
-    return softmax_array(self, dim)
+def softmax(self, dim, dtype=None):
+    """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    return softmax_array(self if dtype is None else self.astype(dtype), dim)
 
 
-def log_softmax(self, dim):
-    """log_softmax(Tensor self, int dim) -> Tensor"""
-    return log_softmax_array(self, dim)
+def log_softmax(self, dim, dtype=None):
+    """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    return log_softmax_array(self if dtype is None else self.astype(dtype), dim)
 
 
 def exp2(self):
@@ -1070,6 +1070,101 @@ def linalg_matrix_power(A, n):
 def matrix_power(self, n):
     """matrix_power(Tensor self, int n) -> Tensor"""
     return matrix_power_array(self, n)
+
+
+def leaky_relu(input, negative_slope=0.01):
+    """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor"""
+    return np.where(input > 0, input, input * negative_slope)
+
+
+def elu(input, alpha=1.0):
+    """elu(Tensor input, Scalar alpha=1.0) -> Tensor"""
+    return elu_array(input, alpha)
+
+
+def selu(input):
+    """selu(Tensor input) -> Tensor"""
+    return selu_array(input)
+
+
+def _normal_cdf(self):
+    """_normal_cdf(Tensor self) -> Tensor"""
+    return normal_cdf_array(self)
+
+
+def gelu(input, *, approximate='none'):
+    """gelu(Tensor input, *, str approximate='none') -> Tensor"""
+    return gelu_array(input, approximate)
+
+
+def silu(input):
+    """silu(Tensor input) -> Tensor"""
+    return input * sigmoid_array(input)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor"""
+    return softplus_array(input, beta, threshold)
+
+
+def mish(input):
+    """mish(Tensor input) -> Tensor"""
+    return input * np.tanh(np.logaddexp(0, input))
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0):
+    """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor"""
+    return np.clip(input, min_val, max_val)
+
+
+def hardsigmoid(input):
+    """hardsigmoid(Tensor input) -> Tensor"""
+    return np.clip(input + 3, 0, 6) / 6
+
+
+def hardswish(input):
+    """hardswish(Tensor input) -> Tensor"""
+    return hardswish_array(input)
+
+
+def logsigmoid(input):
+    """logsigmoid(Tensor input) -> Tensor"""
+    return -np.logaddexp(0, -input)
+
+
+def _masked_scale(self, mask, scale):
+    """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor"""
+    return self * mask * scale
+
+
+def linear(input, weight, bias=None):
+    """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
+    return linear_array(input, weight, bias)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor"""
+    return layer_norm_array(input, normalized_shape, weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor"""
+    return rms_norm_array(input, normalized_shape, weight, eps)
+
+
+def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
+    """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor"""
+    return batch_norm_training_array(input, weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor"""
+    return group_norm_array(input, num_groups, weight, bias, eps)
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
+    """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor"""
+    return cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

@@ -285,7 +285,7 @@ def relu(self):
 def abs(self):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:197):
+    Derivatives (derivatives.yaml:202):
         self: grad * sign(self)
     """
     out = array_ops.abs(data_of(self))
@@ -302,7 +302,7 @@ def abs(self):
 def sign(self):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:207):
+    Derivatives (derivatives.yaml:212):
         self: zeros_like(grad)
     """
     out = array_ops.sign(data_of(self))
@@ -316,7 +316,7 @@ def sign(self):
 def add(self, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:216):
+    Derivatives (derivatives.yaml:221):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -338,7 +338,7 @@ def add(self, other, *, alpha=1):
 def sub(self, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:228):
+    Derivatives (derivatives.yaml:233):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -360,7 +360,7 @@ def sub(self, other, *, alpha=1):
 def mul(self, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:239):
+    Derivatives (derivatives.yaml:244):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -383,7 +383,7 @@ def mul(self, other):
 def div_default(self, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:251):
+    Derivatives (derivatives.yaml:256):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
@@ -407,7 +407,7 @@ def div_default(self, other):
 def pow(self, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:265):
+    Derivatives (derivatives.yaml:270):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
@@ -433,7 +433,7 @@ def pow(self, exponent):
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:284):
+    Derivatives (derivatives.yaml:289):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -457,7 +457,7 @@ def maximum(self, other):
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:294):
+    Derivatives (derivatives.yaml:299):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -481,7 +481,7 @@ def minimum(self, other):
 def where(condition, self, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:304):
+    Derivatives (derivatives.yaml:309):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -505,7 +505,7 @@ def where(condition, self, other):
 def clamp_default(self, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:318):
+    Derivatives (derivatives.yaml:323):
         self: grad * clamp_mask(self, min, max)
     """
     out = array_ops.clamp_default(data_of(self), min, max)
@@ -524,7 +524,7 @@ def clamp_default(self, min=None, max=None):
 def sum(self, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:330):
+    Derivatives (derivatives.yaml:335):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
@@ -543,7 +543,7 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):
 def mean(self, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:345):
+    Derivatives (derivatives.yaml:350):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
@@ -562,7 +562,7 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:359):
+    Derivatives (derivatives.yaml:364):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amax(data_of(self), dim, keepdim)
@@ -582,7 +582,7 @@ def amax(self, dim=None, keepdim=False):
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:371):
+    Derivatives (derivatives.yaml:376):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amin(data_of(self), dim, keepdim)
@@ -602,7 +602,7 @@ def amin(self, dim=None, keepdim=False):
 def max_dim(self, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:380):
+    Derivatives (derivatives.yaml:385):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -625,7 +625,7 @@ def max_dim(self, dim, keepdim=False):
 def max_default(self):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:391):
+    Derivatives (derivatives.yaml:396):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.max_default(data_of(self))
@@ -644,7 +644,7 @@ def max_default(self):
 def min_dim(self, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:399):
+    Derivatives (derivatives.yaml:404):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -667,7 +667,7 @@ def min_dim(self, dim, keepdim=False):
 def min_default(self):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:407):
+    Derivatives (derivatives.yaml:412):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.min_default(data_of(self))
@@ -686,7 +686,7 @@ def min_default(self):
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:414):
+    Derivatives (derivatives.yaml:419):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -707,7 +707,7 @@ def logsumexp(self, dim, keepdim=False):
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:426):
+    Derivatives (derivatives.yaml:431):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -727,7 +727,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:438):
+    Derivatives (derivatives.yaml:443):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -746,7 +746,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:448):
+    Derivatives (derivatives.yaml:453):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -763,7 +763,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:460):
+    Derivatives (derivatives.yaml:465):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -779,7 +779,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:471):
+    Derivatives (derivatives.yaml:476):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -794,7 +794,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:482):
+    Derivatives (derivatives.yaml:487):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -811,7 +811,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:495):
+    Derivatives (derivatives.yaml:500):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -828,7 +828,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:509):
+    Derivatives (derivatives.yaml:514):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -845,7 +845,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:520):
+    Derivatives (derivatives.yaml:525):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -863,7 +863,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:543):
+    Derivatives (derivatives.yaml:548):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -878,7 +878,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:551):
+    Derivatives (derivatives.yaml:556):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -896,7 +896,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:562):
+    Derivatives (derivatives.yaml:567):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -911,7 +911,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:574):
+    Derivatives (derivatives.yaml:579):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -931,17 +931,19 @@ def matmul(self, other):
     return result
 
 
-def softmax(self, dim):
-    """softmax(Tensor self, int dim) -> Tensor
+def softmax(self, dim, dtype=None):
+    """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:596):
-        self: result * (grad - sum(grad * result, dim, True))
+    Derivatives (derivatives.yaml:601):
+        self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
-    out = array_ops.softmax(data_of(self), dim)
+    out = array_ops.softmax(data_of(self), dim, dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = SoftmaxBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_dtype = self.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     if needs_self:
@@ -949,17 +951,19 @@ def softmax(self, dim):
     return result
 
 
-def log_softmax(self, dim):
-    """log_softmax(Tensor self, int dim) -> Tensor
+def log_softmax(self, dim, dtype=None):
+    """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:604):
-        self: grad - exp(result) * sum(grad, dim, True)
+    Derivatives (derivatives.yaml:612):
+        self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
-    out = array_ops.log_softmax(data_of(self), dim)
+    out = array_ops.log_softmax(data_of(self), dim, dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
     node = LogSoftmaxBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._saved_self_dtype = self.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     if needs_self:
@@ -970,7 +974,7 @@ def log_softmax(self, dim):
 def exp2(self):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:617):
+    Derivatives (derivatives.yaml:627):
         self: grad * result * 0.6931471805599453
     """
     out = array_ops.exp2(data_of(self))
@@ -987,7 +991,7 @@ def exp2(self):
 def expm1(self):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:626):
+    Derivatives (derivatives.yaml:636):
         self: grad * (result + 1)
     """
     out = array_ops.expm1(data_of(self))
@@ -1004,7 +1008,7 @@ def expm1(self):
 def log2(self):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:635):
+    Derivatives (derivatives.yaml:645):
         self: grad / (self * 0.6931471805599453)
     """
     out = array_ops.log2(data_of(self))
@@ -1021,7 +1025,7 @@ def log2(self):
 def log10(self):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:643):
+    Derivatives (derivatives.yaml:653):
         self: grad / (self * 2.302585092994046)
     """
     out = array_ops.log10(data_of(self))
@@ -1038,7 +1042,7 @@ def log10(self):
 def log1p(self):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:651):
+    Derivatives (derivatives.yaml:661):
         self: grad / (self + 1)
     """
     out = array_ops.log1p(data_of(self))
@@ -1055,7 +1059,7 @@ def log1p(self):
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:660):
+    Derivatives (derivatives.yaml:670):
         self: -0.5 * grad * result * result * result
     """
     out = array_ops.rsqrt(data_of(self))
@@ -1072,7 +1076,7 @@ def rsqrt(self):
 def square(self):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:668):
+    Derivatives (derivatives.yaml:678):
         self: grad * 2 * self
     """
     out = array_ops.square(data_of(self))
@@ -1089,7 +1093,7 @@ def square(self):
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:676):
+    Derivatives (derivatives.yaml:686):
         self: -grad * result * result
     """
     out = array_ops.reciprocal(data_of(self))
@@ -1106,7 +1110,7 @@ def reciprocal(self):
 def tan(self):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:685):
+    Derivatives (derivatives.yaml:695):
         self: grad * (1 + result * result)
     """
     out = array_ops.tan(data_of(self))
@@ -1123,7 +1127,7 @@ def tan(self):
 def asin(self):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:693):
+    Derivatives (derivatives.yaml:703):
         self: grad / sqrt(1 - self * self)
     """
     out = array_ops.asin(data_of(self))
@@ -1140,7 +1144,7 @@ def asin(self):
 def acos(self):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:701):
+    Derivatives (derivatives.yaml:711):
         self: -grad / sqrt(1 - self * self)
     """
     out = array_ops.acos(data_of(self))
@@ -1157,7 +1161,7 @@ def acos(self):
 def atan(self):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:709):
+    Derivatives (derivatives.yaml:719):
         self: grad / (self * self + 1)
     """
     out = array_ops.atan(data_of(self))
@@ -1174,7 +1178,7 @@ def atan(self):
 def sinh(self):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:717):
+    Derivatives (derivatives.yaml:727):
         self: grad * cosh(self)
     """
     out = array_ops.sinh(data_of(self))
@@ -1191,7 +1195,7 @@ def sinh(self):
 def cosh(self):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:725):
+    Derivatives (derivatives.yaml:735):
         self: grad * sinh(self)
     """
     out = array_ops.cosh(data_of(self))
@@ -1208,7 +1212,7 @@ def cosh(self):
 def asinh(self):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:733):
+    Derivatives (derivatives.yaml:743):
         self: grad / sqrt(self * self + 1)
     """
     out = array_ops.asinh(data_of(self))
@@ -1225,7 +1229,7 @@ def asinh(self):
 def acosh(self):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:741):
+    Derivatives (derivatives.yaml:751):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     out = array_ops.acosh(data_of(self))
@@ -1242,7 +1246,7 @@ def acosh(self):
 def atanh(self):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:749):
+    Derivatives (derivatives.yaml:759):
         self: grad / (1 - self * self)
     """
     out = array_ops.atanh(data_of(self))
@@ -1259,7 +1263,7 @@ def atanh(self):
 def logit(self, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:759):
+    Derivatives (derivatives.yaml:769):
         self: logit_grad(grad, self, eps)
     """
     out = array_ops.logit(data_of(self), eps)
@@ -1277,7 +1281,7 @@ def logit(self, eps=None):
 def erf(self):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:769):
+    Derivatives (derivatives.yaml:779):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     out = array_ops.erf(data_of(self))
@@ -1294,7 +1298,7 @@ def erf(self):
 def erfc(self):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:778):
+    Derivatives (derivatives.yaml:788):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     out = array_ops.erfc(data_of(self))
@@ -1311,7 +1315,7 @@ def erfc(self):
 def erfinv(self):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:787):
+    Derivatives (derivatives.yaml:797):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     out = array_ops.erfinv(data_of(self))
@@ -1328,7 +1332,7 @@ def erfinv(self):
 def lgamma(self):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:796):
+    Derivatives (derivatives.yaml:806):
         self: grad * digamma(self)
     """
     out = array_ops.lgamma(data_of(self))
@@ -1345,7 +1349,7 @@ def lgamma(self):
 def digamma(self):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:804):
+    Derivatives (derivatives.yaml:814):
         self: grad * polygamma(1, self)
     """
     out = array_ops.digamma(data_of(self))
@@ -1362,7 +1366,7 @@ def digamma(self):
 def polygamma(n, self):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:814):
+    Derivatives (derivatives.yaml:824):
         self: grad * polygamma(n + 1, self)
     """
     out = array_ops.polygamma(n, data_of(self))
@@ -1380,7 +1384,7 @@ def polygamma(n, self):
 def special_gammaln(self):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:825):
+    Derivatives (derivatives.yaml:835):
         self: grad * digamma(self)
     """
     out = array_ops.special_gammaln(data_of(self))
@@ -1397,7 +1401,7 @@ def special_gammaln(self):
 def special_psi(self):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:834):
+    Derivatives (derivatives.yaml:844):
         self: grad * polygamma(1, self)
     """
     out = array_ops.special_psi(data_of(self))
@@ -1414,7 +1418,7 @@ def special_psi(self):
 def special_expit(self):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:843):
+    Derivatives (derivatives.yaml:853):
         self: grad * result * (1 - result)
     """
     out = array_ops.special_expit(data_of(self))
@@ -1431,7 +1435,7 @@ def special_expit(self):
 def sinc(self):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:853):
+    Derivatives (derivatives.yaml:863):
         self: sinc_grad(grad, self)
     """
     out = array_ops.sinc(data_of(self))
@@ -1448,7 +1452,7 @@ def sinc(self):
 def floor(self):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:864):
+    Derivatives (derivatives.yaml:874):
         self: zeros_like(grad)
     """
     out = array_ops.floor(data_of(self))
@@ -1462,7 +1466,7 @@ def floor(self):
 def ceil(self):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:871):
+    Derivatives (derivatives.yaml:881):
         self: zeros_like(grad)
     """
     out = array_ops.ceil(data_of(self))
@@ -1476,7 +1480,7 @@ def ceil(self):
 def round(self, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:879):
+    Derivatives (derivatives.yaml:889):
         self: zeros_like(grad)
     """
     out = array_ops.round(data_of(self), decimals=decimals)
@@ -1490,7 +1494,7 @@ def round(self, *, decimals=0):
 def trunc(self):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:887):
+    Derivatives (derivatives.yaml:897):
         self: zeros_like(grad)
     """
     out = array_ops.trunc(data_of(self))
@@ -1504,7 +1508,7 @@ def trunc(self):
 def fix(self):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:894):
+    Derivatives (derivatives.yaml:904):
         self: zeros_like(grad)
     """
     out = array_ops.fix(data_of(self))
@@ -1518,7 +1522,7 @@ def fix(self):
 def frac(self):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:901):
+    Derivatives (derivatives.yaml:911):
         self: grad
     """
     out = array_ops.frac(data_of(self))
@@ -1532,7 +1536,7 @@ def frac(self):
 def clamp_Tensor(self, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:913):
+    Derivatives (derivatives.yaml:923):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1559,7 +1563,7 @@ def clamp_Tensor(self, min=None, max=None):
 def clip_default(self, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:925):
+    Derivatives (derivatives.yaml:935):
         self: grad * clamp_mask(self, min, max)
     """
     out = array_ops.clip_default(data_of(self), min, max)
@@ -1578,7 +1582,7 @@ def clip_default(self, min=None, max=None):
 def clip_Tensor(self, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:932):
+    Derivatives (derivatives.yaml:942):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1605,7 +1609,7 @@ def clip_Tensor(self, min=None, max=None):
 def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:942):
+    Derivatives (derivatives.yaml:952):
         self: grad * finite_mask(self)
     """
     out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
@@ -1622,7 +1626,7 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
 def div_Tensor_mode(self, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:953):
+    Derivatives (derivatives.yaml:963):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -1647,7 +1651,7 @@ def div_Tensor_mode(self, other, *, rounding_mode):
 def floor_divide(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:963):
+    Derivatives (derivatives.yaml:973):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1668,7 +1672,7 @@ def floor_divide(self, other):
 def remainder(self, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:973):
+    Derivatives (derivatives.yaml:983):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -1691,7 +1695,7 @@ def remainder(self, other):
 def fmod(self, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:984):
+    Derivatives (derivatives.yaml:994):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -1714,7 +1718,7 @@ def fmod(self, other):
 def float_power(self, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:994):
+    Derivatives (derivatives.yaml:1004):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -1742,7 +1746,7 @@ def float_power(self, exponent):
 def fmax(self, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1005):
+    Derivatives (derivatives.yaml:1015):
         self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
     """
@@ -1766,7 +1770,7 @@ def fmax(self, other):
 def fmin(self, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1015):
+    Derivatives (derivatives.yaml:1025):
         self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
     """
@@ -1790,7 +1794,7 @@ def fmin(self, other):
 def max_other(self, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1025):
+    Derivatives (derivatives.yaml:1035):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -1814,7 +1818,7 @@ def max_other(self, other):
 def min_other(self, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1034):
+    Derivatives (derivatives.yaml:1044):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -1838,7 +1842,7 @@ def min_other(self, other):
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1043):
+    Derivatives (derivatives.yaml:1053):
         self: sum_to(grad * other / (self * self + other * other), self.shape)
         other: sum_to(-grad * self / (self * self + other * other), other.shape)
     """
@@ -1862,7 +1866,7 @@ def atan2(self, other):
 def hypot(self, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1052):
+    Derivatives (derivatives.yaml:1062):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -1889,7 +1893,7 @@ def hypot(self, other):
 def logaddexp(self, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1061):
+    Derivatives (derivatives.yaml:1071):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -1913,7 +1917,7 @@ def logaddexp(self, other):
 def logaddexp2(self, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1070):
+    Derivatives (derivatives.yaml:1080):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -1937,7 +1941,7 @@ def logaddexp2(self, other):
 def copysign(self, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1079):
+    Derivatives (derivatives.yaml:1089):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1961,7 +1965,7 @@ def copysign(self, other):
 def xlogy(self, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1090):
+    Derivatives (derivatives.yaml:1100):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -1985,7 +1989,7 @@ def xlogy(self, other):
 def lerp_Scalar(self, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1101):
+    Derivatives (derivatives.yaml:1111):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -2007,7 +2011,7 @@ def lerp_Scalar(self, end, weight):
 def lerp_Tensor(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1110):
+    Derivatives (derivatives.yaml:1120):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -2036,7 +2040,7 @@ def lerp_Tensor(self, end, weight):
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1120):
+    Derivatives (derivatives.yaml:1130):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -2064,7 +2068,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1131):
+    Derivatives (derivatives.yaml:1141):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -2093,7 +2097,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
 def prod(self, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1148):
+    Derivatives (derivatives.yaml:1158):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
@@ -2115,7 +2119,7 @@ def prod(self, dim=None, keepdim=False, *, dtype=None):
 def cumsum(self, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1166):
+    Derivatives (derivatives.yaml:1176):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
@@ -2133,7 +2137,7 @@ def cumsum(self, dim, *, dtype=None):
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1178):
+    Derivatives (derivatives.yaml:1188):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
@@ -2154,7 +2158,7 @@ def cumprod(self, dim, *, dtype=None):
 def logcumsumexp(self, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1191):
+    Derivatives (derivatives.yaml:1201):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     out = array_ops.logcumsumexp(data_of(self), dim)
@@ -2174,7 +2178,7 @@ def logcumsumexp(self, dim):
 def var_default(self, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1201):
+    Derivatives (derivatives.yaml:1211):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2194,7 +2198,7 @@ def var_default(self, dim=None, *, correction=None, keepdim=False):
 def std_default(self, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1212):
+    Derivatives (derivatives.yaml:1222):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2216,7 +2220,7 @@ def std_default(self, dim=None, *, correction=None, keepdim=False):
 def var_dim(self, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1225):
+    Derivatives (derivatives.yaml:1235):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
@@ -2236,7 +2240,7 @@ def var_dim(self, dim, unbiased=True, keepdim=False):
 def var_unbiased(self, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1232):
+    Derivatives (derivatives.yaml:1242):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     out = array_ops.var_unbiased(data_of(self), unbiased)
@@ -2254,7 +2258,7 @@ def var_unbiased(self, unbiased=True):
 def std_dim(self, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1239):
+    Derivatives (derivatives.yaml:1249):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
@@ -2276,7 +2280,7 @@ def std_dim(self, dim, unbiased=True, keepdim=False):
 def std_unbiased(self, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1246):
+    Derivatives (derivatives.yaml:1256):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     out = array_ops.std_unbiased(data_of(self), unbiased)
@@ -2296,7 +2300,7 @@ def std_unbiased(self, unbiased=True):
 def norm_default(self, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1255):
+    Derivatives (derivatives.yaml:1265):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     out = array_ops.norm_default(data_of(self), p, dim, keepdim)
@@ -2317,7 +2321,7 @@ def norm_default(self, p='fro', dim=None, keepdim=False):
 def var_mean(self, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1271):
+    Derivatives (derivatives.yaml:1281):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2340,7 +2344,7 @@ def var_mean(self, dim=None, *, correction=None, keepdim=False):
 def std_mean(self, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1279):
+    Derivatives (derivatives.yaml:1289):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2365,7 +2369,7 @@ def std_mean(self, dim=None, *, correction=None, keepdim=False):
 def nansum(self, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1287):
+    Derivatives (derivatives.yaml:1297):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
@@ -2384,7 +2388,7 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
 def nanmean(self, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1295):
+    Derivatives (derivatives.yaml:1305):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
@@ -2403,7 +2407,7 @@ def nanmean(self, dim=None, keepdim=False, *, dtype=None):
 def median_dim(self, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1305):
+    Derivatives (derivatives.yaml:1315):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
@@ -2426,7 +2430,7 @@ def median_dim(self, dim, keepdim=False):
 def median_default(self):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1313):
+    Derivatives (derivatives.yaml:1323):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.median_default(data_of(self))
@@ -2445,7 +2449,7 @@ def median_default(self):
 def cummax(self, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1320):
+    Derivatives (derivatives.yaml:1330):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     values_out, indices_out = array_ops.cummax(data_of(self), dim)
@@ -2466,7 +2470,7 @@ def cummax(self, dim):
 def cummin(self, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1328):
+    Derivatives (derivatives.yaml:1338):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     values_out, indices_out = array_ops.cummin(data_of(self), dim)
@@ -2487,7 +2491,7 @@ def cummin(self, dim):
 def aminmax(self, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1336):
+    Derivatives (derivatives.yaml:1346):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
@@ -2510,7 +2514,7 @@ def aminmax(self, *, dim=None, keepdim=False):
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1344):
+    Derivatives (derivatives.yaml:1354):
         self: non_differentiable
     """
     out = array_ops.argmax(data_of(self), dim, keepdim)
@@ -2520,7 +2524,7 @@ def argmax(self, dim=None, keepdim=False):
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1352):
+    Derivatives (derivatives.yaml:1362):
         self: non_differentiable
     """
     out = array_ops.argmin(data_of(self), dim, keepdim)
@@ -2530,7 +2534,7 @@ def argmin(self, dim=None, keepdim=False):
 def any(self, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1359):
+    Derivatives (derivatives.yaml:1369):
         self: non_differentiable
     """
     out = array_ops.any(data_of(self), dim, keepdim)
@@ -2540,7 +2544,7 @@ def any(self, dim=None, keepdim=False):
 def all(self, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1368):
+    Derivatives (derivatives.yaml:1378):
         self: non_differentiable
     """
     out = array_ops.all(data_of(self), dim, keepdim)
@@ -2550,7 +2554,7 @@ def all(self, dim=None, keepdim=False):
 def count_nonzero(self, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1377):
+    Derivatives (derivatives.yaml:1387):
         self: non_differentiable
     """
     out = array_ops.count_nonzero(data_of(self), dim)
@@ -2560,7 +2564,7 @@ def count_nonzero(self, dim=None):
 def view(self, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1390):
+    Derivatives (derivatives.yaml:1400):
         self: reshape(grad, self.shape)
     """
     out = array_ops.view(data_of(self), size)
@@ -2577,7 +2581,7 @@ def view(self, size):
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1401):
+    Derivatives (derivatives.yaml:1411):
         self: reshape(grad, self.shape)
     """
     out = array_ops.flatten(data_of(self), start_dim, end_dim)
@@ -2594,7 +2598,7 @@ def flatten(self, start_dim=0, end_dim=-1):
 def unflatten(self, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1412):
+    Derivatives (derivatives.yaml:1422):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unflatten(data_of(self), dim, sizes)
@@ -2611,7 +2615,7 @@ def unflatten(self, dim, sizes):
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1420):
+    Derivatives (derivatives.yaml:1430):
         self: swapaxes(grad, axis0, axis1)
     """
     out = array_ops.swapaxes(data_of(self), axis0, axis1)
@@ -2627,7 +2631,7 @@ def swapaxes(self, axis0, axis1):
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1427):
+    Derivatives (derivatives.yaml:1437):
         self: swapdims(grad, dim0, dim1)
     """
     out = array_ops.swapdims(data_of(self), dim0, dim1)
@@ -2643,7 +2647,7 @@ def swapdims(self, dim0, dim1):
 def movedim(self, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1434):
+    Derivatives (derivatives.yaml:1444):
         self: movedim(grad, destination, source)
     """
     out = array_ops.movedim(data_of(self), source, destination)
@@ -2659,7 +2663,7 @@ def movedim(self, source, destination):
 def moveaxis(self, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1442):
+    Derivatives (derivatives.yaml:1452):
         self: moveaxis(grad, destination, source)
     """
     out = array_ops.moveaxis(data_of(self), source, destination)
@@ -2675,7 +2679,7 @@ def moveaxis(self, source, destination):
 def t(self):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1449):
+    Derivatives (derivatives.yaml:1459):
         self: t(grad)
     """
     out = array_ops.t(data_of(self))
@@ -2689,7 +2693,7 @@ def t(self):
 def expand_as(self, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1458):
+    Derivatives (derivatives.yaml:1468):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -2707,7 +2711,7 @@ def expand_as(self, other):
 def broadcast_to(self, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1467):
+    Derivatives (derivatives.yaml:1477):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.broadcast_to(data_of(self), size)
@@ -2724,7 +2728,7 @@ def broadcast_to(self, size):
 def narrow(self, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1475):
+    Derivatives (derivatives.yaml:1485):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     out = array_ops.narrow(data_of(self), dim, start, length)
@@ -2744,7 +2748,7 @@ def narrow(self, dim, start, length):
 def select(self, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1485):
+    Derivatives (derivatives.yaml:1495):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     out = array_ops.select(data_of(self), dim, index)
@@ -2763,7 +2767,7 @@ def select(self, dim, index):
 def view_as(self, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1493):
+    Derivatives (derivatives.yaml:1503):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -2781,7 +2785,7 @@ def view_as(self, other):
 def reshape_as(self, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1502):
+    Derivatives (derivatives.yaml:1512):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -2799,7 +2803,7 @@ def reshape_as(self, other):
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1511):
+    Derivatives (derivatives.yaml:1521):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
@@ -2819,7 +2823,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 def diagonal_backward(self, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1522):
+    Derivatives (derivatives.yaml:1532):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
@@ -2836,7 +2840,7 @@ def diagonal_backward(self, input_sizes, offset, dim1, dim2):
 def split(self, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1531):
+    Derivatives (derivatives.yaml:1541):
         self: cat(grads, dim)
     """
     outs = array_ops.split(data_of(self), split_size_or_sections, dim)
@@ -2853,7 +2857,7 @@ def split(self, split_size_or_sections, dim=0):
 def chunk(self, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1541):
+    Derivatives (derivatives.yaml:1551):
         self: cat(grads, dim)
     """
     outs = array_ops.chunk(data_of(self), chunks, dim)
@@ -2870,7 +2874,7 @@ def chunk(self, chunks, dim=0):
 def unbind(self, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1549):
+    Derivatives (derivatives.yaml:1559):
         self: stack(grads, dim)
     """
     outs = array_ops.unbind(data_of(self), dim)
@@ -2887,7 +2891,7 @@ def unbind(self, dim=0):
 def flip(self, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1558):
+    Derivatives (derivatives.yaml:1568):
         self: flip(grad, dims)
     """
     out = array_ops.flip(data_of(self), dims)
@@ -2902,7 +2906,7 @@ def flip(self, dims):
 def roll(self, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1566):
+    Derivatives (derivatives.yaml:1576):
         self: roll(grad, negated(shifts), dims)
     """
     out = array_ops.roll(data_of(self), shifts, dims)
@@ -2918,7 +2922,7 @@ def roll(self, shifts, dims=None):
 def repeat(self, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1574):
+    Derivatives (derivatives.yaml:1584):
         self: repeat_backward(grad, repeats, self.shape)
     """
     out = array_ops.repeat(data_of(self), repeats)
@@ -2936,7 +2940,7 @@ def repeat(self, repeats):
 def tile(self, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1585):
+    Derivatives (derivatives.yaml:1595):
         self: repeat_backward(grad, dims, self.shape)
     """
     out = array_ops.tile(data_of(self), dims)
@@ -2954,7 +2958,7 @@ def tile(self, dims):
 def tril(self, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1592):
+    Derivatives (derivatives.yaml:1602):
         self: tril(grad, diagonal)
     """
     out = array_ops.tril(data_of(self), diagonal)
@@ -2969,7 +2973,7 @@ def tril(self, diagonal=0):
 def triu(self, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1599):
+    Derivatives (derivatives.yaml:1609):
         self: triu(grad, diagonal)
     """
     out = array_ops.triu(data_of(self), diagonal)
@@ -2984,7 +2988,7 @@ def triu(self, diagonal=0):
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1606):
+    Derivatives (derivatives.yaml:1616):
         self: diag_backward(grad, self.shape, diagonal)
     """
     out = array_ops.diag(data_of(self), diagonal)
@@ -3002,7 +3006,7 @@ def diag(self, diagonal=0):
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1614):
+    Derivatives (derivatives.yaml:1624):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
@@ -3019,7 +3023,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1624):
+    Derivatives (derivatives.yaml:1634):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -3039,7 +3043,7 @@ def index_select(self, dim, index):
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1633):
+    Derivatives (derivatives.yaml:1643):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -3060,7 +3064,7 @@ def index_add(self, dim, index, source, *, alpha=1):
 def scatter_src(self, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1643):
+    Derivatives (derivatives.yaml:1653):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -3083,7 +3087,7 @@ def scatter_src(self, dim, index, src):
 def scatter_value(self, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1653):
+    Derivatives (derivatives.yaml:1663):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -3102,7 +3106,7 @@ def scatter_value(self, dim, index, value):
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1660):
+    Derivatives (derivatives.yaml:1670):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -3123,7 +3127,7 @@ def scatter_add(self, dim, index, src):
 def masked_fill_Scalar(self, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1669):
+    Derivatives (derivatives.yaml:1679):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -3142,7 +3146,7 @@ def masked_fill_Scalar(self, mask, value):
 def masked_fill_Tensor(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:1678):
+    Derivatives (derivatives.yaml:1688):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -3164,7 +3168,7 @@ def masked_fill_Tensor(self, mask, value):
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1686):
+    Derivatives (derivatives.yaml:1696):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -3184,7 +3188,7 @@ def take_along_dim(self, indices, dim=None):
 def take_along_dim_backward(self, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1696):
+    Derivatives (derivatives.yaml:1706):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -3203,7 +3207,7 @@ def take_along_dim_backward(self, dim, indices, shape):
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1717):
+    Derivatives (derivatives.yaml:1727):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -3224,7 +3228,7 @@ def mm(self, mat2):
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1726):
+    Derivatives (derivatives.yaml:1736):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -3245,7 +3249,7 @@ def bmm(self, mat2):
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:1734):
+    Derivatives (derivatives.yaml:1744):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -3266,7 +3270,7 @@ def mv(self, vec):
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:1742):
+    Derivatives (derivatives.yaml:1752):
         self: grad * tensor
         tensor: grad * self
     """
@@ -3287,7 +3291,7 @@ def dot(self, tensor):
 def vdot(self, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1750):
+    Derivatives (derivatives.yaml:1760):
         self: grad * other
         other: grad * self
     """
@@ -3308,7 +3312,7 @@ def vdot(self, other):
 def inner(self, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1756):
+    Derivatives (derivatives.yaml:1766):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -3331,7 +3335,7 @@ def inner(self, other):
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:1766):
+    Derivatives (derivatives.yaml:1776):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -3352,7 +3356,7 @@ def outer(self, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1774):
+    Derivatives (derivatives.yaml:1784):
         tensors: einsum_backward(grad, equation, tensors)
     """
     out = array_ops.einsum(equation, [data_of(t) for t in tensors])
@@ -3370,7 +3374,7 @@ def einsum(equation, tensors):
 def tensordot(self, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:1791):
+    Derivatives (derivatives.yaml:1801):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -3395,7 +3399,7 @@ def tensordot(self, other, dims_self, dims_other):
 def kron(self, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1803):
+    Derivatives (derivatives.yaml:1813):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -3418,7 +3422,7 @@ def kron(self, other):
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1812):
+    Derivatives (derivatives.yaml:1822):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -3445,7 +3449,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1823):
+    Derivatives (derivatives.yaml:1833):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -3472,7 +3476,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
 def cross(self, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1832):
+    Derivatives (derivatives.yaml:1842):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -3496,7 +3500,7 @@ def cross(self, other, dim=None):
 def linalg_cross(self, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1841):
+    Derivatives (derivatives.yaml:1851):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -3520,7 +3524,7 @@ def linalg_cross(self, other, *, dim=-1):
 def trace(self):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1851):
+    Derivatives (derivatives.yaml:1861):
         self: trace_backward(grad, self.shape)
     """
     out = array_ops.trace(data_of(self))
@@ -3537,7 +3541,7 @@ def trace(self):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1860):
+    Derivatives (derivatives.yaml:1870):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.linalg_inv(data_of(A))
@@ -3554,7 +3558,7 @@ def linalg_inv(A):
 def inverse(self):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1871):
+    Derivatives (derivatives.yaml:1881):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.inverse(data_of(self))
@@ -3571,7 +3575,7 @@ def inverse(self):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1876):
+    Derivatives (derivatives.yaml:1886):
         A: det_backward(grad, A, result)
     """
     out = array_ops.linalg_det(data_of(A))
@@ -3590,7 +3594,7 @@ def linalg_det(A):
 def det(self):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1888):
+    Derivatives (derivatives.yaml:1898):
         self: det_backward(grad, self, result)
     """
     out = array_ops.det(data_of(self))
@@ -3609,7 +3613,7 @@ def det(self):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1893):
+    Derivatives (derivatives.yaml:1903):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
@@ -3627,7 +3631,7 @@ def linalg_slogdet(A):
 def slogdet(self):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1903):
+    Derivatives (derivatives.yaml:1913):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
@@ -3645,7 +3649,7 @@ def slogdet(self):
 def logdet(self):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1909):
+    Derivatives (derivatives.yaml:1919):
         self: logabsdet_backward(grad, self)
     """
     out = array_ops.logdet(data_of(self))
@@ -3662,7 +3666,7 @@ def logdet(self):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1914):
+    Derivatives (derivatives.yaml:1924):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -3685,7 +3689,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1928):
+    Derivatives (derivatives.yaml:1938):
         A: cholesky_backward(grad, result, upper)
     """
     out = array_ops.linalg_cholesky(data_of(A), upper=upper)
@@ -3703,7 +3707,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(self, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1938):
+    Derivatives (derivatives.yaml:1948):
         self: cholesky_backward(grad, result, upper)
     """
     out = array_ops.cholesky(data_of(self), upper)
@@ -3721,7 +3725,7 @@ def cholesky(self, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:1943):
+    Derivatives (derivatives.yaml:1953):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
@@ -3741,7 +3745,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:1953):
+    Derivatives (derivatives.yaml:1963):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
@@ -3759,7 +3763,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:1960):
+    Derivatives (derivatives.yaml:1970):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
@@ -3780,7 +3784,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:1971):
+    Derivatives (derivatives.yaml:1981):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
@@ -3803,7 +3807,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1984):
+    Derivatives (derivatives.yaml:1994):
         A: svdvals_backward(grad, A)
     """
     out = array_ops.linalg_svdvals(data_of(A))
@@ -3820,7 +3824,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1993):
+    Derivatives (derivatives.yaml:2003):
         A: pinv_backward(grad, result, A)
     """
     out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -3839,7 +3843,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(self, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2003):
+    Derivatives (derivatives.yaml:2013):
         self: pinv_backward(grad, result, self)
     """
     out = array_ops.pinverse(data_of(self), rcond)
@@ -3858,7 +3862,7 @@ def pinverse(self, rcond=1e-15):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2009):
+    Derivatives (derivatives.yaml:2019):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
@@ -3880,7 +3884,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2025):
+    Derivatives (derivatives.yaml:2035):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
@@ -3902,7 +3906,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2038):
+    Derivatives (derivatives.yaml:2048):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
@@ -3924,7 +3928,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2049):
+    Derivatives (derivatives.yaml:2059):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
@@ -3946,7 +3950,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2061):
+    Derivatives (derivatives.yaml:2071):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
@@ -3968,7 +3972,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def norm_str_p(self, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2072):
+    Derivatives (derivatives.yaml:2082):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
@@ -3990,7 +3994,7 @@ def norm_str_p(self, p, dim=None, keepdim=False):
 def svd(self, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2081):
+    Derivatives (derivatives.yaml:2091):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
@@ -4016,7 +4020,7 @@ def svd(self, some=True, compute_uv=True):
 def qr(self, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2090):
+    Derivatives (derivatives.yaml:2100):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     Q_out, R_out = array_ops.qr(data_of(self), some)
@@ -4037,7 +4041,7 @@ def qr(self, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2097):
+    Derivatives (derivatives.yaml:2107):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -4063,7 +4067,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2109):
+    Derivatives (derivatives.yaml:2119):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -4087,7 +4091,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2120):
+    Derivatives (derivatives.yaml:2130):
         tensors: multi_dot_backward(grad, tensors)
     """
     out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
@@ -4104,7 +4108,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2130):
+    Derivatives (derivatives.yaml:2140):
         A: matrix_power_backward(grad, A, n)
     """
     out = array_ops.linalg_matrix_power(data_of(A), n)
@@ -4122,7 +4126,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(self, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2141):
+    Derivatives (derivatives.yaml:2151):
         self: matrix_power_backward(grad, self, n)
     """
     out = array_ops.matrix_power(data_of(self), n)
@@ -4137,10 +4141,388 @@ def matrix_power(self, n):
     return result
 
 
+def leaky_relu(input, negative_slope=0.01):
+    """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
+
+    Derivatives (derivatives.yaml:2162):
+        input: grad * leaky_relu_slope(input, negative_slope)
+    """
+    out = array_ops.leaky_relu(data_of(input), negative_slope)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = LeakyReluBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    node._saved_negative_slope = negative_slope
+    result = wrap(out, node)
+    return result
+
+
+def elu(input, alpha=1.0):
+    """elu(Tensor input, Scalar alpha=1.0) -> Tensor
+
+    Derivatives (derivatives.yaml:2171):
+        input: grad * elu_slope(input, alpha, 1.0)
+    """
+    out = array_ops.elu(data_of(input), alpha)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = EluBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    node._saved_alpha = alpha
+    result = wrap(out, node)
+    return result
+
+
+def selu(input):
+    """selu(Tensor input) -> Tensor
+
+    Derivatives (derivatives.yaml:2180):
+        input: grad * selu_slope(input)
+    """
+    out = array_ops.selu(data_of(input))
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = SeluBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    result = wrap(out, node)
+    return result
+
+
+def _normal_cdf(self):
+    """_normal_cdf(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:2188):
+        self: grad * normal_pdf(self)
+    """
+    out = array_ops._normal_cdf(data_of(self))
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = NormalCdfBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def gelu(input, *, approximate='none'):
+    """gelu(Tensor input, *, str approximate='none') -> Tensor
+
+    Derivatives (derivatives.yaml:2194):
+        input: grad * gelu_derivative(input, approximate)
+    """
+    out = array_ops.gelu(data_of(input), approximate=approximate)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = GeluBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    node._saved_approximate = approximate
+    result = wrap(out, node)
+    return result
+
+
+def silu(input):
+    """silu(Tensor input) -> Tensor
+
+    Derivatives (derivatives.yaml:2204):
+        input: grad * silu_derivative(input)
+    """
+    out = array_ops.silu(data_of(input))
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = SiluBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    result = wrap(out, node)
+    return result
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
+
+    Derivatives (derivatives.yaml:2210):
+        input: grad * softplus_slope(input, beta, threshold)
+    """
+    out = array_ops.softplus(data_of(input), beta, threshold)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = SoftplusBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    node._saved_beta = beta
+    node._saved_threshold = threshold
+    result = wrap(out, node)
+    return result
+
+
+def mish(input):
+    """mish(Tensor input) -> Tensor
+
+    Derivatives (derivatives.yaml:2220):
+        input: grad * mish_derivative(input)
+    """
+    out = array_ops.mish(data_of(input))
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = MishBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    result = wrap(out, node)
+    return result
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0):
+    """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
+
+    Derivatives (derivatives.yaml:2226):
+        input: grad * hardtanh_mask(input, min_val, max_val)
+    """
+    out = array_ops.hardtanh(data_of(input), min_val, max_val)
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = HardtanhBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    node._saved_max_val = max_val
+    node._saved_min_val = min_val
+    result = wrap(out, node)
+    return result
+
+
+def hardsigmoid(input):
+    """hardsigmoid(Tensor input) -> Tensor
+
+    Derivatives (derivatives.yaml:2235):
+        input: grad * hardsigmoid_slope(input)
+    """
+    out = array_ops.hardsigmoid(data_of(input))
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = HardsigmoidBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    result = wrap(out, node)
+    return result
+
+
+def hardswish(input):
+    """hardswish(Tensor input) -> Tensor
+
+    Derivatives (derivatives.yaml:2242):
+        input: grad * hardswish_slope(input)
+    """
+    out = array_ops.hardswish(data_of(input))
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = HardswishBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    result = wrap(out, node)
+    return result
+
+
+def logsigmoid(input):
+    """logsigmoid(Tensor input) -> Tensor
+
+    Derivatives (derivatives.yaml:2249):
+        input: grad * sigmoid(-input)
+    """
+    out = array_ops.logsigmoid(data_of(input))
+    if not (grad_mode.enabled and any_requires_grad(input)):
+        return wrap(out)
+    node = LogsigmoidBackward0((edge_of(input),))
+    needs_input = node.next_functions[0][0] is not None
+    if needs_input:
+        node._raw_saved_input = save(input)
+    result = wrap(out, node)
+    return result
+
+
+def _masked_scale(self, mask, scale):
+    """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
+
+    Derivatives (derivatives.yaml:2257):
+        self: grad * mask * scale
+        mask: non_differentiable
+    """
+    out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
+    if not (grad_mode.enabled and any_requires_grad(self)):
+        return wrap(out)
+    node = MaskedScaleBackward0((edge_of(self),))
+    needs_self = node.next_functions[0][0] is not None
+    if needs_self:
+        node._raw_saved_mask = save(mask)
+    node._saved_scale = scale
+    result = wrap(out, node)
+    return result
+
+
+def linear(input, weight, bias=None):
+    """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+
+    Derivatives (derivatives.yaml:2268):
+        input: matmul(grad, weight)
+        weight: linear_weight_grad(grad, input, weight.shape)
+        bias: sum_to(grad, bias.shape)
+    """
+    out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = LinearBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    needs_bias = node.next_functions[2][0] is not None
+    if needs_bias:
+        node._saved_bias_shape = bias.shape
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+    if needs_weight:
+        node._raw_saved_input = save(input)
+        node._saved_weight_shape = weight.shape
+    result = wrap(out, node)
+    return result
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
+
+    Derivatives (derivatives.yaml:2282):
+        input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
+        weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
+        bias: sum_to(grad, bias.shape)
+    """
+    out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = LayerNormBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    needs_bias = node.next_functions[2][0] is not None
+    if needs_bias:
+        node._saved_bias_shape = bias.shape
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+    if needs_input or needs_weight:
+        node._raw_saved_input = save(input)
+    node._saved_eps = eps
+    node._saved_normalized_shape = normalized_shape
+    result = wrap(out, node)
+    return result
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+
+    Derivatives (derivatives.yaml:2299):
+        input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
+        weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
+    """
+    out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
+    if not (grad_mode.enabled and any_requires_grad(input, weight)):
+        return wrap(out)
+    node = RmsNormBackward0((edge_of(input), edge_of(weight),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+    if needs_input or needs_weight:
+        node._raw_saved_input = save(input)
+    node._saved_eps = eps
+    node._saved_normalized_shape = normalized_shape
+    result = wrap(out, node)
+    return result
+
+
+def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
+    """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
+
+    Derivatives (derivatives.yaml:2312):
+        input: batch_norm_input_grad(grad, input, weight, eps)
+        weight: batch_norm_weight_grad(grad, input, eps)
+        bias: channel_sum(grad)
+    """
+    out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = BatchNormTrainingBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+    if needs_input or needs_weight:
+        node._raw_saved_input = save(input)
+    node._saved_eps = eps
+    result = wrap(out, node)
+    return result
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
+
+    Derivatives (derivatives.yaml:2324):
+        input: group_norm_input_grad(grad, input, num_groups, weight, eps)
+        weight: group_norm_weight_grad(grad, input, num_groups, eps)
+        bias: channel_sum(grad)
+    """
+    out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
+    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+        return wrap(out)
+    node = GroupNormBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_weight = node.next_functions[1][0] is not None
+    if needs_input:
+        node._raw_saved_weight = save(weight)
+    if needs_input or needs_weight:
+        node._raw_saved_input = save(input)
+    node._saved_eps = eps
+    node._saved_num_groups = num_groups
+    result = wrap(out, node)
+    return result
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
+    """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
+
+    Derivatives (derivatives.yaml:2339):
+        input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
+        target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
+        weight: non_differentiable
+    """
+    out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
+    if not (grad_mode.enabled and any_requires_grad(input, target)):
+        return wrap(out)
+    node = CrossEntropyBackward0((edge_of(input), edge_of(target),))
+    needs_input = node.next_functions[0][0] is not None
+    needs_target = node.next_functions[1][0] is not None
+    if needs_input or needs_target:
+        node._raw_saved_input = save(input)
+        node._raw_saved_target = save(target)
+        node._raw_saved_weight = save(weight)
+    node._saved_ignore_index = ignore_index
+    node._saved_label_smoothing = label_smoothing
+    node._saved_reduction = reduction
+    result = wrap(out, node)
+    return result
+
+
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2158):
+    Derivatives (derivatives.yaml:2369):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4171,7 +4553,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2172):
+    Derivatives (derivatives.yaml:2383):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4202,7 +4584,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2184):
+    Derivatives (derivatives.yaml:2395):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4233,7 +4615,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2199):
+    Derivatives (derivatives.yaml:2410):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4264,7 +4646,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2211):
+    Derivatives (derivatives.yaml:2422):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4295,7 +4677,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2223):
+    Derivatives (derivatives.yaml:2434):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4326,7 +4708,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:2239):
+    Derivatives (derivatives.yaml:2450):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -4353,7 +4735,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2254):
+    Derivatives (derivatives.yaml:2465):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -4373,7 +4755,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2264):
+    Derivatives (derivatives.yaml:2475):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -4396,7 +4778,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2272):
+    Derivatives (derivatives.yaml:2483):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -4416,7 +4798,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2285):
+    Derivatives (derivatives.yaml:2496):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -4439,7 +4821,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2295):
+    Derivatives (derivatives.yaml:2506):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -4461,7 +4843,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2304):
+    Derivatives (derivatives.yaml:2515):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -4484,7 +4866,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:2317):
+    Derivatives (derivatives.yaml:2528):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -4504,7 +4886,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2328):
+    Derivatives (derivatives.yaml:2539):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
@@ -4521,7 +4903,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2337):
+    Derivatives (derivatives.yaml:2548):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
@@ -4538,7 +4920,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2350):
+    Derivatives (derivatives.yaml:2561):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     out = array_ops.pad(data_of(input), pad, mode, value)
@@ -4557,7 +4939,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:2364):
+    Derivatives (derivatives.yaml:2575):
         output_grad: repad(grad, pad, mode)
     """
     out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
@@ -4573,7 +4955,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2376):
+    Derivatives (derivatives.yaml:2587):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

@@ -282,7 +282,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:197).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:202).
 
     self: grad * sign(self)
     """
@@ -301,7 +301,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:207).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:212).
 
     self: zeros_like(grad)
     """
@@ -319,7 +319,7 @@ class SignBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:216).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:221).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -341,7 +341,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:228).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:233).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -363,7 +363,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:239).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:244).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -387,7 +387,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:251).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:256).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape)
@@ -412,7 +412,7 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:265).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:270).
 
     self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
     exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
@@ -439,7 +439,7 @@ class PowBackward0(GeneratedNode):
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:284).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:289).
 
     self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
@@ -465,7 +465,7 @@ class MaximumBackward0(GeneratedNode):
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:294).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:299).
 
     self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
@@ -491,7 +491,7 @@ class MinimumBackward0(GeneratedNode):
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:304).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:309).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -516,7 +516,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:318).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:323).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -535,7 +535,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:330).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:335).
 
     self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
@@ -553,7 +553,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:345).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:350).
 
     self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
@@ -571,7 +571,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:359).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:364).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -591,7 +591,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:371).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:376).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -611,7 +611,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:380).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:385).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -631,7 +631,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:391).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:396).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -651,7 +651,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:399).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:404).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -671,7 +671,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:407).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:412).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -691,7 +691,7 @@ class MinBackward1(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:414).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:419).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -711,7 +711,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:426).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:431).
 
     self: gather_backward(grad, dim, index, self.shape)
     index: non_differentiable
@@ -731,7 +731,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:438).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:443).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -751,7 +751,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:448).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:453).
 
     self: reshape(grad, self.shape)
     """
@@ -769,7 +769,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:460).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:465).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -787,7 +787,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:471).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:476).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -805,7 +805,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:482).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:487).
 
     self: sum_to(grad, self.shape)
     """
@@ -823,7 +823,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:495).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:500).
 
     self: reshape(grad, self.shape)
     """
@@ -841,7 +841,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:509).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:514).
 
     self: reshape(grad, self.shape)
     """
@@ -859,7 +859,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:520).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:525).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -877,7 +877,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:543).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:548).
 
     self: getitem(grad, index)
     """
@@ -895,7 +895,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:551).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:556).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -910,7 +910,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:562).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:567).
 
     tensors: unstack(grad, dim)
     """
@@ -925,7 +925,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:574).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:579).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -949,12 +949,12 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:596).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:601).
 
-    self: result * (grad - sum(grad * result, dim, True))
+    self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
 
-    __slots__ = ('_raw_saved_result', '_saved_dim')
+    __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
 
     def apply(self, grads, create_graph):
@@ -963,17 +963,17 @@ class SoftmaxBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_self = result * (grad - F.sum(grad * result, self._saved_dim, True))
+            grad_self = F.cast_back(result * (grad - F.sum(grad * result, self._saved_dim, True)), self._saved_self_dtype)
         return (grad_self, )
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim) -> Tensor` (derivatives.yaml:604).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:612).
 
-    self: grad - exp(result) * sum(grad, dim, True)
+    self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
 
-    __slots__ = ('_raw_saved_result', '_saved_dim')
+    __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
 
     def apply(self, grads, create_graph):
@@ -982,12 +982,12 @@ class LogSoftmaxBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_self = grad - F.exp(result) * F.sum(grad, self._saved_dim, True)
+            grad_self = F.cast_back(grad - F.exp(result) * F.sum(grad, self._saved_dim, True), self._saved_self_dtype)
         return (grad_self, )
 
 
 class Exp2Backward0(GeneratedNode):
-    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:617).
+    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:627).
 
     self: grad * result * 0.6931471805599453
     """
@@ -1006,7 +1006,7 @@ class Exp2Backward0(GeneratedNode):
 
 
 class Expm1Backward0(GeneratedNode):
-    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:626).
+    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:636).
 
     self: grad * (result + 1)
     """
@@ -1025,7 +1025,7 @@ class Expm1Backward0(GeneratedNode):
 
 
 class Log2Backward0(GeneratedNode):
-    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:635).
+    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:645).
 
     self: grad / (self * 0.6931471805599453)
     """
@@ -1044,7 +1044,7 @@ class Log2Backward0(GeneratedNode):
 
 
 class Log10Backward0(GeneratedNode):
-    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:643).
+    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:653).
 
     self: grad / (self * 2.302585092994046)
     """
@@ -1063,7 +1063,7 @@ class Log10Backward0(GeneratedNode):
 
 
 class Log1pBackward0(GeneratedNode):
-    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:651).
+    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:661).
 
     self: grad / (self + 1)
     """
@@ -1082,7 +1082,7 @@ class Log1pBackward0(GeneratedNode):
 
 
 class RsqrtBackward0(GeneratedNode):
-    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:660).
+    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:670).
 
     self: -0.5 * grad * result * result * result
     """
@@ -1101,7 +1101,7 @@ class RsqrtBackward0(GeneratedNode):
 
 
 class SquareBackward0(GeneratedNode):
-    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:668).
+    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:678).
 
     self: grad * 2 * self
     """
@@ -1120,7 +1120,7 @@ class SquareBackward0(GeneratedNode):
 
 
 class ReciprocalBackward0(GeneratedNode):
-    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:676).
+    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:686).
 
     self: -grad * result * result
     """
@@ -1139,7 +1139,7 @@ class ReciprocalBackward0(GeneratedNode):
 
 
 class TanBackward0(GeneratedNode):
-    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:685).
+    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:695).
 
     self: grad * (1 + result * result)
     """
@@ -1158,7 +1158,7 @@ class TanBackward0(GeneratedNode):
 
 
 class AsinBackward0(GeneratedNode):
-    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:693).
+    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:703).
 
     self: grad / sqrt(1 - self * self)
     """
@@ -1177,7 +1177,7 @@ class AsinBackward0(GeneratedNode):
 
 
 class AcosBackward0(GeneratedNode):
-    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:701).
+    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:711).
 
     self: -grad / sqrt(1 - self * self)
     """
@@ -1196,7 +1196,7 @@ class AcosBackward0(GeneratedNode):
 
 
 class AtanBackward0(GeneratedNode):
-    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:709).
+    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:719).
 
     self: grad / (self * self + 1)
     """
@@ -1215,7 +1215,7 @@ class AtanBackward0(GeneratedNode):
 
 
 class SinhBackward0(GeneratedNode):
-    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:717).
+    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:727).
 
     self: grad * cosh(self)
     """
@@ -1234,7 +1234,7 @@ class SinhBackward0(GeneratedNode):
 
 
 class CoshBackward0(GeneratedNode):
-    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:725).
+    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:735).
 
     self: grad * sinh(self)
     """
@@ -1253,7 +1253,7 @@ class CoshBackward0(GeneratedNode):
 
 
 class AsinhBackward0(GeneratedNode):
-    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:733).
+    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:743).
 
     self: grad / sqrt(self * self + 1)
     """
@@ -1272,7 +1272,7 @@ class AsinhBackward0(GeneratedNode):
 
 
 class AcoshBackward0(GeneratedNode):
-    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:741).
+    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:751).
 
     self: grad / sqrt((self - 1) * (self + 1))
     """
@@ -1291,7 +1291,7 @@ class AcoshBackward0(GeneratedNode):
 
 
 class AtanhBackward0(GeneratedNode):
-    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:749).
+    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:759).
 
     self: grad / (1 - self * self)
     """
@@ -1310,7 +1310,7 @@ class AtanhBackward0(GeneratedNode):
 
 
 class LogitBackward0(GeneratedNode):
-    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:759).
+    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:769).
 
     self: logit_grad(grad, self, eps)
     """
@@ -1329,7 +1329,7 @@ class LogitBackward0(GeneratedNode):
 
 
 class ErfBackward0(GeneratedNode):
-    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:769).
+    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:779).
 
     self: grad * 1.1283791670955126 * exp(-(self * self))
     """
@@ -1348,7 +1348,7 @@ class ErfBackward0(GeneratedNode):
 
 
 class ErfcBackward0(GeneratedNode):
-    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:778).
+    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:788).
 
     self: grad * -1.1283791670955126 * exp(-(self * self))
     """
@@ -1367,7 +1367,7 @@ class ErfcBackward0(GeneratedNode):
 
 
 class ErfinvBackward0(GeneratedNode):
-    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:787).
+    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:797).
 
     self: grad * 0.886226925452758 * exp(result * result)
     """
@@ -1386,7 +1386,7 @@ class ErfinvBackward0(GeneratedNode):
 
 
 class LgammaBackward0(GeneratedNode):
-    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:796).
+    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:806).
 
     self: grad * digamma(self)
     """
@@ -1405,7 +1405,7 @@ class LgammaBackward0(GeneratedNode):
 
 
 class DigammaBackward0(GeneratedNode):
-    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:804).
+    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:814).
 
     self: grad * polygamma(1, self)
     """
@@ -1424,7 +1424,7 @@ class DigammaBackward0(GeneratedNode):
 
 
 class PolygammaBackward0(GeneratedNode):
-    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:814).
+    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:824).
 
     self: grad * polygamma(n + 1, self)
     """
@@ -1443,7 +1443,7 @@ class PolygammaBackward0(GeneratedNode):
 
 
 class SpecialGammalnBackward0(GeneratedNode):
-    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:825).
+    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:835).
 
     self: grad * digamma(self)
     """
@@ -1462,7 +1462,7 @@ class SpecialGammalnBackward0(GeneratedNode):
 
 
 class SpecialPsiBackward0(GeneratedNode):
-    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:834).
+    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:844).
 
     self: grad * polygamma(1, self)
     """
@@ -1481,7 +1481,7 @@ class SpecialPsiBackward0(GeneratedNode):
 
 
 class SpecialExpitBackward0(GeneratedNode):
-    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:843).
+    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:853).
 
     self: grad * result * (1 - result)
     """
@@ -1500,7 +1500,7 @@ class SpecialExpitBackward0(GeneratedNode):
 
 
 class SincBackward0(GeneratedNode):
-    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:853).
+    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:863).
 
     self: sinc_grad(grad, self)
     """
@@ -1519,7 +1519,7 @@ class SincBackward0(GeneratedNode):
 
 
 class FloorBackward0(GeneratedNode):
-    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:864).
+    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:874).
 
     self: zeros_like(grad)
     """
@@ -1537,7 +1537,7 @@ class FloorBackward0(GeneratedNode):
 
 
 class CeilBackward0(GeneratedNode):
-    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:871).
+    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:881).
 
     self: zeros_like(grad)
     """
@@ -1555,7 +1555,7 @@ class CeilBackward0(GeneratedNode):
 
 
 class RoundBackward0(GeneratedNode):
-    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:879).
+    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:889).
 
     self: zeros_like(grad)
     """
@@ -1573,7 +1573,7 @@ class RoundBackward0(GeneratedNode):
 
 
 class TruncBackward0(GeneratedNode):
-    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:887).
+    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:897).
 
     self: zeros_like(grad)
     """
@@ -1591,7 +1591,7 @@ class TruncBackward0(GeneratedNode):
 
 
 class FixBackward0(GeneratedNode):
-    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:894).
+    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:904).
 
     self: zeros_like(grad)
     """
@@ -1609,7 +1609,7 @@ class FixBackward0(GeneratedNode):
 
 
 class FracBackward0(GeneratedNode):
-    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:901).
+    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:911).
 
     self: grad
     """
@@ -1627,7 +1627,7 @@ class FracBackward0(GeneratedNode):
 
 
 class ClampBackward1(GeneratedNode):
-    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:913).
+    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:923).
 
     self: grad * clamp_tensor_masks(self, min, max, "self")
     min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
@@ -1662,7 +1662,7 @@ class ClampBackward1(GeneratedNode):
 
 
 class ClipBackward0(GeneratedNode):
-    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:925).
+    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:935).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -1681,7 +1681,7 @@ class ClipBackward0(GeneratedNode):
 
 
 class ClipBackward1(GeneratedNode):
-    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:932).
+    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:942).
 
     self: grad * clamp_tensor_masks(self, min, max, "self")
     min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
@@ -1716,7 +1716,7 @@ class ClipBackward1(GeneratedNode):
 
 
 class NanToNumBackward0(GeneratedNode):
-    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:942).
+    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:952).
 
     self: grad * finite_mask(self)
     """
@@ -1735,7 +1735,7 @@ class NanToNumBackward0(GeneratedNode):
 
 
 class DivBackward1(GeneratedNode):
-    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:953).
+    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:963).
 
     self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
@@ -1760,7 +1760,7 @@ class DivBackward1(GeneratedNode):
 
 
 class FloorDivideBackward0(GeneratedNode):
-    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:963).
+    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:973).
 
     self: zeros_shaped(grad, self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -1782,7 +1782,7 @@ class FloorDivideBackward0(GeneratedNode):
 
 
 class RemainderBackward0(GeneratedNode):
-    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:973).
+    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:983).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
@@ -1806,7 +1806,7 @@ class RemainderBackward0(GeneratedNode):
 
 
 class FmodBackward0(GeneratedNode):
-    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:984).
+    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:994).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
@@ -1830,7 +1830,7 @@ class FmodBackward0(GeneratedNode):
 
 
 class FloatPowerBackward0(GeneratedNode):
-    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:994).
+    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:1004).
 
     self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
     exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
@@ -1857,7 +1857,7 @@ class FloatPowerBackward0(GeneratedNode):
 
 
 class FmaxBackward0(GeneratedNode):
-    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1005).
+    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1015).
 
     self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
     other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
@@ -1883,7 +1883,7 @@ class FmaxBackward0(GeneratedNode):
 
 
 class FminBackward0(GeneratedNode):
-    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1015).
+    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1025).
 
     self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
     other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
@@ -1909,7 +1909,7 @@ class FminBackward0(GeneratedNode):
 
 
 class MaxBackward2(GeneratedNode):
-    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1025).
+    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1035).
 
     self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
@@ -1935,7 +1935,7 @@ class MaxBackward2(GeneratedNode):
 
 
 class MinBackward2(GeneratedNode):
-    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1034).
+    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1044).
 
     self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
@@ -1961,7 +1961,7 @@ class MinBackward2(GeneratedNode):
 
 
 class Atan2Backward0(GeneratedNode):
-    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1043).
+    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1053).
 
     self: sum_to(grad * other / (self * self + other * other), self.shape)
     other: sum_to(-grad * self / (self * self + other * other), other.shape)
@@ -1987,7 +1987,7 @@ class Atan2Backward0(GeneratedNode):
 
 
 class HypotBackward0(GeneratedNode):
-    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1052).
+    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1062).
 
     self: sum_to(grad * self / result, self.shape)
     other: sum_to(grad * other / result, other.shape)
@@ -2013,7 +2013,7 @@ class HypotBackward0(GeneratedNode):
 
 
 class LogaddexpBackward0(GeneratedNode):
-    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1061).
+    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1071).
 
     self: sum_to(grad / (1 + exp(other - self)), self.shape)
     other: sum_to(grad / (1 + exp(self - other)), other.shape)
@@ -2039,7 +2039,7 @@ class LogaddexpBackward0(GeneratedNode):
 
 
 class Logaddexp2Backward0(GeneratedNode):
-    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1070).
+    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1080).
 
     self: sum_to(grad / (1 + exp2(other - self)), self.shape)
     other: sum_to(grad / (1 + exp2(self - other)), other.shape)
@@ -2065,7 +2065,7 @@ class Logaddexp2Backward0(GeneratedNode):
 
 
 class CopysignBackward0(GeneratedNode):
-    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1079).
+    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1089).
 
     self: sum_to(grad * copysign_ratio(self, result), self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -2089,7 +2089,7 @@ class CopysignBackward0(GeneratedNode):
 
 
 class XlogyBackward0(GeneratedNode):
-    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1090).
+    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1100).
 
     self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
     other: sum_to(grad * self / other, other.shape)
@@ -2115,7 +2115,7 @@ class XlogyBackward0(GeneratedNode):
 
 
 class LerpBackward0(GeneratedNode):
-    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1101).
+    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1111).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2137,7 +2137,7 @@ class LerpBackward0(GeneratedNode):
 
 
 class LerpBackward1(GeneratedNode):
-    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1110).
+    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1120).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2167,7 +2167,7 @@ class LerpBackward1(GeneratedNode):
 
 
 class AddcmulBackward0(GeneratedNode):
-    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1120).
+    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1130).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
@@ -2195,7 +2195,7 @@ class AddcmulBackward0(GeneratedNode):
 
 
 class AddcdivBackward0(GeneratedNode):
-    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1131).
+    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1141).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
@@ -2224,7 +2224,7 @@ class AddcdivBackward0(GeneratedNode):
 
 
 class ProdBackward0(GeneratedNode):
-    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1148).
+    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1158).
 
     self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
@@ -2244,7 +2244,7 @@ class ProdBackward0(GeneratedNode):
 
 
 class CumsumBackward0(GeneratedNode):
-    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1166).
+    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1176).
 
     self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
@@ -2262,7 +2262,7 @@ class CumsumBackward0(GeneratedNode):
 
 
 class CumprodBackward0(GeneratedNode):
-    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1178).
+    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1188).
 
     self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
@@ -2282,7 +2282,7 @@ class CumprodBackward0(GeneratedNode):
 
 
 class LogcumsumexpBackward0(GeneratedNode):
-    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1191).
+    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1201).
 
     self: logcumsumexp_backward(grad, self, result, dim)
     """
@@ -2302,7 +2302,7 @@ class LogcumsumexpBackward0(GeneratedNode):
 
 
 class VarBackward0(GeneratedNode):
-    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1201).
+    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1211).
 
     self: var_backward(grad, self, dim, correction, keepdim)
     """
@@ -2321,7 +2321,7 @@ class VarBackward0(GeneratedNode):
 
 
 class StdBackward0(GeneratedNode):
-    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1212).
+    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1222).
 
     self: std_backward(grad, self, result, dim, correction, keepdim)
     """
@@ -2341,7 +2341,7 @@ class StdBackward0(GeneratedNode):
 
 
 class VarBackward1(GeneratedNode):
-    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1225).
+    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1235).
 
     self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -2360,7 +2360,7 @@ class VarBackward1(GeneratedNode):
 
 
 class VarBackward2(GeneratedNode):
-    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1232).
+    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1242).
 
     self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
@@ -2379,7 +2379,7 @@ class VarBackward2(GeneratedNode):
 
 
 class StdBackward1(GeneratedNode):
-    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1239).
+    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1249).
 
     self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -2399,7 +2399,7 @@ class StdBackward1(GeneratedNode):
 
 
 class StdBackward2(GeneratedNode):
-    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1246).
+    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1256).
 
     self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
@@ -2419,7 +2419,7 @@ class StdBackward2(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1255).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1265).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -2439,7 +2439,7 @@ class NormBackward0(GeneratedNode):
 
 
 class VarMeanBackward0(GeneratedNode):
-    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1271).
+    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1281).
 
     self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -2461,7 +2461,7 @@ class VarMeanBackward0(GeneratedNode):
 
 
 class StdMeanBackward0(GeneratedNode):
-    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1279).
+    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1289).
 
     self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -2484,7 +2484,7 @@ class StdMeanBackward0(GeneratedNode):
 
 
 class NansumBackward0(GeneratedNode):
-    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1287).
+    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1297).
 
     self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
@@ -2503,7 +2503,7 @@ class NansumBackward0(GeneratedNode):
 
 
 class NanmeanBackward0(GeneratedNode):
-    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1295).
+    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1305).
 
     self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
@@ -2522,7 +2522,7 @@ class NanmeanBackward0(GeneratedNode):
 
 
 class MedianBackward0(GeneratedNode):
-    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1305).
+    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1315).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -2542,7 +2542,7 @@ class MedianBackward0(GeneratedNode):
 
 
 class MedianBackward1(GeneratedNode):
-    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1313).
+    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1323).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -2562,7 +2562,7 @@ class MedianBackward1(GeneratedNode):
 
 
 class CummaxBackward0(GeneratedNode):
-    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1320).
+    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1330).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -2582,7 +2582,7 @@ class CummaxBackward0(GeneratedNode):
 
 
 class CumminBackward0(GeneratedNode):
-    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1328).
+    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1338).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -2602,7 +2602,7 @@ class CumminBackward0(GeneratedNode):
 
 
 class AminmaxBackward0(GeneratedNode):
-    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1336).
+    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1346).
 
     self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
@@ -2626,7 +2626,7 @@ class AminmaxBackward0(GeneratedNode):
 
 
 class ArgmaxBackward0(GeneratedNode):
-    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1344).
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1354).
 
     self: non_differentiable
     """
@@ -2640,7 +2640,7 @@ class ArgmaxBackward0(GeneratedNode):
 
 
 class ArgminBackward0(GeneratedNode):
-    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1352).
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1362).
 
     self: non_differentiable
     """
@@ -2654,7 +2654,7 @@ class ArgminBackward0(GeneratedNode):
 
 
 class AnyBackward0(GeneratedNode):
-    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1359).
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1369).
 
     self: non_differentiable
     """
@@ -2668,7 +2668,7 @@ class AnyBackward0(GeneratedNode):
 
 
 class AllBackward0(GeneratedNode):
-    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1368).
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1378).
 
     self: non_differentiable
     """
@@ -2682,7 +2682,7 @@ class AllBackward0(GeneratedNode):
 
 
 class CountNonzeroBackward0(GeneratedNode):
-    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1377).
+    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1387).
 
     self: non_differentiable
     """
@@ -2696,7 +2696,7 @@ class CountNonzeroBackward0(GeneratedNode):
 
 
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1390).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1400).
 
     self: reshape(grad, self.shape)
     """
@@ -2714,7 +2714,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1401).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1411).
 
     self: reshape(grad, self.shape)
     """
@@ -2732,7 +2732,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1412).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1422).
 
     self: reshape(grad, self.shape)
     """
@@ -2750,7 +2750,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1420).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1430).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -2768,7 +2768,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1427).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1437).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -2786,7 +2786,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1434).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1444).
 
     self: movedim(grad, destination, source)
     """
@@ -2804,7 +2804,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1442).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1452).
 
     self: moveaxis(grad, destination, source)
     """
@@ -2822,7 +2822,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1449).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1459).
 
     self: t(grad)
     """
@@ -2840,7 +2840,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1458).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1468).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -2859,7 +2859,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1467).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1477).
 
     self: sum_to(grad, self.shape)
     """
@@ -2877,7 +2877,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1475).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1485).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -2895,7 +2895,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1485).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1495).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -2913,7 +2913,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1493).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1503).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -2932,7 +2932,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1502).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1512).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -2951,7 +2951,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1511).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1521).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -2969,7 +2969,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1522).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1532).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -2987,7 +2987,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1531).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1541).
 
     self: cat(grads, dim)
     """
@@ -3005,7 +3005,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1541).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1551).
 
     self: cat(grads, dim)
     """
@@ -3023,7 +3023,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1549).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1559).
 
     self: stack(grads, dim)
     """
@@ -3041,7 +3041,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1558).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1568).
 
     self: flip(grad, dims)
     """
@@ -3059,7 +3059,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1566).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1576).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -3077,7 +3077,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1574).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1584).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -3095,7 +3095,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1585).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1595).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -3113,7 +3113,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1592).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1602).
 
     self: tril(grad, diagonal)
     """
@@ -3131,7 +3131,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1599).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1609).
 
     self: triu(grad, diagonal)
     """
@@ -3149,7 +3149,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1606).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1616).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -3167,7 +3167,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1614).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1624).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -3185,7 +3185,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1624).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1634).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -3205,7 +3205,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1633).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1643).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -3229,7 +3229,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1643).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1653).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -3254,7 +3254,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1653).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1663).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -3274,7 +3274,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1660).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1670).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -3298,7 +3298,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1669).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1679).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -3318,7 +3318,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1678).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1688).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -3343,7 +3343,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1686).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1696).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -3363,7 +3363,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1696).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1706).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -3383,7 +3383,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1717).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1727).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -3407,7 +3407,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1726).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1736).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -3431,7 +3431,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:1734).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:1744).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -3455,7 +3455,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:1742).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:1752).
 
     self: grad * tensor
     tensor: grad * self
@@ -3479,7 +3479,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1750).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1760).
 
     self: grad * other
     other: grad * self
@@ -3503,7 +3503,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1756).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1766).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -3527,7 +3527,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:1766).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:1776).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -3551,7 +3551,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:1774).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:1784).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -3567,7 +3567,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:1791).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:1801).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -3591,7 +3591,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1803).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1813).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -3615,7 +3615,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1812).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1822).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -3643,7 +3643,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1823).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1833).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -3671,7 +3671,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:1832).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:1842).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -3695,7 +3695,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:1841).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:1851).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -3719,7 +3719,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:1851).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:1861).
 
     self: trace_backward(grad, self.shape)
     """
@@ -3737,7 +3737,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:1860).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:1870).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -3756,7 +3756,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:1871).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:1881).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -3775,7 +3775,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:1876).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:1886).
 
     A: det_backward(grad, A, result)
     """
@@ -3795,7 +3795,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:1888).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:1898).
 
     self: det_backward(grad, self, result)
     """
@@ -3815,7 +3815,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1893).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1903).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -3835,7 +3835,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1903).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1913).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -3855,7 +3855,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:1909).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:1919).
 
     self: logabsdet_backward(grad, self)
     """
@@ -3874,7 +3874,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:1914).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:1924).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -3899,7 +3899,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:1928).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:1938).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -3918,7 +3918,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:1938).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:1948).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -3937,7 +3937,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:1943).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:1953).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -3960,7 +3960,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:1953).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:1963).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -3979,7 +3979,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:1960).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:1970).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -4002,7 +4002,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:1971).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:1981).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -4027,7 +4027,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:1984).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:1994).
 
     A: svdvals_backward(grad, A)
     """
@@ -4046,7 +4046,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:1993).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2003).
 
     A: pinv_backward(grad, result, A)
     """
@@ -4066,7 +4066,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2003).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2013).
 
     self: pinv_backward(grad, result, self)
     """
@@ -4086,7 +4086,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2009).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2019).
 
     x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
@@ -4106,7 +4106,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2025).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2035).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -4126,7 +4126,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2038).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2048).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -4146,7 +4146,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2049).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2059).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -4166,7 +4166,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2061).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2071).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -4186,7 +4186,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2072).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2082).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -4206,7 +4206,7 @@ class NormBackward1(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2081).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2091).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -4232,7 +4232,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2090).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2100).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -4255,7 +4255,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2097).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2107).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -4280,7 +4280,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2109).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2119).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -4304,7 +4304,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2120).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2130).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -4320,7 +4320,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2130).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2140).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -4339,7 +4339,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2141).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2151).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -4357,8 +4357,425 @@ class MatrixPowerBackward0(GeneratedNode):
         return (grad_self, )
 
 
+class LeakyReluBackward0(GeneratedNode):
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2162).
+
+    input: grad * leaky_relu_slope(input, negative_slope)
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_negative_slope')
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.leaky_relu_slope(input, self._saved_negative_slope)
+        return (grad_input, )
+
+
+class EluBackward0(GeneratedNode):
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2171).
+
+    input: grad * elu_slope(input, alpha, 1.0)
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_alpha')
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.elu_slope(input, self._saved_alpha, 1.0)
+        return (grad_input, )
+
+
+class SeluBackward0(GeneratedNode):
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:2180).
+
+    input: grad * selu_slope(input)
+    """
+
+    __slots__ = ('_raw_saved_input',)
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.selu_slope(input)
+        return (grad_input, )
+
+
+class NormalCdfBackward0(GeneratedNode):
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2188).
+
+    self: grad * normal_pdf(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.normal_pdf(self_)
+        return (grad_self, )
+
+
+class GeluBackward0(GeneratedNode):
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2194).
+
+    input: grad * gelu_derivative(input, approximate)
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_approximate')
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.gelu_derivative(input, self._saved_approximate)
+        return (grad_input, )
+
+
+class SiluBackward0(GeneratedNode):
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:2204).
+
+    input: grad * silu_derivative(input)
+    """
+
+    __slots__ = ('_raw_saved_input',)
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.silu_derivative(input)
+        return (grad_input, )
+
+
+class SoftplusBackward0(GeneratedNode):
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2210).
+
+    input: grad * softplus_slope(input, beta, threshold)
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.softplus_slope(input, self._saved_beta, self._saved_threshold)
+        return (grad_input, )
+
+
+class MishBackward0(GeneratedNode):
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:2220).
+
+    input: grad * mish_derivative(input)
+    """
+
+    __slots__ = ('_raw_saved_input',)
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.mish_derivative(input)
+        return (grad_input, )
+
+
+class HardtanhBackward0(GeneratedNode):
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2226).
+
+    input: grad * hardtanh_mask(input, min_val, max_val)
+    """
+
+    __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.hardtanh_mask(input, self._saved_min_val, self._saved_max_val)
+        return (grad_input, )
+
+
+class HardsigmoidBackward0(GeneratedNode):
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2235).
+
+    input: grad * hardsigmoid_slope(input)
+    """
+
+    __slots__ = ('_raw_saved_input',)
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.hardsigmoid_slope(input)
+        return (grad_input, )
+
+
+class HardswishBackward0(GeneratedNode):
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2242).
+
+    input: grad * hardswish_slope(input)
+    """
+
+    __slots__ = ('_raw_saved_input',)
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.hardswish_slope(input)
+        return (grad_input, )
+
+
+class LogsigmoidBackward0(GeneratedNode):
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2249).
+
+    input: grad * sigmoid(-input)
+    """
+
+    __slots__ = ('_raw_saved_input',)
+    _saved_slots = ('_raw_saved_input',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_input = grad * F.sigmoid(-input)
+        return (grad_input, )
+
+
+class MaskedScaleBackward0(GeneratedNode):
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2257).
+
+    self: grad * mask * scale
+    mask: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_mask', '_saved_scale')
+    _saved_slots = ('_raw_saved_mask',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
+            grad_self = grad * mask * self._saved_scale
+        return (grad_self, )
+
+
+class LinearBackward0(GeneratedNode):
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2268).
+
+    input: matmul(grad, weight)
+    weight: linear_weight_grad(grad, input, weight.shape)
+    bias: sum_to(grad, bias.shape)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.matmul(grad, weight)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.linear_weight_grad(grad, input, self._saved_weight_shape)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.sum_to(grad, self._saved_bias_shape)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class LayerNormBackward0(GeneratedNode):
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2282).
+
+    input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
+    weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
+    bias: sum_to(grad, bias.shape)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.layer_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.layer_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.sum_to(grad, self._saved_bias_shape)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class RmsNormBackward0(GeneratedNode):
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:2299).
+
+    input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
+    weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.rms_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.rms_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
+        return (grad_input, grad_weight, )
+
+
+class BatchNormTrainingBackward0(GeneratedNode):
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2312).
+
+    input: batch_norm_input_grad(grad, input, weight, eps)
+    weight: batch_norm_weight_grad(grad, input, eps)
+    bias: channel_sum(grad)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.batch_norm_input_grad(grad, input, weight, self._saved_eps)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.batch_norm_weight_grad(grad, input, self._saved_eps)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.channel_sum(grad)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class GroupNormBackward0(GeneratedNode):
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2324).
+
+    input: group_norm_input_grad(grad, input, num_groups, weight, eps)
+    weight: group_norm_weight_grad(grad, input, num_groups, eps)
+    bias: channel_sum(grad)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.group_norm_input_grad(grad, input, self._saved_num_groups, weight, self._saved_eps)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.group_norm_weight_grad(grad, input, self._saved_num_groups, self._saved_eps)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.channel_sum(grad)
+        return (grad_input, grad_weight, grad_bias, )
+
+
+class CrossEntropyBackward0(GeneratedNode):
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:2339).
+
+    input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
+    target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
+    weight: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_target = None
+        if self.next_functions[0][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            target = unpack(self._raw_saved_target, self, F.as_tensors)
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.cross_entropy_input_grad(grad, input, target, weight, self._saved_ignore_index, self._saved_reduction, self._saved_label_smoothing)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            target = unpack(self._raw_saved_target, self, F.as_tensors)
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_target = F.cross_entropy_target_grad(grad, input, target, weight, self._saved_reduction, self._saved_label_smoothing)
+        return (grad_input, grad_target, )
+
+
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2158).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2369).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -4386,7 +4803,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2172).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2383).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -4414,7 +4831,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2184).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2395).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -4442,7 +4859,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2199).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2410).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -4470,7 +4887,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2211).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2422).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -4498,7 +4915,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2223).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2434).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -4526,7 +4943,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:2239).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:2450).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -4550,7 +4967,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2254).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2465).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -4570,7 +4987,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2264).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2475).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -4589,7 +5006,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2272).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2483).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -4609,7 +5026,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2285).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2496).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -4628,7 +5045,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:2295).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:2506).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -4646,7 +5063,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:2304).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:2515).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -4664,7 +5081,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:2317).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:2528).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -4682,7 +5099,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2328).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2539).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -4700,7 +5117,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2337).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2548).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -4718,7 +5135,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:2350).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:2561).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -4736,7 +5153,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:2364).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:2575).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -4754,7 +5171,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:2376).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:2587).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable

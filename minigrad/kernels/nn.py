@@ -1,2 +1,274 @@
 """numpy building blocks for the nn ops' `forward:` expressions."""
-import numpy as np  # noqa: F401
+import math
+
+import numpy as np
+
+_math_erf = np.frompyfunc(math.erf, 1, 1)
+_erf_impl = []  # filled on first use: importing scipy is slow, and it is optional
+
+
+def _erf_function():
+    if not _erf_impl:
+        try:  # vectorized; math.erf per element gives the same values, slowly
+            from scipy.special import erf
+        except ImportError:  # pragma: no cover - depends on the environment
+            erf = _math_erf
+        _erf_impl.append(erf)
+    return _erf_impl[0]
+GELU_TANH_K = math.sqrt(2.0 / math.pi)
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _erf(x):
+    """erf over an array (numpy has none; scipy is not a dependency)."""
+    x = np.asarray(x)
+    dtype = x.dtype if x.dtype.kind == "f" else np.float64
+    out = _erf_function()(x)
+    return np.asarray(out).astype(dtype)
+
+
+def normal_cdf_array(x):
+    """Phi(x), the standard normal CDF."""
+    return (0.5 * (1.0 + _erf(x / math.sqrt(2.0)))).astype(np.result_type(x, np.float32))
+
+
+def gelu_array(x, approximate):
+    if approximate == "none":
+        return x * normal_cdf_array(x)
+    if approximate == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(GELU_TANH_K * (x + 0.044715 * x ** 3)))
+    raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+def elu_array(x, alpha, scale=1.0):
+    # exp of the non-positive part only: no overflow warning on the unused branch
+    return scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+def softplus_array(x, beta, threshold):
+    bx = x * beta
+    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype)
+
+
+def hardswish_array(x):
+    return x * np.clip(x + 3, 0, 6) / 6
+
+
+def one_hot_array(tensor, num_classes):
+    tensor = np.asarray(tensor)
+    if tensor.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor "
+                           f"(int64); got {tensor.dtype}. Convert it with .to(minigrad.int64).")
+    if tensor.size and tensor.min() < 0:
+        raise RuntimeError("one_hot: Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(tensor.max()) + 1 if tensor.size else 0
+        if not tensor.size:
+            raise RuntimeError("one_hot: Can not infer total number of classes from empty "
+                               "tensor; pass num_classes.")
+    elif tensor.size and tensor.max() >= num_classes:
+        raise RuntimeError("one_hot: Class values must be smaller than num_classes.")
+    return (tensor[..., None] == np.arange(num_classes)).astype(np.int64)
+
+
+# ------------------------------------------------------------------ normalization
+def normalize_array(x, dims, eps):
+    """(x - mean) / sqrt(var + eps) over ``dims`` (biased variance, as the norms use)."""
+    mean = np.mean(x, axis=dims, keepdims=True)
+    var = np.var(x, axis=dims, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps)
+
+
+def channel_shape(ndim, size, channel_dim=1):
+    """The shape that broadcasts a per-channel vector over an input of ``ndim`` dims."""
+    shape = [1] * ndim
+    shape[channel_dim] = size
+    return tuple(shape)
+
+
+def layer_norm_array(x, normalized_shape, weight, bias, eps):
+    check_layer_norm_shape(x.shape, normalized_shape)
+    k = len(as_shape(normalized_shape))
+    out = normalize_array(x, tuple(range(x.ndim - k, x.ndim)), eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def as_shape(shape):
+    """An int or a sequence of ints as a shape tuple (torch accepts both)."""
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(shape)
+
+
+def check_layer_norm_shape(shape, normalized_shape):
+    normalized_shape = as_shape(normalized_shape)
+    k = len(normalized_shape)
+    if k == 0 or tuple(shape[len(shape) - k:]) != normalized_shape or k > len(shape):
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with "
+            f"shape [*, {', '.join(map(str, normalized_shape))}], but got input of size "
+            f"{list(shape)}")
+
+
+def rms_norm_eps(eps, dtype):
+    return float(np.finfo(dtype).eps) if eps is None else eps
+
+
+def rms_norm_array(x, normalized_shape, weight, eps):
+    check_layer_norm_shape(x.shape, normalized_shape)
+    dims = tuple(range(x.ndim - len(as_shape(normalized_shape)), x.ndim))
+    eps = rms_norm_eps(eps, x.dtype)
+    out = x / np.sqrt(np.mean(x * x, axis=dims, keepdims=True) + eps)
+    return out if weight is None else out * weight
+
+
+def batch_norm_dims(ndim):
+    """Every dim but the channel dim 1: what batch_norm averages over."""
+    return (0,) + tuple(range(2, ndim))
+
+
+def batch_norm_training_array(x, weight, bias, eps):
+    out = normalize_array(x, batch_norm_dims(x.ndim), eps)
+    return affine_per_channel(out, weight, bias)
+
+
+def affine_per_channel(out, weight, bias):
+    if weight is not None:
+        out = out * np.reshape(weight, channel_shape(out.ndim, -1))
+    if bias is not None:
+        out = out + np.reshape(bias, channel_shape(out.ndim, -1))
+    return out
+
+
+def check_group_norm(shape, num_groups):
+    if len(shape) < 2:
+        raise RuntimeError(f"group_norm: expected an input with at least 2 dims (N, C, *), "
+                           f"got shape {list(shape)}")
+    if num_groups <= 0 or shape[1] % num_groups:
+        raise RuntimeError(f"group_norm: Expected number of channels in input ({shape[1]}) to "
+                           f"be divisible by num_groups, but got num_groups={num_groups}")
+
+
+def group_norm_array(x, num_groups, weight, bias, eps):
+    check_group_norm(x.shape, num_groups)
+    grouped = np.reshape(x, (x.shape[0], num_groups, -1))
+    out = np.reshape(normalize_array(grouped, (2,), eps), x.shape)
+    return affine_per_channel(out, weight, bias)
+
+
+# ------------------------------------------------------------------ losses
+def class_dim(ndim):
+    """Where the classes are: 0 for an unbatched (C,) input, else 1 (N, C, d1, ...)."""
+    return 0 if ndim == 1 else 1
+
+
+def index_targets(input_shape, target, weight, ignore_index, dtype):
+    """Checked class indices: (safe indices, per-sample weights, kept mask, 'mean' denominator).
+
+    Ignored samples get index 0 and weight 0, so gathering with ``safe`` never goes out
+    of bounds and their loss is exactly 0.
+    """
+    target = np.asarray(target)
+    if target.dtype.kind not in "iu":
+        raise RuntimeError(f"expected class indices of an integer dtype (int64), got "
+                           f"{target.dtype}")
+    cdim = class_dim(len(input_shape))
+    n_classes = input_shape[cdim]
+    expected = tuple(input_shape[:cdim]) + tuple(input_shape[cdim + 1:])
+    if target.shape != expected:
+        raise ValueError(f"Expected target size {list(expected)}, got {list(target.shape)} "
+                         f"(input has shape {list(input_shape)}; classes are dim {cdim})")
+    keep = target != ignore_index
+    safe = np.where(keep, target, 0)
+    bad = keep & ((safe < 0) | (safe >= n_classes))
+    if np.any(bad):
+        raise IndexError(f"Target {int(target[bad].flat[0])} is out of bounds for {n_classes} "
+                         "classes.")
+    w = np.ones(n_classes, dtype=dtype) if weight is None else np.asarray(weight, dtype=dtype)
+    per_sample = np.where(keep, w[safe], 0).astype(dtype)
+    return safe, per_sample, keep, per_sample.sum()
+
+
+def class_weights(n_classes, weight, dtype):
+    return np.ones(n_classes, dtype=dtype) if weight is None else np.asarray(weight, dtype=dtype)
+
+
+def check_reduction(reduction, allowed=("none", "mean", "sum")):
+    if reduction not in allowed:
+        raise ValueError(f"{reduction} is not a valid value for reduction; use one of "
+                         f"{', '.join(repr(a) for a in allowed)}")
+
+
+def cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing):
+    check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    cdim = class_dim(input.ndim)
+    n_classes = input.shape[cdim]
+    logp = log_softmax_of(input, cdim)
+    target = np.asarray(target)
+    if target.dtype.kind == "f":
+        if target.shape != input.shape:
+            raise RuntimeError(f"cross_entropy: class-probability targets must have the input's "
+                               f"shape {list(input.shape)}, got {list(target.shape)}")
+        q = prob_targets_array(target, weight, label_smoothing, input.ndim)
+        # where: a -inf logit (a masked class) with probability 0 adds 0, not nan
+        terms = np.multiply(q, logp, out=np.zeros(logp.shape, dtype=logp.dtype), where=q != 0)
+        losses = -np.sum(terms, axis=cdim)
+        denominator = input.size / n_classes if input.size else 0
+    else:
+        # class indices: pick one log-probability per sample (never a dense one-hot)
+        safe, per_sample, keep, denominator = index_targets(input.shape, target, weight,
+                                                            ignore_index, input.dtype)
+        picked = np.squeeze(np.take_along_axis(logp, np.expand_dims(safe, cdim), cdim), cdim)
+        losses = -np.multiply(per_sample, picked, out=np.zeros(picked.shape, dtype=logp.dtype),
+                              where=keep)
+        if label_smoothing:
+            w = np.reshape(class_weights(n_classes, weight, input.dtype),
+                           channel_shape(input.ndim, n_classes, cdim))
+            smooth = -np.where(keep, np.sum(logp * w, axis=cdim), 0)
+            losses = (1 - label_smoothing) * losses + smooth * (label_smoothing / n_classes)
+    losses = losses.astype(input.dtype, copy=False)
+    if reduction == "none":
+        return losses
+    total = np.sum(losses)
+    if reduction == "sum":
+        return total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(total / np.asarray(denominator, dtype=input.dtype), dtype=input.dtype)
+
+
+def prob_targets_array(target, weight, label_smoothing, ndim):
+    cdim = class_dim(ndim)
+    n_classes = target.shape[cdim]
+    if label_smoothing:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    if weight is not None:
+        target = target * np.reshape(weight, channel_shape(ndim, n_classes, cdim))
+    return target
+
+
+def log_softmax_of(x, dim):
+    shifted = x - np.amax(x, axis=dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+def linear_array(input, weight, bias):
+    if np.ndim(weight) != 2:
+        raise RuntimeError(f"linear: weight must be 2-D (out_features, in_features), got shape "
+                           f"{list(np.shape(weight))}")
+    if np.shape(input)[-1:] != np.shape(weight)[1:]:
+        raise RuntimeError(f"linear: input's last dim ({np.shape(input)[-1:]}) must equal "
+                           f"in_features ({np.shape(weight)[1]}); got input shape "
+                           f"{list(np.shape(input))} and weight shape {list(np.shape(weight))}")
+    out = np.matmul(input, np.swapaxes(weight, 0, 1))
+    return out if bias is None else out + bias
+
+
+def selu_array(x):
+    return elu_array(x, SELU_ALPHA, SELU_SCALE)

@@ -1,6 +1,705 @@
-"""minigrad.nn.functional: the ops derivatives.yaml exports under this module."""
+"""minigrad.nn.functional: torch.nn.functional's names, arguments and defaults.
+
+Most ops are derivatives.yaml entries (exported here by codegen).  This file adds
+the thin wrappers torch has in Python: the ``inplace=`` flags, dropout's random
+mask, batch_norm's running statistics, the legacy ``size_average``/``reduce``
+arguments, and the losses and distances that are short compositions of
+differentiable ops.
+
+>>> import minigrad as mg, minigrad.nn.functional as F
+>>> logits = mg.randn(4, 3, requires_grad=True)
+>>> F.cross_entropy(logits, mg.tensor([0, 2, 1, 2]), label_smoothing=0.1).backward()
+"""
+import math
+import warnings
+
+import numpy as np
+
 from minigrad._generated.api_nn_functional import *  # noqa: F401,F403
-from minigrad._generated import functions as _ops
+from minigrad._generated import functions as _F
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.kernels.nn import channel_shape as _channel_shape
+from minigrad.kernels.nn import check_reduction as _check_reduction
+from minigrad.kernels.nn import class_dim as _class_dim
+from minigrad.kernels.nn import index_targets as _index_targets
+from minigrad.kernels.nn import one_hot_array as _one_hot_array
+from minigrad.tensor import Tensor, _wrap, apply_inplace
+
+
+def _as_tensor(x):
+    return x if isinstance(x, Tensor) else _wrap(np.asarray(x))
+
+
+def _shape(x):
+    return tuple(np.shape(x.data if isinstance(x, Tensor) else x))
+
+
+# ------------------------------------------------------------------ activations
+def _maybe_inplace(op, input, inplace, *args, **kwargs):
+    if inplace:
+        return apply_inplace(input, op, *args, **kwargs)
+    return op(input, *args, **kwargs)
+
+
+def relu(input, inplace=False):
+    """max(input, 0); the gradient at 0 is 0, as in PyTorch.
+
+    >>> F.relu(mg.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return _maybe_inplace(_F.relu, input, inplace)
+
+
+def relu_(input):
+    return relu(input, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """min(max(input, 0), 6) (hardtanh between 0 and 6)."""
+    return _maybe_inplace(_F.hardtanh, input, inplace, 0.0, 6.0)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """input where input > 0, else input * negative_slope."""
+    return _maybe_inplace(_F.leaky_relu, input, inplace, negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """input where input > 0, else alpha * (exp(input) - 1)."""
+    return _maybe_inplace(_F.elu, input, inplace, alpha)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input, inplace=False):
+    """scale * elu(input, alpha) with the self-normalizing constants."""
+    return _maybe_inplace(_F.selu, input, inplace)
+
+
+def silu(input, inplace=False):
+    """input * sigmoid(input)."""
+    return _maybe_inplace(_F.silu, input, inplace)
+
+
+def mish(input, inplace=False):
+    """input * tanh(softplus(input))."""
+    return _maybe_inplace(_F.mish, input, inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """input clamped to [min_val, max_val]; the gradient is 0 at the bounds (as PyTorch)."""
+    if min_val > max_val:
+        raise ValueError("hardtanh: min_val cannot be greater than max_val")
+    return _maybe_inplace(_F.hardtanh, input, inplace, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(input + 3) / 6."""
+    return _maybe_inplace(_F.hardsigmoid, input, inplace)
+
+
+def hardswish(input, inplace=False):
+    """input * relu6(input + 3) / 6."""
+    return _maybe_inplace(_F.hardswish, input, inplace)
+
+
+def sigmoid(input):
+    """1 / (1 + exp(-input)) (also ``minigrad.sigmoid``)."""
+    return _F.sigmoid(input)
+
+
+def tanh(input):
+    """tanh(input) (also ``minigrad.tanh``)."""
+    return _F.tanh(input)
+
+
+def softsign(input):
+    """input / (1 + |input|)."""
+    input = _as_tensor(input)
+    return input / (_F.abs(input) + 1)
+
+
+def tanhshrink(input):
+    """input - tanh(input)."""
+    return _as_tensor(input) - _F.tanh(input)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """input where input > threshold, else ``value`` (gradient 0 at the threshold)."""
+    def op(x):
+        return _F.where(_as_tensor(x).data > threshold, x, value)
+    return _maybe_inplace(op, input, inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: celu's alpha must not be 0")
+
+    def op(x):
+        x = _as_tensor(x)
+        negative = (_F.exp(_F.clamp(x, None, 0.0) / alpha) - 1) * alpha
+        return _F.where(x.data > 0, x, negative)
+    return _maybe_inplace(op, input, inplace)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b), where a and b are the two halves of ``input`` along ``dim``."""
+    input = _as_tensor(input)
+    size = input.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"glu: Halving dimension must be even, but dimension {dim % input.ndim} "
+                           f"is size {size}")
+    lead = (slice(None),) * (dim % input.ndim)
+    a = _F.getitem(input, lead + (slice(0, size // 2),))
+    b = _F.getitem(input, lead + (slice(size // 2, size),))
+    return a * _F.sigmoid(b)
+
+
+def prelu(input, weight):
+    """input where input > 0, else weight * input; ``weight`` has 1 or C (dim 1) entries."""
+    input = _as_tensor(input)
+    weight = _as_tensor(weight)
+    if weight.numel() != 1 and input.ndim >= 2:
+        weight = _F.reshape(weight, _channel_shape(input.ndim, -1))
+    return _F.where(input.data > 0, input, weight * input)
+
+
+def _softmax_dim(name, ndim, dim):
+    if dim is not None:
+        return dim
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(input) / sum(exp(input), dim), computed stably (in ``dtype`` if given).
+
+    >>> F.softmax(mg.tensor([[1.0, 1.0]]), dim=1)
+    tensor([[0.5, 0.5]])
+    """
+    return _F.softmax(input, _softmax_dim("softmax", len(_shape(input)), dim), dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(input, dim)), computed stably (one op, one formula)."""
+    return _F.log_softmax(input, _softmax_dim("log_softmax", len(_shape(input)), dim), dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-input, dim)."""
+    return _F.softmax(-_as_tensor(input), _softmax_dim("softmin", len(_shape(input)), dim), dtype)
+
+
+# ------------------------------------------------------------------ dropout
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by 1 / (1 - p).
+
+    The mask comes from minigrad's generator (seed it with ``minigrad.manual_seed``);
+    backward multiplies by the same mask.  With ``training=False`` the input is
+    returned unchanged.
+    """
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training:
+        return input
+    from minigrad import creation  # its generator is replaced by manual_seed: look it up now
+    mask = creation._rng.random(_shape(input)) < 1.0 - p
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    return _maybe_inplace(_F._masked_scale, input, inplace, mask, scale)
+
+
+def _feature_dropout(name, input, p, training, inplace, spatial):
+    """Channel-wise dropout: one draw per (sample, channel), shared by its spatial dims."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    shape = _shape(input)
+    if len(shape) not in (spatial + 1, spatial + 2):
+        raise RuntimeError(f"{name}: Expected {spatial + 1}D or {spatial + 2}D input, but "
+                           f"received a {len(shape)}D input ({list(shape)}). {name} drops whole "
+                           f"channels of inputs with {spatial} spatial dim(s), a channel dim and "
+                           "an optional batch dim; use dropout for elementwise dropout.")
+    if not training:
+        return input
+    batched = len(shape) == spatial + 2
+    if name == "dropout2d" and len(shape) == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+                      "1D dropout behavior is desired - input is interpreted as shape (N, C, L), "
+                      "as PyTorch does; use dropout1d for that.", stacklevel=3)
+        batched = True
+    lead = 2 if batched else 1
+    from minigrad import creation
+    mask = creation._rng.random(shape[:lead] + (1,) * (len(shape) - lead)) < 1.0 - p
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    return _maybe_inplace(_F._masked_scale, input, inplace, mask, scale)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, L) or (C, L) inputs with probability ``p``."""
+    return _feature_dropout("dropout1d", input, p, training, inplace, 1)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, H, W) inputs with probability ``p`` (3-D inputs are
+    read as (N, C, L), as PyTorch does)."""
+    return _feature_dropout("dropout2d", input, p, training, inplace, 2)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs with probability ``p``."""
+    return _feature_dropout("dropout3d", input, p, training, inplace, 3)
+
+
+# ------------------------------------------------------------------ normalization
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-05):
+    """Normalize each channel (dim 1) over the batch and every other dim.
+
+    ``training=True`` uses the batch's statistics and, when given, updates
+    ``running_mean`` and ``running_var`` in place (not recorded by autograd):
+    ``running = (1 - momentum) * running + momentum * batch`` with the unbiased
+    variance, as PyTorch.  ``training=False`` uses the running statistics.
+    """
+    shape = _shape(input)
+    if len(shape) < 2:
+        raise ValueError(f"batch_norm: expected an input with at least 2 dims (N, C, *), "
+                         f"got shape {list(shape)}")
+    count = math.prod(shape) // shape[1] if shape[1] else 0
+    if training:
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got "
+                             f"input size {list(shape)}")
+        out = _F._batch_norm_training(input, weight, bias, eps)
+        if running_mean is not None or running_var is not None:
+            _update_running_stats(input, running_mean, running_var, momentum)
+        return out
+    if running_mean is None or running_var is None:
+        raise RuntimeError("batch_norm: running_mean and running_var must be given when "
+                           "training=False (or pass training=True to use batch statistics)")
+    for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+        if math.prod(_shape(stat)) != shape[1]:
+            raise RuntimeError(f"batch_norm: {name} should contain {shape[1]} elements (one per "
+                               f"channel of dim 1), not {math.prod(_shape(stat))}")
+    view = _channel_shape(len(shape), shape[1])
+    mean = _F.reshape(running_mean, view)
+    var = _F.reshape(running_var, view)
+    out = (_as_tensor(input) - mean) / _F.sqrt(var + eps)
+    if weight is not None:
+        out = out * _F.reshape(weight, view)
+    if bias is not None:
+        out = out + _F.reshape(bias, view)
+    return out
+
+
+def _update_running_stats(input, running_mean, running_var, momentum):
+    if momentum is None:
+        raise ValueError("batch_norm: momentum=None (a cumulative average) needs the number of "
+                         "batches seen; pass a float momentum to the functional form")
+    data = input.data if isinstance(input, Tensor) else np.asarray(input)
+    dims = (0,) + tuple(range(2, data.ndim))
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(running_mean * (1 - momentum)
+                               + np.mean(data, axis=dims) * momentum)
+        if running_var is not None:
+            running_var.copy_(running_var * (1 - momentum)
+                              + np.var(data, axis=dims, ddof=1) * momentum)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-05):
+    """Normalize each (sample, channel) over its other dims: group_norm with one group per
+    channel.  With ``use_input_stats`` the running statistics (if given) are updated in
+    place with the batch-averaged instance statistics; without, they are used instead."""
+    shape = _shape(input)
+    if len(shape) < 3:
+        raise ValueError(f"instance_norm: expected an input with at least 3 dims (N, C, *), got "
+                         f"shape {list(shape)}")
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    if math.prod(shape[2:]) <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{list(shape)}")
+    out = _F.group_norm(input, shape[1], weight, bias, eps)
+    if running_mean is not None or running_var is not None:
+        data = input.data if isinstance(input, Tensor) else np.asarray(input)
+        grouped = np.reshape(data, shape[:2] + (-1,))
+        stats = (np.mean(grouped, axis=2).mean(axis=0),
+                 np.var(grouped, axis=2, ddof=1).mean(axis=0))
+        with no_grad():
+            for running, batch in zip((running_mean, running_var), stats):
+                if running is not None:
+                    running.copy_(running * (1 - momentum) + batch * momentum)
+    return out
+
+
+# ------------------------------------------------------------------ encodings, distances
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot encodings of the int64 class indices ``tensor`` (not differentiable).
+
+    >>> F.one_hot(mg.tensor([0, 2]), 3)
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    data = tensor.data if isinstance(tensor, Tensor) else np.asarray(tensor)
+    return _wrap(_one_hot_array(data, num_classes))
+
+
+def _vector_norm(x, p, dim, keepdim):
+    """The p-norm over ``dim``, with gradient 0 (not nan) where the norm is 0."""
+    x = _as_tensor(x)
+    if p == math.inf:
+        return _F.amax(_F.abs(x), dim, keepdim)
+    if p == 1:
+        return _F.sum(_F.abs(x), dim, keepdim)
+    powered = x * x if p == 2 else _F.pow(_F.abs(x), p)
+    total = _F.sum(powered, dim, keepdim)
+    positive = total.data > 0
+    safe = _F.where(positive, total, 1.0)  # keeps the root's derivative finite at 0
+    root = _F.sqrt(safe) if p == 2 else _F.pow(safe, 1.0 / p)
+    return _F.where(positive, root, 0.0)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p, eps) along ``dim``."""
+    if out is not None:
+        raise TypeError("normalize: out= is not supported; use the returned tensor")
+    norm = _vector_norm(input, p, dim, True)
+    return _as_tensor(input) / _F.clamp(norm, eps, None)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 / ||x1|| * x2 / ||x2||, dim), each norm at least ``eps`` (as PyTorch, the
+    clamp is not differentiated)."""
+    x1, x2 = _as_tensor(x1), _as_tensor(x2)
+    shape = np.broadcast_shapes(x1.shape, x2.shape)
+    x1, x2 = _F.expand(x1, shape), _F.expand(x2, shape)
+
+    def clamped_norm(x):
+        n = _vector_norm(x, 2, dim, True)
+        return n + _wrap(np.maximum(n.data, eps) - n.data)
+
+    return _F.sum((x1 / clamped_norm(x1)) * (x2 / clamped_norm(x2)), dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dim."""
+    diff = _as_tensor(x1) - x2 + eps
+    return _vector_norm(diff, p, -1 if diff.ndim else None, keepdim)
+
+
+# ------------------------------------------------------------------ losses
+def _legacy_reduction(size_average, reduce, reduction):
+    """torch's deprecated size_average/reduce pair, mapped to ``reduction``."""
+    if size_average is None and reduce is None:
+        return reduction
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  "reduction='mean'/'sum'/'none' instead.", stacklevel=3)
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _reduce(loss, reduction):
+    _check_reduction(reduction)
+    if reduction == "none":
+        return loss
+    return _F.sum(loss) if reduction == "sum" else _F.mean(loss)
+
+
+def _warn_shape(name, input, target):
+    if _shape(input) != _shape(target):
+        warnings.warn(f"{name}: Using a target size ({list(_shape(target))}) that is different "
+                      f"to the input size ({list(_shape(input))}). This will likely lead to "
+                      "incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+
+
+def _weighted(loss, weight, reduction, mean_over_weight):
+    """torch's weighted mse/l1/huber: mean is sum / sum(weight) (mse, l1) or a plain mean."""
+    if _shape(weight) != _shape(loss):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    _check_reduction(reduction)
+    if reduction == "mean" and mean_over_weight:
+        return _F.sum(loss) / _F.sum(weight)
+    return _reduce(loss, reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """(input - target)^2, reduced."""
+    _warn_shape("mse_loss", input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    diff = _as_tensor(input) - target
+    loss = diff * diff
+    return _reduce(loss, reduction) if weight is None else _weighted(loss, weight, reduction, True)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """|input - target|, reduced (gradient 0 where input == target, as PyTorch)."""
+    _warn_shape("l1_loss", input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = _F.abs(_as_tensor(input) - target)
+    return _reduce(loss, reduction) if weight is None else _weighted(loss, weight, reduction, True)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target)."""
+    _warn_shape("smooth_l1_loss", input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    diff = _as_tensor(input) - target
+    absolute = _F.abs(diff)
+    loss = _F.where(absolute.data < beta, diff * diff * (0.5 / beta), absolute - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (d = input - target)."""
+    _warn_shape("huber_loss", input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    diff = _as_tensor(input) - target
+    absolute = _F.abs(diff)
+    loss = _F.where(absolute.data < delta, diff * diff * 0.5, (absolute - 0.5 * delta) * delta)
+    return _reduce(loss, reduction) if weight is None else _weighted(loss, weight, reduction, False)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """log_softmax over the class dim (1, or 0 for an unbatched input) and the NLL.
+
+    ``target`` holds class indices (int64, ``input``'s shape without the class dim) or
+    class probabilities (float, ``input``'s shape).  ``weight`` rescales each class;
+    with indices, 'mean' divides by the summed weights of the non-ignored targets.
+
+    >>> x = mg.randn(3, 5, requires_grad=True)
+    >>> F.cross_entropy(x, mg.tensor([1, 0, 4]), label_smoothing=0.1).backward()
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _F.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """-weight[target] * input[target] for log-probabilities ``input`` (classes in dim 1)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    input = _as_tensor(input)
+    target_data = target.data if isinstance(target, Tensor) else np.asarray(target)
+    weight_data = None if weight is None else np.asarray(getattr(weight, "data", weight))
+    safe, per_sample, _, denominator = _index_targets(input.shape, target_data, weight_data,
+                                                      ignore_index, input.dtype)
+    cdim = _class_dim(input.ndim)
+    picked = _F.squeeze(_F.gather(input, cdim, np.expand_dims(safe, cdim)), cdim)
+    losses = -(picked * per_sample)
+    if reduction == "none":
+        return losses
+    total = _F.sum(losses)
+    if reduction == "sum":
+        return total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / np.asarray(denominator, dtype=input.dtype)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """-(target log(input) + (1 - target) log(1 - input)), logs clamped at -100 (as PyTorch)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if _shape(target) != _shape(input):
+        raise ValueError(f"Using a target size ({list(_shape(target))}) that is different to the "
+                         f"input size ({list(_shape(input))}) is deprecated. Please ensure they "
+                         "have the same size.")
+    input = _as_tensor(input)
+    if np.any((input.data < 0) | (input.data > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        log_p = _F.clamp(_F.log(input), -100.0, None)
+        log_q = _F.clamp(_F.log(1 - input), -100.0, None)
+    loss = -(log_p * target + log_q * (1 - _as_tensor(target)))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """binary_cross_entropy(sigmoid(input), target) computed stably from the logits:
+    (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), times ``weight``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if _shape(target) != _shape(input):
+        raise ValueError(f"Target size ({list(_shape(target))}) must be the same as input size "
+                         f"({list(_shape(input))})")
+    input, target = _as_tensor(input), _as_tensor(target)
+    softplus_neg = _F.softplus(-input, 1.0, math.inf)
+    if pos_weight is not None:
+        softplus_neg = softplus_neg * ((_as_tensor(pos_weight) - 1) * target + 1)
+    loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """target * (log(target) - input) pointwise (0 where target == 0), for log-probabilities
+    ``input``; ``log_target=True`` takes log-probabilities as the target too.  Use
+    reduction='batchmean' for the mathematical KL divergence (sum / batch size)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction, ("none", "mean", "sum", "batchmean"))
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
+    input, target = _as_tensor(input), _as_tensor(target)
+    if log_target:
+        loss = _F.exp(target) * (target - input)
+    else:
+        positive = target.data > 0
+        xlogx = _F.where(positive, target * _F.log(_F.where(positive, target, 1.0)), 0.0)
+        loss = xlogx - target * input
+    if reduction == "batchmean":
+        total = _F.sum(loss)
+        return total / input.shape[0] if input.ndim else total
+    return _reduce(loss, reduction)
+
+
+
+# ------------------------------------------------------------------ more losses (compositions)
+def _passthrough_clamp_min(x, low):
+    """max(x, low) in value, but the gradient of x itself (torch clamps such values in
+    place under no_grad: gaussian_nll_loss's var, cosine_similarity's norms)."""
+    return x + _wrap(np.maximum(x.data, low) - x.data)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
+                     reduce=None, reduction="mean"):
+    """exp(input) - target * input (log_input), or input - target * log(input + eps); ``full``
+    adds Stirling's approximation of log(target!) where target > 1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    input, target = _as_tensor(input), _as_tensor(target)
+    if log_input:
+        loss = _F.exp(input) - target * input
+    else:
+        loss = input - target * _F.log(input + eps)
+    if full:
+        t = target.data
+        safe = np.where(t > 1, t, 1.0)
+        stirling = safe * np.log(safe) - safe + 0.5 * np.log(2 * math.pi * safe)
+        loss = loss + np.where(t > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean"):
+    """0.5 (log(var) + (input - target)^2 / var), var clamped at ``eps`` (in value only, as
+    PyTorch); ``var`` may have one dim fewer than ``input`` or one size-1 dim."""
+    input, target = _as_tensor(input), _as_tensor(target)
+    var = _as_tensor(var) if isinstance(var, Tensor) else _wrap(np.full(input.shape, float(var)))
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = _F.unsqueeze(var, -1)
+        elif not (var.ndim == input.ndim and
+                  sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if np.any(var.data < 0):
+        raise ValueError("var has negative entry/entries")
+    var = _passthrough_clamp_min(var, eps)
+    diff = input - target
+    loss = (_F.log(var) + diff * diff / var) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """max(0, -target * (input1 - input2) + margin)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = _F.clamp(-_as_tensor(target) * (_as_tensor(input1) - input2) + margin, 0.0, None)
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """input where target == 1, max(0, margin - input) where target == -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    input = _as_tensor(input)
+    t = _as_tensor(target).data
+    loss = (_F.where(t != 1, _F.clamp(margin - input, 0.0, None), 0.0)
+            + _F.where(t != -1, input, 0.0))
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target * input)), computed stably."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _reduce(_F.softplus(-_as_tensor(target) * input, 1.0, math.inf), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """The binary cross-entropy of sigmoid(input) per class, averaged over the classes."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    input, target = _as_tensor(input), _as_tensor(target)
+    loss = -(target * _F.logsigmoid(input) + (1 - target) * _F.logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = _F.sum(loss, input.ndim - 1) / input.shape[-1]
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """1 - cos(input1, input2) where target == 1, max(0, cos - margin) where target == -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    input1, input2 = _as_tensor(input1), _as_tensor(input2)
+    dim = 1 if input1.ndim == 2 else 0
+    squares1 = _F.sum(input1 * input1, dim) + 1e-12
+    squares2 = _F.sum(input2 * input2, dim) + 1e-12
+    cos = _F.sum(input1 * input2, dim) / _F.sqrt(squares1 * squares2)
+    t = _as_tensor(target).data
+    loss = (_F.where(t == 1, 1 - cos, 0.0)
+            + _F.where(t == -1, _F.clamp(cos - margin, 0.0, None), 0.0))
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _F.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce(_F.clamp(d_pos - d_neg + margin, 0.0, None), reduction)
+
+# Everything public defined here (wrappers added above this line are included) plus the
+# generated exports.
+def _public_names():
+    from minigrad._generated import api_nn_functional
+    here = {name for name, value in globals().items()
+            if not name.startswith("_") and callable(value)
+            and getattr(value, "__module__", None) == __name__}
+    return sorted(set(api_nn_functional.__all__) | here)
 
 
 # torch's F.max_pool1d/2d return a tuple only when return_indices=True (its
@@ -13,8 +712,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     >>> out, indices = F.max_pool1d(x, 3, stride=2, return_indices=True)  # doctest: +SKIP
     """
     if return_indices:
-        return _ops.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return _ops.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return _F.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -25,5 +724,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     >>> out, indices = F.max_pool2d(x, 3, 2, 1, return_indices=True)  # doctest: +SKIP
     """
     if return_indices:
-        return _ops.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return _ops.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return _F.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+__all__ = _public_names()

@@ -1,2 +1,264 @@
-"""Formula helpers for the nn ops (see formulas/__init__.py for the rules)."""
+"""Formula helpers for the nn ops (see formulas/__init__.py for the rules).
+
+Masks (which side of a kink an element is on) are constants: they are computed from
+the values with numpy and carry no gradient, exactly like PyTorch's backward kernels.
+Everything that depends on an input smoothly goes through ``F`` so that second
+order works.
+"""
+import math
+
+import numpy as np
+
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
+from minigrad.kernels.nn import (GELU_TANH_K, SELU_ALPHA, SELU_SCALE, as_shape, class_dim,
+                                 class_weights, index_targets, rms_norm_eps)
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _values(x):
+    """The numpy values of an array or Tensor (for masks: no graph)."""
+    data = getattr(x, "data", x)
+    return data if isinstance(data, np.ndarray) else np.asarray(data)
+
+
+def _mask(x, condition):
+    """``condition`` (a boolean array) as 0/1 in ``x``'s float dtype: a constant."""
+    return condition.astype(_values(x).dtype)
+
+
+# ------------------------------------------------------------------ activations
+def cast_back(grad, dtype):
+    """A gradient in its input's dtype (ops with a ``dtype=`` argument compute in another)."""
+    return grad if grad.dtype == dtype else ops_for(grad)._to_copy(grad, dtype)
+
+
+def leaky_relu_slope(x, negative_slope):
+    """1 where x > 0, else ``negative_slope`` (at 0 too, as PyTorch)."""
+    return np.where(_values(x) > 0, 1.0, negative_slope).astype(_values(x).dtype)
+
+
+def elu_slope(x, alpha, scale):
+    """d elu/dx: ``scale`` for x > 0, ``scale * alpha * exp(x)`` for x <= 0 (so alpha at 0)."""
+    F = ops_for(x)
+    negative = F.exp(F.clamp(x, None, 0.0)) * (alpha * scale)
+    return F.where(_values(x) > 0, scale, negative)
+
+
+def selu_slope(x):
+    return elu_slope(x, SELU_ALPHA, SELU_SCALE)
+
+
+def normal_pdf(x):
+    F = ops_for(x)
+    return F.exp(x * x * -0.5) * _INV_SQRT_2PI
+
+
+def gelu_derivative(x, approximate):
+    F = ops_for(x)
+    if approximate == "tanh":
+        c = 0.044715
+        t = F.tanh((x + x * x * x * c) * GELU_TANH_K)
+        return (t + 1) * 0.5 + x * (1 - t * t) * (x * x * (3 * c) + 1) * (0.5 * GELU_TANH_K)
+    return F._normal_cdf(x) + x * normal_pdf(x)
+
+
+def silu_derivative(x):
+    F = ops_for(x)
+    s = F.sigmoid(x)
+    return s * (x * (1 - s) + 1)
+
+
+def mish_derivative(x):
+    F = ops_for(x)
+    t = F.tanh(F.softplus(x, 1.0, 20.0))
+    return t + x * F.sigmoid(x) * (1 - t * t)
+
+
+def softplus_slope(x, beta, threshold):
+    """sigmoid(beta x), or exactly 1 where softplus is linear (beta x > threshold)."""
+    F = ops_for(x)
+    return F.where(_values(x) * beta > threshold, 1.0, F.sigmoid(x * beta))
+
+
+def hardtanh_mask(x, min_val, max_val):
+    """1 strictly inside (min_val, max_val): 0 at the bounds, as PyTorch's hardtanh_backward."""
+    v = _values(x)
+    return _mask(x, (v > min_val) & (v < max_val))
+
+
+def hardsigmoid_slope(x):
+    v = _values(x)
+    return _mask(x, (v > -3) & (v < 3)) / 6
+
+
+def hardswish_slope(x):
+    """0 up to -3, x/3 + 1/2 strictly inside (-3, 3), 1 from 3 on (PyTorch's bounds)."""
+    F = ops_for(x)
+    v = _values(x)
+    inside = F.where(v < 3, x / 3 + 0.5, 1.0)
+    return F.where(v <= -3, 0.0, inside)
+
+
+# ------------------------------------------------------------------ linear
+def linear_weight_grad(grad, input, weight_shape):
+    """d(input @ weight.T)/d(weight): grad.T @ input over all batch dims."""
+    F = ops_for(grad)
+    out_features, in_features = weight_shape
+    g2 = F.reshape(grad, (-1, out_features))
+    x2 = F.reshape(input, (-1, in_features))
+    return F.matmul(F.transpose(g2, 0, 1), x2)
+
+
+# ------------------------------------------------------------------ normalization
+def trailing_dims(ndim, normalized_shape):
+    k = len(as_shape(normalized_shape))
+    return tuple(range(ndim - k, ndim))
+
+
+def normalized_and_rstd(x, dims, eps):
+    """((x - mean) * rstd, rstd) over ``dims``, differentiably."""
+    F = ops_for(x)
+    centered = x - F.mean(x, dims, True)
+    rstd = 1 / F.sqrt(F.mean(centered * centered, dims, True) + eps)
+    return centered * rstd, rstd
+
+
+def normalize_backward(g, x, dims, eps):
+    """Gradient of ``(x - mean) / sqrt(var + eps)`` over ``dims`` given the output grad ``g``."""
+    F = ops_for(g)
+    xhat, rstd = normalized_and_rstd(x, dims, eps)
+    return rstd * (g - F.mean(g, dims, True) - xhat * F.mean(g * xhat, dims, True))
+
+
+def layer_norm_input_grad(grad, input, normalized_shape, weight, eps):
+    g = grad if weight is None else grad * weight
+    return normalize_backward(g, input, trailing_dims(input.ndim, normalized_shape), eps)
+
+
+def layer_norm_weight_grad(grad, input, normalized_shape, eps):
+    F = ops_for(grad)
+    xhat, _ = normalized_and_rstd(input, trailing_dims(input.ndim, normalized_shape), eps)
+    return F.sum_to(grad * xhat, as_shape(normalized_shape))
+
+
+def rms_norm_input_grad(grad, input, normalized_shape, weight, eps):
+    """d(x * r)/dx with r = 1 / sqrt(mean(x^2) + eps): g r - x r^3 mean(g x)."""
+    F = ops_for(grad)
+    dims = trailing_dims(input.ndim, normalized_shape)
+    g = grad if weight is None else grad * weight
+    r = 1 / F.sqrt(F.mean(input * input, dims, True) + rms_norm_eps(eps, input.dtype))
+    return g * r - input * (r * r * r) * F.mean(g * input, dims, True)
+
+
+def rms_norm_weight_grad(grad, input, normalized_shape, eps):
+    F = ops_for(grad)
+    dims = trailing_dims(input.ndim, normalized_shape)
+    r = 1 / F.sqrt(F.mean(input * input, dims, True) + rms_norm_eps(eps, input.dtype))
+    return F.sum_to(grad * input * r, as_shape(normalized_shape))
+
+
+def _per_channel(v, ndim):
+    F = ops_for(v)
+    return F.reshape(v, (1, -1) + (1,) * (ndim - 2))
+
+
+def channel_sum(x):
+    """Sum over every dim but the channel dim 1 (what a per-channel parameter gets)."""
+    return ops_for(x).sum(x, (0,) + tuple(range(2, x.ndim)))
+
+
+def batch_norm_input_grad(grad, input, weight, eps):
+    g = grad if weight is None else grad * _per_channel(weight, input.ndim)
+    return normalize_backward(g, input, (0,) + tuple(range(2, input.ndim)), eps)
+
+
+def batch_norm_weight_grad(grad, input, eps):
+    xhat, _ = normalized_and_rstd(input, (0,) + tuple(range(2, input.ndim)), eps)
+    return channel_sum(grad * xhat)
+
+
+def group_norm_input_grad(grad, input, num_groups, weight, eps):
+    F = ops_for(grad)
+    g = grad if weight is None else grad * _per_channel(weight, input.ndim)
+    grouped = (input.shape[0], num_groups, -1)
+    dx = normalize_backward(F.reshape(g, grouped), F.reshape(input, grouped), (2,), eps)
+    return F.reshape(dx, input.shape)
+
+
+def group_norm_weight_grad(grad, input, num_groups, eps):
+    F = ops_for(grad)
+    xhat, _ = normalized_and_rstd(F.reshape(input, (input.shape[0], num_groups, -1)), (2,), eps)
+    return channel_sum(grad * F.reshape(xhat, input.shape))
+
+
+# ------------------------------------------------------------------ cross entropy
+def _is_probabilities(target):
+    return _values(target).dtype.kind == "f"
+
+
+def _class_view(input, values):
+    """A per-class vector shaped to broadcast along ``input``'s class dim."""
+    shape = [1] * input.ndim
+    shape[class_dim(input.ndim)] = -1
+    return np.reshape(values, shape)
+
+
+def _per_sample_grad(grad, reduction, denominator, shape):
+    """The gradient reaching each sample's loss from the (reduced) loss."""
+    F = ops_for(grad)
+    if reduction == "none":
+        return grad
+    g = F.expand(grad, shape)
+    return g if reduction == "sum" else g / denominator
+
+
+def _loss_shape(input):
+    cdim = class_dim(input.ndim)
+    return tuple(input.shape[:cdim]) + tuple(input.shape[cdim + 1:])
+
+
+def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction,
+                             label_smoothing):
+    """softmax(input) * sum(q) - q per sample, where the loss is -sum(q * log_softmax(input)).
+
+    For class indices q is never built densely: its one-hot part is scattered with
+    gather_backward, its label-smoothing part broadcasts a per-class vector.
+    """
+    F = ops_for(grad)
+    cdim = class_dim(input.ndim)
+    n_classes = input.shape[cdim]
+    dtype = _values(input).dtype
+    w = class_weights(n_classes, None if weight is None else _values(weight), dtype)
+    eps = label_smoothing
+    if _is_probabilities(target):
+        size = math.prod(input.shape)
+        g = _per_sample_grad(grad, reduction, size / n_classes if size else 0, _loss_shape(input))
+        q = target if not eps else target * (1 - eps) + eps / n_classes
+        q = q if weight is None else q * _class_view(input, w)
+        return F.unsqueeze(g, cdim) * (F.softmax(input, cdim) * F.sum(q, cdim, True) - q)
+    safe, per_sample, keep, denominator = index_targets(input.shape, _values(target), w,
+                                                        ignore_index, dtype)
+    g = _per_sample_grad(grad, reduction, denominator, _loss_shape(input))
+    hit = per_sample * (1 - eps)                                 # q at the target class
+    total = hit + keep * (np.sum(w) * eps / n_classes)           # sum of q over classes
+    out = F.softmax(input, cdim) * F.unsqueeze(g * total, cdim)
+    out = out - F.gather_backward(F.unsqueeze(g * hit, cdim), cdim, np.expand_dims(safe, cdim),
+                                  input.shape)
+    if eps:
+        spread = np.expand_dims(keep, cdim) * _class_view(input, w) * (eps / n_classes)
+        out = out - F.unsqueeze(g, cdim) * spread
+    return out
+
+
+def cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing):
+    """Class-probability targets only (class indices are not differentiable)."""
+    F = ops_for(grad)
+    cdim = class_dim(input.ndim)
+    n_classes = input.shape[cdim]
+    size = math.prod(input.shape)
+    g = _per_sample_grad(grad, reduction, size / n_classes if size else 0, _loss_shape(input))
+    out = F.unsqueeze(g, cdim) * F.log_softmax(input, cdim) * (label_smoothing - 1)
+    if weight is not None:
+        out = out * _class_view(input, _values(weight))
+    return out
