@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.autograd import clogs as _clogs
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import LEAF_INPLACE_ERROR
 
@@ -181,19 +182,42 @@ class Tensor:
                 f"Boolean value of Tensor with {self.data.size} values is ambiguous")
         return bool(self.data)
 
+    # Implicit conversions cut the graph: with grad mode on, a tensor that requires
+    # grad reports a clog (minigrad.autograd.clogs); .item()/.detach() stay silent.
     def __float__(self):
+        if self._requires_grad and grad_mode.enabled:
+            _clogs.report(self, "float")
         return float(self.item())
 
     def __int__(self):
+        if self._requires_grad and grad_mode.enabled:
+            _clogs.report(self, "int")
         return int(self.item())
 
     def __index__(self):
         if self.data.dtype.kind not in "iub":
             raise TypeError("only integer tensors of a single element can be converted to an index")
+        if self._requires_grad and grad_mode.enabled:
+            _clogs.report(self, "index")
         return int(self.item())
 
+    def __complex__(self):
+        if self._requires_grad and grad_mode.enabled:
+            _clogs.report(self, "complex")
+        return complex(self.item())
+
     def __array__(self, dtype=None, copy=None):
-        return self.data if dtype is None else self.data.astype(dtype)
+        if self._requires_grad and grad_mode.enabled:
+            _clogs.report(self, "array")
+        data = self.data if dtype is None else self.data.astype(dtype)
+        return data.copy() if copy else data
+
+    # numpy functions and ufuncs on Tensors run minigrad's differentiable ops.
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _numpy_interop.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _numpy_interop.array_function(func, types, args, kwargs)
 
     def __hash__(self):
         return id(self)
@@ -349,6 +373,7 @@ def _any_requires_grad(values):
 # Bound at the bottom to break the import cycle: generated functions need Tensor.
 from minigrad._generated import functions as _F  # noqa: E402
 from minigrad._generated.methods import METHODS  # noqa: E402
+from minigrad import numpy_interop as _numpy_interop  # noqa: E402
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -12,7 +12,7 @@ fine.  In a plain backward the gradients are numpy arrays; under
 """
 import heapq
 
-from minigrad.autograd import grad_mode
+from minigrad.autograd import grad_mode, leaks
 from minigrad.autograd.hooks import has_hooks, run_post_hooks, run_pre_hooks
 
 
@@ -34,6 +34,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     ready = [(-node._sequence_nr, id(node), node) for node in root_nodes if node not in dependencies]
     heapq.heapify(ready)
 
+    call = leaks.begin_backward()
+    stale = []  # nodes an earlier non-retaining backward already ran: a leak's signature
     previous_mode = grad_mode.enabled
     grad_mode.enabled = create_graph
     try:
@@ -45,7 +47,12 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
             if wanted is not None:
                 _capture(node, grads, wanted, captured)
             if grads is not None and (wanted is None or node in wanted.runs):
+                consumed = node._consumed
+                if consumed:
+                    stale.append(node)
                 _run_node(node, grads, buffers, retain_graph, create_graph)
+                if not (retain_graph or consumed):
+                    node._consumed = call
             for next_node, _ in node.next_functions:
                 if next_node is not None:
                     left = dependencies[next_node] - 1
@@ -54,6 +61,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                         heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
     finally:
         grad_mode.enabled = previous_mode
+        leaks.end_backward(call)
+    leaks.check(call, stale)
     return captured
 
 

@@ -50,7 +50,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         g = captured.get(edge)
         if g is None:
             if not allow_unused:
-                raise RuntimeError(UNUSED_INPUT_ERROR)
+                from minigrad.autograd.clogs import explain_unused
+                raise RuntimeError(UNUSED_INPUT_ERROR + explain_unused(tensor, edge[0]))
             if materialize_grads:
                 g = np.zeros_like(tensor.data)
         elif g.dtype != tensor.dtype:
@@ -76,7 +77,8 @@ def _roots(outputs, grad_outputs, create_graph):
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         node, nr = edge_of(out)
         if node is None:
-            raise RuntimeError(NO_GRAD_FN_ERROR.format(i=i))
+            from minigrad.autograd.clogs import explain_no_grad_fn
+            raise RuntimeError(NO_GRAD_FN_ERROR.format(i=i) + explain_no_grad_fn())
         roots.append((node, nr))
         grads.append(_root_grad(out, g, create_graph))
     return roots, grads

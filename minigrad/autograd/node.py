@@ -28,7 +28,8 @@ class Node:
     for a plain backward, differentiable Tensor ops under ``create_graph``.
     """
 
-    __slots__ = ("next_functions", "_sequence_nr", "_released", "_extras", "__weakref__")
+    __slots__ = ("next_functions", "_sequence_nr", "_released", "_consumed", "_extras",
+                 "__weakref__")
 
     #: names of the slots that hold saved values, set by generated subclasses
     _saved_slots = ()
@@ -39,6 +40,7 @@ class Node:
         self.next_functions = next_functions
         self._sequence_nr = next(_sequence)
         self._released = False
+        self._consumed = 0  # number of the non-retaining backward that ran it (leak check)
         self._extras = None
 
     def name(self):
@@ -107,6 +109,9 @@ class AccumulateGrad(Node):
     """The node behind a leaf that requires grad: adds incoming gradients into ``.grad``."""
 
     __slots__ = ("variable",)
+
+    # A leaf's accumulator runs in every backward of a training loop: never stale.
+    _consumed = property(lambda self: 0, lambda self, value: None)
 
     def __init__(self, variable):
         super().__init__(())

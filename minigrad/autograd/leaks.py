@@ -1,0 +1,164 @@
+"""Leak detection: a backward that walks nodes an earlier backward already consumed.
+
+The essay's truck loop carries ``my_position`` across iterations without detaching
+it, so every iteration's graph hangs off the previous one and each backward walks
+further into the past: the loop is accidentally quadratic.  PyTorch lets it run,
+because the nodes on that path (additions) save nothing that backward frees.
+
+The engine marks every node a non-retaining backward runs with that backward's
+number (``node._consumed``: one store per node).  A later backward that runs a
+marked node walks a *stale* node.  One stale walk can be legitimate (two losses
+sharing an addition); stale counts that keep growing from one backward call to
+the next are the signature of a leak.  Then :class:`GradientLeakWarning` says how
+many stale nodes were walked, how the count grew, where the oldest one was made
+and how to fix it; ``set_leak_mode("error")`` raises :class:`GradientLeakError`.
+
+>>> minigrad.autograd.set_leak_mode("error")    # strict: raise instead of warn
+"""
+import collections
+import warnings
+
+from minigrad.autograd._user import user_stacklevel
+
+MODES = ("warn", "error", "off")
+#: backward calls in a row whose stale counts must grow before we call it a leak
+GROWING_CALLS = 4
+
+_mode = "warn"
+_calls = 0                  # numbers the backward calls (0 means "leak check off")
+_depth = 0                  # >0 inside a backward (reentrant backward, checkpointing)
+_history = collections.deque(maxlen=8)  # stale counts of recent top-level backwards
+_reported = False           # warned for the current growing streak already
+_observers = []             # minigrad.autograd.trace() blocks being told about backward calls
+
+
+class GradientLeakWarning(UserWarning):
+    """A backward walked nodes that earlier backward calls already consumed, more each time."""
+
+
+class GradientLeakError(RuntimeError):
+    """Raised instead of :class:`GradientLeakWarning` in strict mode (``set_leak_mode("error")``)."""
+
+
+def set_leak_mode(mode):
+    """``"warn"`` (default), ``"error"`` (raise GradientLeakError) or ``"off"``.
+
+    Usable as a function or as a context manager that restores the previous mode.
+    """
+    return _LeakMode(mode)
+
+
+def get_leak_mode():
+    return _mode
+
+
+class _LeakMode:
+    def __init__(self, mode):
+        global _mode
+        if mode not in MODES:
+            raise ValueError(f"leak mode must be one of {MODES}, got {mode!r}")
+        self._previous = _mode
+        _mode = mode
+        reset()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        global _mode
+        _mode = self._previous
+        return False
+
+
+def reset():
+    """Forget the stale counts seen so far (a new loop starts from a clean slate)."""
+    global _reported
+    _history.clear()
+    _reported = False
+
+
+def begin_backward():
+    """Called by the engine; returns the number nodes it consumes are marked with."""
+    global _calls, _depth
+    _depth += 1
+    if _observers:
+        for observer in _observers:
+            observer.backward_started(_calls + 1, _depth)
+    if _mode == "off":
+        return 0
+    _calls += 1
+    return _calls
+
+
+def end_backward(call):
+    global _depth
+    _depth -= 1
+    if _observers:
+        for observer in _observers:
+            observer.backward_finished(call, _depth)
+
+
+def check(call, stale):
+    """Called by the engine after a backward with the stale nodes it ran."""
+    global _reported
+    if not call or _depth:
+        return
+    _history.append(len(stale))
+    if not stale:
+        _reported = False
+        return
+    recent = list(_history)[-GROWING_CALLS:]
+    growing = len(recent) == GROWING_CALLS and recent[0] > 0 and all(
+        a < b for a, b in zip(recent, recent[1:]))
+    if not growing or _reported:
+        return
+    _reported = True
+    message = _message(call, stale)
+    if _mode == "error":
+        raise GradientLeakError(message)
+    warnings.warn(message, GradientLeakWarning, stacklevel=user_stacklevel())
+
+
+def _message(call, stale):
+    oldest = min(stale, key=lambda n: n._sequence_nr)
+    newest = max(stale, key=lambda n: n._sequence_nr)
+    kinds = collections.Counter(n.name() for n in stale)
+    kinds_text = ", ".join(f"{count} x {name}" for name, count in kinds.most_common(3))
+    history = ", ".join(str(c) for c in _history)
+    age = call - oldest._consumed
+    lines = [
+        f"gradient leak: this backward walked {len(stale)} nodes ({kinds_text}) that earlier "
+        f"backward calls had already consumed; over the last {len(_history)} backward calls the "
+        f"count went {history}.",
+        "Some state carried from one iteration to the next still holds the graph of every "
+        "earlier iteration, so each backward reaches further into the past (time and memory "
+        "grow with every step: the loop is accidentally quadratic).",
+        f"The carried value is the output of {newest.name()} from an earlier iteration; the "
+        f"oldest stale node, {oldest.name()}, was first consumed {age} backward calls ago.",
+    ]
+    trace = forward_traceback(newest) or forward_traceback(oldest)
+    if trace:
+        lines.append("Forward traceback of the carried value (anomaly mode):\n" + trace.rstrip())
+    else:
+        lines.append("Turn on anomaly mode (minigrad.autograd.set_detect_anomaly(True)) to see "
+                     "the line that created it.")
+    lines.append(
+        "Fix: detach the carried state where it is updated, e.g. "
+        "`state = state.detach() + step` (or detach it once per truncation window); "
+        "minigrad.autograd.graph.stats(loss) counts the stale nodes.")
+    return "\n".join(lines)
+
+
+def forward_traceback(node):
+    """The forward traceback anomaly mode recorded for ``node``, as text, or None."""
+    extras = getattr(node, "_extras", None) or {}
+    for key in ("traceback", "forward_traceback", "stack", "traceback_"):
+        trace = extras.get(key)
+        if trace:
+            return trace if isinstance(trace, str) else "".join(
+                trace.format() if hasattr(trace, "format") else map(str, trace))
+    metadata = getattr(node, "metadata", None)
+    if isinstance(metadata, dict) and metadata.get("traceback_"):
+        trace = metadata["traceback_"]
+        return trace if isinstance(trace, str) else "".join(map(str, trace))
+    return None
