@@ -11,8 +11,8 @@ def _inside(filename):
 
 def user_stacklevel():
     """The ``stacklevel`` that makes ``warnings.warn`` (called by our caller) name the user's line."""
-    frame = sys._getframe(2)  # the function that will call warnings.warn
-    level = 1
+    frame = sys._getframe(2)  # the caller of the function that calls warnings.warn
+    level = 2
     while frame is not None and _inside(frame.f_code.co_filename):
         frame = frame.f_back
         level += 1

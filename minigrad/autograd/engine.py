@@ -51,7 +51,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 if consumed:
                     stale.append(node)
                 _run_node(node, grads, buffers, retain_graph, create_graph)
-                if not (retain_graph or consumed):
+                if not (create_graph or consumed):
                     node._consumed = call
             for next_node, _ in node.next_functions:
                 if next_node is not None:
@@ -59,6 +59,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     dependencies[next_node] = left
                     if left == 0:
                         heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
+    except RuntimeError as error:
+        leaks.explain_freed(error, stale)
+        raise
     finally:
         grad_mode.enabled = previous_mode
         leaks.end_backward(call)

@@ -5,8 +5,9 @@ it, so every iteration's graph hangs off the previous one and each backward walk
 further into the past: the loop is accidentally quadratic.  PyTorch lets it run,
 because the nodes on that path (additions) save nothing that backward frees.
 
-The engine marks every node a non-retaining backward runs with that backward's
-number (``node._consumed``: one store per node).  A later backward that runs a
+The engine marks every node a backward runs (unless it records a second-order
+graph, ``create_graph=True``) with that backward's number (``node._consumed``: one
+store per node, and only the first time).  A later backward that runs a
 marked node walks a *stale* node.  One stale walk can be legitimate (two losses
 sharing an addition); stale counts that keep growing from one backward call to
 the next are the signature of a leak.  Then :class:`GradientLeakWarning` says how
@@ -117,6 +118,19 @@ def check(call, stale):
     if _mode == "error":
         raise GradientLeakError(message)
     warnings.warn(message, GradientLeakWarning, stacklevel=user_stacklevel())
+
+
+def explain_freed(error, stale):
+    """A backward failed on a freed node an earlier backward consumed: hint at the leak."""
+    if not stale or not error.args or "backward through the graph a second time" not in str(error.args[0]):
+        return
+    node = stale[-1]
+    error.args = (error.args[0] + (
+        f" Note: {node.name()} was consumed by a backward {_calls - node._consumed} call(s) ago. "
+        "If this happens in a loop, some state carried from one iteration to the next (a "
+        "hidden state, a running position or total) still holds the old graph: detach it "
+        "where it is carried over (`state = state.detach()`). retain_graph=True would silence "
+        "this error but leak: every backward would walk the whole history."),) + error.args[1:]
 
 
 def _message(call, stale):

@@ -40,7 +40,7 @@ class trace:
         self.file = file
 
     def __enter__(self):
-        self._names = weakref.WeakKeyDictionary()   # Tensor -> display name
+        self._names = {}                            # id(Tensor) -> (weakref, display name)
         self._nodes = weakref.WeakKeyDictionary()   # Node -> (output name, {formula name: name})
         self._counter = 0
         self._depth = 0
@@ -70,10 +70,10 @@ class trace:
         from minigrad.tensor import Tensor
         if not isinstance(value, Tensor):
             return repr(value)
-        name = self._names.get(value)
-        if name is None:
+        ref, name = self._names.get(id(value), (None, None))
+        if ref is None or ref() is not value:
             name = _user_name(value) or self._fresh()
-            self._names[value] = name
+            self._names[id(value)] = (weakref.ref(value), name)
         return name
 
     # ------------------------------------------------------------- forward
@@ -122,13 +122,15 @@ class trace:
             bound = signature.bind(*args, **kwargs)
         except TypeError:
             return
+        shown = dict(bound.arguments)
+        bound.apply_defaults()
         inputs = {k: self._name(v) if isinstance(v, Tensor) else repr(v)
                   for k, v in bound.arguments.items()}
         out_names = [self._fresh() for _ in outs]
         for o, n in zip(outs, out_names):
             if isinstance(o, Tensor):
-                self._names[o] = n
-        self._print(f"{', '.join(out_names)} = {_call_text(name, bound.arguments, inputs)}")
+                self._names[id(o)] = (weakref.ref(o), n)
+        self._print(f"{', '.join(out_names)} = {_call_text(name, shown, inputs)}")
         node = outs[0].grad_fn
         if node is not None and node not in self._nodes:
             self._nodes[node] = (out_names, inputs)
@@ -222,8 +224,11 @@ class _Rename(ast.NodeTransformer):
         fn = node.func.id if isinstance(node.func, ast.Name) else None
         if fn == "sum_to" and node.args:
             return node.args[0]
+        if fn == "unreduce" and len(node.args) >= 2:
+            node.func.id, node.args = "expand", node.args[:2]
+            return node
         if fn == "maybe_multiply" and len(node.args) == 2:
-            if isinstance(node.args[1], ast.Name) and node.args[1].id == "1":
+            if isinstance(node.args[1], ast.Name) and node.args[1].id in ("1", "1.0"):
                 return node.args[0]
             return ast.BinOp(node.args[0], ast.Mult(), node.args[1])
         return node
