@@ -17,3 +17,4 @@ from minigrad.creation import (  # noqa: F401
     int64, linspace, manual_seed, ones, ones_like, rand, randint, randn, tensor, zeros, zeros_like)
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
 from minigrad import linalg, nn, special  # noqa: F401,E402
+from minigrad import viz  # noqa: F401,E402

@@ -35,6 +35,14 @@ NONDIFFERENTIABLE_UFUNCS = {
     "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift",
     "floor_divide", "gcd", "lcm",
 }
+# ufuncs whose derivative is zero wherever it exists: without a minigrad op, the data will do
+ZERO_GRAD_UFUNCS = {"floor", "ceil", "trunc", "rint", "sign"}
+# ufuncs minigrad can build from other ops when it has no op of that name
+UFUNC_COMPOSITES = {
+    "square": lambda mg: (lambda x: mg.pow(x, 2)),
+    "reciprocal": lambda mg: (lambda x: mg.div(1.0, x)),
+    "positive": lambda mg: (lambda x: x),
+}
 # ufunc.reduce / ufunc.accumulate -> minigrad reduction
 UFUNC_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "amax", "minimum": "amin",
                 "logaddexp": "logsumexp"}
@@ -78,7 +86,8 @@ NONDIFFERENTIABLE_FUNCTIONS = {
 def array_ufunc(ufunc, method, inputs, kwargs):
     """``Tensor.__array_ufunc__``: run the minigrad op for ``ufunc``."""
     name = ufunc.__name__
-    if name in NONDIFFERENTIABLE_UFUNCS or not _needs_grad(inputs):
+    if (name in NONDIFFERENTIABLE_UFUNCS or not _needs_grad(inputs) or
+            (name in ZERO_GRAD_UFUNCS and _ufunc_op(ufunc, method) is None)):
         op = _ufunc_op(ufunc, method)
         if op is not None and not kwargs.get("out") and _plain_kwargs(kwargs, method):
             return _call_ufunc_op(op, method, inputs, kwargs)
@@ -101,7 +110,10 @@ def _ufunc_op(ufunc, method):
     import minigrad
     name = ufunc.__name__
     if method == "__call__":
-        return getattr(minigrad, UFUNC_NAMES.get(name, name), None)
+        op = getattr(minigrad, UFUNC_NAMES.get(name, name), None)
+        if op is None and name in UFUNC_COMPOSITES:
+            op = UFUNC_COMPOSITES[name](minigrad)
+        return op
     if method == "reduce" and name in UFUNC_REDUCE:
         return getattr(minigrad, UFUNC_REDUCE[name], None)
     if method == "accumulate" and name in UFUNC_ACCUMULATE:
