@@ -51,8 +51,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 if consumed:
                     stale.append(node)
                 _run_node(node, grads, buffers, retain_graph, create_graph)
-                if not (create_graph or consumed):
-                    node._consumed = call
+                if not create_graph and (not consumed or consumed < 0 and not retain_graph):
+                    node._consumed = -call if retain_graph else call
             for next_node, _ in node.next_functions:
                 if next_node is not None:
                     left = dependencies[next_node] - 1

@@ -5,12 +5,17 @@ it, so every iteration's graph hangs off the previous one and each backward walk
 further into the past: the loop is accidentally quadratic.  PyTorch lets it run,
 because the nodes on that path (additions) save nothing that backward frees.
 
-The engine marks every node a backward runs (unless it records a second-order
-graph, ``create_graph=True``) with that backward's number (``node._consumed``: one
-store per node, and only the first time).  A later backward that runs a
-marked node walks a *stale* node.  One stale walk can be legitimate (two losses
-sharing an addition); stale counts that keep growing from one backward call to
-the next are the signature of a leak.  Then :class:`GradientLeakWarning` says how
+The engine marks every node a backward runs with that backward's number
+(``node._consumed``: one store per node): positive for a plain backward, negative
+for one with ``retain_graph=True``; a backward that records a second-order graph
+(``create_graph=True``, e.g. MAML's unrolled steps) marks nothing.  A later
+backward that runs a marked node walks a *stale* node.  One stale walk can be
+legitimate (two losses sharing an addition); stale counts that keep growing from
+one backward call to the next are the signature of a leak: over
+``GROWING_CALLS`` calls for nodes a plain backward consumed, over the much longer
+``GROWING_CALLS_RETAINED`` for nodes only retain_graph backwards walked (the user
+asked to walk those again; a recurrent state carried forever under retain_graph=True
+still shows up, a truncated-BPTT window does not).  Then :class:`GradientLeakWarning` says how
 many stale nodes were walked, how the count grew, where the oldest one was made
 and how to fix it; ``set_leak_mode("error")`` raises :class:`GradientLeakError`.
 
@@ -24,11 +29,13 @@ from minigrad.autograd._user import user_stacklevel
 MODES = ("warn", "error", "off")
 #: backward calls in a row whose stale counts must grow before we call it a leak
 GROWING_CALLS = 4
+#: the same, when the re-walked nodes were only walked by retain_graph=True backwards
+GROWING_CALLS_RETAINED = 40
 
 _mode = "warn"
 _calls = 0                  # numbers the backward calls (0 means "leak check off")
 _depth = 0                  # >0 inside a backward (reentrant backward, checkpointing)
-_history = collections.deque(maxlen=8)  # stale counts of recent top-level backwards
+_history = collections.deque(maxlen=GROWING_CALLS_RETAINED)  # recent (consumed, all) stale counts
 _reported = False           # warned for the current growing streak already
 _observers = []             # minigrad.autograd.trace() blocks being told about backward calls
 
@@ -104,17 +111,18 @@ def check(call, stale):
     global _reported
     if not call or _depth:
         return
-    _history.append(len(stale))
+    consumed = sum(1 for n in stale if 0 < n._consumed < call)
+    _history.append((consumed, len(stale)))
     if not stale:
         _reported = False
         return
-    recent = list(_history)[-GROWING_CALLS:]
-    growing = len(recent) == GROWING_CALLS and recent[0] > 0 and all(
-        a < b for a, b in zip(recent, recent[1:]))
-    if not growing or _reported:
+    retained = not _growing([c for c, _ in _history], GROWING_CALLS)
+    if retained and not _growing([a for _, a in _history], GROWING_CALLS_RETAINED):
+        return
+    if _reported:
         return
     _reported = True
-    message = _message(call, stale)
+    message = _message(call, stale, retained)
     if _mode == "error":
         raise GradientLeakError(message)
     warnings.warn(message, GradientLeakWarning, stacklevel=user_stacklevel())
@@ -126,29 +134,35 @@ def explain_freed(error, stale):
         return
     node = stale[-1]
     error.args = (error.args[0] + (
-        f" Note: {node.name()} was consumed by a backward {_calls - node._consumed} call(s) ago. "
+        f" Note: {node.name()} was consumed by a backward {_calls - abs(node._consumed)} call(s) ago. "
         "If this happens in a loop, some state carried from one iteration to the next (a "
         "hidden state, a running position or total) still holds the old graph: detach it "
         "where it is carried over (`state = state.detach()`). retain_graph=True would silence "
         "this error but leak: every backward would walk the whole history."),) + error.args[1:]
 
 
-def _message(call, stale):
+def _growing(counts, calls):
+    recent = counts[-calls:]
+    return len(recent) == calls and recent[0] > 0 and all(a < b for a, b in zip(recent, recent[1:]))
+
+
+def _message(call, stale, retained=False):
     oldest = min(stale, key=lambda n: n._sequence_nr)
     newest = max(stale, key=lambda n: n._sequence_nr)
     kinds = collections.Counter(n.name() for n in stale)
     kinds_text = ", ".join(f"{count} x {name}" for name, count in kinds.most_common(3))
-    history = ", ".join(str(c) for c in _history)
-    age = call - oldest._consumed
+    counts = [a for _, a in _history][-8:]
+    history = ", ".join(str(c) for c in counts)
+    age = call - abs(oldest._consumed)
     lines = [
         f"gradient leak: this backward walked {len(stale)} nodes ({kinds_text}) that earlier "
-        f"backward calls had already consumed; over the last {len(_history)} backward calls the "
-        f"count went {history}.",
+        f"backward calls had already {'walked' if retained else 'consumed'}; over the last "
+        f"{len(counts)} backward calls the count went {history}.",
         "Some state carried from one iteration to the next still holds the graph of every "
         "earlier iteration, so each backward reaches further into the past (time and memory "
         "grow with every step: the loop is accidentally quadratic).",
         f"The carried value is the output of {newest.name()} from an earlier iteration; the "
-        f"oldest stale node, {oldest.name()}, was first consumed {age} backward calls ago.",
+        f"oldest stale node, {oldest.name()}, was first walked {age} backward calls ago.",
     ]
     trace = forward_traceback(newest) or forward_traceback(oldest)
     if trace:
@@ -156,6 +170,10 @@ def _message(call, stale):
     else:
         lines.append("Turn on anomaly mode (minigrad.autograd.set_detect_anomaly(True)) to see "
                      "the line that created it.")
+    if retained:
+        lines.append("Those backward calls used retain_graph=True, which keeps the old graph "
+                     "alive on purpose; it is usually added to silence \"Trying to backward "
+                     "through the graph a second time\", and that hides this leak.")
     lines.append(
         "Fix: detach the carried state where it is updated, e.g. "
         "`state = state.detach() + step` (or detach it once per truncation window); "
