@@ -222,6 +222,10 @@ class Tensor:
     def __abs__(self): return _F.abs(self)
     def __getitem__(self, index): return _F.getitem(self, index)
 
+    def __setitem__(self, index, value):
+        from minigrad.autograd.views import setitem
+        setitem(self, index, value)
+
     # Comparisons give boolean tensors, which never require grad.
     def __eq__(self, other): return _compare(np.equal, self, other)
     def __ne__(self, other): return _compare(np.not_equal, self, other)
@@ -239,10 +243,7 @@ class Tensor:
     def __imul__(self, other): return self.mul_(other)
     def __itruediv__(self, other): return self.div_(other)
 
-    def add_(self, other, *, alpha=1): return apply_inplace(self, _F.add, other, alpha=alpha)
-    def sub_(self, other, *, alpha=1): return apply_inplace(self, _F.sub, other, alpha=alpha)
-    def mul_(self, other): return apply_inplace(self, _F.mul, other)
-    def div_(self, other): return apply_inplace(self, _F.div, other)
+    # add_, exp_, clamp_ ...: generated for every elementwise-shaped op (methods.py).
 
     def zero_(self):
         return self.fill_(0)
@@ -301,6 +302,7 @@ def apply_inplace(self, op, *args, **kwargs):
     The derivative is the out-of-place op's, declared once in derivatives.yaml; the
     tensor's ``grad_fn`` becomes that op's node.  Views of ``self`` see the new data
     and the shared version counter moves, so saved copies know they are stale.
+    An in-place op on a view also rewrites its base's history (autograd/views.py).
     """
     recording = grad_mode.enabled and (self._requires_grad or _any_requires_grad(args))
     if recording and self.grad_fn is None and self._requires_grad:
@@ -313,6 +315,15 @@ def apply_inplace(self, op, *args, **kwargs):
             out = op(self, *args, **kwargs)
         _write(self, out.data)
         return self
+    _rebase(self, op, args, kwargs)
+    if self._extras is not None and self._extras.get("views"):
+        from minigrad.autograd.views import refresh_views
+        refresh_views(self)
+    return self
+
+
+def _rebase(self, op, args, kwargs):
+    """Record ``op(self, ...)``, write its value into ``self``, make its node ``self``'s grad_fn."""
     # The op saves its inputs by reference; give it a snapshot of ``self`` that
     # keeps the old value and the old history, since ``self`` is about to change.
     snapshot = _wrap(self.data.copy(), self.grad_fn, self._output_nr)
@@ -322,7 +333,7 @@ def apply_inplace(self, op, *args, **kwargs):
     self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
     self._requires_grad = out._requires_grad
     out.grad_fn.rebind_output(out._output_nr, self)
-    return self
+    return out.grad_fn
 
 
 def _write(self, values):
