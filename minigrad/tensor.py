@@ -124,6 +124,30 @@ class Tensor:
         self._requires_grad = False
         return self
 
+    # ------------------------------------------------------------ hooks
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a
+        replacement.  Returns a handle with ``.remove()``.
+
+        >>> h = x.register_hook(lambda g: g * 2)
+        """
+        from minigrad.autograd.hooks import register_tensor_hook
+        return register_tensor_hook(self, hook)
+
+    def retain_grad(self):
+        """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
+        from minigrad.autograd.hooks import retain_grad
+        retain_grad(self)
+
+    @property
+    def retains_grad(self):
+        return self.grad_fn is not None and bool((self._extras or {}).get("retains_grad"))
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a leaf's ``.grad`` was updated (optimizer-in-backward)."""
+        from minigrad.autograd.hooks import register_post_accumulate_grad_hook
+        return register_post_accumulate_grad_hook(self, hook)
+
     def numpy(self):
         if self._requires_grad:
             raise RuntimeError(

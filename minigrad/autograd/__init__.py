@@ -4,3 +4,4 @@ from minigrad.autograd.functional import backward, grad  # noqa: F401
 from minigrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from minigrad.autograd.node import AccumulateGrad, Node  # noqa: F401
+from minigrad.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: F401

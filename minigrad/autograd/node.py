@@ -132,6 +132,9 @@ class AccumulateGrad(Node):
                 leaf.grad._version_counter[0] += 1
             else:
                 leaf.grad = _wrap(leaf.grad.data + array)
+        if leaf._extras is not None and leaf._extras.get("post_accumulate"):
+            from minigrad.autograd.hooks import run_post_accumulate_hooks
+            run_post_accumulate_hooks(leaf)
         return ()
 
 
