@@ -5,3 +5,5 @@ from minigrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from minigrad.autograd.node import AccumulateGrad, Node  # noqa: F401
 from minigrad.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from minigrad.autograd.anomaly import (  # noqa: F401
+    detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly)

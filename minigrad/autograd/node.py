@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 
+from minigrad.autograd import anomaly as _anomaly
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
 
 _sequence = itertools.count()
@@ -40,6 +41,8 @@ class Node:
         self._sequence_nr = next(_sequence)
         self._released = False
         self._extras = None
+        if _anomaly.enabled:
+            _anomaly.record(self)  # the forward stack, for errors in this node's backward
 
     def name(self):
         return type(self).__name__
