@@ -95,6 +95,10 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to "
                 "use a computed variable in a subgraph that doesn't require differentiation "
                 "use var_no_grad = var.detach().")
+        if flag and self._extras is not None and self._extras.get("inference") \
+                and not grad_mode.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         if flag and self.data.dtype.kind != "f":
             raise RuntimeError(
                 f"Only Tensors of floating point dtype can require gradients (got {self.data.dtype}); "
@@ -108,6 +112,10 @@ class Tensor:
     @property
     def is_leaf(self):
         return self.grad_fn is None
+
+    def is_inference(self):
+        """True for tensors made under ``inference_mode`` (they cannot join a graph later)."""
+        return self._extras is not None and bool(self._extras.get("inference"))
 
     @property
     def _version(self):
@@ -293,7 +301,7 @@ def _init(t, array, grad_fn, output_nr, version_counter, base):
     t._output_nr = output_nr
     t._version_counter = version_counter
     t._base = base
-    t._extras = None
+    t._extras = {"inference": True} if grad_mode.inference else None
 
 
 def _wrap(array, grad_fn=None, output_nr=0):
@@ -328,7 +336,8 @@ def apply_inplace(self, op, *args, **kwargs):
     and the shared version counter moves, so saved copies know they are stale.
     An in-place op on a view also rewrites its base's history (autograd/views.py).
     """
-    recording = grad_mode.enabled and (self._requires_grad or _any_requires_grad(args))
+    recording = grad_mode.enabled and (self._requires_grad or _any_requires_grad(args) or (
+        self._base is not None and self._base._requires_grad))
     if recording and self.grad_fn is None and self._requires_grad:
         raise RuntimeError(LEAF_INPLACE_ERROR)
     if recording and self._base is not None:

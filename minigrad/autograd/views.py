@@ -196,16 +196,20 @@ class CopySlices(Node):
 # --------------------------------------------------------------- the operations
 def inplace_on_view(view, op, args, kwargs):
     """``op`` in place on ``view`` while recording: rebase the view's base onto CopySlices."""
-    from minigrad.tensor import _rebase, _write, _wrap
+    from minigrad.tensor import _any_requires_grad, _rebase, _write, _wrap, apply_inplace
     base = view._base
     entry = _registration(view)
-    if entry is None:
+    if entry is not None and not entry[1] and base._requires_grad:
+        raise RuntimeError(NO_GRAD_VIEW_ERROR)
+    if entry is None or not (view._requires_grad or _any_requires_grad(args)):
         # detach() and other views with no autograd link to their base: the base's
         # history does not change, as in PyTorch.
-        _rebase(view, op, args, kwargs)
+        if view._requires_grad or _any_requires_grad(args):
+            _rebase(view, op, args, kwargs)
+        else:
+            with grad_mode.no_grad():
+                apply_inplace(view, op, *args, **kwargs)
         return view
-    if not entry[1] and base._requires_grad:
-        raise RuntimeError(NO_GRAD_VIEW_ERROR)
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
     where = _IndexMap(view.data, base.data)
