@@ -12,7 +12,7 @@ fine.  In a plain backward the gradients are numpy arrays; under
 """
 import heapq
 
-from minigrad.autograd import grad_mode, leaks
+from minigrad.autograd import anomaly, grad_mode, leaks
 from minigrad.autograd.hooks import has_hooks, run_post_hooks, run_pre_hooks
 
 
@@ -82,6 +82,8 @@ def _run_node(node, grads, buffers, retain_graph, create_graph):
 
 def call_node(node, grads, create_graph):
     """Run one node's backward (anomaly mode wraps this to report the failing node)."""
+    if anomaly.enabled:
+        return anomaly.call_node(node, grads, create_graph)
     return node.apply(grads, create_graph)
 
 

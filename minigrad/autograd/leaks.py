@@ -182,15 +182,6 @@ def _message(call, stale, retained=False):
 
 
 def forward_traceback(node):
-    """The forward traceback anomaly mode recorded for ``node``, as text, or None."""
-    extras = getattr(node, "_extras", None) or {}
-    for key in ("traceback", "forward_traceback", "stack", "traceback_"):
-        trace = extras.get(key)
-        if trace:
-            return trace if isinstance(trace, str) else "".join(
-                trace.format() if hasattr(trace, "format") else map(str, trace))
-    metadata = getattr(node, "metadata", None)
-    if isinstance(metadata, dict) and metadata.get("traceback_"):
-        trace = metadata["traceback_"]
-        return trace if isinstance(trace, str) else "".join(map(str, trace))
-    return None
+    """The forward stack anomaly mode recorded for ``node``, as text, or None."""
+    from minigrad.autograd import anomaly
+    return anomaly.forward_stack(node)

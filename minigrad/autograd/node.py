@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 
+from minigrad.autograd import anomaly as _anomaly
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
 
 _sequence = itertools.count()
@@ -42,6 +43,8 @@ class Node:
         self._released = False
         self._consumed = 0  # number of the non-retaining backward that ran it (leak check)
         self._extras = None
+        if _anomaly.enabled:
+            _anomaly.record(self)  # the forward stack, for errors in this node's backward
 
     def name(self):
         return type(self).__name__
@@ -137,6 +140,9 @@ class AccumulateGrad(Node):
                 leaf.grad._version_counter[0] += 1
             else:
                 leaf.grad = _wrap(leaf.grad.data + array)
+        if leaf._extras is not None and leaf._extras.get("post_accumulate"):
+            from minigrad.autograd.hooks import run_post_accumulate_hooks
+            run_post_accumulate_hooks(leaf)
         return ()
 
 

@@ -10,8 +10,12 @@ output is rebuilt as a Tensor whose ``grad_fn`` is the unpacking node.
 from minigrad.autograd.errors import FREED_GRAPH_ERROR, VERSION_ERROR
 
 
+# (pack, unpack) pairs from minigrad.autograd.graph.saved_tensors_hooks; the last one wins.
+hooks_stack = []
+
+
 class SavedTensor:
-    __slots__ = ("tensor", "data", "version", "counter", "output_nr")
+    __slots__ = ("tensor", "data", "version", "counter", "output_nr", "packed", "unpack_hook")
 
     def __init__(self, tensor, is_output=False):
         if tensor._extras is not None and tensor._extras.get("inference"):
@@ -20,7 +24,13 @@ class SavedTensor:
                 "make a clone to get a normal tensor and use it in autograd.")
         self.counter = tensor._version_counter
         self.version = tensor._version_counter[0]
-        if is_output:
+        self.unpack_hook = None
+        if hooks_stack:
+            pack, self.unpack_hook = hooks_stack[-1]
+            self.tensor, self.data = None, None
+            self.output_nr = tensor._output_nr if is_output else -1
+            self.packed = pack(tensor)
+        elif is_output:
             self.tensor, self.data, self.output_nr = None, tensor.data, tensor._output_nr
         else:
             self.tensor, self.data, self.output_nr = tensor, None, -1
@@ -28,6 +38,9 @@ class SavedTensor:
     def unpack(self, node, as_tensor):
         if self.counter[0] != self.version:
             self._raise_version_error(node)
+        if self.unpack_hook is not None:
+            value = self.unpack_hook(self.packed)
+            return value if as_tensor else value.data
         if self.tensor is not None:
             return self.tensor if as_tensor else self.tensor.data
         if not as_tensor:
@@ -39,11 +52,13 @@ class SavedTensor:
 
     def rebind(self, tensor):
         """After an in-place op, the saved output is the mutated tensor's storage."""
-        self.data, self.counter = tensor.data, tensor._version_counter
+        self.data, self.counter, self.unpack_hook = tensor.data, tensor._version_counter, None
         self.version = tensor._version_counter[0]
 
     def _raise_version_error(self, node):
         data = self.tensor.data if self.tensor is not None else self.data
+        if data is None:  # packed by a saved_tensors_hooks pack hook
+            data = self.unpack_hook(self.packed).data
         if self.tensor is not None and self.tensor.grad_fn is not None:
             role = f"output {self.tensor._output_nr} of {self.tensor.grad_fn.name()}"
         elif self.tensor is not None:

@@ -256,3 +256,11 @@ def test_graph_stats_counts_the_truck_leak():
             loss.backward()
             my_velocity = my_velocity.detach() - my_velocity.grad * 0.01
     assert stale == [0, 1, 2, 3, 4]
+
+
+def test_anomaly_mode_shows_where_the_carried_state_was_made():
+    with mg.autograd.detect_anomaly(), pytest.warns(GradientLeakWarning) as record:
+        _truck(8)
+    message = str([w for w in record if w.category is GradientLeakWarning][0].message)
+    assert "Forward traceback" in message
+    assert "my_position = (my_position.detach() if fixed else my_position) + my_velocity" in message
