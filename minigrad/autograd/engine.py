@@ -34,8 +34,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     ready = [(-node._sequence_nr, id(node), node) for node in root_nodes if node not in dependencies]
     heapq.heapify(ready)
 
+    # Leak check: mark each node run with this backward's number (negative under
+    # retain_graph, 0 under create_graph); a node already marked is stale.
     call = leaks.begin_backward()
-    stale = []  # nodes an earlier non-retaining backward already ran: a leak's signature
+    mark = 0 if create_graph else -call if retain_graph else call
+    stale = []
     previous_mode = grad_mode.enabled
     grad_mode.enabled = create_graph
     try:
@@ -48,11 +51,13 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 _capture(node, grads, wanted, captured)
             if grads is not None and (wanted is None or node in wanted.runs):
                 consumed = node._consumed
-                if consumed:
+                if not consumed:
+                    node._consumed = mark
+                else:
                     stale.append(node)
+                    if consumed < 0 < mark:
+                        node._consumed = mark
                 _run_node(node, grads, buffers, retain_graph, create_graph)
-                if not create_graph and (not consumed or consumed < 0 and not retain_graph):
-                    node._consumed = -call if retain_graph else call
             for next_node, _ in node.next_functions:
                 if next_node is not None:
                     left = dependencies[next_node] - 1
@@ -65,7 +70,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     finally:
         grad_mode.enabled = previous_mode
         leaks.end_backward(call)
-    leaks.check(call, stale)
+    if stale or call:
+        leaks.check(call, stale)
     return captured
 
 

@@ -25,8 +25,10 @@ import collections
 import warnings
 
 from minigrad.autograd._user import user_stacklevel
+from minigrad.autograd.node import AccumulateGrad
 
 MODES = ("warn", "error", "off")
+_OFF = "off"
 #: backward calls in a row whose stale counts must grow before we call it a leak
 GROWING_CALLS = 4
 #: the same, when the re-walked nodes were only walked by retain_graph=True backwards
@@ -38,6 +40,9 @@ _depth = 0                  # >0 inside a backward (reentrant backward, checkpoi
 _history = collections.deque(maxlen=GROWING_CALLS_RETAINED)  # recent (consumed, all) stale counts
 _reported = False           # warned for the current growing streak already
 _observers = []             # minigrad.autograd.trace() blocks being told about backward calls
+
+
+_NONE = (0, 0)
 
 
 class GradientLeakWarning(UserWarning):
@@ -66,7 +71,7 @@ class _LeakMode:
         if mode not in MODES:
             raise ValueError(f"leak mode must be one of {MODES}, got {mode!r}")
         self._previous = _mode
-        _mode = mode
+        _mode = MODES[MODES.index(mode)]   # the interned constant: `is` tests on the hot path
         reset()
 
     def __enter__(self):
@@ -92,7 +97,7 @@ def begin_backward():
     if _observers:
         for observer in _observers:
             observer.backward_started(_calls + 1, _depth)
-    if _mode == "off":
+    if _mode is _OFF:
         return 0
     _calls += 1
     return _calls
@@ -111,11 +116,15 @@ def check(call, stale):
     global _reported
     if not call or _depth:
         return
-    consumed = sum(1 for n in stale if 0 < n._consumed < call)
-    _history.append((consumed, len(stale)))
+    if stale:
+        # a leaf's accumulator is walked by every backward of a training loop: never stale
+        stale = [n for n in stale if type(n) is not AccumulateGrad]
     if not stale:
+        _history.append(_NONE)
         _reported = False
         return
+    consumed = sum(1 for n in stale if 0 < n._consumed < call)
+    _history.append((consumed, len(stale)))
     retained = not _growing([c for c, _ in _history], GROWING_CALLS)
     if retained and not _growing([a for _, a in _history], GROWING_CALLS_RETAINED):
         return

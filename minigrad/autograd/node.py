@@ -41,7 +41,7 @@ class Node:
         self.next_functions = next_functions
         self._sequence_nr = next(_sequence)
         self._released = False
-        self._consumed = 0  # number of the non-retaining backward that ran it (leak check)
+        self._consumed = 0  # number of the backward that first ran it (leak check)
         self._extras = None
         if _anomaly.enabled:
             _anomaly.record(self)  # the forward stack, for errors in this node's backward
@@ -112,9 +112,6 @@ class AccumulateGrad(Node):
     """The node behind a leaf that requires grad: adds incoming gradients into ``.grad``."""
 
     __slots__ = ("variable",)
-
-    # A leaf's accumulator runs in every backward of a training loop: never stale.
-    _consumed = property(lambda self: 0, lambda self, value: None)
 
     def __init__(self, variable):
         super().__init__(())
