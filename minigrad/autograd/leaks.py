@@ -173,12 +173,12 @@ def _message(call, stale, retained=False):
         f"The carried value is the output of {newest.name()} from an earlier iteration; the "
         f"oldest stale node, {oldest.name()}, was first walked {age} backward calls ago.",
     ]
-    trace = forward_traceback(newest) or forward_traceback(oldest)
+    trace = forward_traceback(oldest)
     if trace:
-        lines.append("Forward traceback of the carried value (anomaly mode):\n" + trace.rstrip())
+        lines.append("Forward traceback of the oldest stale node (anomaly mode):\n" + trace.rstrip())
     else:
-        lines.append("Turn on anomaly mode (minigrad.autograd.set_detect_anomaly(True)) to see "
-                     "the line that created it.")
+        lines.append("Turn on anomaly mode (minigrad.autograd.detect_anomaly()) to see the "
+                     "forward traceback of the oldest stale node.")
     if retained:
         lines.append("Those backward calls used retain_graph=True, which keeps the old graph "
                      "alive on purpose; it is usually added to silence \"Trying to backward "

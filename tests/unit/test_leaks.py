@@ -262,5 +262,5 @@ def test_anomaly_mode_shows_where_the_carried_state_was_made():
     with mg.autograd.detect_anomaly(), pytest.warns(GradientLeakWarning) as record:
         _truck(8)
     message = str([w for w in record if w.category is GradientLeakWarning][0].message)
-    assert "Forward traceback" in message
+    assert "Forward traceback of the oldest stale node" in message
     assert "my_position = (my_position.detach() if fixed else my_position) + my_velocity" in message
