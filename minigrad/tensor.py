@@ -244,6 +244,12 @@ class Tensor:
         data = self.data if dtype is None else self.data.astype(dtype)
         return data.copy() if copy else data
 
+    def __format__(self, spec):
+        # f"{loss:.4f}" is display, not a computation: silent, as .item() is
+        if self.data.ndim == 0 and spec:
+            return self.data.item().__format__(spec)
+        return object.__format__(self, spec)
+
     # numpy functions and ufuncs on Tensors run minigrad's differentiable ops.
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         return _numpy_interop.array_ufunc(ufunc, method, inputs, kwargs)

@@ -154,3 +154,12 @@ def test_backward_of_a_result_cut_off_by_a_clog_says_where():
         y = mg.tensor(math.sqrt(x))
     with pytest.raises(RuntimeError, match="does not require grad.*x was converted"):
         y.backward()
+
+
+def test_formatting_a_loss_is_silent():
+    x = mg.tensor(2.0, requires_grad=True)
+    loss = x * x
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert f"{loss:.3f}" == "4.000"
+        assert f"{loss}" == repr(loss)
