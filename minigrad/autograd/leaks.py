@@ -173,6 +173,10 @@ def _message(call, stale, retained=False):
         f"The carried value is the output of {newest.name()} from an earlier iteration; the "
         f"oldest stale node, {oldest.name()}, was first walked {age} backward calls ago.",
     ]
+    carrier = _carrier_name(newest)
+    if carrier:
+        lines.append(f"'{carrier}' is built on that old value: detach it where it is carried "
+                     f"over, e.g. `{carrier} = {carrier}.detach() + ...`.")
     trace = forward_traceback(oldest)
     if trace:
         lines.append("Forward traceback of the oldest stale node (anomaly mode):\n" + trace.rstrip())
@@ -188,6 +192,25 @@ def _message(call, stale, retained=False):
         "`state = state.detach() + step` (or detach it once per truncation window); "
         "minigrad.autograd.graph.stats(loss) counts the stale nodes.")
     return "\n".join(lines)
+
+
+def _carrier_name(stale_node):
+    """The user's variable whose history enters the stale part of the graph, if any."""
+    import sys
+    from minigrad.autograd._user import _inside
+    from minigrad.tensor import Tensor
+    frame = sys._getframe(1)
+    while frame is not None and _inside(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    for scope in (frame.f_locals, frame.f_globals):
+        for name, value in list(scope.items()):
+            if isinstance(value, Tensor) and not name.startswith("_") and value.grad_fn is not None:
+                node = value.grad_fn
+                if node is stale_node or any(n is stale_node for n, _ in node.next_functions):
+                    return name
+    return None
 
 
 def forward_traceback(node):

@@ -47,6 +47,7 @@ def test_truck_loop_warns_once_with_a_useful_message():
     assert "walked 4 nodes" in message and "AddBackward0" in message
     assert "1, 2, 3, 4" in message          # how the count grew
     assert "detach" in message              # the fix
+    assert "`my_position = my_position.detach() + ...`" in message   # names the carried state
     assert "first walked 4 backward calls ago" in message
     assert os.path.basename(leaks[0].filename) == os.path.basename(__file__)
 
