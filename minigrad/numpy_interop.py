@@ -54,6 +54,7 @@ ARG_NAMES = {
     "axis": "dim", "keepdims": "keepdim", "axes": "dims", "a_min": "min", "a_max": "max",
     "ddof": "correction", "newshape": "shape", "k": "diagonal", "shift": "shifts",
     "axis1": "dim0", "axis2": "dim1", "source": "source", "destination": "destination",
+    "reps": "dims",
 }
 # numpy function name -> minigrad name ("linalg." prefix: minigrad.linalg), when they differ
 FUNCTION_NAMES = {
@@ -62,8 +63,16 @@ FUNCTION_NAMES = {
     "clip": "clamp", "swapaxes": "transpose", "moveaxis": "movedim", "broadcast_to": "expand",
     "absolute": "abs", "power": "pow", "multiply": "mul", "subtract": "sub", "divide": "div",
     "negative": "neg", "around": "round", "round_": "round", "ravel": "flatten",
-    "linalg.matrix_norm": "linalg.matrix_norm",
+    "split": "tensor_split", "array_split": "tensor_split", "take_along_axis": "take_along_dim",
 }
+# numpy functions whose minigrad (PyTorch) namesake means something else: never dispatched
+DIFFERENT_MEANING = {
+    "median": "numpy.median averages the two middle values, minigrad.median (like torch) "
+              "returns the lower one; use minigrad.quantile(x, 0.5) or minigrad ops",
+    "nanmedian": "numpy.nanmedian averages the two middle values, minigrad.nanmedian does not",
+}
+# post-processing where PyTorch returns more than numpy (values, indices)
+TAKE_VALUES = {"sort"}
 # non-default numpy arguments we forward with a fixed meaning
 DEFAULTS_OVERRIDE = {
     # numpy's var/std divide by N (ddof=0); PyTorch's default correction is 1
@@ -155,6 +164,11 @@ def array_function(func, types, args, kwargs):
         else module[len("numpy."):] + "." + name
     if qualified in NONDIFFERENTIABLE_FUNCTIONS and qualified not in _DIFFERENTIABLE_IF_FOUND:
         return _on_data(func, args, kwargs)
+    if qualified in DIFFERENT_MEANING:
+        if _needs_grad(args) or _needs_grad(kwargs.values()):
+            raise TypeError(f"numpy.{qualified} on a Tensor that requires grad: "
+                            f"{DIFFERENT_MEANING[qualified]}. Or .detach() the input first.")
+        return _on_data(func, args, kwargs)
     op = _lookup(FUNCTION_NAMES.get(qualified, qualified))
     needs_grad = _needs_grad(args) or _needs_grad(kwargs.values())
     if op is None:
@@ -173,7 +187,10 @@ def array_function(func, types, args, kwargs):
                 f"differentiable version does not support it. Use minigrad ops directly, or "
                 f".detach() the input to cut the graph on purpose.") from None
         return _on_data(func, args, kwargs)
-    return op(*call_args, **call_kwargs)
+    result = op(*call_args, **call_kwargs)
+    if qualified in TAKE_VALUES and isinstance(result, tuple):
+        result = result[0]
+    return result
 
 
 # found in both lists: use the op when minigrad has one (e.g. round), else the data
@@ -235,7 +252,8 @@ def _map_arguments(func, qualified, args, kwargs):
 _POSITIONAL = {"where": 3, "matmul": 2, "dot": 2, "outer": 2, "inner": 2, "einsum": 1,
                "tensordot": 2, "maximum": 2, "minimum": 2, "add": 2, "subtract": 2,
                "multiply": 2, "divide": 2, "power": 2, "cross": 2, "linalg.solve": 2,
-               "kron": 2, "atan2": 2, "arctan2": 2, "hypot": 2}
+               "kron": 2, "atan2": 2, "arctan2": 2, "hypot": 2, "take_along_axis": 2,
+               "split": 2, "array_split": 2}
 
 
 def _fix_up(qualified, args, kwargs):
