@@ -98,7 +98,11 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if (name in NONDIFFERENTIABLE_UFUNCS or not _needs_grad(inputs) or
             (name in ZERO_GRAD_UFUNCS and _ufunc_op(ufunc, method) is None)):
         op = _ufunc_op(ufunc, method)
-        if op is not None and not kwargs.get("out") and _plain_kwargs(kwargs, method):
+        out = kwargs.get("out")
+        if out is not None:   # `array += tensor`: numpy writes into `out` and expects it back
+            getattr(ufunc, method)(*_strip(inputs), **{k: _strip(v) for k, v in kwargs.items()})
+            return out[0] if isinstance(out, tuple) and len(out) == 1 else out
+        if op is not None and _plain_kwargs(kwargs, method):
             return _call_ufunc_op(op, method, inputs, kwargs)
         return _on_data(getattr(ufunc, method), inputs, kwargs)
     if kwargs.get("out") is not None:
@@ -158,10 +162,9 @@ def _prod_dims(op, x, axes, keepdim):
 def array_function(func, types, args, kwargs):
     """``Tensor.__array_function__``: run the minigrad op for the numpy function ``func``."""
     name = func.__name__
-    module = func.__module__ or "numpy"
-    qualified = name if module in ("numpy", "numpy.core.fromnumeric") or not module.startswith(
-        "numpy.") or module.startswith("numpy._core") or module.startswith("numpy.core") \
-        else module[len("numpy."):] + "." + name
+    module = (func.__module__ or "numpy").split(".")
+    # np.linalg.norm -> "linalg.norm" (minigrad.linalg.norm); np.sum -> "sum"
+    qualified = f"{module[1]}.{name}" if len(module) > 1 and module[1] in ("linalg", "fft") else name
     if qualified in NONDIFFERENTIABLE_FUNCTIONS and qualified not in _DIFFERENTIABLE_IF_FOUND:
         return _on_data(func, args, kwargs)
     if qualified in DIFFERENT_MEANING:

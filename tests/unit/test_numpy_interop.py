@@ -208,3 +208,13 @@ def test_numpy_median_is_not_confused_with_minigrad_median():
     with pytest.raises(TypeError, match="numpy.median averages"):
         np.median(x)
     assert np.median(x.detach()).item() == 2.5
+
+
+def test_inplace_numpy_update_with_a_constant_tensor_keeps_the_array():
+    a = np.zeros(3)
+    a += mg.tensor([1.0, 2.0, 3.0])
+    assert type(a) is np.ndarray
+    np.testing.assert_allclose(a, [1.0, 2.0, 3.0])
+    b = np.zeros(3)
+    with pytest.raises(TypeError, match="out="):
+        b += mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
