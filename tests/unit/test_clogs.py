@@ -17,13 +17,6 @@ def _default_mode():
         yield
 
 
-def _silent():
-    ctx = warnings.catch_warnings()
-    ctx.__enter__()
-    warnings.simplefilter("error")
-    return ctx
-
-
 @pytest.mark.parametrize("convert", [float, int, complex, np.asarray, np.array,
                                      lambda t: math.sqrt(t), lambda t: math.exp(t)],
                          ids=["float", "int", "complex", "asarray", "array", "math.sqrt", "math.exp"])
