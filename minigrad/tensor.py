@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.autograd import clogs as _clogs
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import LEAF_INPLACE_ERROR
 
@@ -103,6 +104,10 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to "
                 "use a computed variable in a subgraph that doesn't require differentiation "
                 "use var_no_grad = var.detach().")
+        if flag and self._extras is not None and self._extras.get("inference") \
+                and not grad_mode.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         if flag and self.data.dtype.kind != "f":
             raise RuntimeError(
                 f"Only Tensors of floating point dtype can require gradients (got {self.data.dtype}); "
@@ -116,6 +121,10 @@ class Tensor:
     @property
     def is_leaf(self):
         return self.grad_fn is None
+
+    def is_inference(self):
+        """True for tensors made under ``inference_mode`` (they cannot join a graph later)."""
+        return self._extras is not None and bool(self._extras.get("inference"))
 
     @property
     def _version(self):
@@ -131,6 +140,30 @@ class Tensor:
         self.grad_fn = None
         self._requires_grad = False
         return self
+
+    # ------------------------------------------------------------ hooks
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a
+        replacement.  Returns a handle with ``.remove()``.
+
+        >>> h = x.register_hook(lambda g: g * 2)
+        """
+        from minigrad.autograd.hooks import register_tensor_hook
+        return register_tensor_hook(self, hook)
+
+    def retain_grad(self):
+        """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
+        from minigrad.autograd.hooks import retain_grad
+        retain_grad(self)
+
+    @property
+    def retains_grad(self):
+        return self.grad_fn is not None and bool((self._extras or {}).get("retains_grad"))
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a leaf's ``.grad`` was updated (optimizer-in-backward)."""
+        from minigrad.autograd.hooks import register_post_accumulate_grad_hook
+        return register_post_accumulate_grad_hook(self, hook)
 
     def numpy(self):
         if self._requires_grad:
@@ -188,19 +221,48 @@ class Tensor:
                 f"Boolean value of Tensor with {self.data.size} values is ambiguous")
         return bool(self.data)
 
+    # Implicit conversions cut the graph: with grad mode on, a tensor that requires
+    # grad reports a clog (minigrad.autograd.clogs); .item()/.detach() stay silent.
     def __float__(self):
+        if self._requires_grad and grad_mode.enabled:
+            _clogs.report(self, "float")
         return float(self.item())
 
     def __int__(self):
+        if self._requires_grad and grad_mode.enabled:
+            _clogs.report(self, "int")
         return int(self.item())
 
     def __index__(self):
         if self.data.dtype.kind not in "iub":
             raise TypeError("only integer tensors of a single element can be converted to an index")
+        if self._requires_grad and grad_mode.enabled:
+            _clogs.report(self, "index")
         return int(self.item())
 
+    def __complex__(self):
+        if self._requires_grad and grad_mode.enabled:
+            _clogs.report(self, "complex")
+        return complex(self.item())
+
     def __array__(self, dtype=None, copy=None):
-        return self.data if dtype is None else self.data.astype(dtype)
+        if self._requires_grad and grad_mode.enabled:
+            _clogs.report(self, "array")
+        data = self.data if dtype is None else self.data.astype(dtype)
+        return data.copy() if copy else data
+
+    def __format__(self, spec):
+        # f"{loss:.4f}" is display, not a computation: silent, as .item() is
+        if self.data.ndim == 0 and spec:
+            return self.data.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    # numpy functions and ufuncs on Tensors run minigrad's differentiable ops.
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _numpy_interop.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _numpy_interop.array_function(func, types, args, kwargs)
 
     def __hash__(self):
         return id(self)
@@ -233,6 +295,10 @@ class Tensor:
     def __rfloordiv__(self, other): return _F.floor_divide(other, self)
     def __getitem__(self, index): return _F.getitem(self, index)
 
+    def __setitem__(self, index, value):
+        from minigrad.autograd.views import setitem
+        setitem(self, index, value)
+
     # Comparisons give boolean tensors, which never require grad.
     def __eq__(self, other): return _compare(np.equal, self, other)
     def __ne__(self, other): return _compare(np.not_equal, self, other)
@@ -250,10 +316,7 @@ class Tensor:
     def __imul__(self, other): return self.mul_(other)
     def __itruediv__(self, other): return self.div_(other)
 
-    def add_(self, other, *, alpha=1): return apply_inplace(self, _F.add, other, alpha=alpha)
-    def sub_(self, other, *, alpha=1): return apply_inplace(self, _F.sub, other, alpha=alpha)
-    def mul_(self, other): return apply_inplace(self, _F.mul, other)
-    def div_(self, other): return apply_inplace(self, _F.div, other)
+    # add_, exp_, clamp_ ...: generated for every elementwise-shaped op (methods.py).
 
     def zero_(self):
         return self.fill_(0)
@@ -283,7 +346,7 @@ def _init(t, array, grad_fn, output_nr, version_counter, base):
     t._output_nr = output_nr
     t._version_counter = version_counter
     t._base = base
-    t._extras = None
+    t._extras = {"inference": True} if grad_mode.inference else None
 
 
 def _wrap(array, grad_fn=None, output_nr=0):
@@ -324,8 +387,10 @@ def apply_inplace(self, op, *args, **kwargs):
     The derivative is the out-of-place op's, declared once in derivatives.yaml; the
     tensor's ``grad_fn`` becomes that op's node.  Views of ``self`` see the new data
     and the shared version counter moves, so saved copies know they are stale.
+    An in-place op on a view also rewrites its base's history (autograd/views.py).
     """
-    recording = grad_mode.enabled and (self._requires_grad or _any_requires_grad(args))
+    recording = grad_mode.enabled and (self._requires_grad or _any_requires_grad(args) or (
+        self._base is not None and self._base._requires_grad))
     if recording and self.grad_fn is None and self._requires_grad:
         raise RuntimeError(LEAF_INPLACE_ERROR)
     if recording and self._base is not None:
@@ -336,6 +401,15 @@ def apply_inplace(self, op, *args, **kwargs):
             out = op(self, *args, **kwargs)
         _write(self, out.data)
         return self
+    _rebase(self, op, args, kwargs)
+    if self._extras is not None and self._extras.get("views"):
+        from minigrad.autograd.views import refresh_views
+        refresh_views(self)
+    return self
+
+
+def _rebase(self, op, args, kwargs):
+    """Record ``op(self, ...)``, write its value into ``self``, make its node ``self``'s grad_fn."""
     # The op saves its inputs by reference; give it a snapshot of ``self`` that
     # keeps the old value and the old history, since ``self`` is about to change.
     snapshot = _wrap(self.data.copy(), self.grad_fn, self._output_nr)
@@ -345,7 +419,7 @@ def apply_inplace(self, op, *args, **kwargs):
     self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
     self._requires_grad = out._requires_grad
     out.grad_fn.rebind_output(out._output_nr, self)
-    return self
+    return out.grad_fn
 
 
 def _write(self, values):
@@ -373,6 +447,7 @@ def _any_requires_grad(values):
 from minigrad._generated import functions as _F  # noqa: E402
 from minigrad.autograd import functional as _functional  # noqa: E402
 from minigrad._generated.methods import METHODS  # noqa: E402
+from minigrad import numpy_interop as _numpy_interop  # noqa: E402
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

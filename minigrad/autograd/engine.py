@@ -14,7 +14,7 @@ The loop is written out in one function on purpose: it runs for every node.
 """
 from heapq import heappop, heappush
 
-from minigrad.autograd import grad_mode
+from minigrad.autograd import anomaly, grad_mode, leaks
 from minigrad.autograd.hooks import run_post_hooks, run_pre_hooks
 from minigrad.autograd.node import AccumulateGrad
 
@@ -36,6 +36,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     ready = [(-node._sequence_nr, id(node), node) for node in root_nodes if node not in dependencies]
     ready.sort()
 
+    # Leak check: mark each node run with this backward's number (negative under
+    # retain_graph, 0 under create_graph); a node already marked is stale.
+    call = leaks.begin_backward()
+    mark = 0 if create_graph else -call if retain_graph else call
+    stale = []
     previous_mode = grad_mode.enabled
     grad_mode.enabled = create_graph
     try:
@@ -48,6 +53,13 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 if plan is not None:
                     _capture(node, grads, plan, captured)
                 if plan is None or node in plan.runs:
+                    consumed = node._consumed
+                    if not consumed:
+                        node._consumed = mark
+                    else:
+                        stale.append(node)
+                        if consumed < 0 < mark:
+                            node._consumed = mark
                     grad_inputs = call_node(node, grads, create_graph)
                     if node._extras is not None:
                         grad_inputs = run_post_hooks(node, grad_inputs, grads, create_graph)
@@ -57,7 +69,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                         if grad is not None and next_node is not None:
                             buffer = buffers.get(next_node)
                             if buffer is None:
-                                buffer = buffers[next_node] = [None] * next_node.num_outputs
+                                buffer = buffers[next_node] = [None] * max(next_node.num_outputs, nr + 1)
                             elif nr >= len(buffer):
                                 buffer.extend([None] * (nr + 1 - len(buffer)))
                             old = buffer[nr]
@@ -68,13 +80,21 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     dependencies[next_node] = left
                     if left == 0:
                         heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
+    except RuntimeError as error:
+        leaks.explain_freed(error, stale)
+        raise
     finally:
         grad_mode.enabled = previous_mode
+        leaks.end_backward(call)
+    if stale or call:
+        leaks.check(call, stale)
     return captured
 
 
 def call_node(node, grads, create_graph):
-    """Run one node's backward (anomaly mode replaces this to report the failing node)."""
+    """Run one node's backward; anomaly mode reports which node failed, and where it was made."""
+    if anomaly.enabled:
+        return anomaly.call_node(node, grads, create_graph)
     return node.apply(grads, create_graph)
 
 

@@ -1,7 +1,7 @@
 """The user entry points into the engine: ``backward`` and ``grad``."""
 import numpy as np
 
-from minigrad.autograd.engine import run_backward
+from minigrad.autograd import engine
 from minigrad.autograd.errors import NO_GRAD_FN_ERROR, SCALAR_OUTPUT_ERROR, UNUSED_INPUT_ERROR
 from minigrad.autograd.node import AccumulateGrad, edge_of
 
@@ -50,13 +50,36 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         g = captured.get(edge)
         if g is None:
             if not allow_unused:
-                raise RuntimeError(UNUSED_INPUT_ERROR)
+                from minigrad.autograd.clogs import explain_unused
+                raise RuntimeError(UNUSED_INPUT_ERROR + explain_unused(tensor, edge[0]))
             if materialize_grads:
                 g = np.zeros_like(tensor.data)
         elif g.dtype != tensor.dtype:
             g = g.astype(tensor.dtype) if not isinstance(g, Tensor) else g.to(tensor.dtype)
         results.append(g if g is None or isinstance(g, Tensor) else _wrap(g))
     return tuple(results)
+
+
+#: How deep backward calls may nest (a backward run from inside a node's backward or a
+#: hook: reentrant checkpoints, double backward in a hook).  Past it, an error, not a
+#: Python RecursionError deep inside the engine.
+MAX_REENTRANT_DEPTH = 60
+_depth = 0
+
+
+def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
+    global _depth
+    if _depth >= MAX_REENTRANT_DEPTH:
+        raise RuntimeError(
+            f"reentrant backward depth exceeded the limit of {MAX_REENTRANT_DEPTH} "
+            "(minigrad.autograd.functional.MAX_REENTRANT_DEPTH): a backward was called from "
+            "inside a backward (a node, a hook or a checkpoint) that many times in a row. "
+            "Check for a hook or Function.backward that calls backward on its own graph.")
+    _depth += 1
+    try:
+        return engine.run_backward(roots, root_grads, retain_graph, create_graph, capture)
+    finally:
+        _depth -= 1
 
 
 def _input_edge(tensor):
@@ -76,7 +99,8 @@ def _roots(outputs, grad_outputs, create_graph):
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         node, nr = edge_of(out)
         if node is None:
-            raise RuntimeError(NO_GRAD_FN_ERROR.format(i=i))
+            from minigrad.autograd.clogs import explain_no_grad_fn
+            raise RuntimeError(NO_GRAD_FN_ERROR.format(i=i) + explain_no_grad_fn())
         roots.append((node, nr))
         grads.append(_root_grad(out, g, create_graph))
     return roots, grads

@@ -6,6 +6,7 @@ load.  Like PyTorch's, the managers double as decorators.
 import functools
 
 enabled = True
+inference = False  # inside inference_mode: results are marked as inference tensors
 
 
 class _GradModeContext:
@@ -68,6 +69,42 @@ class set_grad_enabled(_GradModeContext):
         global enabled
         enabled = self._previous  # as a decorator it must not change the mode now
         return super().__call__(fn)
+
+
+class inference_mode:
+    """Like no_grad, and the tensors made inside are *inference tensors*: they can never
+    be saved for backward later (a clear error if a graph tries), so no bookkeeping is
+    needed for them.
+
+    >>> with minigrad.inference_mode():
+    ...     y = model(x)
+    """
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        global enabled, inference
+        self._previous = (enabled, inference)
+        if self.mode:
+            enabled, inference = False, True
+        return self
+
+    def __exit__(self, *exc):
+        global enabled, inference
+        enabled, inference = self._previous
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(self.mode):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def is_inference_mode_enabled():
+    return inference
 
 
 def is_grad_enabled():

@@ -46,9 +46,10 @@ def _as_tensor(grad):
 
 def _like_engine(grad, create_graph):
     """Hooks return Tensors; a plain backward continues with their arrays."""
+    from minigrad.tensor import Tensor
     if grad is None or create_graph:
         return grad
-    return getattr(grad, "data", grad)
+    return grad.data if isinstance(grad, Tensor) else grad
 
 
 def run_tensor_hooks(hooks, grad, create_graph):
@@ -97,7 +98,7 @@ def _retain(tensor, grad, create_graph):
     if create_graph:
         tensor.grad = grad if tensor.grad is None else tensor.grad + grad
     else:
-        array = getattr(grad, "data", grad)
+        array = _like_engine(grad, False)
         tensor.grad = _wrap(array.copy()) if tensor.grad is None else _wrap(tensor.grad.data + array)
 
 
@@ -122,3 +123,18 @@ def retain_grad(tensor):
     if tensor._extras is None:
         tensor._extras = {}
     tensor._extras["retains_grad"] = True
+
+
+def register_post_accumulate_grad_hook(tensor, fn):
+    if not tensor._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if tensor.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if tensor._extras is None:
+        tensor._extras = {}
+    return add_hook(tensor._extras.setdefault("post_accumulate", {}), fn)
+
+
+def run_post_accumulate_hooks(leaf):
+    for fn in list(leaf._extras["post_accumulate"].values()):
+        fn(leaf)

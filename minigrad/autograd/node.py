@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 
+from minigrad.autograd import anomaly as _anomaly
 
 _sequence = itertools.count()
 _ACCUMULATE_FIRST = 1 << 62
@@ -27,7 +28,8 @@ class Node:
     ``F``: numpy functions in a plain backward, Tensor ops under ``create_graph``.
     """
 
-    __slots__ = ("next_functions", "_sequence_nr", "_released", "_extras", "__weakref__")
+    __slots__ = ("next_functions", "_sequence_nr", "_released", "_consumed", "_extras",
+                 "__weakref__")
 
     #: names of the slots that hold saved values, set by generated subclasses
     _saved_slots = ()
@@ -38,7 +40,10 @@ class Node:
         self.next_functions = next_functions
         self._sequence_nr = next(_sequence)
         self._released = False
+        self._consumed = 0  # number of the backward that first ran it (leak check)
         self._extras = None
+        if _anomaly.enabled:
+            _anomaly.record(self)  # the forward stack, for errors in this node's backward
 
     def name(self):
         return type(self).__name__
@@ -143,6 +148,9 @@ class AccumulateGrad(Node):
                 leaf.grad._version_counter[0] += 1
             else:
                 leaf.grad = _wrap(leaf.grad.data + array)
+        if leaf._extras is not None and leaf._extras.get("post_accumulate"):
+            from minigrad.autograd.hooks import run_post_accumulate_hooks
+            run_post_accumulate_hooks(leaf)
         return ()
 
 

@@ -10,20 +10,28 @@ output is rebuilt as a Tensor whose ``grad_fn`` is the unpacking node.
 from minigrad.autograd.errors import FREED_GRAPH_ERROR, VERSION_ERROR
 
 
+# (pack, unpack) pairs from minigrad.autograd.graph.saved_tensors_hooks; the last one wins.
+hooks_stack = []
+
+
 class SavedTensor:
-    __slots__ = ("tensor", "data", "version", "counter", "output_nr")
+    __slots__ = ("tensor", "data", "version", "counter", "output_nr", "packed", "unpack_hook")
 
     def __init__(self, tensor, is_output=False):
         if tensor._extras is not None and tensor._extras.get("inference"):
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. To work around you can "
                 "make a clone to get a normal tensor and use it in autograd.")
-        self.counter = counter = tensor._version_counter
-        self.version = counter[0]
-        if is_output:
-            self.tensor = None
-            self.data = tensor.data
-            self.output_nr = tensor._output_nr
+        self.counter = tensor._version_counter
+        self.version = tensor._version_counter[0]
+        self.unpack_hook = None
+        if hooks_stack:
+            pack, self.unpack_hook = hooks_stack[-1]
+            self.tensor, self.data = None, None
+            self.output_nr = tensor._output_nr if is_output else -1
+            self.packed = pack(tensor)
+        elif is_output:
+            self.tensor, self.data, self.output_nr = None, tensor.data, tensor._output_nr
         else:
             self.tensor = tensor
             self.data = None
@@ -32,6 +40,9 @@ class SavedTensor:
     def unpack(self, node, as_tensor):
         if self.counter[0] != self.version:
             self._raise_version_error(node)
+        if self.unpack_hook is not None:
+            value = self.unpack_hook(self.packed)
+            return value if as_tensor else value.data
         if self.tensor is not None:
             return self.tensor if as_tensor else self.tensor.data
         if not as_tensor:
@@ -43,11 +54,13 @@ class SavedTensor:
 
     def rebind(self, tensor):
         """After an in-place op, the saved output is the mutated tensor's storage."""
-        self.data, self.counter = tensor.data, tensor._version_counter
+        self.data, self.counter, self.unpack_hook = tensor.data, tensor._version_counter, None
         self.version = tensor._version_counter[0]
 
     def _raise_version_error(self, node):
         data = self.tensor.data if self.tensor is not None else self.data
+        if data is None:  # packed by a saved_tensors_hooks pack hook
+            data = self.unpack_hook(self.packed).data
         if self.tensor is not None and self.tensor.grad_fn is not None:
             role = f"output {self.tensor._output_nr} of {self.tensor.grad_fn.name()}"
         elif self.tensor is not None:
@@ -61,6 +74,7 @@ class SavedTensor:
 
 def save(value, is_output=False):
     """Wrap what a node keeps: Tensors are version-tracked, anything else kept as is."""
+    Tensor = _tensor.Tensor
     if isinstance(value, Tensor):
         return SavedTensor(value, is_output)
     if isinstance(value, (list, tuple)) and value and isinstance(value[0], Tensor):
@@ -90,4 +104,4 @@ class _Freed:
 _FREED = _Freed()
 
 
-from minigrad.tensor import Tensor  # noqa: E402  (import cycle: tensor -> generated -> saved)
+from minigrad import tensor as _tensor  # noqa: E402  (a module: Tensor is read at call time)

@@ -2,6 +2,7 @@
 import numpy as np
 
 from minigrad.autograd.node import Node, edge_of
+from minigrad.autograd.views import register_view
 from minigrad.tensor import Tensor, _make_view, _wrap
 
 
@@ -35,7 +36,9 @@ wrap = _wrap  # an op result: a new Tensor, linked to its node when one is given
 def wrap_view(array, source, node=None, output_nr=0):
     """A result that may look into ``source``'s storage shares its version counter."""
     if isinstance(source, Tensor) and np.may_share_memory(array, source.data):
-        return _make_view(array, source, node, output_nr)
+        view = _make_view(array, source, node, output_nr)
+        register_view(view)  # so in-place ops on its base can refresh its history
+        return view
     return _wrap(array, node, output_nr)
 
 

@@ -109,10 +109,20 @@ def scatter_add_into_zeros(src, dim, index, shape):
 
 
 def index_key(index):
-    """A Python indexing key with Tensors replaced by their arrays."""
-    if isinstance(index, tuple):
-        return tuple(_index_part(i) for i in index)
-    return _index_part(index)
+    """A Python indexing key with Tensors replaced by their arrays.
+
+    A basic key gets a trailing ``...`` so that ``x[0]`` of a vector is a 0-d view
+    into ``x`` (as in PyTorch), not a numpy scalar copy.
+    """
+    key = tuple(_index_part(i) for i in index) if isinstance(index, tuple) else (_index_part(index),)
+    if all(_is_basic(part) for part in key) and not any(part is Ellipsis for part in key):
+        key = key + (Ellipsis,)
+    return key if isinstance(index, tuple) or len(key) > 1 else key[0]
+
+
+def _is_basic(part):
+    return part is None or part is Ellipsis or isinstance(part, (int, np.integer, slice)) \
+        and not isinstance(part, bool)
 
 
 def _index_part(part):

@@ -1,0 +1,187 @@
+"""Clog detection: a tensor that requires grad silently converted to a plain number.
+
+``math.sqrt(x)`` on a Tensor calls ``x.__float__()``: the result is a Python float,
+the graph is cut, and ``d(sqrt(x) + x)/dx`` at 4 comes out 1 instead of 1.25.
+PyTorch lets that happen; minigrad emits :class:`GradientClogWarning` naming the
+line, the tensor's ``grad_fn`` and the fix.  ``float()``, ``int()``,
+``operator.index()``, ``complex()`` and ``np.asarray()`` (``__array__``) are
+implicit conversions and warn; ``.item()``, ``.tolist()`` and ``.detach()`` are
+explicit exits and stay silent.
+
+>>> minigrad.autograd.set_clog_mode("error")        # raise GradientClogError instead
+>>> with minigrad.autograd.set_clog_mode("off"):    # or silence it for a block
+...     v = float(x)
+
+Each clog is remembered (weakly, the last few), so an error about an input the
+output does not depend on can say where the graph was cut.
+"""
+import collections
+import os
+import sys
+import warnings
+import weakref
+
+from minigrad.autograd._user import user_site, user_stacklevel
+
+MODES = ("warn", "error", "off")
+_mode = "warn"
+_recent = collections.deque(maxlen=32)  # Clog records, newest last
+
+_HOW = {
+    "float": ("float()", "a Python float"),
+    "int": ("int()", "a Python int"),
+    "index": ("operator.index()", "a Python int"),
+    "complex": ("complex()", "a Python complex"),
+    "array": ("numpy's __array__ (np.asarray / np.array / a numpy function)", "a numpy array"),
+}
+
+
+class GradientClogWarning(UserWarning):
+    """A tensor that requires grad was implicitly converted: gradients stop flowing there."""
+
+
+class GradientClogError(RuntimeError):
+    """Raised instead of :class:`GradientClogWarning` in strict mode (``set_clog_mode("error")``)."""
+
+
+def set_clog_mode(mode):
+    """``"warn"`` (default), ``"error"`` (raise GradientClogError) or ``"off"``.
+
+    Takes effect at once; used in a ``with`` block it restores the previous mode on exit.
+    """
+    return _ClogMode(mode)
+
+
+clog_mode = set_clog_mode
+
+
+def get_clog_mode():
+    return _mode
+
+
+class _ClogMode:
+    def __init__(self, mode):
+        global _mode
+        if mode not in MODES:
+            raise ValueError(f"clog mode must be one of {MODES}, got {mode!r}")
+        self._previous = _mode
+        _mode = mode
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        global _mode
+        _mode = self._previous
+        return False
+
+
+class Clog:
+    """Where a tensor left the graph: ``kind`` ("float", ...), ``site`` (file, line), ``name``."""
+
+    __slots__ = ("kind", "site", "name", "grad_fn_name", "_tensor", "_node")
+
+    def __init__(self, tensor, kind, site, name):
+        self.kind, self.site, self.name = kind, site, name
+        self.grad_fn_name = tensor.grad_fn.name() if tensor.grad_fn is not None else None
+        self._tensor = weakref.ref(tensor)
+        self._node = weakref.ref(tensor.grad_fn) if tensor.grad_fn is not None else None
+
+    @property
+    def tensor(self):
+        return self._tensor()
+
+    @property
+    def node(self):
+        return self._node() if self._node is not None else None
+
+    def where(self):
+        return f"{self.site[0]}:{self.site[1]}"
+
+    def describe(self):
+        who = self.name or "a tensor that requires grad"
+        return f"{who} was converted to {_HOW[self.kind][1]} at {self.where()}; the graph was cut there"
+
+
+def recent_clogs():
+    """The remembered clogs, newest first (for error messages and minigrad.viz)."""
+    return list(reversed(_recent))
+
+
+def clear():
+    _recent.clear()
+
+
+def report(tensor, kind):
+    """Called by Tensor's conversion dunders when grad mode is on and ``tensor`` requires grad."""
+    if _mode == "off":
+        return
+    site = user_site()
+    name = _name_in_caller(tensor)
+    _recent.append(Clog(tensor, kind, site, name))
+    call, result = _HOW[kind]
+    who = f"'{name}'" if name else "a tensor"
+    origin = (f"grad_fn=<{tensor.grad_fn.name()}>" if tensor.grad_fn is not None
+              else "a leaf with requires_grad=True")
+    message = (
+        f"gradient clog: {call} converted {who} ({origin}, shape {list(tensor.shape)}) to "
+        f"{result} at {os.path.basename(site[0])}:{site[1]}; gradients cannot flow through the "
+        f"result, so everything computed from it is cut off from the graph. "
+        f"Fix: use the minigrad op instead (e.g. minigrad.sqrt(x), not math.sqrt(x); numpy "
+        f"functions called on the Tensor itself dispatch to minigrad), or call .detach() "
+        f"(or .item()) first to cut the graph on purpose.")
+    if _mode == "error":
+        raise GradientClogError(message)
+    warnings.warn(message, GradientClogWarning, stacklevel=user_stacklevel())
+
+
+def _name_in_caller(tensor):
+    frame = sys._getframe(1)
+    from minigrad.autograd._user import _inside
+    while frame is not None and _inside(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    for scope in (frame.f_locals, frame.f_globals):
+        for name, value in scope.items():
+            if value is tensor and not name.startswith("_"):
+                return name
+    return None
+
+
+def explain_unused(tensor, edge_node):
+    """Text to append to "appears to not have been used" when a clog explains it, or ''."""
+    notes = []
+    for clog in recent_clogs():
+        if _depends_on(clog, tensor, edge_node):
+            notes.append(clog.describe())
+    if not notes:
+        return ""
+    return " Note: " + "; ".join(notes[:3]) + "."
+
+
+def explain_no_grad_fn():
+    """Text to append to "does not require grad" when a recent clog may explain it, or ''."""
+    if not _recent:
+        return ""
+    return (" Note: " + _recent[-1].describe() + " (if this output was computed from that "
+            "value, use the minigrad op instead of the conversion).")
+
+
+def _depends_on(clog, tensor, edge_node):
+    """Did the converted value depend on ``tensor`` (whose gradient flows into ``edge_node``)?"""
+    if clog.tensor is tensor:
+        return True
+    node = clog.node
+    if node is None or edge_node is None:
+        return False
+    seen, stack = {node}, [node]
+    while stack:
+        current = stack.pop()
+        if current is edge_node:
+            return True
+        for nxt, _ in current.next_functions:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return False

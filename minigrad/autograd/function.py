@@ -1,0 +1,263 @@
+"""Custom Functions: an op whose forward and backward the user writes.
+
+>>> class Cube(minigrad.autograd.Function):
+...     @staticmethod
+...     def forward(ctx, x):
+...         ctx.save_for_backward(x)
+...         return x ** 3
+...     @staticmethod
+...     def backward(ctx, grad):
+...         x, = ctx.saved_tensors
+...         return 3 * x ** 2 * grad
+>>> y = Cube.apply(x)
+
+As in PyTorch, ``ctx`` *is* the graph node (``y.grad_fn``, named ``CubeBackward``).
+``forward`` runs with grad mode off; ``backward`` receives Tensors and runs in the
+engine's grad mode, so a backward written with minigrad ops is itself
+differentiable under ``create_graph=True`` (second order for free), unless it is
+decorated with ``@once_differentiable``.
+"""
+import functools
+
+import numpy as np
+
+from minigrad.autograd import grad_mode
+from minigrad.autograd.errors import FREED_GRAPH_ERROR, LEAF_INPLACE_ERROR
+from minigrad.autograd.node import Node, edge_of
+from minigrad.autograd.saved import SavedTensor
+
+
+class FunctionCtx:
+    """What ``forward`` may call on ``ctx`` (mixed into the Function's node)."""
+
+    def save_for_backward(self, *tensors):
+        """Keep tensors for backward; they are version-checked when unpacked."""
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors):
+        """Declare inputs that ``forward`` modified in place (they must be returned)."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        """Declare outputs that get no gradient (indices, masks ...)."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        """With False, gradients that did not arrive are ``None`` instead of zeros."""
+        self._materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self):
+        if self._released:
+            raise RuntimeError(FREED_GRAPH_ERROR)
+        return tuple(s.unpack(self, True) if type(s) is SavedTensor else s for s in self._saved)
+
+
+class BackwardCFunction(FunctionCtx, Node):
+    """Base of the node class made for every Function subclass (``<Name>Backward``)."""
+
+    _forward_cls = None
+
+    def __init__(self, next_functions):
+        Node.__init__(self, next_functions)
+        self._to_save = ()
+        self._saved = ()
+        self._dirty = ()
+        self._non_differentiable = ()
+        self._materialize_grads = True
+        self.needs_input_grad = ()
+        self._arg_metas = ()      # (shape, dtype) per argument, None for non-tensors
+        self._output_metas = ()   # (shape, dtype) per output, None for non-tensors
+        self.num_outputs = 1
+
+    def apply(self, grads, create_graph):
+        if self._released:
+            raise RuntimeError(FREED_GRAPH_ERROR)
+        from minigrad.tensor import Tensor, _wrap
+        grads = list(grads) + [None] * (len(self._output_metas) - len(grads))
+        tensors = []
+        for g, meta in zip(grads, self._output_metas):
+            if g is None:
+                if self._materialize_grads and meta is not None:
+                    g = _wrap(np.zeros(meta[0], dtype=meta[1]))
+            elif not isinstance(g, Tensor):
+                g = _wrap(g)
+            tensors.append(g)
+        results = self._forward_cls.backward(self, *tensors)
+        return self._check_results(results, create_graph)
+
+    def _check_results(self, results, create_graph):
+        from minigrad.tensor import Tensor
+        if not isinstance(results, tuple):
+            results = (results,)
+        expected = len(self._arg_metas)
+        if len(results) > expected and all(r is None for r in results[expected:]):
+            results = results[:expected]
+        if len(results) != expected:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients "
+                f"(expected {expected}, got {len(results)}): backward must return one "
+                "gradient (or None) per argument of forward")
+        grads = []
+        for i, (r, meta) in enumerate(zip(results, self._arg_metas)):
+            if meta is None:
+                if r is not None:
+                    raise RuntimeError(
+                        f"function {self.name()} returned a gradient different than None at "
+                        f"position {i + 1}, but the corresponding forward input was not a Tensor")
+                continue
+            if r is None or not self.needs_input_grad[i]:
+                grads.append(None)
+                continue
+            if not isinstance(r, Tensor):
+                raise TypeError(f"function {self.name()} returned a {type(r).__name__} as the "
+                                f"gradient at position {i + 1}; return a Tensor or None")
+            grads.append(self._fit(r, meta, i, create_graph))
+        return tuple(grads)
+
+    def _fit(self, grad, meta, i, create_graph):
+        shape, dtype = meta
+        if grad.shape != shape:
+            try:
+                summable = np.broadcast_shapes(grad.shape, shape) == grad.shape
+            except ValueError:
+                summable = False
+            if not summable:
+                raise RuntimeError(
+                    f"Function {self.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
+            from minigrad._generated import functions as Fn
+            grad = Fn.sum_to_size(grad, shape)
+        if grad.dtype != dtype:
+            grad = grad.to(dtype)
+        return grad if create_graph else grad.data
+
+    def release(self):
+        self._saved = ()
+        self._released = True
+
+    def saved_values(self):
+        return {f"saved_tensors[{i}]": v for i, v in enumerate(self.saved_tensors)}
+
+
+class FunctionMeta(type):
+    """Gives every Function subclass its own node class, named ``<Name>Backward``."""
+
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+
+
+class Function(metaclass=FunctionMeta):
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; call
+    ``apply``.  (Or PyTorch 2's style: ``forward(*args)`` plus ``setup_context``.)"""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode AD.")
+
+    setup_context = None
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("Custom Functions are used through their apply: "
+                           f"{type(self).__name__}.apply(...), not by making an instance")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from minigrad.tensor import Tensor
+        is_tensor = [isinstance(a, Tensor) for a in args]
+        needs = tuple(t and a._requires_grad for t, a in zip(is_tensor, args))
+        recording = grad_mode.enabled and any(needs)
+        node = cls._backward_cls(tuple(edge_of(a) for a, t in zip(args, is_tensor) if t))
+        node.needs_input_grad = needs if recording else tuple(False for _ in args)
+        node._arg_metas = tuple((a.shape, a.dtype) if t else None for a, t in zip(args, is_tensor))
+        with grad_mode.no_grad():
+            if cls.setup_context is not None:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(node, args, outputs)
+            else:
+                outputs = cls.forward(node, *args, **kwargs)
+        single = not isinstance(outputs, tuple)
+        outputs = (outputs,) if single else outputs
+        if recording:
+            outputs = _attach_outputs(node, args, outputs)
+        elif node._dirty:
+            outputs = tuple(outputs)
+        node._saved = _save(node, node._to_save, outputs) if recording else ()
+        node._to_save = ()
+        return outputs[0] if single else outputs
+
+
+def _attach_outputs(node, args, outputs):
+    """Make the node the grad_fn of every differentiable output."""
+    from minigrad.tensor import Tensor, _make_view
+    dirty = {id(t) for t in node._dirty}
+    non_diff = {id(t) for t in node._non_differentiable}
+    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    node.num_outputs = len(outputs)
+    node._output_metas = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else None
+                               for o in outputs)
+    result = []
+    for nr, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            result.append(out)
+            continue
+        if id(out) in dirty:
+            if out.grad_fn is None and out._requires_grad:
+                raise RuntimeError(LEAF_INPLACE_ERROR)
+            if out._base is not None and out._base._requires_grad:
+                raise RuntimeError(
+                    f"{node.name()}: mark_dirty on a view of a tensor that requires grad is "
+                    "not supported by minigrad; clone() the input before the Function")
+        elif id(out) in inputs:
+            out = _make_view(out.data, out)  # an input returned as is: a new alias
+        if id(out) in non_diff or out.dtype.kind != "f":
+            out._requires_grad = False
+        else:
+            out.grad_fn, out._output_nr, out._requires_grad = node, nr, True
+        result.append(out)
+    return tuple(result)
+
+
+def _save(node, to_save, outputs):
+    from minigrad.tensor import Tensor
+    output_ids = {id(o) for o in outputs if isinstance(o, Tensor) and o.grad_fn is node}
+    saved = []
+    for t in to_save:
+        if t is None:
+            saved.append(None)
+        elif not isinstance(t, Tensor):
+            raise TypeError(f"save_for_backward can only save Tensors or None, not {type(t).__name__}")
+        else:
+            saved.append(SavedTensor(t, is_output=id(t) in output_ids))
+    return tuple(saved)
+
+
+def once_differentiable(backward):
+    """Mark a Function's backward as not differentiable: under ``create_graph=True`` its
+    gradients are computed once, and differentiating them again raises."""
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grads):
+        from minigrad.autograd.support import DelayedError
+        from minigrad.tensor import Tensor, _wrap
+        with grad_mode.no_grad():
+            results = backward(ctx, *grads)
+        if not grad_mode.enabled:
+            return results
+        edges = tuple(edge_of(g) for g in grads if isinstance(g, Tensor))
+        if not any(node is not None for node, _ in edges):
+            return results
+        error = DelayedError(ctx.name(), "its backward is decorated with @once_differentiable",
+                             edges)
+        single = not isinstance(results, tuple)
+        wrapped = tuple(_wrap(r.data, error) if isinstance(r, Tensor) else r
+                        for r in ((results,) if single else results))
+        return wrapped[0] if single else wrapped
+    return wrapper

@@ -1,0 +1,148 @@
+"""Graph-level tools: hooks on saved tensors, and walking a graph.
+
+``saved_tensors_hooks(pack, unpack)``: while active, every tensor a node saves
+for backward is replaced by ``pack(tensor)``, and ``unpack(packed)`` must give it
+back when backward needs it.  Non-reentrant checkpointing is built on it (pack
+keeps nothing; unpack recomputes), and so is counting saved bytes:
+
+>>> sizes = []
+>>> with minigrad.autograd.graph.saved_tensors_hooks(
+...         lambda t: sizes.append(t.data.nbytes) or t, lambda t: t):
+...     y = (x.exp() * x).sum()
+
+``stats(t)``: nodes, depth, saved bytes and stale nodes reachable from ``t``:
+
+>>> s = minigrad.autograd.graph.stats(loss)
+>>> s.nodes, s.depth, s.saved_bytes, s.stale
+(3, 3, 64, 0)
+
+``stale`` counts nodes an earlier backward already walked (see
+minigrad.autograd.leaks): in a healthy loop it is 0 before every backward; a
+number that grows from one iteration to the next is a gradient leak.
+"""
+import collections
+
+from minigrad.autograd.node import AccumulateGrad
+from minigrad.autograd.saved import SavedTensor, hooks_stack
+
+
+class saved_tensors_hooks:
+    """Context manager: ``pack_hook(tensor) -> anything``, ``unpack_hook(anything) -> Tensor``."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        hooks_stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        hooks_stack.pop()
+        return False
+
+
+class disable_saved_tensors_hooks:
+    """Inside, saved tensors are kept as usual even if hooks are registered outside."""
+
+    def __enter__(self):
+        self._saved = hooks_stack[:]
+        hooks_stack.clear()
+        return self
+
+    def __exit__(self, *exc):
+        hooks_stack[:] = self._saved
+        return False
+
+
+def walk(roots):
+    """Every node reachable from ``roots`` (Tensors or nodes), each once."""
+    from minigrad.tensor import Tensor
+    stack = [r.grad_fn if isinstance(r, Tensor) else r for r in roots]
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        yield node
+        stack.extend(n for n, _ in node.next_functions)
+        inner = getattr(node, "fn", None)  # CopySlices keeps the in-place op's node inside
+        if inner is not None:
+            stack.append(inner)
+
+
+def saved_arrays(node):
+    """The numpy arrays a node holds for backward (what it costs in memory)."""
+    from minigrad.tensor import Tensor
+    values = [getattr(node, slot, None) for slot in node._saved_slots]
+    values.extend(getattr(node, "_saved", ()))
+    arrays = []
+    for value in values:
+        for saved in (value if isinstance(value, list) else [value]):
+            if type(saved) is SavedTensor:
+                if saved.tensor is not None:
+                    arrays.append(saved.tensor.data)
+                elif saved.data is not None:
+                    arrays.append(saved.data)
+            elif isinstance(saved, Tensor):
+                arrays.append(saved.data)
+    return arrays
+
+
+def saved_bytes(*roots):
+    """Bytes of distinct arrays saved for backward in the graph behind ``roots``."""
+    seen, total = set(), 0
+    for node in walk(roots):
+        for array in saved_arrays(node):
+            if id(array) not in seen:
+                seen.add(id(array))
+                total += array.nbytes
+    return total
+
+
+GraphStats = collections.namedtuple(
+    "GraphStats", "nodes depth saved_bytes stale leaves released")
+GraphStats.__doc__ = """What ``stats(t)`` found reachable from ``t.grad_fn``.
+
+nodes: op nodes (AccumulateGrad of leaves not counted; see ``leaves``)
+depth: the longest path, in op nodes, from ``t`` to a leaf
+saved_bytes: bytes of the arrays those nodes saved for backward (each array once)
+stale: nodes an earlier backward without retain_graph already consumed
+leaves: leaf tensors that require grad (AccumulateGrad nodes)
+released: nodes whose saved values were freed by backward
+"""
+
+
+def nodes_of(root):
+    """Every node reachable from ``root`` (a Tensor or a Node), as a list."""
+    return list(walk([root]))
+
+
+def stats(t):
+    """Nodes, depth, saved bytes and stale (already consumed) nodes reachable from ``t``."""
+    nodes = nodes_of(t)
+    ops = [n for n in nodes if not isinstance(n, AccumulateGrad)]
+    return GraphStats(
+        nodes=len(ops), depth=_depth(nodes), saved_bytes=_saved_bytes(ops),
+        stale=sum(1 for n in ops if n._consumed), leaves=len(nodes) - len(ops),
+        released=sum(1 for n in ops if n._released))
+
+
+def _depth(nodes):
+    """Longest op-node path: process nodes in reverse creation order (children first)."""
+    depth = {}
+    for node in sorted(nodes, key=lambda n: n._sequence_nr if not isinstance(n, AccumulateGrad)
+                       else -1):
+        below = [depth.get(n, 0) for n, _ in node.next_functions if n is not None]
+        depth[node] = (max(below) if below else 0) + (not isinstance(node, AccumulateGrad))
+    return max(depth.values(), default=0)
+
+
+def _saved_bytes(nodes):
+    seen, total = set(), 0
+    for node in nodes:
+        for array in saved_arrays(node):
+            if id(array) not in seen:
+                seen.add(id(array))
+                total += array.nbytes
+    return total

@@ -1,0 +1,299 @@
+"""Views and in-place operations: how a write through one tensor reaches the others.
+
+A view (``x[1:]``, ``x.t()``, ``x.reshape(..)`` without a copy, ``x.detach()`` ...)
+is a Tensor whose numpy array looks into its base's memory; both share one version
+counter (tensor.py).  Autograd has to follow two things:
+
+1. An in-place op on a **view** changes the base.  The base's history is rewritten
+   as a ``CopySlices`` node (PyTorch's name): "the base, with the view's elements
+   replaced by ``op(old view, ...)``".  Its backward splits the incoming gradient:
+   the view's part goes through the op's own node (declared once in
+   derivatives.yaml), the rest goes to the base's old history unchanged.
+2. After any in-place op on a base or one of its views, every other view of that
+   base must see the new history.  The views of a base are registered (weakly)
+   when they are made, and get a fresh ``AsStridedBackward0`` node that reads
+   their elements out of the base's gradient.
+
+Which elements of the base a view covers is computed from numpy's strides and byte
+offsets (``view_index``), so this works for every view op, present and future,
+without a per-op "view replay" function.
+"""
+import weakref
+
+import numpy as np
+
+from minigrad.autograd import grad_mode
+from minigrad.autograd.node import Node
+
+VIEW_OF_LEAF_ERROR = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation. "
+    "Update parameters under `with minigrad.no_grad():`, or clone() the leaf first.")
+
+NO_GRAD_VIEW_ERROR = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked).")
+
+
+# --------------------------------------------------------------------- registry
+def register_view(view):
+    """Remember ``view`` on its base, so that in-place ops can refresh its history."""
+    base = view._base
+    if base._extras is None:
+        base._extras = {}
+    views = base._extras.get("views")
+    if views is None:
+        views = base._extras["views"] = {}
+    elif len(views) % 64 == 63:
+        _prune(views)
+    views[id(view)] = (weakref.ref(view), grad_mode.enabled)
+
+
+def _prune(views):
+    for key in [k for k, (ref, _) in views.items() if ref() is None]:
+        del views[key]
+
+
+def _live_views(base):
+    views = (base._extras or {}).get("views") or {}
+    result = []
+    for ref, in_grad_mode in list(views.values()):
+        view = ref()
+        if view is not None and view._base is base and in_grad_mode:
+            result.append(view)
+    return result
+
+
+def _registration(view):
+    entry = ((view._base._extras or {}).get("views") or {}).get(id(view))
+    if entry is None or entry[0]() is not view:
+        return None
+    return entry
+
+
+# ------------------------------------------------------------------ index maps
+def view_index(view_array, base_array):
+    """For every element of ``view_array``, its flat (C-order) index in ``base_array``.
+
+    Both arrays share memory; an element is identified by its byte address.
+    """
+    origin = base_array.__array_interface__["data"][0]
+    base_offsets = _byte_offsets(base_array, origin).ravel()
+    view_offsets = _byte_offsets(view_array, origin)
+    order = np.argsort(base_offsets, kind="stable")
+    ordered = base_offsets[order]
+    pos = np.clip(np.searchsorted(ordered, view_offsets), 0, max(len(ordered) - 1, 0))
+    if ordered.size == 0 or not np.array_equal(ordered[pos], view_offsets):
+        raise RuntimeError("internal error: a view's elements are not inside its base's storage")
+    return order[pos]
+
+
+def _byte_offsets(array, origin):
+    offsets = np.full(array.shape, array.__array_interface__["data"][0] - origin, dtype=np.int64)
+    for axis, (n, stride) in enumerate(zip(array.shape, array.strides)):
+        shape = [1] * array.ndim
+        shape[axis] = n
+        offsets = offsets + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
+    return offsets
+
+
+class _IndexMap:
+    """A view's place in its base, computed on first use (most graphs never need it)."""
+
+    __slots__ = ("view_array", "base_array", "_index")
+
+    def __init__(self, view_array, base_array):
+        self.view_array, self.base_array, self._index = view_array, base_array, None
+
+    @property
+    def index(self):
+        if self._index is None:
+            self._index = view_index(self.view_array, self.base_array)
+            self.view_array = None
+        return self._index
+
+    @property
+    def base_shape(self):
+        return self.base_array.shape
+
+    @property
+    def size(self):
+        return self.base_array.size
+
+
+def _scatter(grad, where, create_graph):
+    """Zeros shaped like the base with ``grad`` (shaped like the view) added at the view."""
+    if create_graph:
+        from minigrad._generated import functions as Fn
+        flat = Fn.getitem_backward(grad, (where.size,), where.index)
+        return Fn.reshape(flat, where.base_shape)
+    flat = np.zeros(where.size, dtype=grad.dtype)
+    np.add.at(flat, where.index, grad)  # add: an expanded view repeats elements
+    return flat.reshape(where.base_shape)
+
+
+# ------------------------------------------------------------------------ nodes
+class AsStridedBackward0(Node):
+    """The history of a view after its base changed in place: pick its elements."""
+
+    __slots__ = ("where",)
+
+    def __init__(self, base_edge, where):
+        super().__init__((base_edge,))
+        self.where = where
+
+    def apply(self, grads, create_graph):
+        return (_scatter(grads[0], self.where, create_graph),)
+
+
+class CopySlices(Node):
+    """A base after an in-place op on one of its views.
+
+    ``next_functions`` are the base's old history, then the op's other inputs.
+    Backward: the gradient of the view's elements goes through the op's node
+    (``fn``); the result replaces those elements of the base's gradient.
+    """
+
+    __slots__ = ("fn", "where")
+
+    def __init__(self, base_edge, fn, where):
+        super().__init__((base_edge,) + tuple(fn.next_functions[1:]))
+        self.fn = fn
+        self.where = where
+
+    def apply(self, grads, create_graph):
+        grad, where = grads[0], self.where
+        index = where.index
+        if create_graph:
+            from minigrad._generated import functions as Fn
+            from minigrad.tensor import Tensor, _wrap
+            grad = grad if isinstance(grad, Tensor) else _wrap(grad)
+            flat = Fn.reshape(grad, (-1,))
+            results = self.fn.apply([Fn.getitem(flat, index)], True)
+            keep = np.ones(where.size, dtype=grad.dtype)
+            keep[index.ravel()] = 0
+            flat = Fn.mul(flat, keep)
+            if results[0] is not None:
+                flat = Fn.add(flat, Fn.getitem_backward(results[0], (where.size,), index))
+            return (Fn.reshape(flat, where.base_shape),) + tuple(results[1:])
+        flat = np.array(grad, copy=True).reshape(-1)
+        results = self.fn.apply([flat[index]], False)
+        flat[index.ravel()] = 0
+        if results[0] is not None:
+            np.add.at(flat, index, np.broadcast_to(results[0], index.shape))
+        return (flat.reshape(where.base_shape),) + tuple(results[1:])
+
+    def release(self):
+        self.fn.release()
+        self._released = self.fn._released
+
+    def saved_values(self):
+        return self.fn.saved_values()
+
+
+# --------------------------------------------------------------- the operations
+def inplace_on_view(view, op, args, kwargs):
+    """``op`` in place on ``view`` while recording: rebase the view's base onto CopySlices."""
+    from minigrad.tensor import _any_requires_grad, _rebase, _write, _wrap, apply_inplace
+    base = view._base
+    entry = _registration(view)
+    if entry is not None and not entry[1] and base._requires_grad:
+        raise RuntimeError(NO_GRAD_VIEW_ERROR)
+    if entry is None or not (view._requires_grad or _any_requires_grad(args)):
+        # detach() and other views with no autograd link to their base: the base's
+        # history does not change, as in PyTorch.
+        if view._requires_grad or _any_requires_grad(args):
+            _rebase(view, op, args, kwargs)
+        else:
+            with grad_mode.no_grad():
+                apply_inplace(view, op, *args, **kwargs)
+        return view
+    if base._requires_grad and base.grad_fn is None:
+        raise RuntimeError(VIEW_OF_LEAF_ERROR)
+    where = _IndexMap(view.data, base.data)
+    where.index  # noqa: B018 - compute now, while the view's layout is the one written
+    old = _wrap(view.data.copy(), view.grad_fn, view._output_nr)
+    old._requires_grad = view._requires_grad
+    out = op(old, *args, **kwargs)
+    _write(view, out.data)
+    base_edge = (base.grad_fn, base._output_nr) if base.grad_fn is not None else (None, 0)
+    node = CopySlices(base_edge, out.grad_fn, where)
+    out.grad_fn.rebind_output(out._output_nr, view)
+    base.grad_fn, base._output_nr, base._requires_grad = node, 0, True
+    refresh_views(base)
+    return view
+
+
+def refresh_views(base):
+    """Give every live view of ``base`` a history that reads from the base's new one."""
+    if not base._requires_grad:
+        return
+    edge = (base.grad_fn, base._output_nr)
+    for view in _live_views(base):
+        view.grad_fn = AsStridedBackward0(edge, _IndexMap(view.data, base.data))
+        view._output_nr = 0
+        view._requires_grad = True
+
+
+def setitem(tensor, key, value):
+    """``tensor[key] = value``: a copy into a view for a basic key, index_put otherwise."""
+    from minigrad.tensor import Tensor, apply_inplace
+    if _is_basic_key(key):
+        view = tensor[key]
+        if view._base is not None or view.data.base is not None:
+            view.copy_(value)
+            return
+    if isinstance(value, Tensor) and value.dtype != tensor.dtype:
+        value = value.to(tensor.dtype)
+    apply_inplace(tensor, _index_put, key, value)
+
+
+def _is_basic_key(key):
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(p is None or p is Ellipsis or isinstance(p, slice)
+               or (isinstance(p, (int, np.integer)) and not isinstance(p, bool)) for p in parts)
+
+
+def _index_put(tensor, key, value):
+    """``tensor`` with ``tensor[key]`` replaced by ``value``, out of place (index_put)."""
+    from minigrad.autograd.node import edge_of
+    from minigrad.kernels.core import index_key
+    from minigrad.tensor import Tensor, _wrap
+    array_key = index_key(key)
+    out = tensor.data.copy()
+    out[array_key] = value.data if isinstance(value, Tensor) else value
+    requires = tensor._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
+    if not (grad_mode.enabled and requires):
+        return _wrap(out)
+    value_shape = value.shape if isinstance(value, Tensor) else ()
+    node = IndexPutBackward0((edge_of(tensor), edge_of(value)), key, tensor.shape, value_shape)
+    return _wrap(out, node)
+
+
+class IndexPutBackward0(Node):
+    """``x[key] = v`` as an op: x's gradient is zero at ``key``; v's is the gradient there."""
+
+    __slots__ = ("key", "shape", "value_shape")
+
+    def __init__(self, next_functions, key, shape, value_shape):
+        super().__init__(next_functions)
+        self.key, self.shape, self.value_shape = key, shape, value_shape
+
+    def apply(self, grads, create_graph):
+        from minigrad.kernels.core import index_key
+        grad, key = grads[0], index_key(self.key)
+        keep = np.ones(self.shape, dtype=grad.dtype)
+        keep[key] = 0
+        if create_graph:
+            from minigrad._generated import functions as Fn
+            grad_self = Fn.mul(grad, keep) if self.needs_input_grad(0) else None
+            grad_value = (Fn.sum_to_size(Fn.getitem(grad, self.key), self.value_shape)
+                          if self.needs_input_grad(1) else None)
+            return grad_self, grad_value
+        from minigrad.kernels.core import sum_to_shape
+        grad_self = grad * keep if self.needs_input_grad(0) else None
+        grad_value = (sum_to_shape(np.asarray(grad[key]), self.value_shape)
+                      if self.needs_input_grad(1) else None)
+        return grad_self, grad_value
