@@ -13,8 +13,8 @@ import yaml
 from codegen import analyze
 from codegen.model import ARG_TYPES, NO_DEFAULT, Arg, OpSpec, Output, Registry, SampleSpec
 
-KNOWN_KEYS = ("name", "forward", "samples", "output_differentiability", "view",
-              "once_differentiable", "method", "modules")
+KNOWN_KEYS = ("name", "forward", "samples", "derived_samples", "output_differentiability",
+              "view", "once_differentiable", "method", "modules")
 RESERVED_ARG_NAMES = ("F", "grad", "grads", "result", "node", "out", "outs")
 SCHEMA = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?\s*\((.*)\)\s*->\s*(.+?)\s*$")
 MODULES = ("minigrad", "minigrad.linalg", "minigrad.nn.functional", "minigrad.special", "minigrad.fft")
@@ -260,35 +260,97 @@ def _parse_returns(returns, where, text):
 
 # ------------------------------------------------------------------ samples
 def _samples(fields, args, label):
+    """The entry's samples, plus the float32 and non-contiguous variants every entry gets."""
     value, line = fields.get("samples", (None, 0))
-    if value is None:
-        return (SampleSpec(args=tuple((a.name, "T([3, 4])") for a in args
-                                      if a.is_differentiable_kind and not a.has_default)),)
-    items = value if isinstance(value, list) else [value]
+    where = label.format(line=line)
+    items = [{}] if value is None else value if isinstance(value, list) else [value]
     by_name = {a.name: a for a in args}
-    samples = []
+    raw = []
     for item in items:
         if not isinstance(item, dict):
-            raise SpecError(f"{label.format(line=line)}: each sample must be a mapping of "
-                            "argument names to shapes or values.")
-        item = dict(item)
-        fast = bool(item.pop("fast", False))
-        skip = str(item.pop("skip_gradgrad", "") or "")
+            raise SpecError(f"{where}: each sample must be a mapping of argument names to "
+                            "shapes or values.")
         for name in item:
-            if name not in by_name:
-                raise SpecError(f"{label.format(line=line)}: sample gives '{name}', which is not an "
-                                f"argument (arguments: {', '.join(by_name)}).")
-        rendered = []
-        for arg in args:
-            if arg.name in item:
-                rendered.append((arg.name, _sample_value(arg, item[arg.name], label.format(line=line))))
-            elif not arg.has_default:
-                if not arg.is_differentiable_kind:
-                    raise SpecError(f"{label.format(line=line)}: sample needs a value for "
-                                    f"'{arg.name}' ({arg.type}, no default).")
-                rendered.append((arg.name, "T([3, 4])" if arg.is_tensor else "[T([2, 3]), T([2, 3])]"))
-        samples.append(SampleSpec(args=tuple(rendered), fast=fast, skip_gradgrad=skip))
-    return tuple(samples)
+            if name not in by_name and name not in SAMPLE_OPTIONS:
+                raise SpecError(f"{where}: sample gives '{name}', which is not an argument "
+                                f"(arguments: {', '.join(by_name)}).")
+        raw.append(_with_default_tensors(dict(item), args, where))
+    derived = fields.get("derived_samples", (True, 0))[0]
+    if derived:
+        for key, value_ in (("dtype", "float32"), ("noncontiguous", True)):
+            if not any(_sets(item, args, key, value_) for item in raw):
+                variant = _variant(raw[0], args, key, value_)
+                if variant is not None:
+                    raw.append(variant)
+    return tuple(_render_sample(item, args, where) for item in raw)
+
+
+SAMPLE_OPTIONS = ("fast", "skip_gradgrad")
+
+
+def _with_default_tensors(item, args, where):
+    for arg in args:
+        if arg.name not in item and not arg.has_default:
+            if not arg.is_differentiable_kind:
+                raise SpecError(f"{where}: sample needs a value for '{arg.name}' ({arg.type}, "
+                                "no default).")
+            item[arg.name] = [3, 4] if arg.is_tensor else [[2, 3], [2, 3]]
+    return item
+
+
+def _float_specs(item, args):
+    """(arg name, index or None, spec dict) for every floating tensor spec in a sample."""
+    for arg in args:
+        if not arg.is_differentiable_kind or arg.name not in item:
+            continue
+        specs = item[arg.name] if arg.is_tensor_list else [item[arg.name]]
+        if not isinstance(specs, list) or (arg.is_tensor and not _is_spec(item[arg.name])):
+            continue
+        for i, spec in enumerate(specs):
+            spec = _as_spec_dict(spec)
+            if spec is not None and spec.get("dtype", "float64") in ("float64", "float32") \
+                    and spec.get("requires_grad", True):
+                yield arg, i, spec
+
+
+def _is_spec(value):
+    return isinstance(value, dict) or (isinstance(value, list) and all(isinstance(n, int) for n in value))
+
+
+def _as_spec_dict(spec):
+    if isinstance(spec, list) and all(isinstance(n, int) for n in spec):
+        return {"shape": spec}
+    return dict(spec) if isinstance(spec, dict) else None
+
+
+def _sets(item, args, key, value):
+    return any(spec.get(key) == value for _, _, spec in _float_specs(item, args))
+
+
+def _variant(item, args, key, value):
+    """A copy of ``item`` with ``key: value`` in every floating tensor spec (None if it has none)."""
+    variant = {k: v for k, v in item.items() if k not in SAMPLE_OPTIONS or k == "fast"}
+    changed = False
+    for arg, i, spec in list(_float_specs(item, args)):
+        if key == "noncontiguous" and len(spec.get("shape", [3, 4])) == 0:
+            continue  # a 0-d tensor has no layout to vary
+        spec[key] = value
+        changed = True
+        if arg.is_tensor_list:
+            variant[arg.name] = list(variant[arg.name])
+            variant[arg.name][i] = spec
+        else:
+            variant[arg.name] = spec
+    return variant if changed else None
+
+
+def _render_sample(item, args, where):
+    item = dict(item)
+    fast = bool(item.pop("fast", False))
+    skip = str(item.pop("skip_gradgrad", "") or "")
+    rendered = tuple((arg.name, _sample_value(arg, item[arg.name], where))
+                     for arg in args if arg.name in item)
+    return SampleSpec(args=rendered, fast=fast, skip_gradgrad=skip)
 
 
 INDEX_SAMPLE_NAMES = frozenset({"tensor", "None", "Ellipsis", "True", "False"})

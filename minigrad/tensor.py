@@ -397,6 +397,8 @@ def apply_inplace(self, op, *args, **kwargs):
         from minigrad.autograd.views import inplace_on_view
         return inplace_on_view(self, op, args, kwargs)
     if not recording:
+        if _numpy_inplace(self, op, args, kwargs):
+            return self
         with grad_mode.no_grad():
             out = op(self, *args, **kwargs)
         _write(self, out.data)
@@ -406,6 +408,25 @@ def apply_inplace(self, op, *args, **kwargs):
         from minigrad.autograd.views import refresh_views
         refresh_views(self)
     return self
+
+
+def _numpy_inplace(self, op, args, kwargs):
+    """``p -= lr * p.grad`` under no_grad: numpy's in-place ufunc, no temporary copy.
+
+    Only for the four arithmetic ops; anything unusual (broadcasting into ``self``,
+    a dtype change, extra arguments) returns False and takes the general path."""
+    ufunc = _NUMPY_INPLACE.get(op)
+    if ufunc is None or len(args) != 1 or (kwargs and kwargs != {"alpha": 1}):
+        return False
+    other = args[0].data if isinstance(args[0], Tensor) else args[0]
+    if not self.data.flags.writeable or np.result_type(self.data, other) != self.data.dtype:
+        return False
+    try:
+        ufunc(self.data, other, out=self.data)
+    except ValueError:  # other does not broadcast to self's shape
+        return False
+    self._version_counter[0] += 1
+    return True
 
 
 def _rebase(self, op, args, kwargs):
@@ -445,6 +466,8 @@ def _any_requires_grad(values):
 
 # Bound at the bottom to break the import cycle: generated functions need Tensor.
 from minigrad._generated import functions as _F  # noqa: E402
+
+_NUMPY_INPLACE = {_F.add: np.add, _F.sub: np.subtract, _F.mul: np.multiply, _F.div: np.true_divide}
 from minigrad.autograd import functional as _functional  # noqa: E402
 from minigrad._generated.methods import METHODS  # noqa: E402
 from minigrad import numpy_interop as _numpy_interop  # noqa: E402

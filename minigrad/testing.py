@@ -201,6 +201,8 @@ def check_float32_against_float64(fn, leaves, rtol=1e-3, atol=1e-4):
     """float32 gradients keep their dtype and match the float64 ones closely."""
     rng = np.random.default_rng(1)
     outs32 = fn(*leaves)
+    if not any(o.requires_grad for o in outs32):
+        return  # a non-differentiable op (argmax ...): nothing to compare
     cotangents = [rng.standard_normal(o.shape) for o in outs32]
     grads32 = autograd_grad(outs32, leaves, [_wrap(c.astype(o.dtype)) for c, o in zip(cotangents, outs32)],
                             allow_unused=True)

@@ -55,7 +55,7 @@ return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('o
 def sum_to_size(self, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:85):
+    Derivatives (derivatives.yaml:89):
         self: expand(grad, self.shape)
     """
     out = array_ops.sum_to_size(data_of(self), size)
@@ -72,7 +72,7 @@ def sum_to_size(self, size):
 def _to_copy(self, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
-    Derivatives (derivatives.yaml:93):
+    Derivatives (derivatives.yaml:97):
         self: _to_copy(grad, self.dtype)
     """
     out = array_ops._to_copy(data_of(self), dtype)
@@ -89,7 +89,7 @@ def _to_copy(self, dtype):
 def _fill(self, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:99):
+    Derivatives (derivatives.yaml:103):
         self: zeros_like(grad)
     """
     out = array_ops._fill(data_of(self), value)
@@ -103,7 +103,7 @@ def _fill(self, value):
 def _copy_from(self, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:105):
+    Derivatives (derivatives.yaml:109):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
@@ -121,7 +121,7 @@ def _copy_from(self, src):
 def clone(self):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:114):
+    Derivatives (derivatives.yaml:118):
         self: grad
     """
     out = array_ops.clone(data_of(self))
@@ -135,7 +135,7 @@ def clone(self):
 def neg(self):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:118):
+    Derivatives (derivatives.yaml:122):
         self: neg(grad)
     """
     out = array_ops.neg(data_of(self))
@@ -149,7 +149,7 @@ def neg(self):
 def exp(self):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:127):
+    Derivatives (derivatives.yaml:131):
         self: grad * result
     """
     out = array_ops.exp(data_of(self))
@@ -166,7 +166,7 @@ def exp(self):
 def log(self):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:136):
+    Derivatives (derivatives.yaml:140):
         self: grad / self
     """
     out = array_ops.log(data_of(self))
@@ -183,7 +183,7 @@ def log(self):
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:145):
+    Derivatives (derivatives.yaml:149):
         self: grad / (2 * result)
     """
     out = array_ops.sqrt(data_of(self))
@@ -200,7 +200,7 @@ def sqrt(self):
 def sin(self):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:154):
+    Derivatives (derivatives.yaml:158):
         self: grad * cos(self)
     """
     out = array_ops.sin(data_of(self))
@@ -217,7 +217,7 @@ def sin(self):
 def cos(self):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:163):
+    Derivatives (derivatives.yaml:167):
         self: -(grad * sin(self))
     """
     out = array_ops.cos(data_of(self))
@@ -234,7 +234,7 @@ def cos(self):
 def tanh(self):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:172):
+    Derivatives (derivatives.yaml:176):
         self: grad * (1 - result * result)
     """
     out = array_ops.tanh(data_of(self))
@@ -251,7 +251,7 @@ def tanh(self):
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:181):
+    Derivatives (derivatives.yaml:185):
         self: grad * result * (1 - result)
     """
     out = array_ops.sigmoid(data_of(self))
@@ -268,7 +268,7 @@ def sigmoid(self):
 def relu(self):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:190):
+    Derivatives (derivatives.yaml:194):
         self: grad * (result > 0)
     """
     out = array_ops.relu(data_of(self))
@@ -285,7 +285,7 @@ def relu(self):
 def abs(self):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:202):
+    Derivatives (derivatives.yaml:206):
         self: grad * sign(self)
     """
     out = array_ops.abs(data_of(self))
@@ -302,7 +302,7 @@ def abs(self):
 def sign(self):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:212):
+    Derivatives (derivatives.yaml:216):
         self: zeros_like(grad)
     """
     out = array_ops.sign(data_of(self))
@@ -316,7 +316,7 @@ def sign(self):
 def add(self, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:221):
+    Derivatives (derivatives.yaml:225):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -338,7 +338,7 @@ def add(self, other, *, alpha=1):
 def sub(self, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:233):
+    Derivatives (derivatives.yaml:237):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -360,7 +360,7 @@ def sub(self, other, *, alpha=1):
 def mul(self, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:244):
+    Derivatives (derivatives.yaml:248):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -383,7 +383,7 @@ def mul(self, other):
 def div_default(self, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:256):
+    Derivatives (derivatives.yaml:260):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
@@ -407,7 +407,7 @@ def div_default(self, other):
 def pow(self, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:270):
+    Derivatives (derivatives.yaml:274):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
@@ -433,7 +433,7 @@ def pow(self, exponent):
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:289):
+    Derivatives (derivatives.yaml:293):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -457,7 +457,7 @@ def maximum(self, other):
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:299):
+    Derivatives (derivatives.yaml:303):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -481,7 +481,7 @@ def minimum(self, other):
 def where(condition, self, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:309):
+    Derivatives (derivatives.yaml:313):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -505,7 +505,7 @@ def where(condition, self, other):
 def clamp_default(self, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:323):
+    Derivatives (derivatives.yaml:327):
         self: grad * clamp_mask(self, min, max)
     """
     out = array_ops.clamp_default(data_of(self), min, max)
@@ -524,7 +524,7 @@ def clamp_default(self, min=None, max=None):
 def sum(self, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:335):
+    Derivatives (derivatives.yaml:339):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
@@ -543,7 +543,7 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):
 def mean(self, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:350):
+    Derivatives (derivatives.yaml:354):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
@@ -562,7 +562,7 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:364):
+    Derivatives (derivatives.yaml:368):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amax(data_of(self), dim, keepdim)
@@ -582,7 +582,7 @@ def amax(self, dim=None, keepdim=False):
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:376):
+    Derivatives (derivatives.yaml:380):
         self: spread_to_extrema(grad, self, result, dim)
     """
     out = array_ops.amin(data_of(self), dim, keepdim)
@@ -602,7 +602,7 @@ def amin(self, dim=None, keepdim=False):
 def max_dim(self, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:385):
+    Derivatives (derivatives.yaml:389):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -625,7 +625,7 @@ def max_dim(self, dim, keepdim=False):
 def max_default(self):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:396):
+    Derivatives (derivatives.yaml:400):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.max_default(data_of(self))
@@ -644,7 +644,7 @@ def max_default(self):
 def min_dim(self, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:404):
+    Derivatives (derivatives.yaml:408):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -667,7 +667,7 @@ def min_dim(self, dim, keepdim=False):
 def min_default(self):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:412):
+    Derivatives (derivatives.yaml:416):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.min_default(data_of(self))
@@ -686,7 +686,7 @@ def min_default(self):
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:419):
+    Derivatives (derivatives.yaml:423):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -707,7 +707,7 @@ def logsumexp(self, dim, keepdim=False):
 def gather(self, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:431):
+    Derivatives (derivatives.yaml:435):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -727,7 +727,7 @@ def gather(self, dim, index):
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:443):
+    Derivatives (derivatives.yaml:447):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -746,7 +746,7 @@ def gather_backward(self, dim, index, shape):
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:453):
+    Derivatives (derivatives.yaml:457):
         self: reshape(grad, self.shape)
     """
     out = array_ops.reshape(data_of(self), shape)
@@ -763,7 +763,7 @@ def reshape(self, shape):
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:465):
+    Derivatives (derivatives.yaml:469):
         self: transpose(grad, dim0, dim1)
     """
     out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -779,7 +779,7 @@ def transpose(self, dim0, dim1):
 def permute(self, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:476):
+    Derivatives (derivatives.yaml:480):
         self: permute(grad, inverse_permutation(dims))
     """
     out = array_ops.permute(data_of(self), dims)
@@ -794,7 +794,7 @@ def permute(self, dims):
 def expand(self, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:487):
+    Derivatives (derivatives.yaml:491):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.expand(data_of(self), size)
@@ -811,7 +811,7 @@ def expand(self, size):
 def squeeze(self, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:500):
+    Derivatives (derivatives.yaml:504):
         self: reshape(grad, self.shape)
     """
     out = array_ops.squeeze(data_of(self), dim)
@@ -828,7 +828,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:514):
+    Derivatives (derivatives.yaml:518):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unsqueeze(data_of(self), dim)
@@ -845,7 +845,7 @@ def unsqueeze(self, dim):
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:525):
+    Derivatives (derivatives.yaml:529):
         self: getitem_backward(grad, self.shape, index)
     """
     out = array_ops.getitem(data_of(self), index)
@@ -863,7 +863,7 @@ def getitem(self, index):
 def getitem_backward(self, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:548):
+    Derivatives (derivatives.yaml:552):
         self: getitem(grad, index)
     """
     out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -878,7 +878,7 @@ def getitem_backward(self, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:556):
+    Derivatives (derivatives.yaml:560):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -896,7 +896,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:567):
+    Derivatives (derivatives.yaml:571):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -911,7 +911,7 @@ def stack(tensors, dim=0):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:579):
+    Derivatives (derivatives.yaml:583):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -934,7 +934,7 @@ def matmul(self, other):
 def softmax(self, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:601):
+    Derivatives (derivatives.yaml:605):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     out = array_ops.softmax(data_of(self), dim, dtype)
@@ -954,7 +954,7 @@ def softmax(self, dim, dtype=None):
 def log_softmax(self, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:612):
+    Derivatives (derivatives.yaml:616):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     out = array_ops.log_softmax(data_of(self), dim, dtype)
@@ -974,7 +974,7 @@ def log_softmax(self, dim, dtype=None):
 def exp2(self):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:627):
+    Derivatives (derivatives.yaml:631):
         self: grad * result * 0.6931471805599453
     """
     out = array_ops.exp2(data_of(self))
@@ -991,7 +991,7 @@ def exp2(self):
 def expm1(self):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:636):
+    Derivatives (derivatives.yaml:640):
         self: grad * (result + 1)
     """
     out = array_ops.expm1(data_of(self))
@@ -1008,7 +1008,7 @@ def expm1(self):
 def log2(self):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:645):
+    Derivatives (derivatives.yaml:649):
         self: grad / (self * 0.6931471805599453)
     """
     out = array_ops.log2(data_of(self))
@@ -1025,7 +1025,7 @@ def log2(self):
 def log10(self):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:653):
+    Derivatives (derivatives.yaml:657):
         self: grad / (self * 2.302585092994046)
     """
     out = array_ops.log10(data_of(self))
@@ -1042,7 +1042,7 @@ def log10(self):
 def log1p(self):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:661):
+    Derivatives (derivatives.yaml:665):
         self: grad / (self + 1)
     """
     out = array_ops.log1p(data_of(self))
@@ -1059,7 +1059,7 @@ def log1p(self):
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:670):
+    Derivatives (derivatives.yaml:674):
         self: -0.5 * grad * result * result * result
     """
     out = array_ops.rsqrt(data_of(self))
@@ -1076,7 +1076,7 @@ def rsqrt(self):
 def square(self):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:678):
+    Derivatives (derivatives.yaml:682):
         self: grad * 2 * self
     """
     out = array_ops.square(data_of(self))
@@ -1093,7 +1093,7 @@ def square(self):
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:686):
+    Derivatives (derivatives.yaml:690):
         self: -grad * result * result
     """
     out = array_ops.reciprocal(data_of(self))
@@ -1110,7 +1110,7 @@ def reciprocal(self):
 def tan(self):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:695):
+    Derivatives (derivatives.yaml:699):
         self: grad * (1 + result * result)
     """
     out = array_ops.tan(data_of(self))
@@ -1127,7 +1127,7 @@ def tan(self):
 def asin(self):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:703):
+    Derivatives (derivatives.yaml:707):
         self: grad / sqrt(1 - self * self)
     """
     out = array_ops.asin(data_of(self))
@@ -1144,7 +1144,7 @@ def asin(self):
 def acos(self):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:711):
+    Derivatives (derivatives.yaml:715):
         self: -grad / sqrt(1 - self * self)
     """
     out = array_ops.acos(data_of(self))
@@ -1161,7 +1161,7 @@ def acos(self):
 def atan(self):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:719):
+    Derivatives (derivatives.yaml:723):
         self: grad / (self * self + 1)
     """
     out = array_ops.atan(data_of(self))
@@ -1178,7 +1178,7 @@ def atan(self):
 def sinh(self):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:727):
+    Derivatives (derivatives.yaml:731):
         self: grad * cosh(self)
     """
     out = array_ops.sinh(data_of(self))
@@ -1195,7 +1195,7 @@ def sinh(self):
 def cosh(self):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:735):
+    Derivatives (derivatives.yaml:739):
         self: grad * sinh(self)
     """
     out = array_ops.cosh(data_of(self))
@@ -1212,7 +1212,7 @@ def cosh(self):
 def asinh(self):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:743):
+    Derivatives (derivatives.yaml:747):
         self: grad / sqrt(self * self + 1)
     """
     out = array_ops.asinh(data_of(self))
@@ -1229,7 +1229,7 @@ def asinh(self):
 def acosh(self):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:751):
+    Derivatives (derivatives.yaml:755):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     out = array_ops.acosh(data_of(self))
@@ -1246,7 +1246,7 @@ def acosh(self):
 def atanh(self):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:759):
+    Derivatives (derivatives.yaml:763):
         self: grad / (1 - self * self)
     """
     out = array_ops.atanh(data_of(self))
@@ -1263,7 +1263,7 @@ def atanh(self):
 def logit(self, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:769):
+    Derivatives (derivatives.yaml:773):
         self: logit_grad(grad, self, eps)
     """
     out = array_ops.logit(data_of(self), eps)
@@ -1281,7 +1281,7 @@ def logit(self, eps=None):
 def erf(self):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:779):
+    Derivatives (derivatives.yaml:783):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     out = array_ops.erf(data_of(self))
@@ -1298,7 +1298,7 @@ def erf(self):
 def erfc(self):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:788):
+    Derivatives (derivatives.yaml:792):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     out = array_ops.erfc(data_of(self))
@@ -1315,7 +1315,7 @@ def erfc(self):
 def erfinv(self):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:797):
+    Derivatives (derivatives.yaml:801):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     out = array_ops.erfinv(data_of(self))
@@ -1332,7 +1332,7 @@ def erfinv(self):
 def lgamma(self):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:806):
+    Derivatives (derivatives.yaml:810):
         self: grad * digamma(self)
     """
     out = array_ops.lgamma(data_of(self))
@@ -1349,7 +1349,7 @@ def lgamma(self):
 def digamma(self):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:814):
+    Derivatives (derivatives.yaml:818):
         self: grad * polygamma(1, self)
     """
     out = array_ops.digamma(data_of(self))
@@ -1366,7 +1366,7 @@ def digamma(self):
 def polygamma(n, self):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:824):
+    Derivatives (derivatives.yaml:828):
         self: grad * polygamma(n + 1, self)
     """
     out = array_ops.polygamma(n, data_of(self))
@@ -1384,7 +1384,7 @@ def polygamma(n, self):
 def special_gammaln(self):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:835):
+    Derivatives (derivatives.yaml:839):
         self: grad * digamma(self)
     """
     out = array_ops.special_gammaln(data_of(self))
@@ -1401,7 +1401,7 @@ def special_gammaln(self):
 def special_psi(self):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:844):
+    Derivatives (derivatives.yaml:848):
         self: grad * polygamma(1, self)
     """
     out = array_ops.special_psi(data_of(self))
@@ -1418,7 +1418,7 @@ def special_psi(self):
 def special_expit(self):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:853):
+    Derivatives (derivatives.yaml:857):
         self: grad * result * (1 - result)
     """
     out = array_ops.special_expit(data_of(self))
@@ -1435,7 +1435,7 @@ def special_expit(self):
 def sinc(self):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:863):
+    Derivatives (derivatives.yaml:867):
         self: sinc_grad(grad, self)
     """
     out = array_ops.sinc(data_of(self))
@@ -1452,7 +1452,7 @@ def sinc(self):
 def floor(self):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:874):
+    Derivatives (derivatives.yaml:878):
         self: zeros_like(grad)
     """
     out = array_ops.floor(data_of(self))
@@ -1466,7 +1466,7 @@ def floor(self):
 def ceil(self):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:881):
+    Derivatives (derivatives.yaml:885):
         self: zeros_like(grad)
     """
     out = array_ops.ceil(data_of(self))
@@ -1480,7 +1480,7 @@ def ceil(self):
 def round(self, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:889):
+    Derivatives (derivatives.yaml:893):
         self: zeros_like(grad)
     """
     out = array_ops.round(data_of(self), decimals=decimals)
@@ -1494,7 +1494,7 @@ def round(self, *, decimals=0):
 def trunc(self):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:897):
+    Derivatives (derivatives.yaml:901):
         self: zeros_like(grad)
     """
     out = array_ops.trunc(data_of(self))
@@ -1508,7 +1508,7 @@ def trunc(self):
 def fix(self):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:904):
+    Derivatives (derivatives.yaml:908):
         self: zeros_like(grad)
     """
     out = array_ops.fix(data_of(self))
@@ -1522,7 +1522,7 @@ def fix(self):
 def frac(self):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:911):
+    Derivatives (derivatives.yaml:915):
         self: grad
     """
     out = array_ops.frac(data_of(self))
@@ -1536,7 +1536,7 @@ def frac(self):
 def clamp_Tensor(self, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:923):
+    Derivatives (derivatives.yaml:927):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1563,7 +1563,7 @@ def clamp_Tensor(self, min=None, max=None):
 def clip_default(self, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:935):
+    Derivatives (derivatives.yaml:939):
         self: grad * clamp_mask(self, min, max)
     """
     out = array_ops.clip_default(data_of(self), min, max)
@@ -1582,7 +1582,7 @@ def clip_default(self, min=None, max=None):
 def clip_Tensor(self, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:942):
+    Derivatives (derivatives.yaml:946):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1609,7 +1609,7 @@ def clip_Tensor(self, min=None, max=None):
 def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:952):
+    Derivatives (derivatives.yaml:956):
         self: grad * finite_mask(self)
     """
     out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
@@ -1626,7 +1626,7 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
 def div_Tensor_mode(self, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:963):
+    Derivatives (derivatives.yaml:967):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -1651,7 +1651,7 @@ def div_Tensor_mode(self, other, *, rounding_mode):
 def floor_divide(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:973):
+    Derivatives (derivatives.yaml:977):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1672,7 +1672,7 @@ def floor_divide(self, other):
 def remainder(self, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:983):
+    Derivatives (derivatives.yaml:987):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -1695,7 +1695,7 @@ def remainder(self, other):
 def fmod(self, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:994):
+    Derivatives (derivatives.yaml:998):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -1718,7 +1718,7 @@ def fmod(self, other):
 def float_power(self, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:1004):
+    Derivatives (derivatives.yaml:1008):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -1746,7 +1746,7 @@ def float_power(self, exponent):
 def fmax(self, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1015):
+    Derivatives (derivatives.yaml:1019):
         self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
     """
@@ -1770,7 +1770,7 @@ def fmax(self, other):
 def fmin(self, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1025):
+    Derivatives (derivatives.yaml:1029):
         self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
     """
@@ -1794,7 +1794,7 @@ def fmin(self, other):
 def max_other(self, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1035):
+    Derivatives (derivatives.yaml:1039):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -1818,7 +1818,7 @@ def max_other(self, other):
 def min_other(self, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1044):
+    Derivatives (derivatives.yaml:1048):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -1842,7 +1842,7 @@ def min_other(self, other):
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1053):
+    Derivatives (derivatives.yaml:1057):
         self: sum_to(grad * other / (self * self + other * other), self.shape)
         other: sum_to(-grad * self / (self * self + other * other), other.shape)
     """
@@ -1866,7 +1866,7 @@ def atan2(self, other):
 def hypot(self, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1062):
+    Derivatives (derivatives.yaml:1066):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -1893,7 +1893,7 @@ def hypot(self, other):
 def logaddexp(self, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1071):
+    Derivatives (derivatives.yaml:1075):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -1917,7 +1917,7 @@ def logaddexp(self, other):
 def logaddexp2(self, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1080):
+    Derivatives (derivatives.yaml:1084):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -1941,7 +1941,7 @@ def logaddexp2(self, other):
 def copysign(self, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1089):
+    Derivatives (derivatives.yaml:1093):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1965,7 +1965,7 @@ def copysign(self, other):
 def xlogy(self, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1100):
+    Derivatives (derivatives.yaml:1104):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -1989,7 +1989,7 @@ def xlogy(self, other):
 def lerp_Scalar(self, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1111):
+    Derivatives (derivatives.yaml:1115):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -2011,7 +2011,7 @@ def lerp_Scalar(self, end, weight):
 def lerp_Tensor(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1120):
+    Derivatives (derivatives.yaml:1124):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -2040,7 +2040,7 @@ def lerp_Tensor(self, end, weight):
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1130):
+    Derivatives (derivatives.yaml:1134):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -2068,7 +2068,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1141):
+    Derivatives (derivatives.yaml:1145):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -2097,7 +2097,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
 def prod(self, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1158):
+    Derivatives (derivatives.yaml:1162):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
@@ -2119,7 +2119,7 @@ def prod(self, dim=None, keepdim=False, *, dtype=None):
 def cumsum(self, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1176):
+    Derivatives (derivatives.yaml:1180):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
@@ -2137,7 +2137,7 @@ def cumsum(self, dim, *, dtype=None):
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1188):
+    Derivatives (derivatives.yaml:1192):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
@@ -2158,7 +2158,7 @@ def cumprod(self, dim, *, dtype=None):
 def logcumsumexp(self, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1201):
+    Derivatives (derivatives.yaml:1205):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     out = array_ops.logcumsumexp(data_of(self), dim)
@@ -2178,7 +2178,7 @@ def logcumsumexp(self, dim):
 def var_default(self, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1211):
+    Derivatives (derivatives.yaml:1215):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2198,7 +2198,7 @@ def var_default(self, dim=None, *, correction=None, keepdim=False):
 def std_default(self, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1222):
+    Derivatives (derivatives.yaml:1226):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2220,7 +2220,7 @@ def std_default(self, dim=None, *, correction=None, keepdim=False):
 def var_dim(self, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1235):
+    Derivatives (derivatives.yaml:1239):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
@@ -2240,7 +2240,7 @@ def var_dim(self, dim, unbiased=True, keepdim=False):
 def var_unbiased(self, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1242):
+    Derivatives (derivatives.yaml:1246):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     out = array_ops.var_unbiased(data_of(self), unbiased)
@@ -2258,7 +2258,7 @@ def var_unbiased(self, unbiased=True):
 def std_dim(self, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1249):
+    Derivatives (derivatives.yaml:1253):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
@@ -2280,7 +2280,7 @@ def std_dim(self, dim, unbiased=True, keepdim=False):
 def std_unbiased(self, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1256):
+    Derivatives (derivatives.yaml:1260):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     out = array_ops.std_unbiased(data_of(self), unbiased)
@@ -2300,7 +2300,7 @@ def std_unbiased(self, unbiased=True):
 def norm_default(self, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1265):
+    Derivatives (derivatives.yaml:1269):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     out = array_ops.norm_default(data_of(self), p, dim, keepdim)
@@ -2321,7 +2321,7 @@ def norm_default(self, p='fro', dim=None, keepdim=False):
 def var_mean(self, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1281):
+    Derivatives (derivatives.yaml:1285):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2344,7 +2344,7 @@ def var_mean(self, dim=None, *, correction=None, keepdim=False):
 def std_mean(self, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1289):
+    Derivatives (derivatives.yaml:1293):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2369,7 +2369,7 @@ def std_mean(self, dim=None, *, correction=None, keepdim=False):
 def nansum(self, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1297):
+    Derivatives (derivatives.yaml:1301):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
@@ -2388,7 +2388,7 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
 def nanmean(self, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1305):
+    Derivatives (derivatives.yaml:1309):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
@@ -2407,7 +2407,7 @@ def nanmean(self, dim=None, keepdim=False, *, dtype=None):
 def median_dim(self, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1315):
+    Derivatives (derivatives.yaml:1319):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
@@ -2430,7 +2430,7 @@ def median_dim(self, dim, keepdim=False):
 def median_default(self):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1323):
+    Derivatives (derivatives.yaml:1327):
         self: spread_to_extrema(grad, self, result, None)
     """
     out = array_ops.median_default(data_of(self))
@@ -2449,7 +2449,7 @@ def median_default(self):
 def cummax(self, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1330):
+    Derivatives (derivatives.yaml:1334):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     values_out, indices_out = array_ops.cummax(data_of(self), dim)
@@ -2470,7 +2470,7 @@ def cummax(self, dim):
 def cummin(self, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1338):
+    Derivatives (derivatives.yaml:1342):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     values_out, indices_out = array_ops.cummin(data_of(self), dim)
@@ -2491,7 +2491,7 @@ def cummin(self, dim):
 def aminmax(self, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1346):
+    Derivatives (derivatives.yaml:1350):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
@@ -2514,7 +2514,7 @@ def aminmax(self, *, dim=None, keepdim=False):
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1354):
+    Derivatives (derivatives.yaml:1358):
         self: non_differentiable
     """
     out = array_ops.argmax(data_of(self), dim, keepdim)
@@ -2524,7 +2524,7 @@ def argmax(self, dim=None, keepdim=False):
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1362):
+    Derivatives (derivatives.yaml:1366):
         self: non_differentiable
     """
     out = array_ops.argmin(data_of(self), dim, keepdim)
@@ -2534,7 +2534,7 @@ def argmin(self, dim=None, keepdim=False):
 def any(self, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1369):
+    Derivatives (derivatives.yaml:1373):
         self: non_differentiable
     """
     out = array_ops.any(data_of(self), dim, keepdim)
@@ -2544,7 +2544,7 @@ def any(self, dim=None, keepdim=False):
 def all(self, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1378):
+    Derivatives (derivatives.yaml:1382):
         self: non_differentiable
     """
     out = array_ops.all(data_of(self), dim, keepdim)
@@ -2554,7 +2554,7 @@ def all(self, dim=None, keepdim=False):
 def count_nonzero(self, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1387):
+    Derivatives (derivatives.yaml:1391):
         self: non_differentiable
     """
     out = array_ops.count_nonzero(data_of(self), dim)
@@ -2564,7 +2564,7 @@ def count_nonzero(self, dim=None):
 def view(self, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1400):
+    Derivatives (derivatives.yaml:1404):
         self: reshape(grad, self.shape)
     """
     out = array_ops.view(data_of(self), size)
@@ -2581,7 +2581,7 @@ def view(self, size):
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1411):
+    Derivatives (derivatives.yaml:1415):
         self: reshape(grad, self.shape)
     """
     out = array_ops.flatten(data_of(self), start_dim, end_dim)
@@ -2598,7 +2598,7 @@ def flatten(self, start_dim=0, end_dim=-1):
 def unflatten(self, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1422):
+    Derivatives (derivatives.yaml:1426):
         self: reshape(grad, self.shape)
     """
     out = array_ops.unflatten(data_of(self), dim, sizes)
@@ -2615,7 +2615,7 @@ def unflatten(self, dim, sizes):
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1430):
+    Derivatives (derivatives.yaml:1434):
         self: swapaxes(grad, axis0, axis1)
     """
     out = array_ops.swapaxes(data_of(self), axis0, axis1)
@@ -2631,7 +2631,7 @@ def swapaxes(self, axis0, axis1):
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1437):
+    Derivatives (derivatives.yaml:1441):
         self: swapdims(grad, dim0, dim1)
     """
     out = array_ops.swapdims(data_of(self), dim0, dim1)
@@ -2647,7 +2647,7 @@ def swapdims(self, dim0, dim1):
 def movedim(self, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1444):
+    Derivatives (derivatives.yaml:1448):
         self: movedim(grad, destination, source)
     """
     out = array_ops.movedim(data_of(self), source, destination)
@@ -2663,7 +2663,7 @@ def movedim(self, source, destination):
 def moveaxis(self, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1452):
+    Derivatives (derivatives.yaml:1456):
         self: moveaxis(grad, destination, source)
     """
     out = array_ops.moveaxis(data_of(self), source, destination)
@@ -2679,7 +2679,7 @@ def moveaxis(self, source, destination):
 def t(self):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1459):
+    Derivatives (derivatives.yaml:1463):
         self: t(grad)
     """
     out = array_ops.t(data_of(self))
@@ -2693,7 +2693,7 @@ def t(self):
 def expand_as(self, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1468):
+    Derivatives (derivatives.yaml:1472):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -2711,7 +2711,7 @@ def expand_as(self, other):
 def broadcast_to(self, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1477):
+    Derivatives (derivatives.yaml:1481):
         self: sum_to(grad, self.shape)
     """
     out = array_ops.broadcast_to(data_of(self), size)
@@ -2728,7 +2728,7 @@ def broadcast_to(self, size):
 def narrow(self, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1485):
+    Derivatives (derivatives.yaml:1489):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     out = array_ops.narrow(data_of(self), dim, start, length)
@@ -2748,7 +2748,7 @@ def narrow(self, dim, start, length):
 def select(self, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1495):
+    Derivatives (derivatives.yaml:1499):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     out = array_ops.select(data_of(self), dim, index)
@@ -2767,7 +2767,7 @@ def select(self, dim, index):
 def view_as(self, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1503):
+    Derivatives (derivatives.yaml:1507):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -2785,7 +2785,7 @@ def view_as(self, other):
 def reshape_as(self, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1512):
+    Derivatives (derivatives.yaml:1516):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -2803,7 +2803,7 @@ def reshape_as(self, other):
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1521):
+    Derivatives (derivatives.yaml:1525):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
@@ -2823,7 +2823,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 def diagonal_backward(self, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1532):
+    Derivatives (derivatives.yaml:1536):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
@@ -2840,7 +2840,7 @@ def diagonal_backward(self, input_sizes, offset, dim1, dim2):
 def split(self, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1541):
+    Derivatives (derivatives.yaml:1545):
         self: cat(grads, dim)
     """
     outs = array_ops.split(data_of(self), split_size_or_sections, dim)
@@ -2857,7 +2857,7 @@ def split(self, split_size_or_sections, dim=0):
 def chunk(self, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1551):
+    Derivatives (derivatives.yaml:1555):
         self: cat(grads, dim)
     """
     outs = array_ops.chunk(data_of(self), chunks, dim)
@@ -2874,7 +2874,7 @@ def chunk(self, chunks, dim=0):
 def unbind(self, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1559):
+    Derivatives (derivatives.yaml:1563):
         self: stack(grads, dim)
     """
     outs = array_ops.unbind(data_of(self), dim)
@@ -2891,7 +2891,7 @@ def unbind(self, dim=0):
 def flip(self, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1568):
+    Derivatives (derivatives.yaml:1572):
         self: flip(grad, dims)
     """
     out = array_ops.flip(data_of(self), dims)
@@ -2906,7 +2906,7 @@ def flip(self, dims):
 def roll(self, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1576):
+    Derivatives (derivatives.yaml:1580):
         self: roll(grad, negated(shifts), dims)
     """
     out = array_ops.roll(data_of(self), shifts, dims)
@@ -2922,7 +2922,7 @@ def roll(self, shifts, dims=None):
 def repeat(self, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1584):
+    Derivatives (derivatives.yaml:1588):
         self: repeat_backward(grad, repeats, self.shape)
     """
     out = array_ops.repeat(data_of(self), repeats)
@@ -2940,7 +2940,7 @@ def repeat(self, repeats):
 def tile(self, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1595):
+    Derivatives (derivatives.yaml:1599):
         self: repeat_backward(grad, dims, self.shape)
     """
     out = array_ops.tile(data_of(self), dims)
@@ -2958,7 +2958,7 @@ def tile(self, dims):
 def tril(self, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1602):
+    Derivatives (derivatives.yaml:1606):
         self: tril(grad, diagonal)
     """
     out = array_ops.tril(data_of(self), diagonal)
@@ -2973,7 +2973,7 @@ def tril(self, diagonal=0):
 def triu(self, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1609):
+    Derivatives (derivatives.yaml:1613):
         self: triu(grad, diagonal)
     """
     out = array_ops.triu(data_of(self), diagonal)
@@ -2988,7 +2988,7 @@ def triu(self, diagonal=0):
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1616):
+    Derivatives (derivatives.yaml:1620):
         self: diag_backward(grad, self.shape, diagonal)
     """
     out = array_ops.diag(data_of(self), diagonal)
@@ -3006,7 +3006,7 @@ def diag(self, diagonal=0):
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1624):
+    Derivatives (derivatives.yaml:1628):
         self: diagonal(grad, offset, dim1, dim2)
     """
     out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
@@ -3023,7 +3023,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1634):
+    Derivatives (derivatives.yaml:1638):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -3043,7 +3043,7 @@ def index_select(self, dim, index):
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1643):
+    Derivatives (derivatives.yaml:1647):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -3064,7 +3064,7 @@ def index_add(self, dim, index, source, *, alpha=1):
 def scatter_src(self, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1653):
+    Derivatives (derivatives.yaml:1657):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -3087,7 +3087,7 @@ def scatter_src(self, dim, index, src):
 def scatter_value(self, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1663):
+    Derivatives (derivatives.yaml:1667):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -3106,7 +3106,7 @@ def scatter_value(self, dim, index, value):
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1670):
+    Derivatives (derivatives.yaml:1674):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -3127,7 +3127,7 @@ def scatter_add(self, dim, index, src):
 def masked_fill_Scalar(self, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1679):
+    Derivatives (derivatives.yaml:1683):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -3146,7 +3146,7 @@ def masked_fill_Scalar(self, mask, value):
 def masked_fill_Tensor(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:1688):
+    Derivatives (derivatives.yaml:1692):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -3168,7 +3168,7 @@ def masked_fill_Tensor(self, mask, value):
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1696):
+    Derivatives (derivatives.yaml:1700):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -3188,7 +3188,7 @@ def take_along_dim(self, indices, dim=None):
 def take_along_dim_backward(self, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1706):
+    Derivatives (derivatives.yaml:1710):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -3207,7 +3207,7 @@ def take_along_dim_backward(self, dim, indices, shape):
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1727):
+    Derivatives (derivatives.yaml:1731):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -3228,7 +3228,7 @@ def mm(self, mat2):
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1736):
+    Derivatives (derivatives.yaml:1740):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -3249,7 +3249,7 @@ def bmm(self, mat2):
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:1744):
+    Derivatives (derivatives.yaml:1748):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -3270,7 +3270,7 @@ def mv(self, vec):
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:1752):
+    Derivatives (derivatives.yaml:1756):
         self: grad * tensor
         tensor: grad * self
     """
@@ -3291,7 +3291,7 @@ def dot(self, tensor):
 def vdot(self, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1760):
+    Derivatives (derivatives.yaml:1764):
         self: grad * other
         other: grad * self
     """
@@ -3312,7 +3312,7 @@ def vdot(self, other):
 def inner(self, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1766):
+    Derivatives (derivatives.yaml:1770):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -3335,7 +3335,7 @@ def inner(self, other):
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:1776):
+    Derivatives (derivatives.yaml:1780):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -3356,7 +3356,7 @@ def outer(self, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1784):
+    Derivatives (derivatives.yaml:1788):
         tensors: einsum_backward(grad, equation, tensors)
     """
     out = array_ops.einsum(equation, [data_of(t) for t in tensors])
@@ -3374,7 +3374,7 @@ def einsum(equation, tensors):
 def tensordot(self, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:1801):
+    Derivatives (derivatives.yaml:1805):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -3399,7 +3399,7 @@ def tensordot(self, other, dims_self, dims_other):
 def kron(self, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1813):
+    Derivatives (derivatives.yaml:1817):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -3422,7 +3422,7 @@ def kron(self, other):
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1822):
+    Derivatives (derivatives.yaml:1826):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -3449,7 +3449,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1833):
+    Derivatives (derivatives.yaml:1837):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -3476,7 +3476,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
 def cross(self, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1842):
+    Derivatives (derivatives.yaml:1846):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -3500,7 +3500,7 @@ def cross(self, other, dim=None):
 def linalg_cross(self, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1851):
+    Derivatives (derivatives.yaml:1855):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -3524,7 +3524,7 @@ def linalg_cross(self, other, *, dim=-1):
 def trace(self):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1861):
+    Derivatives (derivatives.yaml:1865):
         self: trace_backward(grad, self.shape)
     """
     out = array_ops.trace(data_of(self))
@@ -3541,7 +3541,7 @@ def trace(self):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1870):
+    Derivatives (derivatives.yaml:1874):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.linalg_inv(data_of(A))
@@ -3558,7 +3558,7 @@ def linalg_inv(A):
 def inverse(self):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1881):
+    Derivatives (derivatives.yaml:1885):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.inverse(data_of(self))
@@ -3575,7 +3575,7 @@ def inverse(self):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1886):
+    Derivatives (derivatives.yaml:1890):
         A: det_backward(grad, A, result)
     """
     out = array_ops.linalg_det(data_of(A))
@@ -3594,7 +3594,7 @@ def linalg_det(A):
 def det(self):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1898):
+    Derivatives (derivatives.yaml:1902):
         self: det_backward(grad, self, result)
     """
     out = array_ops.det(data_of(self))
@@ -3613,7 +3613,7 @@ def det(self):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1903):
+    Derivatives (derivatives.yaml:1907):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
@@ -3631,7 +3631,7 @@ def linalg_slogdet(A):
 def slogdet(self):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1913):
+    Derivatives (derivatives.yaml:1917):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
@@ -3649,7 +3649,7 @@ def slogdet(self):
 def logdet(self):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1919):
+    Derivatives (derivatives.yaml:1923):
         self: logabsdet_backward(grad, self)
     """
     out = array_ops.logdet(data_of(self))
@@ -3666,7 +3666,7 @@ def logdet(self):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1924):
+    Derivatives (derivatives.yaml:1928):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -3689,7 +3689,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1938):
+    Derivatives (derivatives.yaml:1942):
         A: cholesky_backward(grad, result, upper)
     """
     out = array_ops.linalg_cholesky(data_of(A), upper=upper)
@@ -3707,7 +3707,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(self, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1948):
+    Derivatives (derivatives.yaml:1952):
         self: cholesky_backward(grad, result, upper)
     """
     out = array_ops.cholesky(data_of(self), upper)
@@ -3725,7 +3725,7 @@ def cholesky(self, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:1953):
+    Derivatives (derivatives.yaml:1957):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
@@ -3745,7 +3745,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:1963):
+    Derivatives (derivatives.yaml:1967):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
@@ -3763,7 +3763,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:1970):
+    Derivatives (derivatives.yaml:1974):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
@@ -3784,7 +3784,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:1981):
+    Derivatives (derivatives.yaml:1985):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
@@ -3807,7 +3807,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1994):
+    Derivatives (derivatives.yaml:1998):
         A: svdvals_backward(grad, A)
     """
     out = array_ops.linalg_svdvals(data_of(A))
@@ -3824,7 +3824,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2003):
+    Derivatives (derivatives.yaml:2007):
         A: pinv_backward(grad, result, A)
     """
     out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -3843,7 +3843,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(self, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2013):
+    Derivatives (derivatives.yaml:2017):
         self: pinv_backward(grad, result, self)
     """
     out = array_ops.pinverse(data_of(self), rcond)
@@ -3862,7 +3862,7 @@ def pinverse(self, rcond=1e-15):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2019):
+    Derivatives (derivatives.yaml:2023):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
@@ -3884,7 +3884,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2035):
+    Derivatives (derivatives.yaml:2039):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
@@ -3906,7 +3906,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2048):
+    Derivatives (derivatives.yaml:2052):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
@@ -3928,7 +3928,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2059):
+    Derivatives (derivatives.yaml:2063):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
@@ -3950,7 +3950,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2071):
+    Derivatives (derivatives.yaml:2075):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
@@ -3972,7 +3972,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def norm_str_p(self, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2082):
+    Derivatives (derivatives.yaml:2086):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
@@ -3994,7 +3994,7 @@ def norm_str_p(self, p, dim=None, keepdim=False):
 def svd(self, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2091):
+    Derivatives (derivatives.yaml:2095):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
@@ -4020,7 +4020,7 @@ def svd(self, some=True, compute_uv=True):
 def qr(self, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2100):
+    Derivatives (derivatives.yaml:2104):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     Q_out, R_out = array_ops.qr(data_of(self), some)
@@ -4041,7 +4041,7 @@ def qr(self, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2107):
+    Derivatives (derivatives.yaml:2111):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -4067,7 +4067,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2119):
+    Derivatives (derivatives.yaml:2123):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -4091,7 +4091,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2130):
+    Derivatives (derivatives.yaml:2134):
         tensors: multi_dot_backward(grad, tensors)
     """
     out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
@@ -4108,7 +4108,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2140):
+    Derivatives (derivatives.yaml:2144):
         A: matrix_power_backward(grad, A, n)
     """
     out = array_ops.linalg_matrix_power(data_of(A), n)
@@ -4126,7 +4126,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(self, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2151):
+    Derivatives (derivatives.yaml:2155):
         self: matrix_power_backward(grad, self, n)
     """
     out = array_ops.matrix_power(data_of(self), n)
@@ -4144,7 +4144,7 @@ def matrix_power(self, n):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2162):
+    Derivatives (derivatives.yaml:2166):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     out = array_ops.leaky_relu(data_of(input), negative_slope)
@@ -4162,7 +4162,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2171):
+    Derivatives (derivatives.yaml:2175):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     out = array_ops.elu(data_of(input), alpha)
@@ -4180,7 +4180,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2180):
+    Derivatives (derivatives.yaml:2184):
         input: grad * selu_slope(input)
     """
     out = array_ops.selu(data_of(input))
@@ -4197,7 +4197,7 @@ def selu(input):
 def _normal_cdf(self):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2188):
+    Derivatives (derivatives.yaml:2192):
         self: grad * normal_pdf(self)
     """
     out = array_ops._normal_cdf(data_of(self))
@@ -4214,7 +4214,7 @@ def _normal_cdf(self):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2194):
+    Derivatives (derivatives.yaml:2198):
         input: grad * gelu_derivative(input, approximate)
     """
     out = array_ops.gelu(data_of(input), approximate=approximate)
@@ -4232,7 +4232,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2204):
+    Derivatives (derivatives.yaml:2208):
         input: grad * silu_derivative(input)
     """
     out = array_ops.silu(data_of(input))
@@ -4249,7 +4249,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2210):
+    Derivatives (derivatives.yaml:2214):
         input: grad * softplus_slope(input, beta, threshold)
     """
     out = array_ops.softplus(data_of(input), beta, threshold)
@@ -4268,7 +4268,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2220):
+    Derivatives (derivatives.yaml:2224):
         input: grad * mish_derivative(input)
     """
     out = array_ops.mish(data_of(input))
@@ -4285,7 +4285,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2226):
+    Derivatives (derivatives.yaml:2230):
         input: grad * hardtanh_mask(input, min_val, max_val)
     """
     out = array_ops.hardtanh(data_of(input), min_val, max_val)
@@ -4304,7 +4304,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2235):
+    Derivatives (derivatives.yaml:2239):
         input: grad * hardsigmoid_slope(input)
     """
     out = array_ops.hardsigmoid(data_of(input))
@@ -4321,7 +4321,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2242):
+    Derivatives (derivatives.yaml:2246):
         input: grad * hardswish_slope(input)
     """
     out = array_ops.hardswish(data_of(input))
@@ -4338,7 +4338,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2249):
+    Derivatives (derivatives.yaml:2253):
         input: grad * sigmoid(-input)
     """
     out = array_ops.logsigmoid(data_of(input))
@@ -4355,7 +4355,7 @@ def logsigmoid(input):
 def _masked_scale(self, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2257):
+    Derivatives (derivatives.yaml:2261):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -4374,7 +4374,7 @@ def _masked_scale(self, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2268):
+    Derivatives (derivatives.yaml:2272):
         input: matmul(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -4400,7 +4400,7 @@ def linear(input, weight, bias=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2282):
+    Derivatives (derivatives.yaml:2286):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -4427,7 +4427,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2299):
+    Derivatives (derivatives.yaml:2303):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -4450,7 +4450,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2312):
+    Derivatives (derivatives.yaml:2316):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -4473,7 +4473,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2324):
+    Derivatives (derivatives.yaml:2328):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -4497,7 +4497,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2339):
+    Derivatives (derivatives.yaml:2343):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
@@ -4522,7 +4522,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2369):
+    Derivatives (derivatives.yaml:2373):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4553,7 +4553,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2383):
+    Derivatives (derivatives.yaml:2387):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4584,7 +4584,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2395):
+    Derivatives (derivatives.yaml:2399):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4615,7 +4615,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2410):
+    Derivatives (derivatives.yaml:2414):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4646,7 +4646,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2422):
+    Derivatives (derivatives.yaml:2426):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4677,7 +4677,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2434):
+    Derivatives (derivatives.yaml:2438):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4708,7 +4708,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:2450):
+    Derivatives (derivatives.yaml:2454):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -4735,7 +4735,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2465):
+    Derivatives (derivatives.yaml:2469):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -4755,7 +4755,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2475):
+    Derivatives (derivatives.yaml:2479):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -4778,7 +4778,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2483):
+    Derivatives (derivatives.yaml:2487):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -4798,7 +4798,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2496):
+    Derivatives (derivatives.yaml:2500):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -4821,7 +4821,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2506):
+    Derivatives (derivatives.yaml:2510):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -4843,7 +4843,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2515):
+    Derivatives (derivatives.yaml:2519):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -4866,7 +4866,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:2528):
+    Derivatives (derivatives.yaml:2532):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -4886,7 +4886,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2539):
+    Derivatives (derivatives.yaml:2543):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
@@ -4903,7 +4903,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2548):
+    Derivatives (derivatives.yaml:2552):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
@@ -4920,7 +4920,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2561):
+    Derivatives (derivatives.yaml:2565):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     out = array_ops.pad(data_of(input), pad, mode, value)
@@ -4939,7 +4939,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:2575):
+    Derivatives (derivatives.yaml:2579):
         output_grad: repad(grad, pad, mode)
     """
     out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
@@ -4955,7 +4955,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2587):
+    Derivatives (derivatives.yaml:2591):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

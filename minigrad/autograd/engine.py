@@ -60,13 +60,24 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                         stale.append(node)
                         if consumed < 0 < mark:
                             node._consumed = mark
-                    grad_inputs = call_node(node, grads, create_graph)
+                    if anomaly.enabled:  # reports which node failed, and where it was made
+                        grad_inputs = anomaly.call_node(node, grads, create_graph)
+                    else:
+                        grad_inputs = node.apply(grads, create_graph)
                     if node._extras is not None:
                         grad_inputs = run_post_hooks(node, grad_inputs, grads, create_graph)
                     if not retain_graph:
                         node.release()
+                    if len(grad_inputs) != len(node.next_functions):
+                        raise RuntimeError(
+                            f"{node.name()} returned {len(grad_inputs)} gradients for "
+                            f"{len(node.next_functions)} inputs")
+                    # One pass over the edges: add each gradient into the buffer of the
+                    # node it flows to, and count that edge as done.
                     for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
-                        if grad is not None and next_node is not None:
+                        if next_node is None:
+                            continue
+                        if grad is not None:
                             buffer = buffers.get(next_node)
                             if buffer is None:
                                 buffer = buffers[next_node] = [None] * max(next_node.num_outputs, nr + 1)
@@ -74,6 +85,16 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                                 buffer.extend([None] * (nr + 1 - len(buffer)))
                             old = buffer[nr]
                             buffer[nr] = grad if old is None else old + grad
+                        left = dependencies[next_node] - 1
+                        dependencies[next_node] = left
+                        if left == 0:
+                            heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
+                    # Let the buffers hold the only references: a leaf may then keep an
+                    # unshared gradient array instead of copying it (AccumulateGrad).
+                    grad_inputs = grad = None
+                    continue
+            # Not run (no gradient arrived, or not needed for autograd.grad's inputs):
+            # its edges are done all the same.
             for next_node, _ in node.next_functions:
                 if next_node is not None:
                     left = dependencies[next_node] - 1
@@ -89,13 +110,6 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     if stale or call:
         leaks.check(call, stale)
     return captured
-
-
-def call_node(node, grads, create_graph):
-    """Run one node's backward; anomaly mode reports which node failed, and where it was made."""
-    if anomaly.enabled:
-        return anomaly.call_node(node, grads, create_graph)
-    return node.apply(grads, create_graph)
 
 
 def _add_to_buffer(buffers, node, nr, grad):

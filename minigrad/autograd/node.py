@@ -10,6 +10,7 @@ The node classes for ops are generated from derivatives.yaml into
 hand-written node, ``AccumulateGrad``, that writes into a leaf's ``.grad``.
 """
 import itertools
+import sys
 import weakref
 
 import numpy as np
@@ -141,8 +142,7 @@ class AccumulateGrad(Node):
         else:
             array = grad.data if isinstance(grad, Tensor) else grad
             if leaf.grad is None:
-                # A copy: the incoming array may be shared with other gradients.
-                leaf.grad = _wrap(np.array(array, dtype=leaf.data.dtype, copy=True))
+                leaf.grad = _wrap(_owned_copy(array, leaf.data.dtype))
             elif leaf.grad.grad_fn is None and leaf.grad.data.flags.writeable:
                 np.add(leaf.grad.data, array, out=leaf.grad.data, casting="unsafe")
                 leaf.grad._version_counter[0] += 1
@@ -152,6 +152,18 @@ class AccumulateGrad(Node):
             from minigrad.autograd.hooks import run_post_accumulate_hooks
             run_post_accumulate_hooks(leaf)
         return ()
+
+
+def _owned_copy(array, dtype):
+    """``array`` for a leaf's ``.grad``: taken as is when nothing else refers to it (a fresh
+    result of a formula, as PyTorch steals a gradient whose use count is 1), else a copy,
+    since gradients may be shared (``a + b`` passes the same array to both)."""
+    # References: the engine's buffer list, the caller's two locals, this argument,
+    # and getrefcount's own argument.
+    if (sys.getrefcount(array) <= 5 and type(array) is np.ndarray and array.base is None
+            and array.dtype == dtype and array.flags.writeable):
+        return array
+    return np.array(array, dtype=dtype, copy=True)
 
 
 def accumulator_of(leaf):

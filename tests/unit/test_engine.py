@@ -64,7 +64,7 @@ def test_node_whose_incoming_gradients_are_all_none_is_skipped():
     w = z * 2.0
     ran = []
     z.grad_fn.register_prehook(lambda grads: ran.append("exp"))
-    w.grad_fn.register_hook(lambda grad_inputs, grad_outputs: (None,))  # "known zero"
+    w.grad_fn.register_hook(lambda grad_inputs, grad_outputs: (None, None))  # "known zero"
     w.sum().backward()
     assert ran == [] and x.grad is None
 
@@ -170,3 +170,19 @@ def test_engine_runs_the_notebook_simple_example():
     da, db = grad(((a + b) * b).sum(), [a, b])
     np.testing.assert_allclose(da.numpy(), b.detach().numpy())
     np.testing.assert_allclose(db.numpy(), (a + 2 * b).detach().numpy())
+
+
+def test_a_user_supplied_gradient_is_never_aliased_by_grad():
+    a = leaf([1.0, 2.0])
+    g = mg.tensor([5.0, 6.0])
+    a.backward(g)
+    (a + 0.0).backward(g)          # add passes the gradient array through unchanged
+    a.grad.data += 1
+    assert g.tolist() == [5.0, 6.0] and a.grad.tolist() == [11.0, 13.0]
+
+
+def test_fresh_gradients_are_not_copied_but_are_still_private():
+    a, b = leaf([1.0]), leaf([2.0])
+    (a * b).sum().backward()
+    a.grad.data += 1
+    assert b.grad.item() == 1.0 and a.grad.item() == 3.0
