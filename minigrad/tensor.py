@@ -366,6 +366,9 @@ def _rebase(self, op, args, kwargs):
     self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
     self._requires_grad = out._requires_grad
     out.grad_fn.rebind_output(out._output_nr, self)
+    if self._extras is not None and self._extras.get("retains_grad"):
+        from minigrad.autograd.hooks import move_retain_grad
+        move_retain_grad(self, snapshot.grad_fn, snapshot._output_nr)
     return out.grad_fn
 
 
