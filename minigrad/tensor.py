@@ -336,8 +336,9 @@ def apply_inplace(self, op, *args, **kwargs):
     and the shared version counter moves, so saved copies know they are stale.
     An in-place op on a view also rewrites its base's history (autograd/views.py).
     """
-    recording = grad_mode.enabled and (self._requires_grad or _any_requires_grad(args) or (
-        self._base is not None and self._base._requires_grad))
+    recording = grad_mode.enabled and (
+        self._requires_grad or _any_requires_grad(args) or _any_requires_grad(kwargs.values())
+        or (self._base is not None and self._base._requires_grad))
     if recording and self.grad_fn is None and self._requires_grad:
         raise RuntimeError(LEAF_INPLACE_ERROR)
     if recording and self._base is not None:

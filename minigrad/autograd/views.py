@@ -205,10 +205,11 @@ def inplace_on_view(view, op, args, kwargs):
     entry = _registration(view)
     if entry is not None and not entry[1] and base._requires_grad:
         raise RuntimeError(NO_GRAD_VIEW_ERROR)
-    if entry is None or not (view._requires_grad or _any_requires_grad(args)):
+    inputs_require_grad = _any_requires_grad(args) or _any_requires_grad(kwargs.values())
+    if entry is None or not (view._requires_grad or inputs_require_grad):
         # detach() and other views with no autograd link to their base: the base's
         # history does not change, as in PyTorch.
-        if view._requires_grad or _any_requires_grad(args):
+        if view._requires_grad or inputs_require_grad:
             _rebase(view, op, args, kwargs)
         else:
             with grad_mode.no_grad():

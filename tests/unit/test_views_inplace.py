@@ -418,3 +418,21 @@ def test_random_view_inplace_programs_never_give_a_wrong_number():
                     else:
                         np.testing.assert_allclose(g, r, rtol=1e-9, atol=1e-12, err_msg=str(seed))
     assert outcomes.get(("ok", "ok"), 0) > 50 and outcomes.get(("error", "error"), 0) > 50
+
+
+def test_inplace_with_tensor_keyword_argument_records():
+    w = mg.tensor([1.0, 2.0], requires_grad=True)
+    b = mg.zeros(3, 2)
+    b[1].add_(other=w, alpha=3.0)
+    b.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), [3.0, 3.0])
+
+
+def test_setitem_with_numpy_and_list_values():
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = x * 1.0
+    b[:2] = np.array([5.0, 6.0])
+    b[[2]] = [7.0]
+    np.testing.assert_allclose(b.detach().numpy(), [5.0, 6.0, 7.0])
+    b.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0, 0.0])
