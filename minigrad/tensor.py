@@ -389,8 +389,9 @@ def apply_inplace(self, op, *args, **kwargs):
     and the shared version counter moves, so saved copies know they are stale.
     An in-place op on a view also rewrites its base's history (autograd/views.py).
     """
-    recording = grad_mode.enabled and (self._requires_grad or _any_requires_grad(args) or (
-        self._base is not None and self._base._requires_grad))
+    recording = grad_mode.enabled and (
+        self._requires_grad or _any_requires_grad(args) or _any_requires_grad(kwargs.values())
+        or (self._base is not None and self._base._requires_grad))
     if recording and self.grad_fn is None and self._requires_grad:
         raise RuntimeError(LEAF_INPLACE_ERROR)
     if recording and self._base is not None:
@@ -440,6 +441,9 @@ def _rebase(self, op, args, kwargs):
     self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
     self._requires_grad = out._requires_grad
     out.grad_fn.rebind_output(out._output_nr, self)
+    if self._extras is not None and self._extras.get("retains_grad"):
+        from minigrad.autograd.hooks import move_retain_grad
+        move_retain_grad(self, snapshot.grad_fn, snapshot._output_nr)
     return out.grad_fn
 
 

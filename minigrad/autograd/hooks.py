@@ -138,3 +138,13 @@ def register_post_accumulate_grad_hook(tensor, fn):
 def run_post_accumulate_hooks(leaf):
     for fn in list(leaf._extras["post_accumulate"].values()):
         fn(leaf)
+
+
+def move_retain_grad(tensor, old_fn, old_nr):
+    """After an in-place op, ``.grad`` of a retaining tensor is the gradient of its new
+    version (PyTorch's rule); hooks registered earlier stay with the old version."""
+    retained = (old_fn._extras or {}).get("retains_grad", {}) if old_fn is not None else {}
+    ref = retained.get(old_nr)
+    if ref is not None and ref() is tensor:
+        del retained[old_nr]
+        retain_grad(tensor)

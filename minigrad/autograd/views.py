@@ -46,8 +46,10 @@ def register_view(view):
     views = base._extras.get("views")
     if views is None:
         views = base._extras["views"] = {}
-    elif len(views) % 64 == 63:
+    elif len(views) >= base._extras.get("views_limit", 64):
+        # drop dead entries; the limit doubles so this stays amortized O(1) per view
         _prune(views)
+        base._extras["views_limit"] = max(64, 2 * len(views))
     views[id(view)] = (weakref.ref(view), grad_mode.enabled)
 
 
@@ -80,8 +82,10 @@ def view_index(view_array, base_array):
     Both arrays share memory; an element is identified by its byte address.
     """
     origin = base_array.__array_interface__["data"][0]
-    base_offsets = _byte_offsets(base_array, origin).ravel()
     view_offsets = _byte_offsets(view_array, origin)
+    if base_array.flags.c_contiguous:   # the usual base: element k sits at byte k * itemsize
+        return view_offsets // base_array.itemsize
+    base_offsets = _byte_offsets(base_array, origin).ravel()
     order = np.argsort(base_offsets, kind="stable")
     ordered = base_offsets[order]
     pos = np.clip(np.searchsorted(ordered, view_offsets), 0, max(len(ordered) - 1, 0))
@@ -201,10 +205,11 @@ def inplace_on_view(view, op, args, kwargs):
     entry = _registration(view)
     if entry is not None and not entry[1] and base._requires_grad:
         raise RuntimeError(NO_GRAD_VIEW_ERROR)
-    if entry is None or not (view._requires_grad or _any_requires_grad(args)):
+    inputs_require_grad = _any_requires_grad(args) or _any_requires_grad(kwargs.values())
+    if entry is None or not (view._requires_grad or inputs_require_grad):
         # detach() and other views with no autograd link to their base: the base's
         # history does not change, as in PyTorch.
-        if view._requires_grad or _any_requires_grad(args):
+        if view._requires_grad or inputs_require_grad:
             _rebase(view, op, args, kwargs)
         else:
             with grad_mode.no_grad():
@@ -213,7 +218,6 @@ def inplace_on_view(view, op, args, kwargs):
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
     where = _IndexMap(view.data, base.data)
-    where.index  # noqa: B018 - compute now, while the view's layout is the one written
     old = _wrap(view.data.copy(), view.grad_fn, view._output_nr)
     old._requires_grad = view._requires_grad
     out = op(old, *args, **kwargs)
@@ -222,6 +226,9 @@ def inplace_on_view(view, op, args, kwargs):
     node = CopySlices(base_edge, out.grad_fn, where)
     out.grad_fn.rebind_output(out._output_nr, view)
     base.grad_fn, base._output_nr, base._requires_grad = node, 0, True
+    if base._extras.get("retains_grad"):
+        from minigrad.autograd.hooks import move_retain_grad
+        move_retain_grad(base, base_edge[0], base_edge[1])
     refresh_views(base)
     return view
 
@@ -232,9 +239,13 @@ def refresh_views(base):
         return
     edge = (base.grad_fn, base._output_nr)
     for view in _live_views(base):
+        old_fn, old_nr = view.grad_fn, view._output_nr
         view.grad_fn = AsStridedBackward0(edge, _IndexMap(view.data, base.data))
         view._output_nr = 0
         view._requires_grad = True
+        if view._extras is not None and view._extras.get("retains_grad"):
+            from minigrad.autograd.hooks import move_retain_grad
+            move_retain_grad(view, old_fn, old_nr)
 
 
 def setitem(tensor, key, value):

@@ -114,15 +114,21 @@ def index_key(index):
     A basic key gets a trailing ``...`` so that ``x[0]`` of a vector is a 0-d view
     into ``x`` (as in PyTorch), not a numpy scalar copy.
     """
-    key = tuple(_index_part(i) for i in index) if isinstance(index, tuple) else (_index_part(index),)
-    if all(_is_basic(part) for part in key) and not any(part is Ellipsis for part in key):
-        key = key + (Ellipsis,)
-    return key if isinstance(index, tuple) or len(key) > 1 else key[0]
-
-
-def _is_basic(part):
-    return part is None or part is Ellipsis or isinstance(part, (int, np.integer, slice)) \
-        and not isinstance(part, bool)
+    kind = type(index)
+    if kind is int or kind is slice:          # the common cases, kept quick
+        return (index, Ellipsis)
+    if kind is tuple:
+        has_ellipsis = False
+        for part in index:
+            if part is Ellipsis:
+                has_ellipsis = True
+            elif not (type(part) is int or type(part) is slice or part is None):
+                return tuple(_index_part(i) for i in index)   # advanced: a copy anyway
+        return index if has_ellipsis else index + (Ellipsis,)
+    part = _index_part(index)
+    if isinstance(part, np.integer) or part is None:
+        return (part, Ellipsis)
+    return part
 
 
 def _index_part(part):

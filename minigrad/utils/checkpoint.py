@@ -141,9 +141,16 @@ class _Frame:
         inputs = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
                   for a in self.args]
         values = []
-        with _forked_rng(self.rng_state), grad_mode.enable_grad(), \
-                saved_tensors_hooks(lambda t: values.append(t) or len(values) - 1,
-                                    lambda i: values[i]):
+
+        def keep(tensor):
+            # detached: the values must not keep the recomputed graph alive (a cycle
+            # through this hook would hold every segment's activations until gc runs)
+            values.append(tensor.detach())
+
+        def never(_):
+            raise RuntimeError("internal error: the recomputed graph is never differentiated")
+
+        with _forked_rng(self.rng_state), grad_mode.enable_grad(), saved_tensors_hooks(keep, never):
             self.function(*inputs, **self.kwargs)
         if len(values) != self.count:
             raise RuntimeError(

@@ -144,3 +144,27 @@ def test_reentrant_depth_is_bounded_with_a_clear_error():
     y.register_hook(recurse)
     with pytest.raises(RuntimeError, match=f"limit of {MAX_REENTRANT_DEPTH}"):
         y.sum().backward()
+
+
+def test_hooks_and_retain_grad_across_an_inplace_op_match_pytorch():
+    # PyTorch: hooks registered before an in-place op see the old version's gradient,
+    # hooks registered after see the new one; .grad of a retaining tensor is the new one's.
+    torch = pytest.importorskip("torch")
+
+    def run(L):
+        log = []
+        x = L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True)
+        b = x * 2
+        b.retain_grad()
+        b.register_hook(lambda g: log.append(("before", g.tolist())))
+        b.mul_(3)
+        b.register_hook(lambda g: log.append(("after", g.tolist())))
+        base = x * 1
+        v = base[1:]
+        v.retain_grad()
+        base.mul_(5)          # v's history is refreshed; its .grad follows
+        (b * b).sum().backward(retain_graph=True)
+        (v * v).sum().backward()
+        return log, b.grad.tolist(), b.retains_grad, v.grad.tolist(), x.grad.tolist()
+
+    assert run(mg) == run(torch)
