@@ -359,7 +359,7 @@ def _wrap(array, grad_fn=None, output_nr=0):
     t._output_nr = output_nr
     t._version_counter = [0]
     t._base = None
-    t._extras = None
+    t._extras = {"inference": True} if grad_mode.inference else None
     return t
 
 
