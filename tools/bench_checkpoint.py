@@ -15,12 +15,14 @@ segment at a time during backward.  Two byte counts (ratios, not timings):
 
 Gradients are compared with the plain run: they must be identical.
 """
+import os
 import sys
 import tracemalloc
 
 import numpy as np
 
-import minigrad as mg
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import minigrad as mg  # noqa: E402
 from minigrad.autograd.graph import saved_bytes
 from minigrad.utils.checkpoint import checkpoint
 
