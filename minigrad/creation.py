@@ -5,7 +5,7 @@ float32 input stays float32.
 """
 import numpy as np
 
-from minigrad.tensor import Tensor, _wrap
+from minigrad._tensor import Tensor, _wrap
 
 float32, float64, int32, int64, bool_ = np.float32, np.float64, np.int32, np.int64, np.bool_
 _rng = np.random.default_rng()

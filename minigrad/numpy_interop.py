@@ -321,7 +321,7 @@ def _needs_grad(values):
 
 
 def _requires_grad(value):
-    from minigrad.tensor import Tensor
+    from minigrad._tensor import Tensor
     if isinstance(value, Tensor):
         return value._requires_grad
     if isinstance(value, (list, tuple)):
@@ -330,7 +330,7 @@ def _requires_grad(value):
 
 
 def _strip(value):
-    from minigrad.tensor import Tensor
+    from minigrad._tensor import Tensor
     if isinstance(value, Tensor):
         return value.data
     if isinstance(value, list):
@@ -341,7 +341,7 @@ def _strip(value):
 
 
 def _dress(value):
-    from minigrad.tensor import _wrap
+    from minigrad._tensor import _wrap
     if isinstance(value, np.ndarray):
         return _wrap(value)
     if isinstance(value, np.generic) and not isinstance(value, (np.bool_,)):

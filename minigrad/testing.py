@@ -9,7 +9,7 @@ import numpy as np
 
 from minigrad.autograd.functional import grad as autograd_grad
 from minigrad.autograd.gradcheck import gradcheck, gradgradcheck
-from minigrad.tensor import Tensor, _wrap
+from minigrad._tensor import Tensor, _wrap
 
 
 class TensorSpec:

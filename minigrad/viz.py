@@ -163,7 +163,7 @@ def _leaf_names(params, outputs):
         for name, tensor in items:
             names[id(tensor)] = name
         return names
-    from minigrad.tensor import Tensor
+    from minigrad._tensor import Tensor
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename == __file__:
         frame = frame.f_back

@@ -3,12 +3,12 @@
 
 Every single-output op that is not a view also gets an in-place variant
 (`x.exp_()`): the out-of-place op runs, its value is written into `x`, and `x`'s
-history is rebased onto the op's node (`minigrad.tensor.apply_inplace`).  The
+history is rebased onto the op's node (`minigrad._tensor.apply_inplace`).  The
 derivative is the one declared in derivatives.yaml; nothing is declared twice.
 An op whose result does not have `x`'s shape raises at run time.
 """
 from minigrad._dispatch import varargs_int_list
-from minigrad.tensor import apply_inplace
+from minigrad._tensor import apply_inplace
 
 from . import functions as F
 

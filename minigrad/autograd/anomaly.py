@@ -105,7 +105,7 @@ def call_node(node, grads, create_graph):
 
 
 def _check_nan(node, results):
-    from minigrad.tensor import Tensor
+    from minigrad._tensor import Tensor
     for i, result in enumerate(results):
         if result is None:
             continue

@@ -73,7 +73,7 @@ class BackwardCFunction(FunctionCtx, Node):
     def apply(self, grads, create_graph):
         if self._released:
             raise RuntimeError(FREED_GRAPH_ERROR)
-        from minigrad.tensor import Tensor, _wrap
+        from minigrad._tensor import Tensor, _wrap
         grads = list(grads) + [None] * (len(self._output_metas) - len(grads))
         tensors = []
         for g, meta in zip(grads, self._output_metas):
@@ -87,7 +87,7 @@ class BackwardCFunction(FunctionCtx, Node):
         return self._check_results(results, create_graph)
 
     def _check_results(self, results, create_graph):
-        from minigrad.tensor import Tensor
+        from minigrad._tensor import Tensor
         if not isinstance(results, tuple):
             results = (results,)
         expected = len(self._arg_metas)
@@ -170,7 +170,7 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from minigrad.tensor import Tensor
+        from minigrad._tensor import Tensor
         is_tensor = [isinstance(a, Tensor) for a in args]
         needs = tuple(t and a._requires_grad for t, a in zip(is_tensor, args))
         recording = grad_mode.enabled and any(needs)
@@ -196,7 +196,7 @@ class Function(metaclass=FunctionMeta):
 
 def _attach_outputs(node, args, outputs):
     """Make the node the grad_fn of every differentiable output."""
-    from minigrad.tensor import Tensor, _make_view
+    from minigrad._tensor import Tensor, _make_view
     dirty = {id(t) for t in node._dirty}
     non_diff = {id(t) for t in node._non_differentiable}
     inputs = {id(a) for a in args if isinstance(a, Tensor)}
@@ -226,7 +226,7 @@ def _attach_outputs(node, args, outputs):
 
 
 def _save(node, to_save, outputs):
-    from minigrad.tensor import Tensor
+    from minigrad._tensor import Tensor
     output_ids = {id(o) for o in outputs if isinstance(o, Tensor) and o.grad_fn is node}
     saved = []
     for t in to_save:
@@ -246,7 +246,7 @@ def once_differentiable(backward):
     @functools.wraps(backward)
     def wrapper(ctx, *grads):
         from minigrad.autograd.support import DelayedError
-        from minigrad.tensor import Tensor, _wrap
+        from minigrad._tensor import Tensor, _wrap
         with grad_mode.no_grad():
             results = backward(ctx, *grads)
         if not grad_mode.enabled:

@@ -4,6 +4,7 @@ import numpy as np
 from minigrad.autograd import engine
 from minigrad.autograd.errors import NO_GRAD_FN_ERROR, SCALAR_OUTPUT_ERROR, UNUSED_INPUT_ERROR
 from minigrad.autograd.node import AccumulateGrad, edge_of
+from minigrad import _tensor  # a module: Tensor is looked up at call time (import cycle)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -36,7 +37,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     >>> dx, = minigrad.autograd.grad(x ** 2, x, create_graph=True)   # 6
     >>> ddx, = minigrad.autograd.grad(dx, x)                          # 2
     """
-    from minigrad.tensor import Tensor, _wrap
+    Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if allow_unused is None:
@@ -90,7 +91,7 @@ def _input_edge(tensor):
 
 
 def _roots(outputs, grad_outputs, create_graph):
-    from minigrad.tensor import Tensor
+    Tensor = _tensor.Tensor
     if grad_outputs is None or isinstance(grad_outputs, Tensor):
         grad_outputs = (grad_outputs,) * len(outputs) if grad_outputs is None else (grad_outputs,)
     if len(grad_outputs) != len(outputs):
@@ -107,7 +108,7 @@ def _roots(outputs, grad_outputs, create_graph):
 
 
 def _root_grad(out, g, create_graph):
-    from minigrad.tensor import Tensor, _wrap
+    Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     if g is None:
         if out.data.size != 1:
             raise RuntimeError(SCALAR_OUTPUT_ERROR)
@@ -124,5 +125,5 @@ def _root_grad(out, g, create_graph):
 
 
 def _as_tuple(x):
-    from minigrad.tensor import Tensor
+    Tensor = _tensor.Tensor
     return (x,) if isinstance(x, Tensor) else tuple(x)

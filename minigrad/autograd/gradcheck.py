@@ -23,7 +23,7 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, fast_mode=False,
     >>> minigrad.autograd.gradcheck(minigrad.tanh, (x,))
     True
     """
-    from minigrad.tensor import Tensor
+    from minigrad._tensor import Tensor
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     wrt = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not wrt:
@@ -51,7 +51,7 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, fast_mode=False,
 def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
                   fast_mode=False, raise_exception=True, seed=0):
     """Check second derivatives: gradcheck of ``(inputs, v) -> vjp(fn, inputs, v)``."""
-    from minigrad.tensor import Tensor, _wrap
+    from minigrad._tensor import Tensor, _wrap
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     outputs = _outputs(fn, inputs)
     rng = np.random.default_rng(seed + 1)
@@ -76,7 +76,7 @@ def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
 
 
 def _outputs(fn, inputs):
-    from minigrad.tensor import Tensor
+    from minigrad._tensor import Tensor
     out = fn(*inputs)
     outs = (out,) if isinstance(out, Tensor) else tuple(out)
     return tuple(o for o in outs if o.dtype.kind == "f")
@@ -102,7 +102,7 @@ def _perturbed(fn, inputs, j, direction, eps):
 
 
 def _vjp(outputs, inputs, wrt, i, cotangent):
-    from minigrad.tensor import _wrap
+    from minigrad._tensor import _wrap
     if not outputs[i].requires_grad:
         return [np.zeros(inputs[j].shape) for j in wrt]
     grads = autograd_grad(outputs[i], [inputs[j] for j in wrt], _wrap(cotangent),

@@ -56,7 +56,7 @@ class disable_saved_tensors_hooks:
 
 def walk(roots):
     """Every node reachable from ``roots`` (Tensors or nodes), each once."""
-    from minigrad.tensor import Tensor
+    from minigrad._tensor import Tensor
     stack = [r.grad_fn if isinstance(r, Tensor) else r for r in roots]
     seen = set()
     while stack:
@@ -73,7 +73,7 @@ def walk(roots):
 
 def saved_arrays(node):
     """The numpy arrays a node holds for backward (what it costs in memory)."""
-    from minigrad.tensor import Tensor
+    from minigrad._tensor import Tensor
     values = [getattr(node, slot, None) for slot in node._saved_slots]
     values.extend(getattr(node, "_saved", ()))
     arrays = []

@@ -12,6 +12,7 @@ Hooks see and return Tensors, also in a plain backward where the engine itself
 works on arrays.
 """
 import itertools
+from minigrad import _tensor  # a module: read at call time (import cycle)
 
 _handle_ids = itertools.count()
 
@@ -40,13 +41,13 @@ def add_hook(registry, fn):
 
 
 def _as_tensor(grad):
-    from minigrad.tensor import Tensor, _wrap
+    Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     return grad if grad is None or isinstance(grad, Tensor) else _wrap(grad)
 
 
 def _like_engine(grad, create_graph):
     """Hooks return Tensors; a plain backward continues with their arrays."""
-    from minigrad.tensor import Tensor
+    Tensor = _tensor.Tensor
     if grad is None or create_graph:
         return grad
     return grad.data if isinstance(grad, Tensor) else grad
@@ -94,7 +95,7 @@ def run_post_hooks(node, grad_inputs, grads, create_graph):
 
 
 def _retain(tensor, grad, create_graph):
-    from minigrad.tensor import _wrap
+    _wrap = _tensor._wrap
     if create_graph:
         tensor.grad = grad if tensor.grad is None else tensor.grad + grad
     else:

@@ -198,7 +198,7 @@ def _carrier_name(stale_node):
     """The user's variable whose history enters the stale part of the graph, if any."""
     import sys
     from minigrad.autograd._user import _inside
-    from minigrad.tensor import Tensor
+    from minigrad._tensor import Tensor
     frame = sys._getframe(1)
     while frame is not None and _inside(frame.f_code.co_filename):
         frame = frame.f_back

@@ -15,7 +15,9 @@ import weakref
 
 import numpy as np
 
+from minigrad import _tensor  # a module: Tensor is looked up at call time (import cycle)
 from minigrad.autograd import anomaly as _anomaly
+from minigrad.autograd.saved import _FREED, SavedTensor, unpack
 
 _sequence = itertools.count()
 _ACCUMULATE_FIRST = 1 << 62
@@ -64,14 +66,12 @@ class Node:
         Numbers go too: PyTorch saves ``x * 2``'s 2 as a tensor and frees it, so a
         second backward through that node raises there as well."""
         if self._saved_slots:
-            from minigrad.autograd.saved import _FREED
             for slot in self._saved_slots:
                 setattr(self, slot, _FREED)
             self._released = True
 
     def rebind_output(self, output_nr, tensor):
         """An in-place op made ``tensor`` this node's output: saved outputs follow it."""
-        from minigrad.autograd.saved import SavedTensor
         for slot in self._saved_slots:
             saved = getattr(self, slot, None)
             if type(saved) is SavedTensor and saved.output_nr == output_nr and saved.tensor is None:
@@ -79,7 +79,6 @@ class Node:
 
     def saved_values(self):
         """The saved values by formula name (Tensors unpacked), for inspection."""
-        from minigrad.autograd.saved import unpack
         return {slot[len("_raw_saved_"):]: unpack(getattr(self, slot), self, True)
                 for slot in self._saved_slots if hasattr(self, slot)}
 
@@ -88,8 +87,7 @@ class Node:
         if name.startswith("_saved_") and not name.startswith("_saved_slots"):
             raw = "_raw" + name
             if raw in self._saved_slots:
-                from minigrad.autograd.saved import unpack
-                return unpack(object.__getattribute__(self, raw), self, True)
+                        return unpack(object.__getattribute__(self, raw), self, True)
         raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
 
     # --- hooks (see minigrad.autograd.hooks): kept in _extras so plain nodes stay small
@@ -129,9 +127,10 @@ class AccumulateGrad(Node):
         return grads
 
     def apply(self, grads, create_graph):
-        from minigrad.tensor import Tensor, _wrap
+        Tensor, _wrap = _tensor.Tensor, _tensor._wrap
         leaf = self.variable
-        if leaf._extras is not None:
+        extras = leaf._extras
+        if extras is not None and "hooks" in extras:
             grads = self.leaf_hooks(grads, create_graph)
         grad = grads[0]
         if create_graph:
@@ -148,7 +147,7 @@ class AccumulateGrad(Node):
                 leaf.grad._version_counter[0] += 1
             else:
                 leaf.grad = _wrap(leaf.grad.data + array)
-        if leaf._extras is not None and leaf._extras.get("post_accumulate"):
+        if extras is not None and extras.get("post_accumulate"):
             from minigrad.autograd.hooks import run_post_accumulate_hooks
             run_post_accumulate_hooks(leaf)
         return ()

@@ -47,7 +47,7 @@ class SavedTensor:
             return self.tensor if as_tensor else self.tensor.data
         if not as_tensor:
             return self.data
-        from minigrad.tensor import _init, Tensor
+        _init, Tensor = _tensor._init, _tensor.Tensor
         t = Tensor.__new__(Tensor)
         _init(t, self.data, node, self.output_nr, self.counter, None)
         return t
@@ -104,4 +104,4 @@ class _Freed:
 _FREED = _Freed()
 
 
-from minigrad import tensor as _tensor  # noqa: E402  (a module: Tensor is read at call time)
+from minigrad import _tensor  # noqa: E402  (a module: Tensor is read at call time)

@@ -3,7 +3,7 @@ import numpy as np
 
 from minigrad.autograd.node import Node, edge_of
 from minigrad.autograd.views import register_view
-from minigrad.tensor import Tensor, _make_view, _wrap
+from minigrad._tensor import Tensor, _make_view, _wrap
 
 
 def data_of(value):

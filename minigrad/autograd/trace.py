@@ -67,7 +67,7 @@ class trace:
         return name
 
     def _name(self, value):
-        from minigrad.tensor import Tensor
+        from minigrad._tensor import Tensor
         if not isinstance(value, Tensor):
             return repr(value)
         ref, name = self._names.get(id(value), (None, None))
@@ -81,7 +81,7 @@ class trace:
         import minigrad
         from minigrad._generated import functions
         from minigrad._generated.methods import METHODS
-        from minigrad.tensor import Tensor
+        from minigrad._tensor import Tensor
         wrapped = {}
         for name, fn in vars(functions).items():
             if inspect.isfunction(fn) and fn.__module__ == functions.__name__:
@@ -114,7 +114,7 @@ class trace:
         return traced
 
     def _record(self, name, signature, args, kwargs, out):
-        from minigrad.tensor import Tensor
+        from minigrad._tensor import Tensor
         outs = out if isinstance(out, tuple) else (out,)
         if not any(isinstance(o, Tensor) and o.grad_fn is not None for o in outs):
             return

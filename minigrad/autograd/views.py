@@ -172,7 +172,7 @@ class CopySlices(Node):
         index = where.index
         if create_graph:
             from minigrad._generated import functions as Fn
-            from minigrad.tensor import Tensor, _wrap
+            from minigrad._tensor import Tensor, _wrap
             grad = grad if isinstance(grad, Tensor) else _wrap(grad)
             flat = Fn.reshape(grad, (-1,))
             results = self.fn.apply([Fn.getitem(flat, index)], True)
@@ -200,7 +200,7 @@ class CopySlices(Node):
 # --------------------------------------------------------------- the operations
 def inplace_on_view(view, op, args, kwargs):
     """``op`` in place on ``view`` while recording: rebase the view's base onto CopySlices."""
-    from minigrad.tensor import _any_requires_grad, _rebase, _write, _wrap, apply_inplace
+    from minigrad._tensor import _any_requires_grad, _rebase, _write, _wrap, apply_inplace
     base = view._base
     entry = _registration(view)
     if entry is not None and not entry[1] and base._requires_grad:
@@ -250,7 +250,7 @@ def refresh_views(base):
 
 def setitem(tensor, key, value):
     """``tensor[key] = value``: a copy into a view for a basic key, index_put otherwise."""
-    from minigrad.tensor import Tensor, apply_inplace
+    from minigrad._tensor import Tensor, apply_inplace
     if _is_basic_key(key):
         view = tensor[key]
         if view._base is not None or view.data.base is not None:
@@ -271,7 +271,7 @@ def _index_put(tensor, key, value):
     """``tensor`` with ``tensor[key]`` replaced by ``value``, out of place (index_put)."""
     from minigrad.autograd.node import edge_of
     from minigrad.kernels.core import index_key
-    from minigrad.tensor import Tensor, _wrap
+    from minigrad._tensor import Tensor, _wrap
     array_key = index_key(key)
     out = tensor.data.copy()
     out[array_key] = value.data if isinstance(value, Tensor) else value

@@ -83,15 +83,16 @@ def logsumexp_array(x, dim, keepdim):
 
 
 def max_with_indices(x, dim, keepdim):
-    indices = np.argmax(x, axis=dim, keepdims=True)
-    values = np.take_along_axis(x, indices, axis=dim)
-    if not keepdim:
-        values, indices = np.squeeze(values, axis=dim), np.squeeze(indices, axis=dim)
-    return values, indices
+    return _extremum_with_indices(np.argmax, x, dim, keepdim)
 
 
 def min_with_indices(x, dim, keepdim):
-    indices = np.argmin(x, axis=dim, keepdims=True)
+    return _extremum_with_indices(np.argmin, x, dim, keepdim)
+
+
+def _extremum_with_indices(arg_extremum, x, dim, keepdim):
+    """(values, indices) of ``max``/``min`` over one dim, as torch.max(x, dim) returns."""
+    indices = arg_extremum(x, axis=dim, keepdims=True)
     values = np.take_along_axis(x, indices, axis=dim)
     if not keepdim:
         values, indices = np.squeeze(values, axis=dim), np.squeeze(indices, axis=dim)

@@ -79,7 +79,7 @@ def _forked_rng(state):
 class CheckpointFunction(Function):
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, *args):
-        from minigrad.tensor import Tensor
+        from minigrad._tensor import Tensor
         ctx.run_function = run_function
         ctx.rng_state = _rng_state() if preserve_rng_state else None
         ctx.tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
@@ -92,7 +92,7 @@ class CheckpointFunction(Function):
     @staticmethod
     def backward(ctx, *grads):
         from minigrad.autograd.functional import backward
-        from minigrad.tensor import Tensor
+        from minigrad._tensor import Tensor
         if grad_mode.enabled:
             raise RuntimeError(
                 "checkpoint(use_reentrant=True) cannot be differentiated twice "
@@ -133,7 +133,7 @@ class _Frame:
         return self.recomputed.pop(index)
 
     def _recompute(self):
-        from minigrad.tensor import Tensor
+        from minigrad._tensor import Tensor
         if grad_mode.enabled:
             raise RuntimeError(
                 "checkpoint(use_reentrant=False) in minigrad cannot be differentiated twice "

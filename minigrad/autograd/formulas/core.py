@@ -2,6 +2,7 @@
 import math
 
 import numpy as np
+from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
 def ops_for(value):
@@ -54,7 +55,7 @@ def sum_to(x, shape):
 
 def zeros_like(x):
     """A zero gradient shaped like ``x`` (constant: it records no graph)."""
-    from minigrad.tensor import Tensor, _wrap
+    Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     if isinstance(x, Tensor):
         return _wrap(np.zeros_like(x.data))
     return np.zeros_like(x)
@@ -145,4 +146,4 @@ def matmul_grad_other(grad, self, other_shape):
 
 # Imported last: the namespaces resolve ops lazily, and Tensor imports the generated code.
 from minigrad.autograd.namespace import ARRAYS, TENSORS  # noqa: E402
-from minigrad.tensor import Tensor  # noqa: E402
+from minigrad._tensor import Tensor  # noqa: E402

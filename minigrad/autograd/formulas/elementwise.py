@@ -6,16 +6,17 @@ values as constants (no graph): their derivative is zero everywhere it exists.
 import numpy as np
 
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
+from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
 def _data(x):
-    from minigrad.tensor import Tensor
+    Tensor = _tensor.Tensor
     return x.data if isinstance(x, Tensor) else np.asarray(x)
 
 
 def _constant(array, like):
     """``array`` as the kind of value ``like`` is (a graph-free Tensor, or an ndarray)."""
-    from minigrad.tensor import Tensor, _wrap
+    Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     return _wrap(np.asarray(array)) if isinstance(like, Tensor) else np.asarray(array)
 
 

@@ -12,12 +12,13 @@ import numpy as np
 
 from minigrad.autograd.formulas.core import normalize_dims, ops_for, reduced_shape, sum_to
 from minigrad.kernels.linalg import matrix_dims, norm_kind, solve_is_vector
+from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
 # ------------------------------------------------------------------ small pieces
 def _constant(like, array):
     """``array`` (numpy) as a constant of ``like``'s kind and dtype: records no graph."""
-    from minigrad.tensor import Tensor, _wrap
+    Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     array = np.asarray(array, dtype=like.dtype)
     return _wrap(array) if isinstance(like, Tensor) else array
 
@@ -297,7 +298,7 @@ def det_backward(grad, A, det):
 
 
 def _data(x):
-    from minigrad.tensor import Tensor
+    Tensor = _tensor.Tensor
     return x.data if isinstance(x, Tensor) else x
 
 

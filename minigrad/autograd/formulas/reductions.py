@@ -9,18 +9,19 @@ import math
 import numpy as np
 
 from minigrad.autograd.formulas.core import normalize_dims, ops_for, reduced_numel, unreduce
+from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
 # ------------------------------------------------------------------ small pieces
 def _constant(like, array):
     """``array`` as the same kind of value as ``like`` (a constant: no graph)."""
-    from minigrad.tensor import Tensor, _wrap
+    Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     array = np.asarray(array, dtype=like.dtype)
     return _wrap(array) if isinstance(like, Tensor) else array
 
 
 def _has_zero(x):
-    from minigrad.tensor import Tensor
+    Tensor = _tensor.Tensor
     return bool(np.any((x.data if isinstance(x, Tensor) else x) == 0))
 
 
@@ -197,7 +198,7 @@ def cumulative_extremum_backward(grad, dim, indices, shape):
 
 # ------------------------------------------------------------------ NaN-ignoring reductions
 def _nan_mask(x):
-    from minigrad.tensor import Tensor
+    Tensor = _tensor.Tensor
     return np.isnan(x.data if isinstance(x, Tensor) else x)
 
 

@@ -4,6 +4,7 @@ import math
 import numpy as np
 
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
+from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
 # ------------------------------------------------------------------ shapes only
@@ -29,7 +30,7 @@ def negated(shifts):
 # ------------------------------------------------------------------ computing
 def new_zeros(x, shape):
     """Constant zeros of ``shape`` with ``x``'s dtype (a Tensor when ``x`` is one)."""
-    from minigrad.tensor import Tensor, _wrap
+    Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     zeros = np.zeros(tuple(shape), dtype=x.dtype)
     return _wrap(zeros) if isinstance(x, Tensor) else zeros
 
