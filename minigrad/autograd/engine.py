@@ -80,7 +80,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                         if grad is not None:
                             buffer = buffers.get(next_node)
                             if buffer is None:
-                                buffer = buffers[next_node] = [None] * max(next_node.num_outputs, nr + 1)
+                                size = next_node.num_outputs
+                                buffer = buffers[next_node] = [None] * (size if size > nr else nr + 1)
                             elif nr >= len(buffer):
                                 buffer.extend([None] * (nr + 1 - len(buffer)))
                             old = buffer[nr]
