@@ -64,7 +64,7 @@ def sum_to_size(self, size):
     node = SumToSizeBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap(out, node)
     return result
 
@@ -81,7 +81,7 @@ def _to_copy(self, dtype):
     node = ToCopyBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_dtype = self.dtype
+        node._saved_self_dtype = self.data.dtype
     result = wrap(out, node)
     return result
 
@@ -113,7 +113,7 @@ def _copy_from(self, src):
     node = CopyFromBackward0((edge_of(self), edge_of(src),))
     needs_src = node.next_functions[1][0] is not None
     if needs_src:
-        node._saved_src_shape = src.shape
+        node._saved_src_shape = src.data.shape
     result = wrap(out, node)
     return result
 
@@ -327,9 +327,9 @@ def add(self, other, *, alpha=1):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_alpha = alpha
     result = wrap(out, node)
     return result
@@ -349,9 +349,9 @@ def sub(self, other, *, alpha=1):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_alpha = alpha
     result = wrap(out, node)
     return result
@@ -372,10 +372,10 @@ def mul(self, other):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap(out, node)
     return result
 
@@ -395,9 +395,9 @@ def div_default(self, other):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
     result = wrap(out, node)
@@ -418,9 +418,9 @@ def pow(self, exponent):
     needs_self = node.next_functions[0][0] is not None
     needs_exponent = node.next_functions[1][0] is not None
     if needs_exponent:
-        node._saved_exponent_shape = exponent.shape
+        node._saved_exponent_shape = exponent.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_exponent:
         node._raw_saved_exponent = save(exponent)
         node._raw_saved_self = save(self)
@@ -444,9 +444,9 @@ def maximum(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -468,9 +468,9 @@ def minimum(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -493,9 +493,9 @@ def where(condition, self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_condition = save(condition)
     result = wrap(out, node)
@@ -533,8 +533,8 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):
     node = SumBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_dtype = self.dtype
-        node._saved_self_shape = self.shape
+        node._saved_self_dtype = self.data.dtype
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -552,8 +552,8 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
     node = MeanBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_dtype = self.dtype
-        node._saved_self_shape = self.shape
+        node._saved_self_dtype = self.data.dtype
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -611,8 +611,8 @@ def max_dim(self, dim, keepdim=False):
     node = MaxBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_ndim = self.ndim
-        node._saved_self_shape = self.shape
+        node._saved_self_ndim = self.data.ndim
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
@@ -653,8 +653,8 @@ def min_dim(self, dim, keepdim=False):
     node = MinBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_ndim = self.ndim
-        node._saved_self_shape = self.shape
+        node._saved_self_ndim = self.data.ndim
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
@@ -696,7 +696,7 @@ def logsumexp(self, dim, keepdim=False):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     if needs_self:
@@ -718,7 +718,7 @@ def gather(self, dim, index):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_index = save(index)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -755,7 +755,7 @@ def reshape(self, shape):
     node = ReshapeBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -803,7 +803,7 @@ def expand(self, size):
     node = ExpandBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -820,7 +820,7 @@ def squeeze(self, dim=None):
     node = SqueezeBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -837,7 +837,7 @@ def unsqueeze(self, dim):
     node = UnsqueezeBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -854,7 +854,7 @@ def getitem(self, index):
     node = GetitemBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_index = index
     result = wrap_view(out, self, node)
     return result
@@ -923,10 +923,10 @@ def matmul(self, other):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap(out, node)
     return result
 
@@ -943,7 +943,7 @@ def softmax(self, dim, dtype=None):
     node = SoftmaxBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_dtype = self.dtype
+        node._saved_self_dtype = self.data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     if needs_self:
@@ -963,7 +963,7 @@ def log_softmax(self, dim, dtype=None):
     node = LogSoftmaxBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_dtype = self.dtype
+        node._saved_self_dtype = self.data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     if needs_self:
@@ -1549,9 +1549,9 @@ def clamp_Tensor(self, min=None, max=None):
     needs_min = node.next_functions[1][0] is not None
     needs_max = node.next_functions[2][0] is not None
     if needs_max:
-        node._saved_max_shape = max.shape
+        node._saved_max_shape = max.data.shape
     if needs_min:
-        node._saved_min_shape = min.shape
+        node._saved_min_shape = min.data.shape
     if needs_self or needs_min or needs_max:
         node._raw_saved_max = save(max)
         node._raw_saved_min = save(min)
@@ -1595,9 +1595,9 @@ def clip_Tensor(self, min=None, max=None):
     needs_min = node.next_functions[1][0] is not None
     needs_max = node.next_functions[2][0] is not None
     if needs_max:
-        node._saved_max_shape = max.shape
+        node._saved_max_shape = max.data.shape
     if needs_min:
-        node._saved_min_shape = min.shape
+        node._saved_min_shape = min.data.shape
     if needs_self or needs_min or needs_max:
         node._raw_saved_max = save(max)
         node._raw_saved_min = save(min)
@@ -1638,9 +1638,9 @@ def div_Tensor_mode(self, other, *, rounding_mode):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
     node._saved_rounding_mode = rounding_mode
@@ -1662,9 +1662,9 @@ def floor_divide(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap(out, node)
     return result
 
@@ -1685,9 +1685,9 @@ def remainder(self, other):
     if needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap(out, node)
     return result
 
@@ -1708,9 +1708,9 @@ def fmod(self, other):
     if needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap(out, node)
     return result
 
@@ -1729,11 +1729,11 @@ def float_power(self, exponent):
     needs_self = node.next_functions[0][0] is not None
     needs_exponent = node.next_functions[1][0] is not None
     if needs_exponent:
-        node._saved_exponent_dtype = exponent.dtype
-        node._saved_exponent_shape = exponent.shape
+        node._saved_exponent_dtype = exponent.data.dtype
+        node._saved_exponent_shape = exponent.data.shape
     if needs_self:
-        node._saved_self_dtype = self.dtype
-        node._saved_self_shape = self.shape
+        node._saved_self_dtype = self.data.dtype
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_exponent:
         node._raw_saved_exponent = save(exponent)
         node._raw_saved_self = save(self)
@@ -1757,9 +1757,9 @@ def fmax(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -1781,9 +1781,9 @@ def fmin(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -1805,9 +1805,9 @@ def max_other(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -1829,9 +1829,9 @@ def min_other(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -1853,9 +1853,9 @@ def atan2(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -1878,10 +1878,10 @@ def hypot(self, other):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_other = save(other)
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap(out, node)
     if needs_other:
         node._raw_saved_result = save(result, is_output=True)
@@ -1904,9 +1904,9 @@ def logaddexp(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -1928,9 +1928,9 @@ def logaddexp2(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -1952,10 +1952,10 @@ def copysign(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -1976,9 +1976,9 @@ def xlogy(self, other):
     needs_self = node.next_functions[0][0] is not None
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -2000,9 +2000,9 @@ def lerp_Scalar(self, end, weight):
     needs_self = node.next_functions[0][0] is not None
     needs_end = node.next_functions[1][0] is not None
     if needs_end:
-        node._saved_end_shape = end.shape
+        node._saved_end_shape = end.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_weight = weight
     result = wrap(out, node)
     return result
@@ -2024,15 +2024,15 @@ def lerp_Tensor(self, end, weight):
     needs_end = node.next_functions[1][0] is not None
     needs_weight = node.next_functions[2][0] is not None
     if needs_end:
-        node._saved_end_shape = end.shape
+        node._saved_end_shape = end.data.shape
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_end:
         node._raw_saved_weight = save(weight)
     if needs_weight:
         node._raw_saved_end = save(end)
         node._raw_saved_self = save(self)
-        node._saved_weight_shape = weight.shape
+        node._saved_weight_shape = weight.data.shape
     result = wrap(out, node)
     return result
 
@@ -2053,13 +2053,13 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     needs_tensor1 = node.next_functions[1][0] is not None
     needs_tensor2 = node.next_functions[2][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_tensor1:
         node._raw_saved_tensor2 = save(tensor2)
-        node._saved_tensor1_shape = tensor1.shape
+        node._saved_tensor1_shape = tensor1.data.shape
     if needs_tensor2:
         node._raw_saved_tensor1 = save(tensor1)
-        node._saved_tensor2_shape = tensor2.shape
+        node._saved_tensor2_shape = tensor2.data.shape
     node._saved_value = value
     result = wrap(out, node)
     return result
@@ -2081,14 +2081,14 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     needs_tensor1 = node.next_functions[1][0] is not None
     needs_tensor2 = node.next_functions[2][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_tensor1:
-        node._saved_tensor1_shape = tensor1.shape
+        node._saved_tensor1_shape = tensor1.data.shape
     if needs_tensor1 or needs_tensor2:
         node._raw_saved_tensor2 = save(tensor2)
     if needs_tensor2:
         node._raw_saved_tensor1 = save(tensor1)
-        node._saved_tensor2_shape = tensor2.shape
+        node._saved_tensor2_shape = tensor2.data.shape
     node._saved_value = value
     result = wrap(out, node)
     return result
@@ -2107,7 +2107,7 @@ def prod(self, dim=None, keepdim=False, *, dtype=None):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_dtype = self.dtype
+        node._saved_self_dtype = self.data.dtype
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
@@ -2128,7 +2128,7 @@ def cumsum(self, dim, *, dtype=None):
     node = CumsumBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_dtype = self.dtype
+        node._saved_self_dtype = self.data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -2147,7 +2147,7 @@ def cumprod(self, dim, *, dtype=None):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_dtype = self.dtype
+        node._saved_self_dtype = self.data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     if needs_self:
@@ -2331,7 +2331,7 @@ def var_mean(self, dim=None, *, correction=None, keepdim=False):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -2354,7 +2354,7 @@ def std_mean(self, dim=None, *, correction=None, keepdim=False):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -2379,7 +2379,7 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_dtype = self.dtype
+        node._saved_self_dtype = self.data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -2398,7 +2398,7 @@ def nanmean(self, dim=None, keepdim=False, *, dtype=None):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_dtype = self.dtype
+        node._saved_self_dtype = self.data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -2416,8 +2416,8 @@ def median_dim(self, dim, keepdim=False):
     node = MedianBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_ndim = self.ndim
-        node._saved_self_shape = self.shape
+        node._saved_self_ndim = self.data.ndim
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
@@ -2458,7 +2458,7 @@ def cummax(self, dim):
     node = CummaxBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
@@ -2479,7 +2479,7 @@ def cummin(self, dim):
     node = CumminBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
@@ -2573,7 +2573,7 @@ def view(self, size):
     node = ViewBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -2590,7 +2590,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     node = FlattenBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -2607,7 +2607,7 @@ def unflatten(self, dim, sizes):
     node = UnflattenBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -2703,7 +2703,7 @@ def expand_as(self, other):
     node = ExpandAsBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -2720,7 +2720,7 @@ def broadcast_to(self, size):
     node = BroadcastToBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -2737,7 +2737,7 @@ def narrow(self, dim, start, length):
     node = NarrowBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     node._saved_length = length
     node._saved_start = start
@@ -2757,7 +2757,7 @@ def select(self, dim, index):
     node = SelectBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     node._saved_index = index
     result = wrap_view(out, self, node)
@@ -2777,7 +2777,7 @@ def view_as(self, other):
     node = ViewAsBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -2795,7 +2795,7 @@ def reshape_as(self, other):
     node = ReshapeAsBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -2812,7 +2812,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     node = DiagonalBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
@@ -2931,7 +2931,7 @@ def repeat(self, repeats):
     node = RepeatBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_repeats = repeats
     result = wrap(out, node)
     return result
@@ -2949,7 +2949,7 @@ def tile(self, dims):
     node = TileBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_dims = dims
     result = wrap(out, node)
     return result
@@ -2997,7 +2997,7 @@ def diag(self, diagonal=0):
     node = DiagBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_diagonal = diagonal
     result = wrap(out, node)
     return result
@@ -3034,7 +3034,7 @@ def index_select(self, dim, index):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_index = save(index)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3078,7 +3078,7 @@ def scatter_src(self, dim, index, src):
     if needs_self or needs_src:
         node._raw_saved_index = save(index)
     if needs_src:
-        node._saved_src_shape = src.shape
+        node._saved_src_shape = src.data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3118,7 +3118,7 @@ def scatter_add(self, dim, index, src):
     needs_src = node.next_functions[1][0] is not None
     if needs_src:
         node._raw_saved_index = save(index)
-        node._saved_src_shape = src.shape
+        node._saved_src_shape = src.data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3138,7 +3138,7 @@ def masked_fill_Scalar(self, mask, value):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_mask = save(mask)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap(out, node)
     return result
 
@@ -3158,7 +3158,7 @@ def masked_fill_Tensor(self, mask, value):
     needs_self = node.next_functions[0][0] is not None
     needs_value = node.next_functions[1][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     if needs_self or needs_value:
         node._raw_saved_mask = save(mask)
     result = wrap(out, node)
@@ -3179,7 +3179,7 @@ def take_along_dim(self, indices, dim=None):
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
         node._raw_saved_indices = save(indices)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3324,10 +3324,10 @@ def inner(self, other):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap(out, node)
     return result
 
@@ -3386,10 +3386,10 @@ def tensordot(self, other, dims_self, dims_other):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_ndim = other.ndim
+        node._saved_other_ndim = other.data.ndim
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_ndim = self.ndim
+        node._saved_self_ndim = self.data.ndim
     node._saved_dims_other = dims_other
     node._saved_dims_self = dims_self
     result = wrap(out, node)
@@ -3411,10 +3411,10 @@ def kron(self, other):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap(out, node)
     return result
 
@@ -3439,7 +3439,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     if needs_mat2:
         node._raw_saved_mat1 = save(mat1)
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_alpha = alpha
     node._saved_beta = beta
     result = wrap(out, node)
@@ -3466,7 +3466,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     if needs_batch2:
         node._raw_saved_batch1 = save(batch1)
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_alpha = alpha
     node._saved_beta = beta
     result = wrap(out, node)
@@ -3488,10 +3488,10 @@ def cross(self, other, dim=None):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3512,10 +3512,10 @@ def linalg_cross(self, other, *, dim=-1):
     needs_other = node.next_functions[1][0] is not None
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.shape
+        node._saved_other_shape = other.data.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3533,7 +3533,7 @@ def trace(self):
     node = TraceBackward0((edge_of(self),))
     needs_self = node.next_functions[0][0] is not None
     if needs_self:
-        node._saved_self_shape = self.shape
+        node._saved_self_shape = self.data.shape
     result = wrap(out, node)
     return result
 
@@ -4054,7 +4054,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     if needs_A or needs_B:
         node._raw_saved_A = save(A)
     if needs_B:
-        node._saved_B_shape = B.shape
+        node._saved_B_shape = B.data.shape
     node._saved_left = left
     node._saved_unitriangular = unitriangular
     node._saved_upper = upper
@@ -4079,10 +4079,10 @@ def linalg_vecdot(x, y, *, dim=-1):
     needs_y = node.next_functions[1][0] is not None
     if needs_x:
         node._raw_saved_y = save(y)
-        node._saved_x_shape = x.shape
+        node._saved_x_shape = x.data.shape
     if needs_y:
         node._raw_saved_x = save(x)
-        node._saved_y_shape = y.shape
+        node._saved_y_shape = y.data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -4387,12 +4387,12 @@ def linear(input, weight, bias=None):
     needs_weight = node.next_functions[1][0] is not None
     needs_bias = node.next_functions[2][0] is not None
     if needs_bias:
-        node._saved_bias_shape = bias.shape
+        node._saved_bias_shape = bias.data.shape
     if needs_input:
         node._raw_saved_weight = save(weight)
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.shape
+        node._saved_weight_shape = weight.data.shape
     result = wrap(out, node)
     return result
 
@@ -4413,7 +4413,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     needs_weight = node.next_functions[1][0] is not None
     needs_bias = node.next_functions[2][0] is not None
     if needs_bias:
-        node._saved_bias_shape = bias.shape
+        node._saved_bias_shape = bias.data.shape
     if needs_input:
         node._raw_saved_weight = save(weight)
     if needs_input or needs_weight:
@@ -4538,10 +4538,10 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
         node._raw_saved_weight = save(weight)
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.shape
+        node._saved_weight_shape = weight.data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -4569,10 +4569,10 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
         node._raw_saved_weight = save(weight)
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.shape
+        node._saved_weight_shape = weight.data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -4600,10 +4600,10 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
         node._raw_saved_weight = save(weight)
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.shape
+        node._saved_weight_shape = weight.data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -4631,10 +4631,10 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
         node._raw_saved_weight = save(weight)
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.shape
+        node._saved_weight_shape = weight.data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -4662,10 +4662,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
         node._raw_saved_weight = save(weight)
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.shape
+        node._saved_weight_shape = weight.data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -4693,10 +4693,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
         node._raw_saved_weight = save(weight)
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.shape
+        node._saved_weight_shape = weight.data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -4720,10 +4720,10 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     needs_input = node.next_functions[1][0] is not None
     if needs_input:
         node._raw_saved_output_grad = save(output_grad)
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     if needs_output_grad:
         node._raw_saved_input = save(input)
-        node._saved_output_grad_shape = output_grad.shape
+        node._saved_output_grad_shape = output_grad.data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -4744,7 +4744,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     node = MaxPool1dWithIndicesBackward0((edge_of(input),))
     needs_input = node.next_functions[0][0] is not None
     if needs_input:
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     output = wrap(output_out, node, 0)
     indices = wrap(indices_out)
     if needs_input:
@@ -4765,7 +4765,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     needs_input = node.next_functions[0][0] is not None
     if needs_input:
         node._raw_saved_input = save(input)
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
     node._saved_kernel_size = kernel_size
@@ -4787,7 +4787,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     node = MaxPool2dWithIndicesBackward0((edge_of(input),))
     needs_input = node.next_functions[0][0] is not None
     if needs_input:
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     output = wrap(output_out, node, 0)
     indices = wrap(indices_out)
     if needs_input:
@@ -4808,7 +4808,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     needs_input = node.next_functions[0][0] is not None
     if needs_input:
         node._raw_saved_input = save(input)
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
     node._saved_kernel_size = kernel_size
@@ -4830,7 +4830,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     node = AvgPool1dBackward0((edge_of(input),))
     needs_input = node.next_functions[0][0] is not None
     if needs_input:
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_count_include_pad = count_include_pad
     node._saved_kernel_size = kernel_size
@@ -4852,7 +4852,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     node = AvgPool2dBackward0((edge_of(input),))
     needs_input = node.next_functions[0][0] is not None
     if needs_input:
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_count_include_pad = count_include_pad
     node._saved_divisor_override = divisor_override
@@ -4895,7 +4895,7 @@ def adaptive_avg_pool1d(input, output_size):
     node = AdaptiveAvgPool1dBackward0((edge_of(input),))
     needs_input = node.next_functions[0][0] is not None
     if needs_input:
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     result = wrap(out, node)
     return result
 
@@ -4912,7 +4912,7 @@ def adaptive_avg_pool2d(input, output_size):
     node = AdaptiveAvgPool2dBackward0((edge_of(input),))
     needs_input = node.next_functions[0][0] is not None
     if needs_input:
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     result = wrap(out, node)
     return result
 
@@ -4929,7 +4929,7 @@ def pad(input, pad, mode='constant', value=None):
     node = PadBackward0((edge_of(input),))
     needs_input = node.next_functions[0][0] is not None
     if needs_input:
-        node._saved_input_shape = input.shape
+        node._saved_input_shape = input.data.shape
     node._saved_mode = mode
     node._saved_pad = pad
     result = wrap(out, node)
@@ -4966,7 +4966,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     needs_weight = node.next_functions[0][0] is not None
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.shape
+        node._saved_weight_shape = weight.data.shape
     node._saved_padding_idx = padding_idx
     node._saved_scale_grad_by_freq = scale_grad_by_freq
     result = wrap(out, node)
