@@ -119,6 +119,13 @@ def _api_exports(ops, groups):
     return apis
 
 
+def public_name(arg, args):
+    """torch's Python API calls the schema's ``self`` ``input`` (``torch.sum(input=x)``)."""
+    if arg.name == "self" and not any(a.name == "input" for a in args):
+        return "input"
+    return arg.name
+
+
 class OpView:
     """An OpSpec plus the strings the templates need, computed once here."""
 
@@ -134,14 +141,19 @@ class OpView:
     def has_list_input(self):
         return any(a.is_tensor_list for a in self.diff_args)
 
-    def signature(self):
+    def signature(self, public=False):
+        """The parameter list; ``public`` uses torch's Python names (``input`` for ``self``)."""
         parts, star = [], False
         for a in self.op.args:
             if a.kwarg_only and not star:
                 parts.append("*")
                 star = True
-            parts.append(a.name + (f"={_pyrepr(a.default)}" if a.default is not NO_DEFAULT else ""))
+            name = public_name(a, self.op.args) if public else a.name
+            parts.append(name + (f"={_pyrepr(a.default)}" if a.default is not NO_DEFAULT else ""))
         return ", ".join(parts)
+
+    def renames_self(self):
+        return any(public_name(a, self.op.args) != a.name for a in self.op.args)
 
     def array_call(self):
         parts = []
@@ -321,6 +333,7 @@ class DispatchView:
     def overloads(self):
         rows = []
         for view in self.members:
-            params = tuple((a.name, a.type, a.has_default, a.kwarg_only) for a in view.op.args)
+            params = tuple((public_name(a, view.op.args), a.type, a.has_default, a.kwarg_only)
+                           for a in view.op.args)
             rows.append((view.func_name, params))
         return rows

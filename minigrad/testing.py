@@ -88,6 +88,15 @@ def _noncontiguous_copy(array):
     return view
 
 
+def call_op(op, kwargs):
+    """``op(**kwargs)`` with the schema's argument names: ``self`` is passed as ``input``,
+    the name torch's (and minigrad's) Python functions give it."""
+    if "self" in kwargs:
+        kwargs = dict(kwargs)
+        kwargs["input"] = kwargs.pop("self")
+    return op(**kwargs)
+
+
 def build_sample(sample, seed=0):
     """Turn a sample description into keyword arguments with fresh tensors."""
     rng = np.random.default_rng(seed)
@@ -139,7 +148,7 @@ def _as_positional(op, outputs, kwargs, sample=None):
                 for old, new in zip(leaves, new_leaves)}
         call = {k: ([swap.get(id(x), x) for x in v] if isinstance(v, list) else swap.get(id(v), v))
                 for k, v in kwargs.items()}
-        out = op(**call)
+        out = call_op(op, call)
         outs = (out,) if isinstance(out, Tensor) else tuple(out)
         if outputs is None:  # a Tensor[] output: every piece
             return outs

@@ -1268,8 +1268,8 @@ def clamp(*args, **kwargs):
 
 
 _CLAMP_OVERLOADS = (
-    (clamp_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
-    (clamp_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+    (clamp_default, (('input', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
+    (clamp_Tensor, (('input', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
 )
 
 
@@ -1279,8 +1279,8 @@ def clip(*args, **kwargs):
 
 
 _CLIP_OVERLOADS = (
-    (clip_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
-    (clip_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+    (clip_default, (('input', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
+    (clip_Tensor, (('input', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
 )
 
 
@@ -1312,8 +1312,8 @@ def div(*args, **kwargs):
 
 
 _DIV_OVERLOADS = (
-    (div_default, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
-    (div_Tensor_mode, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False), ('rounding_mode', 'str?', False, True))),
+    (div_default, (('input', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+    (div_Tensor_mode, (('input', 'Tensor', False, False), ('other', 'Tensor', False, False), ('rounding_mode', 'str?', False, True))),
 )
 
 
@@ -1323,8 +1323,8 @@ def lerp(*args, **kwargs):
 
 
 _LERP_OVERLOADS = (
-    (lerp_Scalar, (('self', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Scalar', False, False))),
-    (lerp_Tensor, (('self', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Tensor', False, False))),
+    (lerp_Scalar, (('input', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Scalar', False, False))),
+    (lerp_Tensor, (('input', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Tensor', False, False))),
 )
 
 
@@ -1356,8 +1356,8 @@ def masked_fill(*args, **kwargs):
 
 
 _MASKED_FILL_OVERLOADS = (
-    (masked_fill_Scalar, (('self', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Scalar', False, False))),
-    (masked_fill_Tensor, (('self', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Tensor', False, False))),
+    (masked_fill_Scalar, (('input', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Scalar', False, False))),
+    (masked_fill_Tensor, (('input', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Tensor', False, False))),
 )
 
 
@@ -1367,9 +1367,9 @@ def max(*args, **kwargs):
 
 
 _MAX_OVERLOADS = (
-    (max_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
-    (max_default, (('self', 'Tensor', False, False),)),
-    (max_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+    (max_dim, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (max_default, (('input', 'Tensor', False, False),)),
+    (max_other, (('input', 'Tensor', False, False), ('other', 'Tensor', False, False))),
 )
 
 
@@ -1379,8 +1379,8 @@ def median(*args, **kwargs):
 
 
 _MEDIAN_OVERLOADS = (
-    (median_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
-    (median_default, (('self', 'Tensor', False, False),)),
+    (median_dim, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (median_default, (('input', 'Tensor', False, False),)),
 )
 
 
@@ -1390,9 +1390,9 @@ def min(*args, **kwargs):
 
 
 _MIN_OVERLOADS = (
-    (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
-    (min_default, (('self', 'Tensor', False, False),)),
-    (min_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+    (min_dim, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (min_default, (('input', 'Tensor', False, False),)),
+    (min_other, (('input', 'Tensor', False, False), ('other', 'Tensor', False, False))),
 )
 
 
@@ -1402,8 +1402,8 @@ def norm(*args, **kwargs):
 
 
 _NORM_OVERLOADS = (
-    (norm_default, (('self', 'Tensor', False, False), ('p', 'Scalar?', True, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
-    (norm_str_p, (('self', 'Tensor', False, False), ('p', 'str', False, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+    (norm_default, (('input', 'Tensor', False, False), ('p', 'Scalar?', True, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+    (norm_str_p, (('input', 'Tensor', False, False), ('p', 'str', False, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
 )
 
 
@@ -1413,8 +1413,8 @@ def scatter(*args, **kwargs):
 
 
 _SCATTER_OVERLOADS = (
-    (scatter_src, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('src', 'Tensor', False, False))),
-    (scatter_value, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('value', 'Scalar', False, False))),
+    (scatter_src, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('src', 'Tensor', False, False))),
+    (scatter_value, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('value', 'Scalar', False, False))),
 )
 
 
@@ -1424,9 +1424,9 @@ def std(*args, **kwargs):
 
 
 _STD_OVERLOADS = (
-    (std_default, (('self', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
-    (std_dim, (('self', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
-    (std_unbiased, (('self', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
+    (std_default, (('input', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
+    (std_dim, (('input', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
+    (std_unbiased, (('input', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
 )
 
 
@@ -1436,7 +1436,7 @@ def var(*args, **kwargs):
 
 
 _VAR_OVERLOADS = (
-    (var_default, (('self', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
-    (var_dim, (('self', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
-    (var_unbiased, (('self', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
+    (var_default, (('input', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
+    (var_dim, (('input', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
+    (var_unbiased, (('input', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
 )

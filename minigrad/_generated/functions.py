@@ -52,12 +52,13 @@ return_types_max_pool1d_with_indices = namedtuple("max_pool1d_with_indices", ('o
 return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('output', 'indices'))
 
 
-def sum_to_size(self, size):
+def sum_to_size(input, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
     Derivatives (derivatives.yaml:89):
         self: expand(grad, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sum_to_size(data_of(self), size)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -69,12 +70,13 @@ def sum_to_size(self, size):
     return result
 
 
-def _to_copy(self, dtype):
+def _to_copy(input, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
     Derivatives (derivatives.yaml:97):
         self: _to_copy(grad, self.dtype)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops._to_copy(data_of(self), dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -86,12 +88,13 @@ def _to_copy(self, dtype):
     return result
 
 
-def _fill(self, value):
+def _fill(input, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
     Derivatives (derivatives.yaml:103):
         self: zeros_like(grad)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops._fill(data_of(self), value)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -100,13 +103,14 @@ def _fill(self, value):
     return result
 
 
-def _copy_from(self, src):
+def _copy_from(input, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
     Derivatives (derivatives.yaml:109):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops._copy_from(data_of(self), data_of(src))
     if not (grad_mode.enabled and any_requires_grad(self, src)):
         return wrap(out)
@@ -118,12 +122,13 @@ def _copy_from(self, src):
     return result
 
 
-def clone(self):
+def clone(input):
     """clone(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:118):
         self: grad
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clone(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -132,12 +137,13 @@ def clone(self):
     return result
 
 
-def neg(self):
+def neg(input):
     """neg(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:122):
         self: neg(grad)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.neg(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -146,12 +152,13 @@ def neg(self):
     return result
 
 
-def exp(self):
+def exp(input):
     """exp(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:131):
         self: grad * result
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.exp(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -163,12 +170,13 @@ def exp(self):
     return result
 
 
-def log(self):
+def log(input):
     """log(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:140):
         self: grad / self
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.log(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -180,12 +188,13 @@ def log(self):
     return result
 
 
-def sqrt(self):
+def sqrt(input):
     """sqrt(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:149):
         self: grad / (2 * result)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sqrt(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -197,12 +206,13 @@ def sqrt(self):
     return result
 
 
-def sin(self):
+def sin(input):
     """sin(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:158):
         self: grad * cos(self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sin(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -214,12 +224,13 @@ def sin(self):
     return result
 
 
-def cos(self):
+def cos(input):
     """cos(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:167):
         self: -(grad * sin(self))
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.cos(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -231,12 +242,13 @@ def cos(self):
     return result
 
 
-def tanh(self):
+def tanh(input):
     """tanh(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:176):
         self: grad * (1 - result * result)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.tanh(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -248,12 +260,13 @@ def tanh(self):
     return result
 
 
-def sigmoid(self):
+def sigmoid(input):
     """sigmoid(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:185):
         self: grad * result * (1 - result)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sigmoid(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -265,12 +278,13 @@ def sigmoid(self):
     return result
 
 
-def relu(self):
+def relu(input):
     """relu(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:194):
         self: grad * (result > 0)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.relu(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -282,12 +296,13 @@ def relu(self):
     return result
 
 
-def abs(self):
+def abs(input):
     """abs(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:206):
         self: grad * sign(self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.abs(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -299,12 +314,13 @@ def abs(self):
     return result
 
 
-def sign(self):
+def sign(input):
     """sign(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:216):
         self: zeros_like(grad)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sign(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -313,13 +329,14 @@ def sign(self):
     return result
 
 
-def add(self, other, *, alpha=1):
+def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
     Derivatives (derivatives.yaml:225):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -335,13 +352,14 @@ def add(self, other, *, alpha=1):
     return result
 
 
-def sub(self, other, *, alpha=1):
+def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
     Derivatives (derivatives.yaml:237):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -357,13 +375,14 @@ def sub(self, other, *, alpha=1):
     return result
 
 
-def mul(self, other):
+def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:248):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.mul(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -380,13 +399,14 @@ def mul(self, other):
     return result
 
 
-def div_default(self, other):
+def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:260):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.div_default(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -404,13 +424,14 @@ def div_default(self, other):
     return result
 
 
-def pow(self, exponent):
+def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
     Derivatives (derivatives.yaml:274):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.pow(data_of(self), data_of(exponent))
     if not (grad_mode.enabled and any_requires_grad(self, exponent)):
         return wrap(out)
@@ -430,13 +451,14 @@ def pow(self, exponent):
     return result
 
 
-def maximum(self, other):
+def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:293):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.maximum(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -454,13 +476,14 @@ def maximum(self, other):
     return result
 
 
-def minimum(self, other):
+def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:303):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.minimum(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -478,7 +501,7 @@ def minimum(self, other):
     return result
 
 
-def where(condition, self, other):
+def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:313):
@@ -486,6 +509,7 @@ def where(condition, self, other):
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.where(data_of(condition), data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -502,12 +526,13 @@ def where(condition, self, other):
     return result
 
 
-def clamp_default(self, min=None, max=None):
+def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
     Derivatives (derivatives.yaml:327):
         self: grad * clamp_mask(self, min, max)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clamp_default(data_of(self), min, max)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -521,12 +546,13 @@ def clamp_default(self, min=None, max=None):
     return result
 
 
-def sum(self, dim=None, keepdim=False, *, dtype=None):
+def sum(input, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
     Derivatives (derivatives.yaml:339):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -540,12 +566,13 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):
     return result
 
 
-def mean(self, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
     Derivatives (derivatives.yaml:354):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -559,12 +586,13 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
     return result
 
 
-def amax(self, dim=None, keepdim=False):
+def amax(input, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:368):
         self: spread_to_extrema(grad, self, result, dim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.amax(data_of(self), dim, keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -579,12 +607,13 @@ def amax(self, dim=None, keepdim=False):
     return result
 
 
-def amin(self, dim=None, keepdim=False):
+def amin(input, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:380):
         self: spread_to_extrema(grad, self, result, dim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.amin(data_of(self), dim, keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -599,12 +628,13 @@ def amin(self, dim=None, keepdim=False):
     return result
 
 
-def max_dim(self, dim, keepdim=False):
+def max_dim(input, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
     Derivatives (derivatives.yaml:389):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
@@ -622,12 +652,13 @@ def max_dim(self, dim, keepdim=False):
     return return_types_max_dim(values, indices)
 
 
-def max_default(self):
+def max_default(input):
     """max(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:400):
         self: spread_to_extrema(grad, self, result, None)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.max_default(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -641,12 +672,13 @@ def max_default(self):
     return result
 
 
-def min_dim(self, dim, keepdim=False):
+def min_dim(input, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
     Derivatives (derivatives.yaml:408):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
@@ -664,12 +696,13 @@ def min_dim(self, dim, keepdim=False):
     return return_types_min_dim(values, indices)
 
 
-def min_default(self):
+def min_default(input):
     """min(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:416):
         self: spread_to_extrema(grad, self, result, None)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.min_default(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -683,12 +716,13 @@ def min_default(self):
     return result
 
 
-def logsumexp(self, dim, keepdim=False):
+def logsumexp(input, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:423):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -704,13 +738,14 @@ def logsumexp(self, dim, keepdim=False):
     return result
 
 
-def gather(self, dim, index):
+def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
     Derivatives (derivatives.yaml:435):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.gather(data_of(self), dim, data_of(index))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -724,13 +759,14 @@ def gather(self, dim, index):
     return result
 
 
-def gather_backward(self, dim, index, shape):
+def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
     Derivatives (derivatives.yaml:447):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -743,12 +779,13 @@ def gather_backward(self, dim, index, shape):
     return result
 
 
-def reshape(self, shape):
+def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
     Derivatives (derivatives.yaml:457):
         self: reshape(grad, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.reshape(data_of(self), shape)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -760,12 +797,13 @@ def reshape(self, shape):
     return result
 
 
-def transpose(self, dim0, dim1):
+def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
     Derivatives (derivatives.yaml:469):
         self: transpose(grad, dim0, dim1)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.transpose(data_of(self), dim0, dim1)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -776,12 +814,13 @@ def transpose(self, dim0, dim1):
     return result
 
 
-def permute(self, dims):
+def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
     Derivatives (derivatives.yaml:480):
         self: permute(grad, inverse_permutation(dims))
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.permute(data_of(self), dims)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -791,12 +830,13 @@ def permute(self, dims):
     return result
 
 
-def expand(self, size):
+def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
     Derivatives (derivatives.yaml:491):
         self: sum_to(grad, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.expand(data_of(self), size)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -808,12 +848,13 @@ def expand(self, size):
     return result
 
 
-def squeeze(self, dim=None):
+def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
     Derivatives (derivatives.yaml:504):
         self: reshape(grad, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.squeeze(data_of(self), dim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -825,12 +866,13 @@ def squeeze(self, dim=None):
     return result
 
 
-def unsqueeze(self, dim):
+def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
     Derivatives (derivatives.yaml:518):
         self: reshape(grad, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.unsqueeze(data_of(self), dim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -842,12 +884,13 @@ def unsqueeze(self, dim):
     return result
 
 
-def getitem(self, index):
+def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
     Derivatives (derivatives.yaml:529):
         self: getitem_backward(grad, self.shape, index)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.getitem(data_of(self), index)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -860,12 +903,13 @@ def getitem(self, index):
     return result
 
 
-def getitem_backward(self, shape, index):
+def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
     Derivatives (derivatives.yaml:552):
         self: getitem(grad, index)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.getitem_backward(data_of(self), shape, index)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -908,13 +952,14 @@ def stack(tensors, dim=0):
     return result
 
 
-def matmul(self, other):
+def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:583):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.matmul(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -931,12 +976,13 @@ def matmul(self, other):
     return result
 
 
-def softmax(self, dim, dtype=None):
+def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
     Derivatives (derivatives.yaml:605):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.softmax(data_of(self), dim, dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -951,12 +997,13 @@ def softmax(self, dim, dtype=None):
     return result
 
 
-def log_softmax(self, dim, dtype=None):
+def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
     Derivatives (derivatives.yaml:616):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.log_softmax(data_of(self), dim, dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -971,12 +1018,13 @@ def log_softmax(self, dim, dtype=None):
     return result
 
 
-def exp2(self):
+def exp2(input):
     """exp2(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:631):
         self: grad * result * 0.6931471805599453
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.exp2(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -988,12 +1036,13 @@ def exp2(self):
     return result
 
 
-def expm1(self):
+def expm1(input):
     """expm1(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:640):
         self: grad * (result + 1)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.expm1(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1005,12 +1054,13 @@ def expm1(self):
     return result
 
 
-def log2(self):
+def log2(input):
     """log2(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:649):
         self: grad / (self * 0.6931471805599453)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.log2(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1022,12 +1072,13 @@ def log2(self):
     return result
 
 
-def log10(self):
+def log10(input):
     """log10(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:657):
         self: grad / (self * 2.302585092994046)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.log10(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1039,12 +1090,13 @@ def log10(self):
     return result
 
 
-def log1p(self):
+def log1p(input):
     """log1p(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:665):
         self: grad / (self + 1)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.log1p(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1056,12 +1108,13 @@ def log1p(self):
     return result
 
 
-def rsqrt(self):
+def rsqrt(input):
     """rsqrt(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:674):
         self: -0.5 * grad * result * result * result
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.rsqrt(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1073,12 +1126,13 @@ def rsqrt(self):
     return result
 
 
-def square(self):
+def square(input):
     """square(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:682):
         self: grad * 2 * self
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.square(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1090,12 +1144,13 @@ def square(self):
     return result
 
 
-def reciprocal(self):
+def reciprocal(input):
     """reciprocal(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:690):
         self: -grad * result * result
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.reciprocal(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1107,12 +1162,13 @@ def reciprocal(self):
     return result
 
 
-def tan(self):
+def tan(input):
     """tan(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:699):
         self: grad * (1 + result * result)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.tan(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1124,12 +1180,13 @@ def tan(self):
     return result
 
 
-def asin(self):
+def asin(input):
     """asin(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:707):
         self: grad / sqrt(1 - self * self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.asin(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1141,12 +1198,13 @@ def asin(self):
     return result
 
 
-def acos(self):
+def acos(input):
     """acos(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:715):
         self: -grad / sqrt(1 - self * self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.acos(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1158,12 +1216,13 @@ def acos(self):
     return result
 
 
-def atan(self):
+def atan(input):
     """atan(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:723):
         self: grad / (self * self + 1)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.atan(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1175,12 +1234,13 @@ def atan(self):
     return result
 
 
-def sinh(self):
+def sinh(input):
     """sinh(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:731):
         self: grad * cosh(self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sinh(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1192,12 +1252,13 @@ def sinh(self):
     return result
 
 
-def cosh(self):
+def cosh(input):
     """cosh(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:739):
         self: grad * sinh(self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.cosh(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1209,12 +1270,13 @@ def cosh(self):
     return result
 
 
-def asinh(self):
+def asinh(input):
     """asinh(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:747):
         self: grad / sqrt(self * self + 1)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.asinh(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1226,12 +1288,13 @@ def asinh(self):
     return result
 
 
-def acosh(self):
+def acosh(input):
     """acosh(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:755):
         self: grad / sqrt((self - 1) * (self + 1))
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.acosh(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1243,12 +1306,13 @@ def acosh(self):
     return result
 
 
-def atanh(self):
+def atanh(input):
     """atanh(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:763):
         self: grad / (1 - self * self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.atanh(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1260,12 +1324,13 @@ def atanh(self):
     return result
 
 
-def logit(self, eps=None):
+def logit(input, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
     Derivatives (derivatives.yaml:773):
         self: logit_grad(grad, self, eps)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.logit(data_of(self), eps)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1278,12 +1343,13 @@ def logit(self, eps=None):
     return result
 
 
-def erf(self):
+def erf(input):
     """erf(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:783):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.erf(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1295,12 +1361,13 @@ def erf(self):
     return result
 
 
-def erfc(self):
+def erfc(input):
     """erfc(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:792):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.erfc(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1312,12 +1379,13 @@ def erfc(self):
     return result
 
 
-def erfinv(self):
+def erfinv(input):
     """erfinv(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:801):
         self: grad * 0.886226925452758 * exp(result * result)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.erfinv(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1329,12 +1397,13 @@ def erfinv(self):
     return result
 
 
-def lgamma(self):
+def lgamma(input):
     """lgamma(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:810):
         self: grad * digamma(self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.lgamma(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1346,12 +1415,13 @@ def lgamma(self):
     return result
 
 
-def digamma(self):
+def digamma(input):
     """digamma(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:818):
         self: grad * polygamma(1, self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.digamma(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1363,12 +1433,13 @@ def digamma(self):
     return result
 
 
-def polygamma(n, self):
+def polygamma(n, input):
     """polygamma(int n, Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:828):
         self: grad * polygamma(n + 1, self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.polygamma(n, data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1381,12 +1452,13 @@ def polygamma(n, self):
     return result
 
 
-def special_gammaln(self):
+def special_gammaln(input):
     """special_gammaln(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:839):
         self: grad * digamma(self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.special_gammaln(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1398,12 +1470,13 @@ def special_gammaln(self):
     return result
 
 
-def special_psi(self):
+def special_psi(input):
     """special_psi(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:848):
         self: grad * polygamma(1, self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.special_psi(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1415,12 +1488,13 @@ def special_psi(self):
     return result
 
 
-def special_expit(self):
+def special_expit(input):
     """special_expit(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:857):
         self: grad * result * (1 - result)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.special_expit(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1432,12 +1506,13 @@ def special_expit(self):
     return result
 
 
-def sinc(self):
+def sinc(input):
     """sinc(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:867):
         self: sinc_grad(grad, self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sinc(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1449,12 +1524,13 @@ def sinc(self):
     return result
 
 
-def floor(self):
+def floor(input):
     """floor(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:878):
         self: zeros_like(grad)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.floor(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1463,12 +1539,13 @@ def floor(self):
     return result
 
 
-def ceil(self):
+def ceil(input):
     """ceil(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:885):
         self: zeros_like(grad)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.ceil(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1477,12 +1554,13 @@ def ceil(self):
     return result
 
 
-def round(self, *, decimals=0):
+def round(input, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
     Derivatives (derivatives.yaml:893):
         self: zeros_like(grad)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.round(data_of(self), decimals=decimals)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1491,12 +1569,13 @@ def round(self, *, decimals=0):
     return result
 
 
-def trunc(self):
+def trunc(input):
     """trunc(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:901):
         self: zeros_like(grad)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.trunc(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1505,12 +1584,13 @@ def trunc(self):
     return result
 
 
-def fix(self):
+def fix(input):
     """fix(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:908):
         self: zeros_like(grad)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.fix(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1519,12 +1599,13 @@ def fix(self):
     return result
 
 
-def frac(self):
+def frac(input):
     """frac(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:915):
         self: grad
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.frac(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1533,7 +1614,7 @@ def frac(self):
     return result
 
 
-def clamp_Tensor(self, min=None, max=None):
+def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
     Derivatives (derivatives.yaml:927):
@@ -1541,6 +1622,7 @@ def clamp_Tensor(self, min=None, max=None):
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
     if not (grad_mode.enabled and any_requires_grad(self, min, max)):
         return wrap(out)
@@ -1560,12 +1642,13 @@ def clamp_Tensor(self, min=None, max=None):
     return result
 
 
-def clip_default(self, min=None, max=None):
+def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
     Derivatives (derivatives.yaml:939):
         self: grad * clamp_mask(self, min, max)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clip_default(data_of(self), min, max)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1579,7 +1662,7 @@ def clip_default(self, min=None, max=None):
     return result
 
 
-def clip_Tensor(self, min=None, max=None):
+def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
     Derivatives (derivatives.yaml:946):
@@ -1587,6 +1670,7 @@ def clip_Tensor(self, min=None, max=None):
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
     if not (grad_mode.enabled and any_requires_grad(self, min, max)):
         return wrap(out)
@@ -1606,12 +1690,13 @@ def clip_Tensor(self, min=None, max=None):
     return result
 
 
-def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
     Derivatives (derivatives.yaml:956):
         self: grad * finite_mask(self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -1623,13 +1708,14 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     return result
 
 
-def div_Tensor_mode(self, other, *, rounding_mode):
+def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
     Derivatives (derivatives.yaml:967):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1648,13 +1734,14 @@ def div_Tensor_mode(self, other, *, rounding_mode):
     return result
 
 
-def floor_divide(self, other):
+def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:977):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.floor_divide(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1669,13 +1756,14 @@ def floor_divide(self, other):
     return result
 
 
-def remainder(self, other):
+def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:987):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.remainder(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1692,13 +1780,14 @@ def remainder(self, other):
     return result
 
 
-def fmod(self, other):
+def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:998):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.fmod(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1715,13 +1804,14 @@ def fmod(self, other):
     return result
 
 
-def float_power(self, exponent):
+def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
     Derivatives (derivatives.yaml:1008):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.float_power(data_of(self), data_of(exponent))
     if not (grad_mode.enabled and any_requires_grad(self, exponent)):
         return wrap(out)
@@ -1743,13 +1833,14 @@ def float_power(self, exponent):
     return result
 
 
-def fmax(self, other):
+def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1019):
         self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.fmax(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1767,13 +1858,14 @@ def fmax(self, other):
     return result
 
 
-def fmin(self, other):
+def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1029):
         self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.fmin(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1791,13 +1883,14 @@ def fmin(self, other):
     return result
 
 
-def max_other(self, other):
+def max_other(input, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1039):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.max_other(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1815,13 +1908,14 @@ def max_other(self, other):
     return result
 
 
-def min_other(self, other):
+def min_other(input, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1048):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.min_other(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1839,13 +1933,14 @@ def min_other(self, other):
     return result
 
 
-def atan2(self, other):
+def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1057):
         self: sum_to(grad * other / (self * self + other * other), self.shape)
         other: sum_to(-grad * self / (self * self + other * other), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.atan2(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1863,13 +1958,14 @@ def atan2(self, other):
     return result
 
 
-def hypot(self, other):
+def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1066):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.hypot(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1890,13 +1986,14 @@ def hypot(self, other):
     return result
 
 
-def logaddexp(self, other):
+def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1075):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.logaddexp(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1914,13 +2011,14 @@ def logaddexp(self, other):
     return result
 
 
-def logaddexp2(self, other):
+def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1084):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.logaddexp2(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1938,13 +2036,14 @@ def logaddexp2(self, other):
     return result
 
 
-def copysign(self, other):
+def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1093):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.copysign(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1962,13 +2061,14 @@ def copysign(self, other):
     return result
 
 
-def xlogy(self, other):
+def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1104):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.xlogy(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -1986,13 +2086,14 @@ def xlogy(self, other):
     return result
 
 
-def lerp_Scalar(self, end, weight):
+def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
     Derivatives (derivatives.yaml:1115):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
     if not (grad_mode.enabled and any_requires_grad(self, end)):
         return wrap(out)
@@ -2008,7 +2109,7 @@ def lerp_Scalar(self, end, weight):
     return result
 
 
-def lerp_Tensor(self, end, weight):
+def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
     Derivatives (derivatives.yaml:1124):
@@ -2016,6 +2117,7 @@ def lerp_Tensor(self, end, weight):
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
     if not (grad_mode.enabled and any_requires_grad(self, end, weight)):
         return wrap(out)
@@ -2037,7 +2139,7 @@ def lerp_Tensor(self, end, weight):
     return result
 
 
-def addcmul(self, tensor1, tensor2, *, value=1):
+def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
     Derivatives (derivatives.yaml:1134):
@@ -2045,6 +2147,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     if not (grad_mode.enabled and any_requires_grad(self, tensor1, tensor2)):
         return wrap(out)
@@ -2065,7 +2168,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return result
 
 
-def addcdiv(self, tensor1, tensor2, *, value=1):
+def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
     Derivatives (derivatives.yaml:1145):
@@ -2073,6 +2176,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     if not (grad_mode.enabled and any_requires_grad(self, tensor1, tensor2)):
         return wrap(out)
@@ -2094,12 +2198,13 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return result
 
 
-def prod(self, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
     Derivatives (derivatives.yaml:1162):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2116,12 +2221,13 @@ def prod(self, dim=None, keepdim=False, *, dtype=None):
     return result
 
 
-def cumsum(self, dim, *, dtype=None):
+def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
     Derivatives (derivatives.yaml:1180):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2134,12 +2240,13 @@ def cumsum(self, dim, *, dtype=None):
     return result
 
 
-def cumprod(self, dim, *, dtype=None):
+def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
     Derivatives (derivatives.yaml:1192):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2155,12 +2262,13 @@ def cumprod(self, dim, *, dtype=None):
     return result
 
 
-def logcumsumexp(self, dim):
+def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
     Derivatives (derivatives.yaml:1205):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.logcumsumexp(data_of(self), dim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2175,12 +2283,13 @@ def logcumsumexp(self, dim):
     return result
 
 
-def var_default(self, dim=None, *, correction=None, keepdim=False):
+def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:1215):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2195,12 +2304,13 @@ def var_default(self, dim=None, *, correction=None, keepdim=False):
     return result
 
 
-def std_default(self, dim=None, *, correction=None, keepdim=False):
+def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:1226):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2217,12 +2327,13 @@ def std_default(self, dim=None, *, correction=None, keepdim=False):
     return result
 
 
-def var_dim(self, dim, unbiased=True, keepdim=False):
+def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:1239):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2237,12 +2348,13 @@ def var_dim(self, dim, unbiased=True, keepdim=False):
     return result
 
 
-def var_unbiased(self, unbiased=True):
+def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
     Derivatives (derivatives.yaml:1246):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.var_unbiased(data_of(self), unbiased)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2255,12 +2367,13 @@ def var_unbiased(self, unbiased=True):
     return result
 
 
-def std_dim(self, dim, unbiased=True, keepdim=False):
+def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:1253):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2277,12 +2390,13 @@ def std_dim(self, dim, unbiased=True, keepdim=False):
     return result
 
 
-def std_unbiased(self, unbiased=True):
+def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
     Derivatives (derivatives.yaml:1260):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.std_unbiased(data_of(self), unbiased)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2297,12 +2411,13 @@ def std_unbiased(self, unbiased=True):
     return result
 
 
-def norm_default(self, p='fro', dim=None, keepdim=False):
+def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:1269):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.norm_default(data_of(self), p, dim, keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2318,12 +2433,13 @@ def norm_default(self, p='fro', dim=None, keepdim=False):
     return result
 
 
-def var_mean(self, dim=None, *, correction=None, keepdim=False):
+def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
     Derivatives (derivatives.yaml:1285):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
@@ -2341,12 +2457,13 @@ def var_mean(self, dim=None, *, correction=None, keepdim=False):
     return return_types_var_mean(var, mean)
 
 
-def std_mean(self, dim=None, *, correction=None, keepdim=False):
+def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
     Derivatives (derivatives.yaml:1293):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
@@ -2366,12 +2483,13 @@ def std_mean(self, dim=None, *, correction=None, keepdim=False):
     return return_types_std_mean(std, mean)
 
 
-def nansum(self, dim=None, keepdim=False, *, dtype=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
     Derivatives (derivatives.yaml:1301):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2385,12 +2503,13 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
     return result
 
 
-def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
     Derivatives (derivatives.yaml:1309):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2404,12 +2523,13 @@ def nanmean(self, dim=None, keepdim=False, *, dtype=None):
     return result
 
 
-def median_dim(self, dim, keepdim=False):
+def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
     Derivatives (derivatives.yaml:1319):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
@@ -2427,12 +2547,13 @@ def median_dim(self, dim, keepdim=False):
     return return_types_median_dim(values, indices)
 
 
-def median_default(self):
+def median_default(input):
     """median(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:1327):
         self: spread_to_extrema(grad, self, result, None)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.median_default(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2446,12 +2567,13 @@ def median_default(self):
     return result
 
 
-def cummax(self, dim):
+def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
     Derivatives (derivatives.yaml:1334):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     values_out, indices_out = array_ops.cummax(data_of(self), dim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return return_types_cummax(wrap(values_out), wrap(indices_out))
@@ -2467,12 +2589,13 @@ def cummax(self, dim):
     return return_types_cummax(values, indices)
 
 
-def cummin(self, dim):
+def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
     Derivatives (derivatives.yaml:1342):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     values_out, indices_out = array_ops.cummin(data_of(self), dim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return return_types_cummin(wrap(values_out), wrap(indices_out))
@@ -2488,12 +2611,13 @@ def cummin(self, dim):
     return return_types_cummin(values, indices)
 
 
-def aminmax(self, *, dim=None, keepdim=False):
+def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
     Derivatives (derivatives.yaml:1350):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return return_types_aminmax(wrap(min_out), wrap(max_out))
@@ -2511,62 +2635,68 @@ def aminmax(self, *, dim=None, keepdim=False):
     return return_types_aminmax(min, max)
 
 
-def argmax(self, dim=None, keepdim=False):
+def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:1358):
         self: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.argmax(data_of(self), dim, keepdim)
     return wrap(out)
 
 
-def argmin(self, dim=None, keepdim=False):
+def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:1366):
         self: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.argmin(data_of(self), dim, keepdim)
     return wrap(out)
 
 
-def any(self, dim=None, keepdim=False):
+def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:1373):
         self: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.any(data_of(self), dim, keepdim)
     return wrap(out)
 
 
-def all(self, dim=None, keepdim=False):
+def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:1382):
         self: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.all(data_of(self), dim, keepdim)
     return wrap(out)
 
 
-def count_nonzero(self, dim=None):
+def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
     Derivatives (derivatives.yaml:1391):
         self: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.count_nonzero(data_of(self), dim)
     return wrap(out)
 
 
-def view(self, size):
+def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
     Derivatives (derivatives.yaml:1404):
         self: reshape(grad, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.view(data_of(self), size)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2578,12 +2708,13 @@ def view(self, size):
     return result
 
 
-def flatten(self, start_dim=0, end_dim=-1):
+def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
     Derivatives (derivatives.yaml:1415):
         self: reshape(grad, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.flatten(data_of(self), start_dim, end_dim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2595,12 +2726,13 @@ def flatten(self, start_dim=0, end_dim=-1):
     return result
 
 
-def unflatten(self, dim, sizes):
+def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
     Derivatives (derivatives.yaml:1426):
         self: reshape(grad, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.unflatten(data_of(self), dim, sizes)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2612,12 +2744,13 @@ def unflatten(self, dim, sizes):
     return result
 
 
-def swapaxes(self, axis0, axis1):
+def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
     Derivatives (derivatives.yaml:1434):
         self: swapaxes(grad, axis0, axis1)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.swapaxes(data_of(self), axis0, axis1)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2628,12 +2761,13 @@ def swapaxes(self, axis0, axis1):
     return result
 
 
-def swapdims(self, dim0, dim1):
+def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
     Derivatives (derivatives.yaml:1441):
         self: swapdims(grad, dim0, dim1)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.swapdims(data_of(self), dim0, dim1)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2644,12 +2778,13 @@ def swapdims(self, dim0, dim1):
     return result
 
 
-def movedim(self, source, destination):
+def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
     Derivatives (derivatives.yaml:1448):
         self: movedim(grad, destination, source)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.movedim(data_of(self), source, destination)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2660,12 +2795,13 @@ def movedim(self, source, destination):
     return result
 
 
-def moveaxis(self, source, destination):
+def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
     Derivatives (derivatives.yaml:1456):
         self: moveaxis(grad, destination, source)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.moveaxis(data_of(self), source, destination)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2676,12 +2812,13 @@ def moveaxis(self, source, destination):
     return result
 
 
-def t(self):
+def t(input):
     """t(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:1463):
         self: t(grad)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.t(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2690,13 +2827,14 @@ def t(self):
     return result
 
 
-def expand_as(self, other):
+def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1472):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.expand_as(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2708,12 +2846,13 @@ def expand_as(self, other):
     return result
 
 
-def broadcast_to(self, size):
+def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
     Derivatives (derivatives.yaml:1481):
         self: sum_to(grad, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.broadcast_to(data_of(self), size)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2725,12 +2864,13 @@ def broadcast_to(self, size):
     return result
 
 
-def narrow(self, dim, start, length):
+def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
     Derivatives (derivatives.yaml:1489):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.narrow(data_of(self), dim, start, length)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2745,12 +2885,13 @@ def narrow(self, dim, start, length):
     return result
 
 
-def select(self, dim, index):
+def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
     Derivatives (derivatives.yaml:1499):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.select(data_of(self), dim, index)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2764,13 +2905,14 @@ def select(self, dim, index):
     return result
 
 
-def view_as(self, other):
+def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1507):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.view_as(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2782,13 +2924,14 @@ def view_as(self, other):
     return result
 
 
-def reshape_as(self, other):
+def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1516):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.reshape_as(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2800,12 +2943,13 @@ def reshape_as(self, other):
     return result
 
 
-def diagonal(self, offset=0, dim1=0, dim2=1):
+def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
     Derivatives (derivatives.yaml:1525):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap_view(out, self)
@@ -2820,12 +2964,13 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     return result
 
 
-def diagonal_backward(self, input_sizes, offset, dim1, dim2):
+def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
     Derivatives (derivatives.yaml:1536):
         self: diagonal(grad, offset, dim1, dim2)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2837,12 +2982,13 @@ def diagonal_backward(self, input_sizes, offset, dim1, dim2):
     return result
 
 
-def split(self, split_size_or_sections, dim=0):
+def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
     Derivatives (derivatives.yaml:1545):
         self: cat(grads, dim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     outs = array_ops.split(data_of(self), split_size_or_sections, dim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return [wrap_view(o, self) for o in outs]
@@ -2854,12 +3000,13 @@ def split(self, split_size_or_sections, dim=0):
     return result
 
 
-def chunk(self, chunks, dim=0):
+def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
     Derivatives (derivatives.yaml:1555):
         self: cat(grads, dim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     outs = array_ops.chunk(data_of(self), chunks, dim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return [wrap_view(o, self) for o in outs]
@@ -2871,12 +3018,13 @@ def chunk(self, chunks, dim=0):
     return result
 
 
-def unbind(self, dim=0):
+def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
     Derivatives (derivatives.yaml:1563):
         self: stack(grads, dim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     outs = array_ops.unbind(data_of(self), dim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return [wrap_view(o, self) for o in outs]
@@ -2888,12 +3036,13 @@ def unbind(self, dim=0):
     return result
 
 
-def flip(self, dims):
+def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
     Derivatives (derivatives.yaml:1572):
         self: flip(grad, dims)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.flip(data_of(self), dims)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2903,12 +3052,13 @@ def flip(self, dims):
     return result
 
 
-def roll(self, shifts, dims=None):
+def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
     Derivatives (derivatives.yaml:1580):
         self: roll(grad, negated(shifts), dims)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.roll(data_of(self), shifts, dims)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2919,12 +3069,13 @@ def roll(self, shifts, dims=None):
     return result
 
 
-def repeat(self, repeats):
+def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
     Derivatives (derivatives.yaml:1588):
         self: repeat_backward(grad, repeats, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.repeat(data_of(self), repeats)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2937,12 +3088,13 @@ def repeat(self, repeats):
     return result
 
 
-def tile(self, dims):
+def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
     Derivatives (derivatives.yaml:1599):
         self: repeat_backward(grad, dims, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.tile(data_of(self), dims)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2955,12 +3107,13 @@ def tile(self, dims):
     return result
 
 
-def tril(self, diagonal=0):
+def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
     Derivatives (derivatives.yaml:1606):
         self: tril(grad, diagonal)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.tril(data_of(self), diagonal)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2970,12 +3123,13 @@ def tril(self, diagonal=0):
     return result
 
 
-def triu(self, diagonal=0):
+def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
     Derivatives (derivatives.yaml:1613):
         self: triu(grad, diagonal)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.triu(data_of(self), diagonal)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -2985,12 +3139,13 @@ def triu(self, diagonal=0):
     return result
 
 
-def diag(self, diagonal=0):
+def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
     Derivatives (derivatives.yaml:1620):
         self: diag_backward(grad, self.shape, diagonal)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.diag(data_of(self), diagonal)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3003,12 +3158,13 @@ def diag(self, diagonal=0):
     return result
 
 
-def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
     Derivatives (derivatives.yaml:1628):
         self: diagonal(grad, offset, dim1, dim2)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3020,13 +3176,14 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     return result
 
 
-def index_select(self, dim, index):
+def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
     Derivatives (derivatives.yaml:1638):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.index_select(data_of(self), dim, data_of(index))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3040,7 +3197,7 @@ def index_select(self, dim, index):
     return result
 
 
-def index_add(self, dim, index, source, *, alpha=1):
+def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
     Derivatives (derivatives.yaml:1647):
@@ -3048,6 +3205,7 @@ def index_add(self, dim, index, source, *, alpha=1):
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
     if not (grad_mode.enabled and any_requires_grad(self, source)):
         return wrap(out)
@@ -3061,7 +3219,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     return result
 
 
-def scatter_src(self, dim, index, src):
+def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
     Derivatives (derivatives.yaml:1657):
@@ -3069,6 +3227,7 @@ def scatter_src(self, dim, index, src):
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
     if not (grad_mode.enabled and any_requires_grad(self, src)):
         return wrap(out)
@@ -3084,13 +3243,14 @@ def scatter_src(self, dim, index, src):
     return result
 
 
-def scatter_value(self, dim, index, value):
+def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
     Derivatives (derivatives.yaml:1667):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3103,7 +3263,7 @@ def scatter_value(self, dim, index, value):
     return result
 
 
-def scatter_add(self, dim, index, src):
+def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
     Derivatives (derivatives.yaml:1674):
@@ -3111,6 +3271,7 @@ def scatter_add(self, dim, index, src):
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
     if not (grad_mode.enabled and any_requires_grad(self, src)):
         return wrap(out)
@@ -3124,13 +3285,14 @@ def scatter_add(self, dim, index, src):
     return result
 
 
-def masked_fill_Scalar(self, mask, value):
+def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
     Derivatives (derivatives.yaml:1683):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3143,7 +3305,7 @@ def masked_fill_Scalar(self, mask, value):
     return result
 
 
-def masked_fill_Tensor(self, mask, value):
+def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
     Derivatives (derivatives.yaml:1692):
@@ -3151,6 +3313,7 @@ def masked_fill_Tensor(self, mask, value):
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
     if not (grad_mode.enabled and any_requires_grad(self, value)):
         return wrap(out)
@@ -3165,13 +3328,14 @@ def masked_fill_Tensor(self, mask, value):
     return result
 
 
-def take_along_dim(self, indices, dim=None):
+def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
     Derivatives (derivatives.yaml:1700):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3185,13 +3349,14 @@ def take_along_dim(self, indices, dim=None):
     return result
 
 
-def take_along_dim_backward(self, dim, indices, shape):
+def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
     Derivatives (derivatives.yaml:1710):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3204,13 +3369,14 @@ def take_along_dim_backward(self, dim, indices, shape):
     return result
 
 
-def mm(self, mat2):
+def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
     Derivatives (derivatives.yaml:1731):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.mm(data_of(self), data_of(mat2))
     if not (grad_mode.enabled and any_requires_grad(self, mat2)):
         return wrap(out)
@@ -3225,13 +3391,14 @@ def mm(self, mat2):
     return result
 
 
-def bmm(self, mat2):
+def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
     Derivatives (derivatives.yaml:1740):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.bmm(data_of(self), data_of(mat2))
     if not (grad_mode.enabled and any_requires_grad(self, mat2)):
         return wrap(out)
@@ -3246,13 +3413,14 @@ def bmm(self, mat2):
     return result
 
 
-def mv(self, vec):
+def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
     Derivatives (derivatives.yaml:1748):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.mv(data_of(self), data_of(vec))
     if not (grad_mode.enabled and any_requires_grad(self, vec)):
         return wrap(out)
@@ -3267,13 +3435,14 @@ def mv(self, vec):
     return result
 
 
-def dot(self, tensor):
+def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
     Derivatives (derivatives.yaml:1756):
         self: grad * tensor
         tensor: grad * self
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.dot(data_of(self), data_of(tensor))
     if not (grad_mode.enabled and any_requires_grad(self, tensor)):
         return wrap(out)
@@ -3288,13 +3457,14 @@ def dot(self, tensor):
     return result
 
 
-def vdot(self, other):
+def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1764):
         self: grad * other
         other: grad * self
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.vdot(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -3309,13 +3479,14 @@ def vdot(self, other):
     return result
 
 
-def inner(self, other):
+def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1770):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.inner(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -3332,13 +3503,14 @@ def inner(self, other):
     return result
 
 
-def outer(self, vec2):
+def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
     Derivatives (derivatives.yaml:1780):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.outer(data_of(self), data_of(vec2))
     if not (grad_mode.enabled and any_requires_grad(self, vec2)):
         return wrap(out)
@@ -3371,13 +3543,14 @@ def einsum(equation, tensors):
     return result
 
 
-def tensordot(self, other, dims_self, dims_other):
+def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
     Derivatives (derivatives.yaml:1805):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -3396,13 +3569,14 @@ def tensordot(self, other, dims_self, dims_other):
     return result
 
 
-def kron(self, other):
+def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:1817):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.kron(data_of(self), data_of(other))
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -3419,7 +3593,7 @@ def kron(self, other):
     return result
 
 
-def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
     Derivatives (derivatives.yaml:1826):
@@ -3427,6 +3601,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
     if not (grad_mode.enabled and any_requires_grad(self, mat1, mat2)):
         return wrap(out)
@@ -3446,7 +3621,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return result
 
 
-def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
     Derivatives (derivatives.yaml:1837):
@@ -3454,6 +3629,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
     if not (grad_mode.enabled and any_requires_grad(self, batch1, batch2)):
         return wrap(out)
@@ -3473,13 +3649,14 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return result
 
 
-def cross(self, other, dim=None):
+def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
     Derivatives (derivatives.yaml:1846):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.cross(data_of(self), data_of(other), dim)
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -3497,13 +3674,14 @@ def cross(self, other, dim=None):
     return result
 
 
-def linalg_cross(self, other, *, dim=-1):
+def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
     Derivatives (derivatives.yaml:1855):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
     if not (grad_mode.enabled and any_requires_grad(self, other)):
         return wrap(out)
@@ -3521,12 +3699,13 @@ def linalg_cross(self, other, *, dim=-1):
     return result
 
 
-def trace(self):
+def trace(input):
     """trace(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:1865):
         self: trace_backward(grad, self.shape)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.trace(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3555,12 +3734,13 @@ def linalg_inv(A):
     return result
 
 
-def inverse(self):
+def inverse(input):
     """inverse(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:1885):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.inverse(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3591,12 +3771,13 @@ def linalg_det(A):
     return result
 
 
-def det(self):
+def det(input):
     """det(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:1902):
         self: det_backward(grad, self, result)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.det(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3628,12 +3809,13 @@ def linalg_slogdet(A):
     return return_types_linalg_slogdet(sign, logabsdet)
 
 
-def slogdet(self):
+def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
     Derivatives (derivatives.yaml:1917):
         self: logabsdet_backward(grad_logabsdet, self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
@@ -3646,12 +3828,13 @@ def slogdet(self):
     return return_types_slogdet(sign, logabsdet)
 
 
-def logdet(self):
+def logdet(input):
     """logdet(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:1923):
         self: logabsdet_backward(grad, self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.logdet(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3704,12 +3887,13 @@ def linalg_cholesky(A, *, upper=False):
     return result
 
 
-def cholesky(self, upper=False):
+def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
     Derivatives (derivatives.yaml:1952):
         self: cholesky_backward(grad, result, upper)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.cholesky(data_of(self), upper)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3840,12 +4024,13 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     return result
 
 
-def pinverse(self, rcond=1e-15):
+def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
     Derivatives (derivatives.yaml:2017):
         self: pinv_backward(grad, result, self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.pinverse(data_of(self), rcond)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3969,12 +4154,13 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     return result
 
 
-def norm_str_p(self, p, dim=None, keepdim=False):
+def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
     Derivatives (derivatives.yaml:2086):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -3991,12 +4177,13 @@ def norm_str_p(self, p, dim=None, keepdim=False):
     return result
 
 
-def svd(self, some=True, compute_uv=True):
+def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
     Derivatives (derivatives.yaml:2095):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
@@ -4017,12 +4204,13 @@ def svd(self, some=True, compute_uv=True):
     return return_types_svd(U, S, V)
 
 
-def qr(self, some=True):
+def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
     Derivatives (derivatives.yaml:2104):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     Q_out, R_out = array_ops.qr(data_of(self), some)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return return_types_qr(wrap(Q_out), wrap(R_out))
@@ -4123,12 +4311,13 @@ def linalg_matrix_power(A, n):
     return result
 
 
-def matrix_power(self, n):
+def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
     Derivatives (derivatives.yaml:2155):
         self: matrix_power_backward(grad, self, n)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.matrix_power(data_of(self), n)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -4194,12 +4383,13 @@ def selu(input):
     return result
 
 
-def _normal_cdf(self):
+def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:2192):
         self: grad * normal_pdf(self)
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops._normal_cdf(data_of(self))
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -4352,13 +4542,14 @@ def logsigmoid(input):
     return result
 
 
-def _masked_scale(self, mask, scale):
+def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
     Derivatives (derivatives.yaml:2261):
         self: grad * mask * scale
         mask: non_differentiable
     """
+    self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
     if not (grad_mode.enabled and any_requires_grad(self)):
         return wrap(out)
@@ -4983,8 +5174,8 @@ def clamp(*args, **kwargs):
 
 
 _CLAMP_OVERLOADS = (
-    (clamp_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
-    (clamp_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+    (clamp_default, (('input', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
+    (clamp_Tensor, (('input', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
 )
 
 
@@ -4998,8 +5189,8 @@ def clip(*args, **kwargs):
 
 
 _CLIP_OVERLOADS = (
-    (clip_default, (('self', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
-    (clip_Tensor, (('self', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
+    (clip_default, (('input', 'Tensor', False, False), ('min', 'Scalar?', True, False), ('max', 'Scalar?', True, False))),
+    (clip_Tensor, (('input', 'Tensor', False, False), ('min', 'Tensor?', True, False), ('max', 'Tensor?', True, False))),
 )
 
 
@@ -5043,8 +5234,8 @@ def div(*args, **kwargs):
 
 
 _DIV_OVERLOADS = (
-    (div_default, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
-    (div_Tensor_mode, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False), ('rounding_mode', 'str?', False, True))),
+    (div_default, (('input', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+    (div_Tensor_mode, (('input', 'Tensor', False, False), ('other', 'Tensor', False, False), ('rounding_mode', 'str?', False, True))),
 )
 
 
@@ -5058,8 +5249,8 @@ def lerp(*args, **kwargs):
 
 
 _LERP_OVERLOADS = (
-    (lerp_Scalar, (('self', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Scalar', False, False))),
-    (lerp_Tensor, (('self', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Tensor', False, False))),
+    (lerp_Scalar, (('input', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Scalar', False, False))),
+    (lerp_Tensor, (('input', 'Tensor', False, False), ('end', 'Tensor', False, False), ('weight', 'Tensor', False, False))),
 )
 
 
@@ -5103,8 +5294,8 @@ def masked_fill(*args, **kwargs):
 
 
 _MASKED_FILL_OVERLOADS = (
-    (masked_fill_Scalar, (('self', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Scalar', False, False))),
-    (masked_fill_Tensor, (('self', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Tensor', False, False))),
+    (masked_fill_Scalar, (('input', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Scalar', False, False))),
+    (masked_fill_Tensor, (('input', 'Tensor', False, False), ('mask', 'Tensor', False, False), ('value', 'Tensor', False, False))),
 )
 
 
@@ -5119,9 +5310,9 @@ def max(*args, **kwargs):
 
 
 _MAX_OVERLOADS = (
-    (max_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
-    (max_default, (('self', 'Tensor', False, False),)),
-    (max_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+    (max_dim, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (max_default, (('input', 'Tensor', False, False),)),
+    (max_other, (('input', 'Tensor', False, False), ('other', 'Tensor', False, False))),
 )
 
 
@@ -5135,8 +5326,8 @@ def median(*args, **kwargs):
 
 
 _MEDIAN_OVERLOADS = (
-    (median_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
-    (median_default, (('self', 'Tensor', False, False),)),
+    (median_dim, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (median_default, (('input', 'Tensor', False, False),)),
 )
 
 
@@ -5151,9 +5342,9 @@ def min(*args, **kwargs):
 
 
 _MIN_OVERLOADS = (
-    (min_dim, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
-    (min_default, (('self', 'Tensor', False, False),)),
-    (min_other, (('self', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+    (min_dim, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (min_default, (('input', 'Tensor', False, False),)),
+    (min_other, (('input', 'Tensor', False, False), ('other', 'Tensor', False, False))),
 )
 
 
@@ -5167,8 +5358,8 @@ def norm(*args, **kwargs):
 
 
 _NORM_OVERLOADS = (
-    (norm_default, (('self', 'Tensor', False, False), ('p', 'Scalar?', True, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
-    (norm_str_p, (('self', 'Tensor', False, False), ('p', 'str', False, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+    (norm_default, (('input', 'Tensor', False, False), ('p', 'Scalar?', True, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
+    (norm_str_p, (('input', 'Tensor', False, False), ('p', 'str', False, False), ('dim', 'int[]?', True, False), ('keepdim', 'bool', True, False))),
 )
 
 
@@ -5182,8 +5373,8 @@ def scatter(*args, **kwargs):
 
 
 _SCATTER_OVERLOADS = (
-    (scatter_src, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('src', 'Tensor', False, False))),
-    (scatter_value, (('self', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('value', 'Scalar', False, False))),
+    (scatter_src, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('src', 'Tensor', False, False))),
+    (scatter_value, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('index', 'Tensor', False, False), ('value', 'Scalar', False, False))),
 )
 
 
@@ -5198,9 +5389,9 @@ def std(*args, **kwargs):
 
 
 _STD_OVERLOADS = (
-    (std_default, (('self', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
-    (std_dim, (('self', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
-    (std_unbiased, (('self', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
+    (std_default, (('input', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
+    (std_dim, (('input', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
+    (std_unbiased, (('input', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
 )
 
 
@@ -5215,7 +5406,7 @@ def var(*args, **kwargs):
 
 
 _VAR_OVERLOADS = (
-    (var_default, (('self', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
-    (var_dim, (('self', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
-    (var_unbiased, (('self', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
+    (var_default, (('input', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
+    (var_dim, (('input', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
+    (var_unbiased, (('input', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
 )

@@ -126,6 +126,8 @@ class trace:
         bound.apply_defaults()
         inputs = {k: self._name(v) if isinstance(v, Tensor) else repr(v)
                   for k, v in bound.arguments.items()}
+        if "input" in inputs and "self" not in inputs:
+            inputs["self"] = inputs["input"]  # formulas use the schema's name for it
         out_names = [self._fresh() for _ in outs]
         for o, n in zip(outs, out_names):
             if isinstance(o, Tensor):

@@ -30,7 +30,7 @@ torch = pytest.importorskip("torch")
 from minigrad import Tensor  # noqa: E402
 from minigrad._generated import functions  # noqa: E402
 from minigrad.autograd.functional import grad as mg_grad  # noqa: E402
-from minigrad.testing import build_sample  # noqa: E402
+from minigrad.testing import build_sample, call_op  # noqa: E402
 from tests.generated.test_derivatives import SAMPLES  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -286,7 +286,7 @@ def test_matches_torch(entry, torch_fn, op, outputs, sample, fast, skip_gradgrad
         mine[name], theirs[name] = _convert(types[name], value)
 
     # forward: every output, indices and masks included
-    mg_outs = _as_list(op(**mine))
+    mg_outs = _as_list(call_op(op, mine))
     th_outs = _as_list(_call_torch(torch_fn, spec, theirs))
     if entry in SIGN_GAUGE:
         mg_outs = _align_singular_vectors(mg_outs, th_outs, transposed_v=SIGN_GAUGE[entry])

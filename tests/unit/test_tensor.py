@@ -158,3 +158,14 @@ def test_methods_mirror_functions():
 def test_repr_looks_like_pytorch():
     assert repr(mg.tensor([1.0, 2.0], requires_grad=True)) == "tensor([1., 2.], requires_grad=True)"
     assert "grad_fn=<MulBackward0>" in repr(mg.tensor([1.0], requires_grad=True) * 2)
+
+
+def test_functions_take_torchs_keyword_names():
+    # torch's Python API calls the schema's `self` `input`: torch.sum(input=x, dim=0)
+    x = mg.tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True)
+    assert mg.sum(input=x, dim=0).tolist() == [4.0, 2.0]
+    assert mg.clamp(input=x, min=0.0).tolist() == [[1.0, 0.0], [3.0, 4.0]]
+    assert mg.max(input=x, dim=1, keepdim=True).values.tolist() == [[1.0], [4.0]]
+    assert mg.add(x, other=x, alpha=2).tolist() == [[3.0, -6.0], [9.0, 12.0]]
+    with pytest.raises(TypeError):
+        mg.exp(self=x)
