@@ -55,7 +55,7 @@ return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('o
 def sum_to_size(input, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:89):
+    Derivatives (derivatives.yaml:91):
         self: expand(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -73,7 +73,7 @@ def sum_to_size(input, size):
 def _to_copy(input, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
-    Derivatives (derivatives.yaml:97):
+    Derivatives (derivatives.yaml:99):
         self: _to_copy(grad, self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -91,7 +91,7 @@ def _to_copy(input, dtype):
 def _fill(input, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:103):
+    Derivatives (derivatives.yaml:105):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -106,7 +106,7 @@ def _fill(input, value):
 def _copy_from(input, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:109):
+    Derivatives (derivatives.yaml:111):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
@@ -125,7 +125,7 @@ def _copy_from(input, src):
 def clone(input):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:118):
+    Derivatives (derivatives.yaml:120):
         self: grad
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -140,7 +140,7 @@ def clone(input):
 def neg(input):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:122):
+    Derivatives (derivatives.yaml:124):
         self: neg(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -155,7 +155,7 @@ def neg(input):
 def exp(input):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:131):
+    Derivatives (derivatives.yaml:133):
         self: grad * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -173,7 +173,7 @@ def exp(input):
 def log(input):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:140):
+    Derivatives (derivatives.yaml:142):
         self: grad / self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -191,7 +191,7 @@ def log(input):
 def sqrt(input):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:149):
+    Derivatives (derivatives.yaml:151):
         self: grad / (2 * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -209,7 +209,7 @@ def sqrt(input):
 def sin(input):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:158):
+    Derivatives (derivatives.yaml:160):
         self: grad * cos(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -227,7 +227,7 @@ def sin(input):
 def cos(input):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:167):
+    Derivatives (derivatives.yaml:169):
         self: -(grad * sin(self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -245,7 +245,7 @@ def cos(input):
 def tanh(input):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:176):
+    Derivatives (derivatives.yaml:178):
         self: grad * (1 - result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -263,7 +263,7 @@ def tanh(input):
 def sigmoid(input):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:185):
+    Derivatives (derivatives.yaml:187):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -281,7 +281,7 @@ def sigmoid(input):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:194):
+    Derivatives (derivatives.yaml:196):
         self: grad * (result > 0)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -299,7 +299,7 @@ def relu(input):
 def abs(input):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:206):
+    Derivatives (derivatives.yaml:208):
         self: grad * sign(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -317,7 +317,7 @@ def abs(input):
 def sign(input):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:216):
+    Derivatives (derivatives.yaml:218):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -332,7 +332,7 @@ def sign(input):
 def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:225):
+    Derivatives (derivatives.yaml:227):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -355,7 +355,7 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:237):
+    Derivatives (derivatives.yaml:239):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -378,7 +378,7 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:248):
+    Derivatives (derivatives.yaml:250):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -402,7 +402,7 @@ def mul(input, other):
 def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:260):
+    Derivatives (derivatives.yaml:262):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
@@ -427,7 +427,7 @@ def div_default(input, other):
 def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:274):
+    Derivatives (derivatives.yaml:276):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
@@ -454,7 +454,7 @@ def pow(input, exponent):
 def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:293):
+    Derivatives (derivatives.yaml:295):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -479,7 +479,7 @@ def maximum(input, other):
 def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:303):
+    Derivatives (derivatives.yaml:305):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -504,7 +504,7 @@ def minimum(input, other):
 def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:313):
+    Derivatives (derivatives.yaml:315):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -529,7 +529,7 @@ def where(condition, input, other):
 def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:327):
+    Derivatives (derivatives.yaml:329):
         self: grad * clamp_mask(self, min, max)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -549,7 +549,7 @@ def clamp_default(input, min=None, max=None):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:339):
+    Derivatives (derivatives.yaml:341):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -569,7 +569,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:354):
+    Derivatives (derivatives.yaml:356):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -589,7 +589,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def amax(input, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:368):
+    Derivatives (derivatives.yaml:370):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -610,7 +610,7 @@ def amax(input, dim=None, keepdim=False):
 def amin(input, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:380):
+    Derivatives (derivatives.yaml:382):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -631,7 +631,7 @@ def amin(input, dim=None, keepdim=False):
 def max_dim(input, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:389):
+    Derivatives (derivatives.yaml:391):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -655,7 +655,7 @@ def max_dim(input, dim, keepdim=False):
 def max_default(input):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:400):
+    Derivatives (derivatives.yaml:402):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -675,7 +675,7 @@ def max_default(input):
 def min_dim(input, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:408):
+    Derivatives (derivatives.yaml:410):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -699,7 +699,7 @@ def min_dim(input, dim, keepdim=False):
 def min_default(input):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:416):
+    Derivatives (derivatives.yaml:418):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -719,7 +719,7 @@ def min_default(input):
 def logsumexp(input, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:423):
+    Derivatives (derivatives.yaml:425):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -741,7 +741,7 @@ def logsumexp(input, dim, keepdim=False):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:435):
+    Derivatives (derivatives.yaml:437):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -762,7 +762,7 @@ def gather(input, dim, index):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:447):
+    Derivatives (derivatives.yaml:449):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -782,7 +782,7 @@ def gather_backward(input, dim, index, shape):
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:457):
+    Derivatives (derivatives.yaml:459):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -800,7 +800,7 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:469):
+    Derivatives (derivatives.yaml:471):
         self: transpose(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -817,7 +817,7 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:480):
+    Derivatives (derivatives.yaml:482):
         self: permute(grad, inverse_permutation(dims))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -833,7 +833,7 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:491):
+    Derivatives (derivatives.yaml:493):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -851,7 +851,7 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:504):
+    Derivatives (derivatives.yaml:506):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -869,7 +869,7 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:518):
+    Derivatives (derivatives.yaml:520):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -887,7 +887,7 @@ def unsqueeze(input, dim):
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:529):
+    Derivatives (derivatives.yaml:531):
         self: getitem_backward(grad, self.shape, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -906,7 +906,7 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:552):
+    Derivatives (derivatives.yaml:554):
         self: getitem(grad, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -922,7 +922,7 @@ def getitem_backward(input, shape, index):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:560):
+    Derivatives (derivatives.yaml:562):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -940,7 +940,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:571):
+    Derivatives (derivatives.yaml:573):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -955,7 +955,7 @@ def stack(tensors, dim=0):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:583):
+    Derivatives (derivatives.yaml:585):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -979,7 +979,7 @@ def matmul(input, other):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:605):
+    Derivatives (derivatives.yaml:607):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1000,7 +1000,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:616):
+    Derivatives (derivatives.yaml:618):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1021,7 +1021,7 @@ def log_softmax(input, dim, dtype=None):
 def exp2(input):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:631):
+    Derivatives (derivatives.yaml:633):
         self: grad * result * 0.6931471805599453
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1039,7 +1039,7 @@ def exp2(input):
 def expm1(input):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:640):
+    Derivatives (derivatives.yaml:642):
         self: grad * (result + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1057,7 +1057,7 @@ def expm1(input):
 def log2(input):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:649):
+    Derivatives (derivatives.yaml:651):
         self: grad / (self * 0.6931471805599453)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1075,7 +1075,7 @@ def log2(input):
 def log10(input):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:657):
+    Derivatives (derivatives.yaml:659):
         self: grad / (self * 2.302585092994046)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1093,7 +1093,7 @@ def log10(input):
 def log1p(input):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:665):
+    Derivatives (derivatives.yaml:667):
         self: grad / (self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1111,7 +1111,7 @@ def log1p(input):
 def rsqrt(input):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:674):
+    Derivatives (derivatives.yaml:676):
         self: -0.5 * grad * result * result * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1129,7 +1129,7 @@ def rsqrt(input):
 def square(input):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:682):
+    Derivatives (derivatives.yaml:684):
         self: grad * 2 * self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1147,7 +1147,7 @@ def square(input):
 def reciprocal(input):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:690):
+    Derivatives (derivatives.yaml:692):
         self: -grad * result * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1165,7 +1165,7 @@ def reciprocal(input):
 def tan(input):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:699):
+    Derivatives (derivatives.yaml:701):
         self: grad * (1 + result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1183,7 +1183,7 @@ def tan(input):
 def asin(input):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:707):
+    Derivatives (derivatives.yaml:709):
         self: grad / sqrt(1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1201,7 +1201,7 @@ def asin(input):
 def acos(input):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:715):
+    Derivatives (derivatives.yaml:717):
         self: -grad / sqrt(1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1219,7 +1219,7 @@ def acos(input):
 def atan(input):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:723):
+    Derivatives (derivatives.yaml:725):
         self: grad / (self * self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1237,7 +1237,7 @@ def atan(input):
 def sinh(input):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:731):
+    Derivatives (derivatives.yaml:733):
         self: grad * cosh(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1255,7 +1255,7 @@ def sinh(input):
 def cosh(input):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:739):
+    Derivatives (derivatives.yaml:741):
         self: grad * sinh(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1273,7 +1273,7 @@ def cosh(input):
 def asinh(input):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:747):
+    Derivatives (derivatives.yaml:749):
         self: grad / sqrt(self * self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1291,7 +1291,7 @@ def asinh(input):
 def acosh(input):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:755):
+    Derivatives (derivatives.yaml:757):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1309,7 +1309,7 @@ def acosh(input):
 def atanh(input):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:763):
+    Derivatives (derivatives.yaml:765):
         self: grad / (1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1327,7 +1327,7 @@ def atanh(input):
 def logit(input, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:773):
+    Derivatives (derivatives.yaml:775):
         self: logit_grad(grad, self, eps)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1346,7 +1346,7 @@ def logit(input, eps=None):
 def erf(input):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:783):
+    Derivatives (derivatives.yaml:785):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1364,7 +1364,7 @@ def erf(input):
 def erfc(input):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:792):
+    Derivatives (derivatives.yaml:794):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1382,7 +1382,7 @@ def erfc(input):
 def erfinv(input):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:801):
+    Derivatives (derivatives.yaml:803):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1400,7 +1400,7 @@ def erfinv(input):
 def lgamma(input):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:810):
+    Derivatives (derivatives.yaml:812):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1418,7 +1418,7 @@ def lgamma(input):
 def digamma(input):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:818):
+    Derivatives (derivatives.yaml:820):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1436,7 +1436,7 @@ def digamma(input):
 def polygamma(n, input):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:828):
+    Derivatives (derivatives.yaml:830):
         self: grad * polygamma(n + 1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1455,7 +1455,7 @@ def polygamma(n, input):
 def special_gammaln(input):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:839):
+    Derivatives (derivatives.yaml:841):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1473,7 +1473,7 @@ def special_gammaln(input):
 def special_psi(input):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:848):
+    Derivatives (derivatives.yaml:850):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1491,7 +1491,7 @@ def special_psi(input):
 def special_expit(input):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:857):
+    Derivatives (derivatives.yaml:859):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1509,7 +1509,7 @@ def special_expit(input):
 def sinc(input):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:867):
+    Derivatives (derivatives.yaml:869):
         self: sinc_grad(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1527,7 +1527,7 @@ def sinc(input):
 def floor(input):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:878):
+    Derivatives (derivatives.yaml:880):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1542,7 +1542,7 @@ def floor(input):
 def ceil(input):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:885):
+    Derivatives (derivatives.yaml:887):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1557,7 +1557,7 @@ def ceil(input):
 def round(input, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:893):
+    Derivatives (derivatives.yaml:895):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1572,7 +1572,7 @@ def round(input, *, decimals=0):
 def trunc(input):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:901):
+    Derivatives (derivatives.yaml:903):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1587,7 +1587,7 @@ def trunc(input):
 def fix(input):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:908):
+    Derivatives (derivatives.yaml:910):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1602,7 +1602,7 @@ def fix(input):
 def frac(input):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:915):
+    Derivatives (derivatives.yaml:917):
         self: grad
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1617,7 +1617,7 @@ def frac(input):
 def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:927):
+    Derivatives (derivatives.yaml:929):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1645,7 +1645,7 @@ def clamp_Tensor(input, min=None, max=None):
 def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:939):
+    Derivatives (derivatives.yaml:941):
         self: grad * clamp_mask(self, min, max)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1665,7 +1665,7 @@ def clip_default(input, min=None, max=None):
 def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:946):
+    Derivatives (derivatives.yaml:948):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1693,7 +1693,7 @@ def clip_Tensor(input, min=None, max=None):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:956):
+    Derivatives (derivatives.yaml:958):
         self: grad * finite_mask(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1711,7 +1711,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:967):
+    Derivatives (derivatives.yaml:969):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -1737,7 +1737,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:977):
+    Derivatives (derivatives.yaml:979):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1759,7 +1759,7 @@ def floor_divide(input, other):
 def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:987):
+    Derivatives (derivatives.yaml:989):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -1783,7 +1783,7 @@ def remainder(input, other):
 def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:998):
+    Derivatives (derivatives.yaml:1000):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -1807,7 +1807,7 @@ def fmod(input, other):
 def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:1008):
+    Derivatives (derivatives.yaml:1010):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -1836,7 +1836,7 @@ def float_power(input, exponent):
 def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1019):
+    Derivatives (derivatives.yaml:1021):
         self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
     """
@@ -1861,7 +1861,7 @@ def fmax(input, other):
 def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1029):
+    Derivatives (derivatives.yaml:1031):
         self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
     """
@@ -1886,7 +1886,7 @@ def fmin(input, other):
 def max_other(input, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1039):
+    Derivatives (derivatives.yaml:1041):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -1911,7 +1911,7 @@ def max_other(input, other):
 def min_other(input, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1048):
+    Derivatives (derivatives.yaml:1050):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -1936,7 +1936,7 @@ def min_other(input, other):
 def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1057):
+    Derivatives (derivatives.yaml:1059):
         self: sum_to(grad * other / (self * self + other * other), self.shape)
         other: sum_to(-grad * self / (self * self + other * other), other.shape)
     """
@@ -1961,7 +1961,7 @@ def atan2(input, other):
 def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1066):
+    Derivatives (derivatives.yaml:1068):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -1989,7 +1989,7 @@ def hypot(input, other):
 def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1075):
+    Derivatives (derivatives.yaml:1077):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -2014,7 +2014,7 @@ def logaddexp(input, other):
 def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1084):
+    Derivatives (derivatives.yaml:1086):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -2039,7 +2039,7 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1093):
+    Derivatives (derivatives.yaml:1095):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -2064,7 +2064,7 @@ def copysign(input, other):
 def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1104):
+    Derivatives (derivatives.yaml:1106):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -2089,7 +2089,7 @@ def xlogy(input, other):
 def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1115):
+    Derivatives (derivatives.yaml:1117):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -2112,7 +2112,7 @@ def lerp_Scalar(input, end, weight):
 def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1124):
+    Derivatives (derivatives.yaml:1126):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -2142,7 +2142,7 @@ def lerp_Tensor(input, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1134):
+    Derivatives (derivatives.yaml:1136):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -2171,7 +2171,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1145):
+    Derivatives (derivatives.yaml:1147):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -2201,7 +2201,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1162):
+    Derivatives (derivatives.yaml:1164):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2224,7 +2224,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1180):
+    Derivatives (derivatives.yaml:1182):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2243,7 +2243,7 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1192):
+    Derivatives (derivatives.yaml:1194):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2265,7 +2265,7 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1205):
+    Derivatives (derivatives.yaml:1207):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2286,7 +2286,7 @@ def logcumsumexp(input, dim):
 def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1215):
+    Derivatives (derivatives.yaml:1217):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2307,7 +2307,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
 def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1226):
+    Derivatives (derivatives.yaml:1228):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2330,7 +2330,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
 def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1239):
+    Derivatives (derivatives.yaml:1241):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2351,7 +2351,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
 def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1246):
+    Derivatives (derivatives.yaml:1248):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2370,7 +2370,7 @@ def var_unbiased(input, unbiased=True):
 def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1253):
+    Derivatives (derivatives.yaml:1255):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2393,7 +2393,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
 def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1260):
+    Derivatives (derivatives.yaml:1262):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2414,7 +2414,7 @@ def std_unbiased(input, unbiased=True):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1269):
+    Derivatives (derivatives.yaml:1271):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2436,7 +2436,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1285):
+    Derivatives (derivatives.yaml:1287):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2460,7 +2460,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1293):
+    Derivatives (derivatives.yaml:1295):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2486,7 +2486,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1301):
+    Derivatives (derivatives.yaml:1303):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2506,7 +2506,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1309):
+    Derivatives (derivatives.yaml:1311):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2526,7 +2526,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1319):
+    Derivatives (derivatives.yaml:1321):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2550,7 +2550,7 @@ def median_dim(input, dim, keepdim=False):
 def median_default(input):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1327):
+    Derivatives (derivatives.yaml:1329):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2570,7 +2570,7 @@ def median_default(input):
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1334):
+    Derivatives (derivatives.yaml:1336):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2592,7 +2592,7 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1342):
+    Derivatives (derivatives.yaml:1344):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2614,7 +2614,7 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1350):
+    Derivatives (derivatives.yaml:1352):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2638,7 +2638,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1358):
+    Derivatives (derivatives.yaml:1360):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2649,7 +2649,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1366):
+    Derivatives (derivatives.yaml:1368):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2660,7 +2660,7 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1373):
+    Derivatives (derivatives.yaml:1375):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2671,7 +2671,7 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1382):
+    Derivatives (derivatives.yaml:1384):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2682,7 +2682,7 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1391):
+    Derivatives (derivatives.yaml:1393):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2693,7 +2693,7 @@ def count_nonzero(input, dim=None):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1404):
+    Derivatives (derivatives.yaml:1406):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2711,7 +2711,7 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1415):
+    Derivatives (derivatives.yaml:1417):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2729,7 +2729,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1426):
+    Derivatives (derivatives.yaml:1428):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2747,7 +2747,7 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1434):
+    Derivatives (derivatives.yaml:1436):
         self: swapaxes(grad, axis0, axis1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2764,7 +2764,7 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1441):
+    Derivatives (derivatives.yaml:1443):
         self: swapdims(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2781,7 +2781,7 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1448):
+    Derivatives (derivatives.yaml:1450):
         self: movedim(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2798,7 +2798,7 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1456):
+    Derivatives (derivatives.yaml:1458):
         self: moveaxis(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2815,7 +2815,7 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1463):
+    Derivatives (derivatives.yaml:1465):
         self: t(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2830,7 +2830,7 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1472):
+    Derivatives (derivatives.yaml:1474):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -2849,7 +2849,7 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1481):
+    Derivatives (derivatives.yaml:1483):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2867,7 +2867,7 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1489):
+    Derivatives (derivatives.yaml:1491):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2888,7 +2888,7 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1499):
+    Derivatives (derivatives.yaml:1501):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2908,7 +2908,7 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1507):
+    Derivatives (derivatives.yaml:1509):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -2927,7 +2927,7 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1516):
+    Derivatives (derivatives.yaml:1518):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -2946,7 +2946,7 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1525):
+    Derivatives (derivatives.yaml:1527):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2967,7 +2967,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1536):
+    Derivatives (derivatives.yaml:1538):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2985,7 +2985,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1545):
+    Derivatives (derivatives.yaml:1547):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3003,7 +3003,7 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1555):
+    Derivatives (derivatives.yaml:1557):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3021,7 +3021,7 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1563):
+    Derivatives (derivatives.yaml:1565):
         self: stack(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3039,7 +3039,7 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1572):
+    Derivatives (derivatives.yaml:1574):
         self: flip(grad, dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3055,7 +3055,7 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1580):
+    Derivatives (derivatives.yaml:1582):
         self: roll(grad, negated(shifts), dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3072,7 +3072,7 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1588):
+    Derivatives (derivatives.yaml:1590):
         self: repeat_backward(grad, repeats, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3091,7 +3091,7 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1599):
+    Derivatives (derivatives.yaml:1601):
         self: repeat_backward(grad, dims, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3110,7 +3110,7 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1606):
+    Derivatives (derivatives.yaml:1608):
         self: tril(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3126,7 +3126,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1613):
+    Derivatives (derivatives.yaml:1615):
         self: triu(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3142,7 +3142,7 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1620):
+    Derivatives (derivatives.yaml:1622):
         self: diag_backward(grad, self.shape, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3161,7 +3161,7 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1628):
+    Derivatives (derivatives.yaml:1630):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3179,7 +3179,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1638):
+    Derivatives (derivatives.yaml:1640):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -3200,7 +3200,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1647):
+    Derivatives (derivatives.yaml:1649):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -3222,7 +3222,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1657):
+    Derivatives (derivatives.yaml:1659):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -3246,7 +3246,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1667):
+    Derivatives (derivatives.yaml:1669):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -3266,7 +3266,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1674):
+    Derivatives (derivatives.yaml:1676):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -3288,7 +3288,7 @@ def scatter_add(input, dim, index, src):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1683):
+    Derivatives (derivatives.yaml:1685):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -3308,7 +3308,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:1692):
+    Derivatives (derivatives.yaml:1694):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -3331,7 +3331,7 @@ def masked_fill_Tensor(input, mask, value):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1700):
+    Derivatives (derivatives.yaml:1702):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -3352,7 +3352,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1710):
+    Derivatives (derivatives.yaml:1712):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -3372,7 +3372,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1731):
+    Derivatives (derivatives.yaml:1733):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -3394,7 +3394,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1740):
+    Derivatives (derivatives.yaml:1742):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -3416,7 +3416,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:1748):
+    Derivatives (derivatives.yaml:1750):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -3438,7 +3438,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:1756):
+    Derivatives (derivatives.yaml:1758):
         self: grad * tensor
         tensor: grad * self
     """
@@ -3460,7 +3460,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1764):
+    Derivatives (derivatives.yaml:1766):
         self: grad * other
         other: grad * self
     """
@@ -3482,7 +3482,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1770):
+    Derivatives (derivatives.yaml:1772):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -3506,7 +3506,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:1780):
+    Derivatives (derivatives.yaml:1782):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -3528,7 +3528,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1788):
+    Derivatives (derivatives.yaml:1790):
         tensors: einsum_backward(grad, equation, tensors)
     """
     out = array_ops.einsum(equation, [data_of(t) for t in tensors])
@@ -3546,7 +3546,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:1805):
+    Derivatives (derivatives.yaml:1807):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -3572,7 +3572,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1817):
+    Derivatives (derivatives.yaml:1819):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -3596,7 +3596,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1826):
+    Derivatives (derivatives.yaml:1828):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -3624,7 +3624,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1837):
+    Derivatives (derivatives.yaml:1839):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -3652,7 +3652,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1846):
+    Derivatives (derivatives.yaml:1848):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -3677,7 +3677,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1855):
+    Derivatives (derivatives.yaml:1857):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -3702,7 +3702,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1865):
+    Derivatives (derivatives.yaml:1867):
         self: trace_backward(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3720,7 +3720,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1874):
+    Derivatives (derivatives.yaml:1876):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.linalg_inv(data_of(A))
@@ -3737,7 +3737,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1885):
+    Derivatives (derivatives.yaml:1887):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3755,7 +3755,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1890):
+    Derivatives (derivatives.yaml:1892):
         A: det_backward(grad, A, result)
     """
     out = array_ops.linalg_det(data_of(A))
@@ -3774,7 +3774,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1902):
+    Derivatives (derivatives.yaml:1904):
         self: det_backward(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3794,7 +3794,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1907):
+    Derivatives (derivatives.yaml:1909):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
@@ -3812,7 +3812,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1917):
+    Derivatives (derivatives.yaml:1919):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3831,7 +3831,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1923):
+    Derivatives (derivatives.yaml:1925):
         self: logabsdet_backward(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3849,7 +3849,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1928):
+    Derivatives (derivatives.yaml:1930):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -3872,7 +3872,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1942):
+    Derivatives (derivatives.yaml:1944):
         A: cholesky_backward(grad, result, upper)
     """
     out = array_ops.linalg_cholesky(data_of(A), upper=upper)
@@ -3890,7 +3890,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1952):
+    Derivatives (derivatives.yaml:1954):
         self: cholesky_backward(grad, result, upper)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3909,7 +3909,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:1957):
+    Derivatives (derivatives.yaml:1959):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
@@ -3929,7 +3929,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:1967):
+    Derivatives (derivatives.yaml:1969):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
@@ -3947,7 +3947,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:1974):
+    Derivatives (derivatives.yaml:1976):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
@@ -3968,7 +3968,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:1985):
+    Derivatives (derivatives.yaml:1987):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
@@ -3991,7 +3991,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1998):
+    Derivatives (derivatives.yaml:2000):
         A: svdvals_backward(grad, A)
     """
     out = array_ops.linalg_svdvals(data_of(A))
@@ -4008,7 +4008,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2007):
+    Derivatives (derivatives.yaml:2009):
         A: pinv_backward(grad, result, A)
     """
     out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -4027,7 +4027,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2017):
+    Derivatives (derivatives.yaml:2019):
         self: pinv_backward(grad, result, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4047,7 +4047,7 @@ def pinverse(input, rcond=1e-15):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2023):
+    Derivatives (derivatives.yaml:2025):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
@@ -4069,7 +4069,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2039):
+    Derivatives (derivatives.yaml:2041):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
@@ -4091,7 +4091,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2052):
+    Derivatives (derivatives.yaml:2054):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
@@ -4113,7 +4113,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2063):
+    Derivatives (derivatives.yaml:2065):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
@@ -4135,7 +4135,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2075):
+    Derivatives (derivatives.yaml:2077):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
@@ -4157,7 +4157,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2086):
+    Derivatives (derivatives.yaml:2088):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4180,7 +4180,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2095):
+    Derivatives (derivatives.yaml:2097):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4207,7 +4207,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2104):
+    Derivatives (derivatives.yaml:2106):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4229,7 +4229,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2111):
+    Derivatives (derivatives.yaml:2113):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -4255,7 +4255,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2123):
+    Derivatives (derivatives.yaml:2125):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -4279,7 +4279,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2134):
+    Derivatives (derivatives.yaml:2136):
         tensors: multi_dot_backward(grad, tensors)
     """
     out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
@@ -4296,7 +4296,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2144):
+    Derivatives (derivatives.yaml:2146):
         A: matrix_power_backward(grad, A, n)
     """
     out = array_ops.linalg_matrix_power(data_of(A), n)
@@ -4314,7 +4314,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2155):
+    Derivatives (derivatives.yaml:2157):
         self: matrix_power_backward(grad, self, n)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4333,7 +4333,7 @@ def matrix_power(input, n):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2166):
+    Derivatives (derivatives.yaml:2168):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     out = array_ops.leaky_relu(data_of(input), negative_slope)
@@ -4351,7 +4351,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2175):
+    Derivatives (derivatives.yaml:2177):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     out = array_ops.elu(data_of(input), alpha)
@@ -4369,7 +4369,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2184):
+    Derivatives (derivatives.yaml:2186):
         input: grad * selu_slope(input)
     """
     out = array_ops.selu(data_of(input))
@@ -4386,7 +4386,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2192):
+    Derivatives (derivatives.yaml:2194):
         self: grad * normal_pdf(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4404,7 +4404,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2198):
+    Derivatives (derivatives.yaml:2200):
         input: grad * gelu_derivative(input, approximate)
     """
     out = array_ops.gelu(data_of(input), approximate=approximate)
@@ -4422,7 +4422,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2208):
+    Derivatives (derivatives.yaml:2210):
         input: grad * silu_derivative(input)
     """
     out = array_ops.silu(data_of(input))
@@ -4439,7 +4439,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2214):
+    Derivatives (derivatives.yaml:2216):
         input: grad * softplus_slope(input, beta, threshold)
     """
     out = array_ops.softplus(data_of(input), beta, threshold)
@@ -4458,7 +4458,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2224):
+    Derivatives (derivatives.yaml:2226):
         input: grad * mish_derivative(input)
     """
     out = array_ops.mish(data_of(input))
@@ -4475,7 +4475,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2230):
+    Derivatives (derivatives.yaml:2232):
         input: grad * hardtanh_mask(input, min_val, max_val)
     """
     out = array_ops.hardtanh(data_of(input), min_val, max_val)
@@ -4494,7 +4494,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2239):
+    Derivatives (derivatives.yaml:2241):
         input: grad * hardsigmoid_slope(input)
     """
     out = array_ops.hardsigmoid(data_of(input))
@@ -4511,7 +4511,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2246):
+    Derivatives (derivatives.yaml:2248):
         input: grad * hardswish_slope(input)
     """
     out = array_ops.hardswish(data_of(input))
@@ -4528,7 +4528,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2253):
+    Derivatives (derivatives.yaml:2255):
         input: grad * sigmoid(-input)
     """
     out = array_ops.logsigmoid(data_of(input))
@@ -4545,7 +4545,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2261):
+    Derivatives (derivatives.yaml:2263):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -4565,7 +4565,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2272):
+    Derivatives (derivatives.yaml:2274):
         input: matmul(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -4591,7 +4591,7 @@ def linear(input, weight, bias=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2286):
+    Derivatives (derivatives.yaml:2288):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -4618,7 +4618,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2303):
+    Derivatives (derivatives.yaml:2305):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -4641,7 +4641,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2316):
+    Derivatives (derivatives.yaml:2318):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -4664,7 +4664,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2328):
+    Derivatives (derivatives.yaml:2330):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -4688,7 +4688,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2343):
+    Derivatives (derivatives.yaml:2345):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
@@ -4713,7 +4713,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2373):
+    Derivatives (derivatives.yaml:2375):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4744,7 +4744,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2387):
+    Derivatives (derivatives.yaml:2389):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4775,7 +4775,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2399):
+    Derivatives (derivatives.yaml:2401):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4806,7 +4806,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2414):
+    Derivatives (derivatives.yaml:2416):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4837,7 +4837,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2426):
+    Derivatives (derivatives.yaml:2428):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4868,7 +4868,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2438):
+    Derivatives (derivatives.yaml:2440):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -4899,7 +4899,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:2454):
+    Derivatives (derivatives.yaml:2456):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -4926,7 +4926,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2469):
+    Derivatives (derivatives.yaml:2471):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -4946,7 +4946,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2479):
+    Derivatives (derivatives.yaml:2481):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -4969,7 +4969,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2487):
+    Derivatives (derivatives.yaml:2489):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -4989,7 +4989,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2500):
+    Derivatives (derivatives.yaml:2502):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5012,7 +5012,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2510):
+    Derivatives (derivatives.yaml:2512):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -5034,7 +5034,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2519):
+    Derivatives (derivatives.yaml:2521):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -5057,7 +5057,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:2532):
+    Derivatives (derivatives.yaml:2534):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -5077,7 +5077,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2543):
+    Derivatives (derivatives.yaml:2545):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
@@ -5094,7 +5094,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2552):
+    Derivatives (derivatives.yaml:2554):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
@@ -5111,7 +5111,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2565):
+    Derivatives (derivatives.yaml:2567):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     out = array_ops.pad(data_of(input), pad, mode, value)
@@ -5130,7 +5130,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:2579):
+    Derivatives (derivatives.yaml:2581):
         output_grad: repad(grad, pad, mode)
     """
     out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
@@ -5146,7 +5146,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2591):
+    Derivatives (derivatives.yaml:2593):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

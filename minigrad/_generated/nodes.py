@@ -18,7 +18,7 @@ class GeneratedNode(Node):
 
 
 class SumToSizeBackward0(GeneratedNode):
-    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:89).
+    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:91).
 
     self: expand(grad, self.shape)
     """
@@ -36,7 +36,7 @@ class SumToSizeBackward0(GeneratedNode):
 
 
 class ToCopyBackward0(GeneratedNode):
-    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:97).
+    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:99).
 
     self: _to_copy(grad, self.dtype)
     """
@@ -54,7 +54,7 @@ class ToCopyBackward0(GeneratedNode):
 
 
 class FillBackward0(GeneratedNode):
-    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:103).
+    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:105).
 
     self: zeros_like(grad)
     """
@@ -72,7 +72,7 @@ class FillBackward0(GeneratedNode):
 
 
 class CopyFromBackward0(GeneratedNode):
-    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:109).
+    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:111).
 
     self: zeros_like(grad)
     src: sum_to(grad, src.shape)
@@ -94,7 +94,7 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:118).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:120).
 
     self: grad
     """
@@ -112,7 +112,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:122).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:124).
 
     self: neg(grad)
     """
@@ -130,7 +130,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:131).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:133).
 
     self: grad * result
     """
@@ -149,7 +149,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:140).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:142).
 
     self: grad / self
     """
@@ -168,7 +168,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:149).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:151).
 
     self: grad / (2 * result)
     """
@@ -187,7 +187,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:158).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:160).
 
     self: grad * cos(self)
     """
@@ -206,7 +206,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:167).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:169).
 
     self: -(grad * sin(self))
     """
@@ -225,7 +225,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:176).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:178).
 
     self: grad * (1 - result * result)
     """
@@ -244,7 +244,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:185).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:187).
 
     self: grad * result * (1 - result)
     """
@@ -263,7 +263,7 @@ class SigmoidBackward0(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:194).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:196).
 
     self: grad * (result > 0)
     """
@@ -282,7 +282,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:206).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:208).
 
     self: grad * sign(self)
     """
@@ -301,7 +301,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:216).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:218).
 
     self: zeros_like(grad)
     """
@@ -319,7 +319,7 @@ class SignBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:225).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:227).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -341,7 +341,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:237).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:239).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -363,7 +363,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:248).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:250).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -387,7 +387,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:260).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:262).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape)
@@ -412,7 +412,7 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:274).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:276).
 
     self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
     exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
@@ -439,7 +439,7 @@ class PowBackward0(GeneratedNode):
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:293).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:295).
 
     self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
@@ -465,7 +465,7 @@ class MaximumBackward0(GeneratedNode):
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:303).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:305).
 
     self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
@@ -491,7 +491,7 @@ class MinimumBackward0(GeneratedNode):
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:313).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:315).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -516,7 +516,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:327).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:329).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -535,7 +535,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:339).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:341).
 
     self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
@@ -553,7 +553,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:354).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:356).
 
     self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
@@ -571,7 +571,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:368).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:370).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -591,7 +591,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:380).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:382).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -611,7 +611,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:389).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:391).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -631,7 +631,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:400).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:402).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -651,7 +651,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:408).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:410).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -671,7 +671,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:416).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:418).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -691,7 +691,7 @@ class MinBackward1(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:423).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:425).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -711,7 +711,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:435).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:437).
 
     self: gather_backward(grad, dim, index, self.shape)
     index: non_differentiable
@@ -731,7 +731,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:447).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:449).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -751,7 +751,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:457).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:459).
 
     self: reshape(grad, self.shape)
     """
@@ -769,7 +769,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:469).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:471).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -787,7 +787,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:480).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:482).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -805,7 +805,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:491).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:493).
 
     self: sum_to(grad, self.shape)
     """
@@ -823,7 +823,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:504).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:506).
 
     self: reshape(grad, self.shape)
     """
@@ -841,7 +841,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:518).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:520).
 
     self: reshape(grad, self.shape)
     """
@@ -859,7 +859,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:529).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:531).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -877,7 +877,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:552).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:554).
 
     self: getitem(grad, index)
     """
@@ -895,7 +895,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:560).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:562).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -910,7 +910,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:571).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:573).
 
     tensors: unstack(grad, dim)
     """
@@ -925,7 +925,7 @@ class StackBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:583).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:585).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -949,7 +949,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:605).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:607).
 
     self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
@@ -968,7 +968,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:616).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:618).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -987,7 +987,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class Exp2Backward0(GeneratedNode):
-    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:631).
+    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:633).
 
     self: grad * result * 0.6931471805599453
     """
@@ -1006,7 +1006,7 @@ class Exp2Backward0(GeneratedNode):
 
 
 class Expm1Backward0(GeneratedNode):
-    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:640).
+    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:642).
 
     self: grad * (result + 1)
     """
@@ -1025,7 +1025,7 @@ class Expm1Backward0(GeneratedNode):
 
 
 class Log2Backward0(GeneratedNode):
-    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:649).
+    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:651).
 
     self: grad / (self * 0.6931471805599453)
     """
@@ -1044,7 +1044,7 @@ class Log2Backward0(GeneratedNode):
 
 
 class Log10Backward0(GeneratedNode):
-    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:657).
+    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:659).
 
     self: grad / (self * 2.302585092994046)
     """
@@ -1063,7 +1063,7 @@ class Log10Backward0(GeneratedNode):
 
 
 class Log1pBackward0(GeneratedNode):
-    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:665).
+    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:667).
 
     self: grad / (self + 1)
     """
@@ -1082,7 +1082,7 @@ class Log1pBackward0(GeneratedNode):
 
 
 class RsqrtBackward0(GeneratedNode):
-    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:674).
+    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:676).
 
     self: -0.5 * grad * result * result * result
     """
@@ -1101,7 +1101,7 @@ class RsqrtBackward0(GeneratedNode):
 
 
 class SquareBackward0(GeneratedNode):
-    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:682).
+    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:684).
 
     self: grad * 2 * self
     """
@@ -1120,7 +1120,7 @@ class SquareBackward0(GeneratedNode):
 
 
 class ReciprocalBackward0(GeneratedNode):
-    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:690).
+    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:692).
 
     self: -grad * result * result
     """
@@ -1139,7 +1139,7 @@ class ReciprocalBackward0(GeneratedNode):
 
 
 class TanBackward0(GeneratedNode):
-    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:699).
+    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:701).
 
     self: grad * (1 + result * result)
     """
@@ -1158,7 +1158,7 @@ class TanBackward0(GeneratedNode):
 
 
 class AsinBackward0(GeneratedNode):
-    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:707).
+    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:709).
 
     self: grad / sqrt(1 - self * self)
     """
@@ -1177,7 +1177,7 @@ class AsinBackward0(GeneratedNode):
 
 
 class AcosBackward0(GeneratedNode):
-    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:715).
+    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:717).
 
     self: -grad / sqrt(1 - self * self)
     """
@@ -1196,7 +1196,7 @@ class AcosBackward0(GeneratedNode):
 
 
 class AtanBackward0(GeneratedNode):
-    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:723).
+    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:725).
 
     self: grad / (self * self + 1)
     """
@@ -1215,7 +1215,7 @@ class AtanBackward0(GeneratedNode):
 
 
 class SinhBackward0(GeneratedNode):
-    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:731).
+    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:733).
 
     self: grad * cosh(self)
     """
@@ -1234,7 +1234,7 @@ class SinhBackward0(GeneratedNode):
 
 
 class CoshBackward0(GeneratedNode):
-    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:739).
+    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:741).
 
     self: grad * sinh(self)
     """
@@ -1253,7 +1253,7 @@ class CoshBackward0(GeneratedNode):
 
 
 class AsinhBackward0(GeneratedNode):
-    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:747).
+    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:749).
 
     self: grad / sqrt(self * self + 1)
     """
@@ -1272,7 +1272,7 @@ class AsinhBackward0(GeneratedNode):
 
 
 class AcoshBackward0(GeneratedNode):
-    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:755).
+    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:757).
 
     self: grad / sqrt((self - 1) * (self + 1))
     """
@@ -1291,7 +1291,7 @@ class AcoshBackward0(GeneratedNode):
 
 
 class AtanhBackward0(GeneratedNode):
-    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:763).
+    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:765).
 
     self: grad / (1 - self * self)
     """
@@ -1310,7 +1310,7 @@ class AtanhBackward0(GeneratedNode):
 
 
 class LogitBackward0(GeneratedNode):
-    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:773).
+    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:775).
 
     self: logit_grad(grad, self, eps)
     """
@@ -1329,7 +1329,7 @@ class LogitBackward0(GeneratedNode):
 
 
 class ErfBackward0(GeneratedNode):
-    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:783).
+    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:785).
 
     self: grad * 1.1283791670955126 * exp(-(self * self))
     """
@@ -1348,7 +1348,7 @@ class ErfBackward0(GeneratedNode):
 
 
 class ErfcBackward0(GeneratedNode):
-    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:792).
+    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:794).
 
     self: grad * -1.1283791670955126 * exp(-(self * self))
     """
@@ -1367,7 +1367,7 @@ class ErfcBackward0(GeneratedNode):
 
 
 class ErfinvBackward0(GeneratedNode):
-    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:801).
+    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:803).
 
     self: grad * 0.886226925452758 * exp(result * result)
     """
@@ -1386,7 +1386,7 @@ class ErfinvBackward0(GeneratedNode):
 
 
 class LgammaBackward0(GeneratedNode):
-    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:810).
+    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:812).
 
     self: grad * digamma(self)
     """
@@ -1405,7 +1405,7 @@ class LgammaBackward0(GeneratedNode):
 
 
 class DigammaBackward0(GeneratedNode):
-    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:818).
+    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:820).
 
     self: grad * polygamma(1, self)
     """
@@ -1424,7 +1424,7 @@ class DigammaBackward0(GeneratedNode):
 
 
 class PolygammaBackward0(GeneratedNode):
-    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:828).
+    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:830).
 
     self: grad * polygamma(n + 1, self)
     """
@@ -1443,7 +1443,7 @@ class PolygammaBackward0(GeneratedNode):
 
 
 class SpecialGammalnBackward0(GeneratedNode):
-    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:839).
+    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:841).
 
     self: grad * digamma(self)
     """
@@ -1462,7 +1462,7 @@ class SpecialGammalnBackward0(GeneratedNode):
 
 
 class SpecialPsiBackward0(GeneratedNode):
-    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:848).
+    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:850).
 
     self: grad * polygamma(1, self)
     """
@@ -1481,7 +1481,7 @@ class SpecialPsiBackward0(GeneratedNode):
 
 
 class SpecialExpitBackward0(GeneratedNode):
-    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:857).
+    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:859).
 
     self: grad * result * (1 - result)
     """
@@ -1500,7 +1500,7 @@ class SpecialExpitBackward0(GeneratedNode):
 
 
 class SincBackward0(GeneratedNode):
-    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:867).
+    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:869).
 
     self: sinc_grad(grad, self)
     """
@@ -1519,7 +1519,7 @@ class SincBackward0(GeneratedNode):
 
 
 class FloorBackward0(GeneratedNode):
-    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:878).
+    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:880).
 
     self: zeros_like(grad)
     """
@@ -1537,7 +1537,7 @@ class FloorBackward0(GeneratedNode):
 
 
 class CeilBackward0(GeneratedNode):
-    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:885).
+    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:887).
 
     self: zeros_like(grad)
     """
@@ -1555,7 +1555,7 @@ class CeilBackward0(GeneratedNode):
 
 
 class RoundBackward0(GeneratedNode):
-    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:893).
+    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:895).
 
     self: zeros_like(grad)
     """
@@ -1573,7 +1573,7 @@ class RoundBackward0(GeneratedNode):
 
 
 class TruncBackward0(GeneratedNode):
-    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:901).
+    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:903).
 
     self: zeros_like(grad)
     """
@@ -1591,7 +1591,7 @@ class TruncBackward0(GeneratedNode):
 
 
 class FixBackward0(GeneratedNode):
-    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:908).
+    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:910).
 
     self: zeros_like(grad)
     """
@@ -1609,7 +1609,7 @@ class FixBackward0(GeneratedNode):
 
 
 class FracBackward0(GeneratedNode):
-    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:915).
+    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:917).
 
     self: grad
     """
@@ -1627,7 +1627,7 @@ class FracBackward0(GeneratedNode):
 
 
 class ClampBackward1(GeneratedNode):
-    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:927).
+    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:929).
 
     self: grad * clamp_tensor_masks(self, min, max, "self")
     min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
@@ -1662,7 +1662,7 @@ class ClampBackward1(GeneratedNode):
 
 
 class ClipBackward0(GeneratedNode):
-    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:939).
+    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:941).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -1681,7 +1681,7 @@ class ClipBackward0(GeneratedNode):
 
 
 class ClipBackward1(GeneratedNode):
-    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:946).
+    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:948).
 
     self: grad * clamp_tensor_masks(self, min, max, "self")
     min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
@@ -1716,7 +1716,7 @@ class ClipBackward1(GeneratedNode):
 
 
 class NanToNumBackward0(GeneratedNode):
-    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:956).
+    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:958).
 
     self: grad * finite_mask(self)
     """
@@ -1735,7 +1735,7 @@ class NanToNumBackward0(GeneratedNode):
 
 
 class DivBackward1(GeneratedNode):
-    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:967).
+    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:969).
 
     self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
@@ -1760,7 +1760,7 @@ class DivBackward1(GeneratedNode):
 
 
 class FloorDivideBackward0(GeneratedNode):
-    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:977).
+    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:979).
 
     self: zeros_shaped(grad, self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -1782,7 +1782,7 @@ class FloorDivideBackward0(GeneratedNode):
 
 
 class RemainderBackward0(GeneratedNode):
-    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:987).
+    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:989).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
@@ -1806,7 +1806,7 @@ class RemainderBackward0(GeneratedNode):
 
 
 class FmodBackward0(GeneratedNode):
-    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:998).
+    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1000).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
@@ -1830,7 +1830,7 @@ class FmodBackward0(GeneratedNode):
 
 
 class FloatPowerBackward0(GeneratedNode):
-    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:1008).
+    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:1010).
 
     self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
     exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
@@ -1857,7 +1857,7 @@ class FloatPowerBackward0(GeneratedNode):
 
 
 class FmaxBackward0(GeneratedNode):
-    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1019).
+    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1021).
 
     self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
     other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
@@ -1883,7 +1883,7 @@ class FmaxBackward0(GeneratedNode):
 
 
 class FminBackward0(GeneratedNode):
-    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1029).
+    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1031).
 
     self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
     other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
@@ -1909,7 +1909,7 @@ class FminBackward0(GeneratedNode):
 
 
 class MaxBackward2(GeneratedNode):
-    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1039).
+    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1041).
 
     self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
@@ -1935,7 +1935,7 @@ class MaxBackward2(GeneratedNode):
 
 
 class MinBackward2(GeneratedNode):
-    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1048).
+    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1050).
 
     self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
@@ -1961,7 +1961,7 @@ class MinBackward2(GeneratedNode):
 
 
 class Atan2Backward0(GeneratedNode):
-    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1057).
+    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1059).
 
     self: sum_to(grad * other / (self * self + other * other), self.shape)
     other: sum_to(-grad * self / (self * self + other * other), other.shape)
@@ -1987,7 +1987,7 @@ class Atan2Backward0(GeneratedNode):
 
 
 class HypotBackward0(GeneratedNode):
-    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1066).
+    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1068).
 
     self: sum_to(grad * self / result, self.shape)
     other: sum_to(grad * other / result, other.shape)
@@ -2013,7 +2013,7 @@ class HypotBackward0(GeneratedNode):
 
 
 class LogaddexpBackward0(GeneratedNode):
-    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1075).
+    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1077).
 
     self: sum_to(grad / (1 + exp(other - self)), self.shape)
     other: sum_to(grad / (1 + exp(self - other)), other.shape)
@@ -2039,7 +2039,7 @@ class LogaddexpBackward0(GeneratedNode):
 
 
 class Logaddexp2Backward0(GeneratedNode):
-    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1084).
+    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1086).
 
     self: sum_to(grad / (1 + exp2(other - self)), self.shape)
     other: sum_to(grad / (1 + exp2(self - other)), other.shape)
@@ -2065,7 +2065,7 @@ class Logaddexp2Backward0(GeneratedNode):
 
 
 class CopysignBackward0(GeneratedNode):
-    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1093).
+    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1095).
 
     self: sum_to(grad * copysign_ratio(self, result), self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -2089,7 +2089,7 @@ class CopysignBackward0(GeneratedNode):
 
 
 class XlogyBackward0(GeneratedNode):
-    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1104).
+    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1106).
 
     self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
     other: sum_to(grad * self / other, other.shape)
@@ -2115,7 +2115,7 @@ class XlogyBackward0(GeneratedNode):
 
 
 class LerpBackward0(GeneratedNode):
-    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1115).
+    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1117).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2137,7 +2137,7 @@ class LerpBackward0(GeneratedNode):
 
 
 class LerpBackward1(GeneratedNode):
-    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1124).
+    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1126).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2167,7 +2167,7 @@ class LerpBackward1(GeneratedNode):
 
 
 class AddcmulBackward0(GeneratedNode):
-    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1134).
+    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1136).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
@@ -2195,7 +2195,7 @@ class AddcmulBackward0(GeneratedNode):
 
 
 class AddcdivBackward0(GeneratedNode):
-    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1145).
+    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1147).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
@@ -2224,7 +2224,7 @@ class AddcdivBackward0(GeneratedNode):
 
 
 class ProdBackward0(GeneratedNode):
-    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1162).
+    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1164).
 
     self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
@@ -2244,7 +2244,7 @@ class ProdBackward0(GeneratedNode):
 
 
 class CumsumBackward0(GeneratedNode):
-    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1180).
+    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1182).
 
     self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
@@ -2262,7 +2262,7 @@ class CumsumBackward0(GeneratedNode):
 
 
 class CumprodBackward0(GeneratedNode):
-    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1192).
+    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1194).
 
     self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
@@ -2282,7 +2282,7 @@ class CumprodBackward0(GeneratedNode):
 
 
 class LogcumsumexpBackward0(GeneratedNode):
-    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1205).
+    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1207).
 
     self: logcumsumexp_backward(grad, self, result, dim)
     """
@@ -2302,7 +2302,7 @@ class LogcumsumexpBackward0(GeneratedNode):
 
 
 class VarBackward0(GeneratedNode):
-    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1215).
+    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1217).
 
     self: var_backward(grad, self, dim, correction, keepdim)
     """
@@ -2321,7 +2321,7 @@ class VarBackward0(GeneratedNode):
 
 
 class StdBackward0(GeneratedNode):
-    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1226).
+    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1228).
 
     self: std_backward(grad, self, result, dim, correction, keepdim)
     """
@@ -2341,7 +2341,7 @@ class StdBackward0(GeneratedNode):
 
 
 class VarBackward1(GeneratedNode):
-    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1239).
+    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1241).
 
     self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -2360,7 +2360,7 @@ class VarBackward1(GeneratedNode):
 
 
 class VarBackward2(GeneratedNode):
-    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1246).
+    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1248).
 
     self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
@@ -2379,7 +2379,7 @@ class VarBackward2(GeneratedNode):
 
 
 class StdBackward1(GeneratedNode):
-    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1253).
+    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1255).
 
     self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -2399,7 +2399,7 @@ class StdBackward1(GeneratedNode):
 
 
 class StdBackward2(GeneratedNode):
-    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1260).
+    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1262).
 
     self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
@@ -2419,7 +2419,7 @@ class StdBackward2(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1269).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1271).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -2439,7 +2439,7 @@ class NormBackward0(GeneratedNode):
 
 
 class VarMeanBackward0(GeneratedNode):
-    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1285).
+    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1287).
 
     self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -2461,7 +2461,7 @@ class VarMeanBackward0(GeneratedNode):
 
 
 class StdMeanBackward0(GeneratedNode):
-    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1293).
+    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1295).
 
     self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -2484,7 +2484,7 @@ class StdMeanBackward0(GeneratedNode):
 
 
 class NansumBackward0(GeneratedNode):
-    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1301).
+    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1303).
 
     self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
@@ -2503,7 +2503,7 @@ class NansumBackward0(GeneratedNode):
 
 
 class NanmeanBackward0(GeneratedNode):
-    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1309).
+    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1311).
 
     self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
@@ -2522,7 +2522,7 @@ class NanmeanBackward0(GeneratedNode):
 
 
 class MedianBackward0(GeneratedNode):
-    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1319).
+    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1321).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -2542,7 +2542,7 @@ class MedianBackward0(GeneratedNode):
 
 
 class MedianBackward1(GeneratedNode):
-    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1327).
+    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1329).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -2562,7 +2562,7 @@ class MedianBackward1(GeneratedNode):
 
 
 class CummaxBackward0(GeneratedNode):
-    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1334).
+    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1336).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -2582,7 +2582,7 @@ class CummaxBackward0(GeneratedNode):
 
 
 class CumminBackward0(GeneratedNode):
-    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1342).
+    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1344).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -2602,7 +2602,7 @@ class CumminBackward0(GeneratedNode):
 
 
 class AminmaxBackward0(GeneratedNode):
-    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1350).
+    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1352).
 
     self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
@@ -2626,7 +2626,7 @@ class AminmaxBackward0(GeneratedNode):
 
 
 class ArgmaxBackward0(GeneratedNode):
-    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1358).
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1360).
 
     self: non_differentiable
     """
@@ -2640,7 +2640,7 @@ class ArgmaxBackward0(GeneratedNode):
 
 
 class ArgminBackward0(GeneratedNode):
-    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1366).
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1368).
 
     self: non_differentiable
     """
@@ -2654,7 +2654,7 @@ class ArgminBackward0(GeneratedNode):
 
 
 class AnyBackward0(GeneratedNode):
-    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1373).
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1375).
 
     self: non_differentiable
     """
@@ -2668,7 +2668,7 @@ class AnyBackward0(GeneratedNode):
 
 
 class AllBackward0(GeneratedNode):
-    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1382).
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1384).
 
     self: non_differentiable
     """
@@ -2682,7 +2682,7 @@ class AllBackward0(GeneratedNode):
 
 
 class CountNonzeroBackward0(GeneratedNode):
-    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1391).
+    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1393).
 
     self: non_differentiable
     """
@@ -2696,7 +2696,7 @@ class CountNonzeroBackward0(GeneratedNode):
 
 
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1404).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1406).
 
     self: reshape(grad, self.shape)
     """
@@ -2714,7 +2714,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1415).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1417).
 
     self: reshape(grad, self.shape)
     """
@@ -2732,7 +2732,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1426).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1428).
 
     self: reshape(grad, self.shape)
     """
@@ -2750,7 +2750,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1434).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1436).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -2768,7 +2768,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1441).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1443).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -2786,7 +2786,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1448).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1450).
 
     self: movedim(grad, destination, source)
     """
@@ -2804,7 +2804,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1456).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1458).
 
     self: moveaxis(grad, destination, source)
     """
@@ -2822,7 +2822,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1463).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1465).
 
     self: t(grad)
     """
@@ -2840,7 +2840,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1472).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1474).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -2859,7 +2859,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1481).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1483).
 
     self: sum_to(grad, self.shape)
     """
@@ -2877,7 +2877,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1489).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1491).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -2895,7 +2895,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1499).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1501).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -2913,7 +2913,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1507).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1509).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -2932,7 +2932,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1516).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1518).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -2951,7 +2951,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1525).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1527).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -2969,7 +2969,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1536).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1538).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -2987,7 +2987,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1545).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1547).
 
     self: cat(grads, dim)
     """
@@ -3005,7 +3005,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1555).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1557).
 
     self: cat(grads, dim)
     """
@@ -3023,7 +3023,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1563).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1565).
 
     self: stack(grads, dim)
     """
@@ -3041,7 +3041,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1572).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1574).
 
     self: flip(grad, dims)
     """
@@ -3059,7 +3059,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1580).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1582).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -3077,7 +3077,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1588).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1590).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -3095,7 +3095,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1599).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1601).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -3113,7 +3113,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1606).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1608).
 
     self: tril(grad, diagonal)
     """
@@ -3131,7 +3131,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1613).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1615).
 
     self: triu(grad, diagonal)
     """
@@ -3149,7 +3149,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1620).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1622).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -3167,7 +3167,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1628).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1630).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -3185,7 +3185,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1638).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1640).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -3205,7 +3205,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1647).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1649).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -3229,7 +3229,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1657).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1659).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -3254,7 +3254,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1667).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1669).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -3274,7 +3274,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1674).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1676).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -3298,7 +3298,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1683).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1685).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -3318,7 +3318,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1692).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1694).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -3343,7 +3343,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1700).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1702).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -3363,7 +3363,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1710).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1712).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -3383,7 +3383,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1731).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1733).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -3407,7 +3407,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1740).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1742).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -3431,7 +3431,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:1748).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:1750).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -3455,7 +3455,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:1756).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:1758).
 
     self: grad * tensor
     tensor: grad * self
@@ -3479,7 +3479,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1764).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1766).
 
     self: grad * other
     other: grad * self
@@ -3503,7 +3503,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1770).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1772).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -3527,7 +3527,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:1780).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:1782).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -3551,7 +3551,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:1788).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:1790).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -3567,7 +3567,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:1805).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:1807).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -3591,7 +3591,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1817).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1819).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -3615,7 +3615,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1826).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1828).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -3643,7 +3643,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1837).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1839).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -3671,7 +3671,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:1846).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:1848).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -3695,7 +3695,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:1855).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:1857).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -3719,7 +3719,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:1865).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:1867).
 
     self: trace_backward(grad, self.shape)
     """
@@ -3737,7 +3737,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:1874).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:1876).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -3756,7 +3756,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:1885).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:1887).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -3775,7 +3775,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:1890).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:1892).
 
     A: det_backward(grad, A, result)
     """
@@ -3795,7 +3795,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:1902).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:1904).
 
     self: det_backward(grad, self, result)
     """
@@ -3815,7 +3815,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1907).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1909).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -3835,7 +3835,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1917).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1919).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -3855,7 +3855,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:1923).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:1925).
 
     self: logabsdet_backward(grad, self)
     """
@@ -3874,7 +3874,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:1928).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:1930).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -3899,7 +3899,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:1942).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:1944).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -3918,7 +3918,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:1952).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:1954).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -3937,7 +3937,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:1957).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:1959).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -3960,7 +3960,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:1967).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:1969).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -3979,7 +3979,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:1974).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:1976).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -4002,7 +4002,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:1985).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:1987).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -4027,7 +4027,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:1998).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2000).
 
     A: svdvals_backward(grad, A)
     """
@@ -4046,7 +4046,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2007).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2009).
 
     A: pinv_backward(grad, result, A)
     """
@@ -4066,7 +4066,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2017).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2019).
 
     self: pinv_backward(grad, result, self)
     """
@@ -4086,7 +4086,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2023).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2025).
 
     x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
@@ -4106,7 +4106,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2039).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2041).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -4126,7 +4126,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2052).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2054).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -4146,7 +4146,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2063).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2065).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -4166,7 +4166,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2075).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2077).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -4186,7 +4186,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2086).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2088).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -4206,7 +4206,7 @@ class NormBackward1(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2095).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2097).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -4232,7 +4232,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2104).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2106).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -4255,7 +4255,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2111).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2113).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -4280,7 +4280,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2123).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2125).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -4304,7 +4304,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2134).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2136).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -4320,7 +4320,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2144).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2146).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -4339,7 +4339,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2155).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2157).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -4358,7 +4358,7 @@ class MatrixPowerBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2166).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2168).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -4377,7 +4377,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2175).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2177).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -4396,7 +4396,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:2184).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:2186).
 
     input: grad * selu_slope(input)
     """
@@ -4415,7 +4415,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2192).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2194).
 
     self: grad * normal_pdf(self)
     """
@@ -4434,7 +4434,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2198).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2200).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -4453,7 +4453,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:2208).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:2210).
 
     input: grad * silu_derivative(input)
     """
@@ -4472,7 +4472,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2214).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2216).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -4491,7 +4491,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:2224).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:2226).
 
     input: grad * mish_derivative(input)
     """
@@ -4510,7 +4510,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2230).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2232).
 
     input: grad * hardtanh_mask(input, min_val, max_val)
     """
@@ -4529,7 +4529,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2239).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2241).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -4548,7 +4548,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2246).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2248).
 
     input: grad * hardswish_slope(input)
     """
@@ -4567,7 +4567,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2253).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2255).
 
     input: grad * sigmoid(-input)
     """
@@ -4586,7 +4586,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2261).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2263).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -4606,7 +4606,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2272).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2274).
 
     input: matmul(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -4634,7 +4634,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2286).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2288).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -4663,7 +4663,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:2303).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:2305).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -4688,7 +4688,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2316).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2318).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -4717,7 +4717,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2328).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2330).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -4746,7 +4746,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:2343).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:2345).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -4775,7 +4775,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2373).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2375).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -4803,7 +4803,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2387).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2389).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -4831,7 +4831,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2399).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2401).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -4859,7 +4859,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2414).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2416).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -4887,7 +4887,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2426).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2428).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -4915,7 +4915,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2438).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2440).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -4943,7 +4943,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:2454).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:2456).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -4967,7 +4967,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2469).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2471).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -4987,7 +4987,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2479).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2481).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -5006,7 +5006,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2487).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2489).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -5026,7 +5026,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2500).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2502).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -5045,7 +5045,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:2510).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:2512).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -5063,7 +5063,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:2519).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:2521).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -5081,7 +5081,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:2532).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:2534).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -5099,7 +5099,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2543).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2545).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -5117,7 +5117,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2552).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2554).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -5135,7 +5135,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:2565).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:2567).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -5153,7 +5153,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:2579).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:2581).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -5171,7 +5171,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:2591).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:2593).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
