@@ -290,6 +290,8 @@ def test_matches_torch(entry, torch_fn, op, outputs, sample, fast, skip_gradgrad
     th_outs = _as_list(_call_torch(torch_fn, spec, theirs))
     if entry in SIGN_GAUGE:
         mg_outs = _align_singular_vectors(mg_outs, th_outs, transposed_v=SIGN_GAUGE[entry])
+    if entry in EIGENVECTOR_GAUGE:
+        mg_outs = _align_eigenvectors(mg_outs, th_outs)
     assert len(mg_outs) == len(th_outs), f"{len(mg_outs)} outputs, torch has {len(th_outs)}"
     for i, (m, t) in enumerate(zip(mg_outs, th_outs)):
         _assert_close(m, t, f"{entry} output {i}")
@@ -343,6 +345,16 @@ def _align_singular_vectors(mg_outs, th_outs, transposed_v):
         v_signs = np.concatenate([signs, np.ones(signs.shape[:-1] + (v.shape[-1] - k,))], axis=-1)
         v = v * Tensor(v_signs[..., None, :])
     return [u, s, v]
+
+
+# Eigenvectors (eigh's second output) likewise: each column up to its sign.
+EIGENVECTOR_GAUGE = {"linalg_eigh"}
+
+
+def _align_eigenvectors(mg_outs, th_outs):
+    values, vectors = mg_outs
+    overlap = np.sum(_numpy(vectors) * _numpy(th_outs[1]), axis=-2)
+    return [values, vectors * Tensor(np.where(overlap < 0, -1.0, 1.0)[..., None, :])]
 
 
 def _minigrad_vjp(outs, leaves, cotangents, create_graph=False):
