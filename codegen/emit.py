@@ -176,6 +176,11 @@ class OpView:
             return f"tuple(edge_of(t) for t in {self.diff_args[0].name})"
         return "(" + ", ".join(f"edge_of({a.name})" for a in self.diff_args) + ",)"
 
+    def grad_names(self):
+        """``grad_a,`` or ``grad_a, grad_b``: the tuple a node's apply returns."""
+        names = [f"grad_{a.name}" for a in self.diff_args]
+        return names[0] + "," if len(names) == 1 else ", ".join(names)  # "" for no inputs: ()
+
     def output_locals(self):
         return ", ".join(f"{o.name}_out" for o in self.op.outputs)
 

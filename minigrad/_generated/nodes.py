@@ -32,7 +32,7 @@ class SumToSizeBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.expand(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ToCopyBackward0(GeneratedNode):
@@ -50,7 +50,7 @@ class ToCopyBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F._to_copy(grad, self._saved_self_dtype)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class FillBackward0(GeneratedNode):
@@ -68,7 +68,7 @@ class FillBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.zeros_like(grad)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class CopyFromBackward0(GeneratedNode):
@@ -90,7 +90,7 @@ class CopyFromBackward0(GeneratedNode):
             grad_self = F.zeros_like(grad)
         if self.next_functions[1][0] is not None:
             grad_src = F.sum_to(grad, self._saved_src_shape)
-        return (grad_self, grad_src, )
+        return (grad_self, grad_src)
 
 
 class CloneBackward0(GeneratedNode):
@@ -108,7 +108,7 @@ class CloneBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = grad
-        return (grad_self, )
+        return (grad_self,)
 
 
 class NegBackward0(GeneratedNode):
@@ -126,7 +126,7 @@ class NegBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.neg(grad)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ExpBackward0(GeneratedNode):
@@ -145,7 +145,7 @@ class ExpBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * result
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LogBackward0(GeneratedNode):
@@ -164,7 +164,7 @@ class LogBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / self_
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SqrtBackward0(GeneratedNode):
@@ -183,7 +183,7 @@ class SqrtBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad / (2 * result)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SinBackward0(GeneratedNode):
@@ -202,7 +202,7 @@ class SinBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.cos(self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class CosBackward0(GeneratedNode):
@@ -221,7 +221,7 @@ class CosBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = -(grad * F.sin(self_))
-        return (grad_self, )
+        return (grad_self,)
 
 
 class TanhBackward0(GeneratedNode):
@@ -240,7 +240,7 @@ class TanhBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * (1 - result * result)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SigmoidBackward0(GeneratedNode):
@@ -259,7 +259,7 @@ class SigmoidBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * result * (1 - result)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ReluBackward0(GeneratedNode):
@@ -278,7 +278,7 @@ class ReluBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * (result > 0)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class AbsBackward0(GeneratedNode):
@@ -297,7 +297,7 @@ class AbsBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.sign(self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SignBackward0(GeneratedNode):
@@ -315,7 +315,7 @@ class SignBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.zeros_like(grad)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class AddBackward0(GeneratedNode):
@@ -337,7 +337,7 @@ class AddBackward0(GeneratedNode):
             grad_self = F.sum_to(grad, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_other = F.sum_to(F.maybe_multiply(grad, self._saved_alpha), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class SubBackward0(GeneratedNode):
@@ -359,7 +359,7 @@ class SubBackward0(GeneratedNode):
             grad_self = F.sum_to(grad, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_other = F.sum_to(-F.maybe_multiply(grad, self._saved_alpha), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class MulBackward0(GeneratedNode):
@@ -383,7 +383,7 @@ class MulBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad * self_, self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class DivBackward0(GeneratedNode):
@@ -408,7 +408,7 @@ class DivBackward0(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(-grad * self_ / (other * other), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class PowBackward0(GeneratedNode):
@@ -435,7 +435,7 @@ class PowBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_exponent = F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape)
-        return (grad_self, grad_exponent, )
+        return (grad_self, grad_exponent)
 
 
 class MaximumBackward0(GeneratedNode):
@@ -461,7 +461,7 @@ class MaximumBackward0(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'gt'), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class MinimumBackward0(GeneratedNode):
@@ -487,7 +487,7 @@ class MinimumBackward0(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'lt'), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class WhereBackward0(GeneratedNode):
@@ -512,7 +512,7 @@ class WhereBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             condition = unpack(self._raw_saved_condition, self, F.as_tensors)
             grad_other = F.sum_to(F.where(condition, 0.0, grad), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class ClampBackward0(GeneratedNode):
@@ -531,7 +531,7 @@ class ClampBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.clamp_mask(self_, self._saved_min, self._saved_max)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SumBackward0(GeneratedNode):
@@ -549,7 +549,7 @@ class SumBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.cast_to(F.unreduce(grad, self._saved_self_shape, self._saved_dim), self._saved_self_dtype)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class MeanBackward0(GeneratedNode):
@@ -567,7 +567,7 @@ class MeanBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.cast_to(F.unreduce(grad, self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim), self._saved_self_dtype)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class AmaxBackward0(GeneratedNode):
@@ -587,7 +587,7 @@ class AmaxBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class AminBackward0(GeneratedNode):
@@ -607,7 +607,7 @@ class AminBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class MaxBackward0(GeneratedNode):
@@ -627,7 +627,7 @@ class MaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             indices = unpack(self._raw_saved_indices, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class MaxBackward1(GeneratedNode):
@@ -647,7 +647,7 @@ class MaxBackward1(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, None)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class MinBackward0(GeneratedNode):
@@ -667,7 +667,7 @@ class MinBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             indices = unpack(self._raw_saved_indices, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class MinBackward1(GeneratedNode):
@@ -687,7 +687,7 @@ class MinBackward1(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, None)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LogsumexpBackward0(GeneratedNode):
@@ -707,7 +707,7 @@ class LogsumexpBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim) * F.exp(self_ - F.unreduce(result, self._saved_self_shape, self._saved_dim))
-        return (grad_self, )
+        return (grad_self,)
 
 
 class GatherBackward0(GeneratedNode):
@@ -727,7 +727,7 @@ class GatherBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             index = unpack(self._raw_saved_index, self, F.as_tensors)
             grad_self = F.gather_backward(grad, self._saved_dim, index, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class GatherBackwardBackward0(GeneratedNode):
@@ -747,7 +747,7 @@ class GatherBackwardBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             index = unpack(self._raw_saved_index, self, F.as_tensors)
             grad_self = F.gather(grad, self._saved_dim, index)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ReshapeBackward0(GeneratedNode):
@@ -765,7 +765,7 @@ class ReshapeBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class TransposeBackward0(GeneratedNode):
@@ -783,7 +783,7 @@ class TransposeBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.transpose(grad, self._saved_dim0, self._saved_dim1)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class PermuteBackward0(GeneratedNode):
@@ -801,7 +801,7 @@ class PermuteBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.permute(grad, F.inverse_permutation(self._saved_dims))
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ExpandBackward0(GeneratedNode):
@@ -819,7 +819,7 @@ class ExpandBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.sum_to(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SqueezeBackward0(GeneratedNode):
@@ -837,7 +837,7 @@ class SqueezeBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class UnsqueezeBackward0(GeneratedNode):
@@ -855,7 +855,7 @@ class UnsqueezeBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class GetitemBackward0(GeneratedNode):
@@ -873,7 +873,7 @@ class GetitemBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.getitem_backward(grad, self._saved_self_shape, self._saved_index)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class GetitemBackwardBackward0(GeneratedNode):
@@ -891,7 +891,7 @@ class GetitemBackwardBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.getitem(grad, self._saved_index)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class CatBackward0(GeneratedNode):
@@ -945,7 +945,7 @@ class MatmulBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.matmul_grad_other(grad, self_, self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class SoftmaxBackward0(GeneratedNode):
@@ -964,7 +964,7 @@ class SoftmaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = F.cast_back(result * (grad - F.sum(grad * result, self._saved_dim, True)), self._saved_self_dtype)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LogSoftmaxBackward0(GeneratedNode):
@@ -983,7 +983,7 @@ class LogSoftmaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = F.cast_back(grad - F.exp(result) * F.sum(grad, self._saved_dim, True), self._saved_self_dtype)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class Exp2Backward0(GeneratedNode):
@@ -1002,7 +1002,7 @@ class Exp2Backward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * result * 0.6931471805599453
-        return (grad_self, )
+        return (grad_self,)
 
 
 class Expm1Backward0(GeneratedNode):
@@ -1021,7 +1021,7 @@ class Expm1Backward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * (result + 1)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class Log2Backward0(GeneratedNode):
@@ -1040,7 +1040,7 @@ class Log2Backward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / (self_ * 0.6931471805599453)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class Log10Backward0(GeneratedNode):
@@ -1059,7 +1059,7 @@ class Log10Backward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / (self_ * 2.302585092994046)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class Log1pBackward0(GeneratedNode):
@@ -1078,7 +1078,7 @@ class Log1pBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / (self_ + 1)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class RsqrtBackward0(GeneratedNode):
@@ -1097,7 +1097,7 @@ class RsqrtBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = -0.5 * grad * result * result * result
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SquareBackward0(GeneratedNode):
@@ -1116,7 +1116,7 @@ class SquareBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * 2 * self_
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ReciprocalBackward0(GeneratedNode):
@@ -1135,7 +1135,7 @@ class ReciprocalBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = -grad * result * result
-        return (grad_self, )
+        return (grad_self,)
 
 
 class TanBackward0(GeneratedNode):
@@ -1154,7 +1154,7 @@ class TanBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * (1 + result * result)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class AsinBackward0(GeneratedNode):
@@ -1173,7 +1173,7 @@ class AsinBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / F.sqrt(1 - self_ * self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class AcosBackward0(GeneratedNode):
@@ -1192,7 +1192,7 @@ class AcosBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = -grad / F.sqrt(1 - self_ * self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class AtanBackward0(GeneratedNode):
@@ -1211,7 +1211,7 @@ class AtanBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / (self_ * self_ + 1)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SinhBackward0(GeneratedNode):
@@ -1230,7 +1230,7 @@ class SinhBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.cosh(self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class CoshBackward0(GeneratedNode):
@@ -1249,7 +1249,7 @@ class CoshBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.sinh(self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class AsinhBackward0(GeneratedNode):
@@ -1268,7 +1268,7 @@ class AsinhBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / F.sqrt(self_ * self_ + 1)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class AcoshBackward0(GeneratedNode):
@@ -1287,7 +1287,7 @@ class AcoshBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / F.sqrt((self_ - 1) * (self_ + 1))
-        return (grad_self, )
+        return (grad_self,)
 
 
 class AtanhBackward0(GeneratedNode):
@@ -1306,7 +1306,7 @@ class AtanhBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / (1 - self_ * self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LogitBackward0(GeneratedNode):
@@ -1325,7 +1325,7 @@ class LogitBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.logit_grad(grad, self_, self._saved_eps)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ErfBackward0(GeneratedNode):
@@ -1344,7 +1344,7 @@ class ErfBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * 1.1283791670955126 * F.exp(-(self_ * self_))
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ErfcBackward0(GeneratedNode):
@@ -1363,7 +1363,7 @@ class ErfcBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * -1.1283791670955126 * F.exp(-(self_ * self_))
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ErfinvBackward0(GeneratedNode):
@@ -1382,7 +1382,7 @@ class ErfinvBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * 0.886226925452758 * F.exp(result * result)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LgammaBackward0(GeneratedNode):
@@ -1401,7 +1401,7 @@ class LgammaBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.digamma(self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class DigammaBackward0(GeneratedNode):
@@ -1420,7 +1420,7 @@ class DigammaBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.polygamma(1, self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class PolygammaBackward0(GeneratedNode):
@@ -1439,7 +1439,7 @@ class PolygammaBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.polygamma(self._saved_n + 1, self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SpecialGammalnBackward0(GeneratedNode):
@@ -1458,7 +1458,7 @@ class SpecialGammalnBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.digamma(self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SpecialPsiBackward0(GeneratedNode):
@@ -1477,7 +1477,7 @@ class SpecialPsiBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.polygamma(1, self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SpecialExpitBackward0(GeneratedNode):
@@ -1496,7 +1496,7 @@ class SpecialExpitBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * result * (1 - result)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SincBackward0(GeneratedNode):
@@ -1515,7 +1515,7 @@ class SincBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.sinc_grad(grad, self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class FloorBackward0(GeneratedNode):
@@ -1533,7 +1533,7 @@ class FloorBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.zeros_like(grad)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class CeilBackward0(GeneratedNode):
@@ -1551,7 +1551,7 @@ class CeilBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.zeros_like(grad)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class RoundBackward0(GeneratedNode):
@@ -1569,7 +1569,7 @@ class RoundBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.zeros_like(grad)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class TruncBackward0(GeneratedNode):
@@ -1587,7 +1587,7 @@ class TruncBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.zeros_like(grad)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class FixBackward0(GeneratedNode):
@@ -1605,7 +1605,7 @@ class FixBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.zeros_like(grad)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class FracBackward0(GeneratedNode):
@@ -1623,7 +1623,7 @@ class FracBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = grad
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ClampBackward1(GeneratedNode):
@@ -1658,7 +1658,7 @@ class ClampBackward1(GeneratedNode):
             min = unpack(self._raw_saved_min, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_max = F.sum_to(grad * F.clamp_tensor_masks(self_, min, max, 'max'), self._saved_max_shape)
-        return (grad_self, grad_min, grad_max, )
+        return (grad_self, grad_min, grad_max)
 
 
 class ClipBackward0(GeneratedNode):
@@ -1677,7 +1677,7 @@ class ClipBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.clamp_mask(self_, self._saved_min, self._saved_max)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ClipBackward1(GeneratedNode):
@@ -1712,7 +1712,7 @@ class ClipBackward1(GeneratedNode):
             min = unpack(self._raw_saved_min, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_max = F.sum_to(grad * F.clamp_tensor_masks(self_, min, max, 'max'), self._saved_max_shape)
-        return (grad_self, grad_min, grad_max, )
+        return (grad_self, grad_min, grad_max)
 
 
 class NanToNumBackward0(GeneratedNode):
@@ -1731,7 +1731,7 @@ class NanToNumBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.finite_mask(self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class DivBackward1(GeneratedNode):
@@ -1756,7 +1756,7 @@ class DivBackward1(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(-grad * self_ / (other * other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class FloorDivideBackward0(GeneratedNode):
@@ -1778,7 +1778,7 @@ class FloorDivideBackward0(GeneratedNode):
             grad_self = F.zeros_shaped(grad, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_other = F.zeros_shaped(grad, self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class RemainderBackward0(GeneratedNode):
@@ -1802,7 +1802,7 @@ class RemainderBackward0(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='floor'), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class FmodBackward0(GeneratedNode):
@@ -1826,7 +1826,7 @@ class FmodBackward0(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='trunc'), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class FloatPowerBackward0(GeneratedNode):
@@ -1853,7 +1853,7 @@ class FloatPowerBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_exponent = F._to_copy(F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape), self._saved_exponent_dtype)
-        return (grad_self, grad_exponent, )
+        return (grad_self, grad_exponent)
 
 
 class FmaxBackward0(GeneratedNode):
@@ -1879,7 +1879,7 @@ class FmaxBackward0(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad * F.fmax_other_mask(self_, other, 'ge'), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class FminBackward0(GeneratedNode):
@@ -1905,7 +1905,7 @@ class FminBackward0(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad * F.fmax_other_mask(self_, other, 'le'), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class MaxBackward2(GeneratedNode):
@@ -1931,7 +1931,7 @@ class MaxBackward2(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'gt'), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class MinBackward2(GeneratedNode):
@@ -1957,7 +1957,7 @@ class MinBackward2(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'lt'), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class Atan2Backward0(GeneratedNode):
@@ -1983,7 +1983,7 @@ class Atan2Backward0(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(-grad * self_ / (self_ * self_ + other * other), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class HypotBackward0(GeneratedNode):
@@ -2009,7 +2009,7 @@ class HypotBackward0(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_other = F.sum_to(grad * other / result, self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class LogaddexpBackward0(GeneratedNode):
@@ -2035,7 +2035,7 @@ class LogaddexpBackward0(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad / (1 + F.exp(self_ - other)), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class Logaddexp2Backward0(GeneratedNode):
@@ -2061,7 +2061,7 @@ class Logaddexp2Backward0(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad / (1 + F.exp2(self_ - other)), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class CopysignBackward0(GeneratedNode):
@@ -2085,7 +2085,7 @@ class CopysignBackward0(GeneratedNode):
             grad_self = F.sum_to(grad * F.copysign_ratio(self_, result), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_other = F.zeros_shaped(grad, self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class XlogyBackward0(GeneratedNode):
@@ -2111,7 +2111,7 @@ class XlogyBackward0(GeneratedNode):
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad * self_ / other, self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class LerpBackward0(GeneratedNode):
@@ -2133,7 +2133,7 @@ class LerpBackward0(GeneratedNode):
             grad_self = F.sum_to(grad * (1 - self._saved_weight), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_end = F.sum_to(grad * self._saved_weight, self._saved_end_shape)
-        return (grad_self, grad_end, )
+        return (grad_self, grad_end)
 
 
 class LerpBackward1(GeneratedNode):
@@ -2163,7 +2163,7 @@ class LerpBackward1(GeneratedNode):
             end = unpack(self._raw_saved_end, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_weight = F.sum_to(grad * (end - self_), self._saved_weight_shape)
-        return (grad_self, grad_end, grad_weight, )
+        return (grad_self, grad_end, grad_weight)
 
 
 class AddcmulBackward0(GeneratedNode):
@@ -2191,7 +2191,7 @@ class AddcmulBackward0(GeneratedNode):
         if self.next_functions[2][0] is not None:
             tensor1 = unpack(self._raw_saved_tensor1, self, F.as_tensors)
             grad_tensor2 = F.sum_to(F.maybe_multiply(grad * tensor1, self._saved_value), self._saved_tensor2_shape)
-        return (grad_self, grad_tensor1, grad_tensor2, )
+        return (grad_self, grad_tensor1, grad_tensor2)
 
 
 class AddcdivBackward0(GeneratedNode):
@@ -2220,7 +2220,7 @@ class AddcdivBackward0(GeneratedNode):
             tensor1 = unpack(self._raw_saved_tensor1, self, F.as_tensors)
             tensor2 = unpack(self._raw_saved_tensor2, self, F.as_tensors)
             grad_tensor2 = F.sum_to(-F.maybe_multiply(grad * tensor1 / (tensor2 * tensor2), self._saved_value), self._saved_tensor2_shape)
-        return (grad_self, grad_tensor1, grad_tensor2, )
+        return (grad_self, grad_tensor1, grad_tensor2)
 
 
 class ProdBackward0(GeneratedNode):
@@ -2240,7 +2240,7 @@ class ProdBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.cast_to(F.prod_backward(grad, self_, result, self._saved_dim, self._saved_keepdim), self._saved_self_dtype)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class CumsumBackward0(GeneratedNode):
@@ -2258,7 +2258,7 @@ class CumsumBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.cast_to(F.cumsum_backward(grad, self._saved_dim), self._saved_self_dtype)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class CumprodBackward0(GeneratedNode):
@@ -2278,7 +2278,7 @@ class CumprodBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.cast_to(F.cumprod_backward(grad, self_, self._saved_dim, result), self._saved_self_dtype)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LogcumsumexpBackward0(GeneratedNode):
@@ -2298,7 +2298,7 @@ class LogcumsumexpBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.logcumsumexp_backward(grad, self_, result, self._saved_dim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class VarBackward0(GeneratedNode):
@@ -2317,7 +2317,7 @@ class VarBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, self._saved_dim, self._saved_correction, self._saved_keepdim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class StdBackward0(GeneratedNode):
@@ -2337,7 +2337,7 @@ class StdBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, self._saved_correction, self._saved_keepdim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class VarBackward1(GeneratedNode):
@@ -2356,7 +2356,7 @@ class VarBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class VarBackward2(GeneratedNode):
@@ -2375,7 +2375,7 @@ class VarBackward2(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, None, F.unbiased_correction(self._saved_unbiased), False)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class StdBackward1(GeneratedNode):
@@ -2395,7 +2395,7 @@ class StdBackward1(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class StdBackward2(GeneratedNode):
@@ -2415,7 +2415,7 @@ class StdBackward2(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, None, F.unbiased_correction(self._saved_unbiased), False)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class NormBackward0(GeneratedNode):
@@ -2435,7 +2435,7 @@ class NormBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.reduction_norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class VarMeanBackward0(GeneratedNode):
@@ -2457,7 +2457,7 @@ class VarMeanBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.var_backward(grads[0], self_, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class StdMeanBackward0(GeneratedNode):
@@ -2480,7 +2480,7 @@ class StdMeanBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             std = unpack(self._raw_saved_std, self, F.as_tensors)
             grad_self = F.std_backward(grads[0], self_, std, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class NansumBackward0(GeneratedNode):
@@ -2499,7 +2499,7 @@ class NansumBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.cast_to(F.nansum_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class NanmeanBackward0(GeneratedNode):
@@ -2518,7 +2518,7 @@ class NanmeanBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.cast_to(F.nanmean_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class MedianBackward0(GeneratedNode):
@@ -2538,7 +2538,7 @@ class MedianBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             indices = unpack(self._raw_saved_indices, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class MedianBackward1(GeneratedNode):
@@ -2558,7 +2558,7 @@ class MedianBackward1(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, None)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class CummaxBackward0(GeneratedNode):
@@ -2578,7 +2578,7 @@ class CummaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             indices = unpack(self._raw_saved_indices, self, F.as_tensors)
             grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class CumminBackward0(GeneratedNode):
@@ -2598,7 +2598,7 @@ class CumminBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             indices = unpack(self._raw_saved_indices, self, F.as_tensors)
             grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class AminmaxBackward0(GeneratedNode):
@@ -2622,7 +2622,7 @@ class AminmaxBackward0(GeneratedNode):
             min = unpack(self._raw_saved_min, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grads[0], self_, min, self._saved_dim) + F.spread_to_extrema(grads[1], self_, max, self._saved_dim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ArgmaxBackward0(GeneratedNode):
@@ -2710,7 +2710,7 @@ class ViewBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class FlattenBackward0(GeneratedNode):
@@ -2728,7 +2728,7 @@ class FlattenBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class UnflattenBackward0(GeneratedNode):
@@ -2746,7 +2746,7 @@ class UnflattenBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SwapaxesBackward0(GeneratedNode):
@@ -2764,7 +2764,7 @@ class SwapaxesBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.swapaxes(grad, self._saved_axis0, self._saved_axis1)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SwapdimsBackward0(GeneratedNode):
@@ -2782,7 +2782,7 @@ class SwapdimsBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.swapdims(grad, self._saved_dim0, self._saved_dim1)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class MovedimBackward0(GeneratedNode):
@@ -2800,7 +2800,7 @@ class MovedimBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.movedim(grad, self._saved_destination, self._saved_source)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class MoveaxisBackward0(GeneratedNode):
@@ -2818,7 +2818,7 @@ class MoveaxisBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.moveaxis(grad, self._saved_destination, self._saved_source)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class TBackward0(GeneratedNode):
@@ -2836,7 +2836,7 @@ class TBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.t(grad)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ExpandAsBackward0(GeneratedNode):
@@ -2855,7 +2855,7 @@ class ExpandAsBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.sum_to(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class BroadcastToBackward0(GeneratedNode):
@@ -2873,7 +2873,7 @@ class BroadcastToBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.sum_to(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class NarrowBackward0(GeneratedNode):
@@ -2891,7 +2891,7 @@ class NarrowBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.getitem_backward(grad, self._saved_self_shape, F.narrow_index(self._saved_self_shape, self._saved_dim, self._saved_start, self._saved_length))
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SelectBackward0(GeneratedNode):
@@ -2909,7 +2909,7 @@ class SelectBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.getitem_backward(grad, self._saved_self_shape, F.select_index(self._saved_self_shape, self._saved_dim, self._saved_index))
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ViewAsBackward0(GeneratedNode):
@@ -2928,7 +2928,7 @@ class ViewAsBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ReshapeAsBackward0(GeneratedNode):
@@ -2947,7 +2947,7 @@ class ReshapeAsBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class DiagonalBackward0(GeneratedNode):
@@ -2965,7 +2965,7 @@ class DiagonalBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.diagonal_backward(grad, self._saved_self_shape, self._saved_offset, self._saved_dim1, self._saved_dim2)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
@@ -2983,7 +2983,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SplitBackward0(GeneratedNode):
@@ -3001,7 +3001,7 @@ class SplitBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.cat(grads, self._saved_dim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ChunkBackward0(GeneratedNode):
@@ -3019,7 +3019,7 @@ class ChunkBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.cat(grads, self._saved_dim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class UnbindBackward0(GeneratedNode):
@@ -3037,7 +3037,7 @@ class UnbindBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.stack(grads, self._saved_dim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class FlipBackward0(GeneratedNode):
@@ -3055,7 +3055,7 @@ class FlipBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.flip(grad, self._saved_dims)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class RollBackward0(GeneratedNode):
@@ -3073,7 +3073,7 @@ class RollBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.roll(grad, F.negated(self._saved_shifts), self._saved_dims)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class RepeatBackward0(GeneratedNode):
@@ -3091,7 +3091,7 @@ class RepeatBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.repeat_backward(grad, self._saved_repeats, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class TileBackward0(GeneratedNode):
@@ -3109,7 +3109,7 @@ class TileBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.repeat_backward(grad, self._saved_dims, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class TrilBackward0(GeneratedNode):
@@ -3127,7 +3127,7 @@ class TrilBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.tril(grad, self._saved_diagonal)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class TriuBackward0(GeneratedNode):
@@ -3145,7 +3145,7 @@ class TriuBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.triu(grad, self._saved_diagonal)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class DiagBackward0(GeneratedNode):
@@ -3163,7 +3163,7 @@ class DiagBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.diag_backward(grad, self._saved_self_shape, self._saved_diagonal)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class DiagEmbedBackward0(GeneratedNode):
@@ -3181,7 +3181,7 @@ class DiagEmbedBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class IndexSelectBackward0(GeneratedNode):
@@ -3201,7 +3201,7 @@ class IndexSelectBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             index = unpack(self._raw_saved_index, self, F.as_tensors)
             grad_self = F.index_add(F.new_zeros(grad, self._saved_self_shape), self._saved_dim, index, grad)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class IndexAddBackward0(GeneratedNode):
@@ -3225,7 +3225,7 @@ class IndexAddBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             index = unpack(self._raw_saved_index, self, F.as_tensors)
             grad_source = F.maybe_multiply(F.index_select(grad, self._saved_dim, index), self._saved_alpha)
-        return (grad_self, grad_source, )
+        return (grad_self, grad_source)
 
 
 class ScatterBackward0(GeneratedNode):
@@ -3250,7 +3250,7 @@ class ScatterBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             index = unpack(self._raw_saved_index, self, F.as_tensors)
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
-        return (grad_self, grad_src, )
+        return (grad_self, grad_src)
 
 
 class ScatterBackward1(GeneratedNode):
@@ -3270,7 +3270,7 @@ class ScatterBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             index = unpack(self._raw_saved_index, self, F.as_tensors)
             grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class ScatterAddBackward0(GeneratedNode):
@@ -3294,7 +3294,7 @@ class ScatterAddBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             index = unpack(self._raw_saved_index, self, F.as_tensors)
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
-        return (grad_self, grad_src, )
+        return (grad_self, grad_src)
 
 
 class MaskedFillBackward0(GeneratedNode):
@@ -3314,7 +3314,7 @@ class MaskedFillBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             mask = unpack(self._raw_saved_mask, self, F.as_tensors)
             grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class MaskedFillBackward1(GeneratedNode):
@@ -3339,7 +3339,7 @@ class MaskedFillBackward1(GeneratedNode):
         if self.next_functions[1][0] is not None:
             mask = unpack(self._raw_saved_mask, self, F.as_tensors)
             grad_value = F.sum(F.where(mask, grad, 0.0))
-        return (grad_self, grad_value, )
+        return (grad_self, grad_value)
 
 
 class TakeAlongDimBackward0(GeneratedNode):
@@ -3359,7 +3359,7 @@ class TakeAlongDimBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             indices = unpack(self._raw_saved_indices, self, F.as_tensors)
             grad_self = F.take_along_dim_backward(grad, self._saved_dim, indices, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
@@ -3379,7 +3379,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             indices = unpack(self._raw_saved_indices, self, F.as_tensors)
             grad_self = F.take_along_dim(grad, indices, self._saved_dim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class MmBackward0(GeneratedNode):
@@ -3403,7 +3403,7 @@ class MmBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_mat2 = F.mm(F.transpose(self_, 0, 1), grad)
-        return (grad_self, grad_mat2, )
+        return (grad_self, grad_mat2)
 
 
 class BmmBackward0(GeneratedNode):
@@ -3427,7 +3427,7 @@ class BmmBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_mat2 = F.bmm(F.transpose(self_, 1, 2), grad)
-        return (grad_self, grad_mat2, )
+        return (grad_self, grad_mat2)
 
 
 class MvBackward0(GeneratedNode):
@@ -3451,7 +3451,7 @@ class MvBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_vec = F.mv(F.transpose(self_, 0, 1), grad)
-        return (grad_self, grad_vec, )
+        return (grad_self, grad_vec)
 
 
 class DotBackward0(GeneratedNode):
@@ -3475,7 +3475,7 @@ class DotBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_tensor = grad * self_
-        return (grad_self, grad_tensor, )
+        return (grad_self, grad_tensor)
 
 
 class VdotBackward0(GeneratedNode):
@@ -3499,7 +3499,7 @@ class VdotBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = grad * self_
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class InnerBackward0(GeneratedNode):
@@ -3523,7 +3523,7 @@ class InnerBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.inner_grad_other(grad, self_, self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class OuterBackward0(GeneratedNode):
@@ -3547,7 +3547,7 @@ class OuterBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_vec2 = F.mv(F.transpose(grad, 0, 1), self_)
-        return (grad_self, grad_vec2, )
+        return (grad_self, grad_vec2)
 
 
 class EinsumBackward0(GeneratedNode):
@@ -3587,7 +3587,7 @@ class TensordotBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.tensordot_grad_other(grad, self_, self._saved_other_ndim, self._saved_dims_self, self._saved_dims_other)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class KronBackward0(GeneratedNode):
@@ -3611,7 +3611,7 @@ class KronBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.kron_grad_other(grad, self_, self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class AddmmBackward0(GeneratedNode):
@@ -3639,7 +3639,7 @@ class AddmmBackward0(GeneratedNode):
         if self.next_functions[2][0] is not None:
             mat1 = unpack(self._raw_saved_mat1, self, F.as_tensors)
             grad_mat2 = F.maybe_multiply(F.mm(F.transpose(mat1, 0, 1), grad), self._saved_alpha)
-        return (grad_self, grad_mat1, grad_mat2, )
+        return (grad_self, grad_mat1, grad_mat2)
 
 
 class BaddbmmBackward0(GeneratedNode):
@@ -3667,7 +3667,7 @@ class BaddbmmBackward0(GeneratedNode):
         if self.next_functions[2][0] is not None:
             batch1 = unpack(self._raw_saved_batch1, self, F.as_tensors)
             grad_batch2 = F.maybe_multiply(F.bmm(F.transpose(batch1, 1, 2), grad), self._saved_alpha)
-        return (grad_self, grad_batch1, grad_batch2, )
+        return (grad_self, grad_batch1, grad_batch2)
 
 
 class CrossBackward0(GeneratedNode):
@@ -3691,7 +3691,7 @@ class CrossBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(F.cross(grad, self_, self._saved_dim), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class LinalgCrossBackward0(GeneratedNode):
@@ -3715,7 +3715,7 @@ class LinalgCrossBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(F.linalg_cross(grad, self_, dim=self._saved_dim), self._saved_other_shape)
-        return (grad_self, grad_other, )
+        return (grad_self, grad_other)
 
 
 class TraceBackward0(GeneratedNode):
@@ -3733,7 +3733,7 @@ class TraceBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = F.trace_backward(grad, self._saved_self_shape)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LinalgInvBackward0(GeneratedNode):
@@ -3752,7 +3752,7 @@ class LinalgInvBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_A = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
-        return (grad_A, )
+        return (grad_A,)
 
 
 class InverseBackward0(GeneratedNode):
@@ -3771,7 +3771,7 @@ class InverseBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LinalgDetBackward0(GeneratedNode):
@@ -3791,7 +3791,7 @@ class LinalgDetBackward0(GeneratedNode):
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_A = F.det_backward(grad, A, result)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class DetBackward0(GeneratedNode):
@@ -3811,7 +3811,7 @@ class DetBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.det_backward(grad, self_, result)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
@@ -3831,7 +3831,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             grad_A = F.logabsdet_backward(grad_logabsdet, A)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class SlogdetBackward0(GeneratedNode):
@@ -3851,7 +3851,7 @@ class SlogdetBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.logabsdet_backward(grad_logabsdet, self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LogdetBackward0(GeneratedNode):
@@ -3870,7 +3870,7 @@ class LogdetBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.logabsdet_backward(grad, self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LinalgSolveBackward0(GeneratedNode):
@@ -3895,7 +3895,7 @@ class LinalgSolveBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             grad_B = F.solve_grad_B(grad, A, self._saved_B_shape, self._saved_left)
-        return (grad_A, grad_B, )
+        return (grad_A, grad_B)
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
@@ -3914,7 +3914,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_A = F.cholesky_backward(grad, result, self._saved_upper)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class CholeskyBackward0(GeneratedNode):
@@ -3933,7 +3933,7 @@ class CholeskyBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = F.cholesky_backward(grad, result, self._saved_upper)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LinalgEighBackward0(GeneratedNode):
@@ -3956,7 +3956,7 @@ class LinalgEighBackward0(GeneratedNode):
             eigenvalues = unpack(self._raw_saved_eigenvalues, self, F.as_tensors)
             eigenvectors = unpack(self._raw_saved_eigenvectors, self, F.as_tensors)
             grad_A = F.eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
@@ -3975,7 +3975,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             grad_A = F.eigvalsh_backward(grad, A, self._saved_UPLO)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class LinalgQrBackward0(GeneratedNode):
@@ -3998,7 +3998,7 @@ class LinalgQrBackward0(GeneratedNode):
             Q = unpack(self._raw_saved_Q, self, F.as_tensors)
             R = unpack(self._raw_saved_R, self, F.as_tensors)
             grad_A = F.qr_backward(grad_Q, grad_R, Q, R, self._saved_mode)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class LinalgSvdBackward0(GeneratedNode):
@@ -4023,7 +4023,7 @@ class LinalgSvdBackward0(GeneratedNode):
             U = unpack(self._raw_saved_U, self, F.as_tensors)
             Vh = unpack(self._raw_saved_Vh, self, F.as_tensors)
             grad_A = F.svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, self._saved_full_matrices)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
@@ -4042,7 +4042,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             grad_A = F.svdvals_backward(grad, A)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class LinalgPinvBackward0(GeneratedNode):
@@ -4062,7 +4062,7 @@ class LinalgPinvBackward0(GeneratedNode):
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_A = F.pinv_backward(grad, result, A)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class PinverseBackward0(GeneratedNode):
@@ -4082,7 +4082,7 @@ class PinverseBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.pinv_backward(grad, result, self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
@@ -4102,7 +4102,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             x = unpack(self._raw_saved_x, self, F.as_tensors)
             grad_x = F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
-        return (grad_x, )
+        return (grad_x,)
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
@@ -4122,7 +4122,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
@@ -4142,7 +4142,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class LinalgNormBackward0(GeneratedNode):
@@ -4162,7 +4162,7 @@ class LinalgNormBackward0(GeneratedNode):
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class LinalgNormBackward1(GeneratedNode):
@@ -4182,7 +4182,7 @@ class LinalgNormBackward1(GeneratedNode):
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class NormBackward1(GeneratedNode):
@@ -4202,7 +4202,7 @@ class NormBackward1(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class SvdBackward0(GeneratedNode):
@@ -4228,7 +4228,7 @@ class SvdBackward0(GeneratedNode):
             V = unpack(self._raw_saved_V, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.torch_svd_backward(grad_U, grad_S, grad_V, self_, U, S, V, self._saved_some, self._saved_compute_uv)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class QrBackward0(GeneratedNode):
@@ -4251,7 +4251,7 @@ class QrBackward0(GeneratedNode):
             Q = unpack(self._raw_saved_Q, self, F.as_tensors)
             R = unpack(self._raw_saved_R, self, F.as_tensors)
             grad_self = F.qr_backward(grad_Q, grad_R, Q, R, F.qr_mode(self._saved_some))
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
@@ -4276,7 +4276,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             grad_B = F.solve_triangular_grad_B(grad, A, self._saved_B_shape, self._saved_upper, self._saved_left, self._saved_unitriangular)
-        return (grad_A, grad_B, )
+        return (grad_A, grad_B)
 
 
 class LinalgVecdotBackward0(GeneratedNode):
@@ -4300,7 +4300,7 @@ class LinalgVecdotBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             x = unpack(self._raw_saved_x, self, F.as_tensors)
             grad_y = F.vecdot_grad(grad, x, self._saved_dim, self._saved_y_shape)
-        return (grad_x, grad_y, )
+        return (grad_x, grad_y)
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
@@ -4335,7 +4335,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             grad_A = F.matrix_power_backward(grad, A, self._saved_n)
-        return (grad_A, )
+        return (grad_A,)
 
 
 class MatrixPowerBackward0(GeneratedNode):
@@ -4354,7 +4354,7 @@ class MatrixPowerBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.matrix_power_backward(grad, self_, self._saved_n)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LeakyReluBackward0(GeneratedNode):
@@ -4373,7 +4373,7 @@ class LeakyReluBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.leaky_relu_slope(input, self._saved_negative_slope)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class EluBackward0(GeneratedNode):
@@ -4392,7 +4392,7 @@ class EluBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.elu_slope(input, self._saved_alpha, 1.0)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class SeluBackward0(GeneratedNode):
@@ -4411,7 +4411,7 @@ class SeluBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.selu_slope(input)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class NormalCdfBackward0(GeneratedNode):
@@ -4430,7 +4430,7 @@ class NormalCdfBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.normal_pdf(self_)
-        return (grad_self, )
+        return (grad_self,)
 
 
 class GeluBackward0(GeneratedNode):
@@ -4449,7 +4449,7 @@ class GeluBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.gelu_derivative(input, self._saved_approximate)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class SiluBackward0(GeneratedNode):
@@ -4468,7 +4468,7 @@ class SiluBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.silu_derivative(input)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class SoftplusBackward0(GeneratedNode):
@@ -4487,7 +4487,7 @@ class SoftplusBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.softplus_slope(input, self._saved_beta, self._saved_threshold)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class MishBackward0(GeneratedNode):
@@ -4506,7 +4506,7 @@ class MishBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.mish_derivative(input)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class HardtanhBackward0(GeneratedNode):
@@ -4525,7 +4525,7 @@ class HardtanhBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.hardtanh_mask(input, self._saved_min_val, self._saved_max_val)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class HardsigmoidBackward0(GeneratedNode):
@@ -4544,7 +4544,7 @@ class HardsigmoidBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.hardsigmoid_slope(input)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class HardswishBackward0(GeneratedNode):
@@ -4563,7 +4563,7 @@ class HardswishBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.hardswish_slope(input)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class LogsigmoidBackward0(GeneratedNode):
@@ -4582,7 +4582,7 @@ class LogsigmoidBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.sigmoid(-input)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class MaskedScaleBackward0(GeneratedNode):
@@ -4602,7 +4602,7 @@ class MaskedScaleBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             mask = unpack(self._raw_saved_mask, self, F.as_tensors)
             grad_self = grad * mask * self._saved_scale
-        return (grad_self, )
+        return (grad_self,)
 
 
 class LinearBackward0(GeneratedNode):
@@ -4630,7 +4630,7 @@ class LinearBackward0(GeneratedNode):
             grad_weight = F.linear_weight_grad(grad, input, self._saved_weight_shape)
         if self.next_functions[2][0] is not None:
             grad_bias = F.sum_to(grad, self._saved_bias_shape)
-        return (grad_input, grad_weight, grad_bias, )
+        return (grad_input, grad_weight, grad_bias)
 
 
 class LayerNormBackward0(GeneratedNode):
@@ -4659,7 +4659,7 @@ class LayerNormBackward0(GeneratedNode):
             grad_weight = F.layer_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.sum_to(grad, self._saved_bias_shape)
-        return (grad_input, grad_weight, grad_bias, )
+        return (grad_input, grad_weight, grad_bias)
 
 
 class RmsNormBackward0(GeneratedNode):
@@ -4684,7 +4684,7 @@ class RmsNormBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_weight = F.rms_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
-        return (grad_input, grad_weight, )
+        return (grad_input, grad_weight)
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
@@ -4713,7 +4713,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
             grad_weight = F.batch_norm_weight_grad(grad, input, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.channel_sum(grad)
-        return (grad_input, grad_weight, grad_bias, )
+        return (grad_input, grad_weight, grad_bias)
 
 
 class GroupNormBackward0(GeneratedNode):
@@ -4742,7 +4742,7 @@ class GroupNormBackward0(GeneratedNode):
             grad_weight = F.group_norm_weight_grad(grad, input, self._saved_num_groups, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.channel_sum(grad)
-        return (grad_input, grad_weight, grad_bias, )
+        return (grad_input, grad_weight, grad_bias)
 
 
 class CrossEntropyBackward0(GeneratedNode):
@@ -4771,7 +4771,7 @@ class CrossEntropyBackward0(GeneratedNode):
             target = unpack(self._raw_saved_target, self, F.as_tensors)
             weight = unpack(self._raw_saved_weight, self, F.as_tensors)
             grad_target = F.cross_entropy_target_grad(grad, input, target, weight, self._saved_reduction, self._saved_label_smoothing)
-        return (grad_input, grad_target, )
+        return (grad_input, grad_target)
 
 
 class Conv1dBackward0(GeneratedNode):
@@ -4799,7 +4799,7 @@ class Conv1dBackward0(GeneratedNode):
             grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
-        return (grad_input, grad_weight, grad_bias, )
+        return (grad_input, grad_weight, grad_bias)
 
 
 class Conv1dBackward1(GeneratedNode):
@@ -4827,7 +4827,7 @@ class Conv1dBackward1(GeneratedNode):
             grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
-        return (grad_input, grad_weight, grad_bias, )
+        return (grad_input, grad_weight, grad_bias)
 
 
 class Conv2dBackward0(GeneratedNode):
@@ -4855,7 +4855,7 @@ class Conv2dBackward0(GeneratedNode):
             grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
-        return (grad_input, grad_weight, grad_bias, )
+        return (grad_input, grad_weight, grad_bias)
 
 
 class Conv2dBackward1(GeneratedNode):
@@ -4883,7 +4883,7 @@ class Conv2dBackward1(GeneratedNode):
             grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
-        return (grad_input, grad_weight, grad_bias, )
+        return (grad_input, grad_weight, grad_bias)
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
@@ -4911,7 +4911,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
             grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
-        return (grad_input, grad_weight, grad_bias, )
+        return (grad_input, grad_weight, grad_bias)
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
@@ -4939,7 +4939,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
             grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
-        return (grad_input, grad_weight, grad_bias, )
+        return (grad_input, grad_weight, grad_bias)
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
@@ -4963,7 +4963,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             output_grad = unpack(self._raw_saved_output_grad, self, F.as_tensors)
             grad_input = F.conv_grad_input(output_grad, self._saved_input_shape, grad, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
-        return (grad_output_grad, grad_input, )
+        return (grad_output_grad, grad_input)
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
@@ -4983,7 +4983,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             indices = unpack(self._raw_saved_indices, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 1)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class MaxPool1dBackward0(GeneratedNode):
@@ -5002,7 +5002,7 @@ class MaxPool1dBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 1), self._saved_input_shape, 1)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
@@ -5022,7 +5022,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             indices = unpack(self._raw_saved_indices, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 2)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class MaxPool2dBackward0(GeneratedNode):
@@ -5041,7 +5041,7 @@ class MaxPool2dBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 2), self._saved_input_shape, 2)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class AvgPool1dBackward0(GeneratedNode):
@@ -5059,7 +5059,7 @@ class AvgPool1dBackward0(GeneratedNode):
         grad_input = None
         if self.next_functions[0][0] is not None:
             grad_input = F.avg_pool_grad_input(grad, self._saved_input_shape, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_ceil_mode, self._saved_count_include_pad, None, 1)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class AvgPool2dBackward0(GeneratedNode):
@@ -5077,7 +5077,7 @@ class AvgPool2dBackward0(GeneratedNode):
         grad_input = None
         if self.next_functions[0][0] is not None:
             grad_input = F.avg_pool_grad_input(grad, self._saved_input_shape, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_ceil_mode, self._saved_count_include_pad, self._saved_divisor_override, 2)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
@@ -5095,7 +5095,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
         grad_output_grad = None
         if self.next_functions[0][0] is not None:
             grad_output_grad = F.avg_pool_nd(grad, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_ceil_mode, self._saved_count_include_pad, self._saved_divisor_override)
-        return (grad_output_grad, )
+        return (grad_output_grad,)
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
@@ -5113,7 +5113,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
         grad_input = None
         if self.next_functions[0][0] is not None:
             grad_input = F.adaptive_avg_pool_grad_input(grad, self._saved_input_shape, 1)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
@@ -5131,7 +5131,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
         grad_input = None
         if self.next_functions[0][0] is not None:
             grad_input = F.adaptive_avg_pool_grad_input(grad, self._saved_input_shape, 2)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class PadBackward0(GeneratedNode):
@@ -5149,7 +5149,7 @@ class PadBackward0(GeneratedNode):
         grad_input = None
         if self.next_functions[0][0] is not None:
             grad_input = F.pad_grad_input(grad, self._saved_input_shape, self._saved_pad, self._saved_mode)
-        return (grad_input, )
+        return (grad_input,)
 
 
 class PadBackwardBackward0(GeneratedNode):
@@ -5167,7 +5167,7 @@ class PadBackwardBackward0(GeneratedNode):
         grad_output_grad = None
         if self.next_functions[0][0] is not None:
             grad_output_grad = F.repad(grad, self._saved_pad, self._saved_mode)
-        return (grad_output_grad, )
+        return (grad_output_grad,)
 
 
 class EmbeddingBackward0(GeneratedNode):
@@ -5187,4 +5187,4 @@ class EmbeddingBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_weight = F.embedding_grad_weight(grad, input, self._saved_weight_shape, self._saved_padding_idx, self._saved_scale_grad_by_freq)
-        return (grad_weight, )
+        return (grad_weight,)
