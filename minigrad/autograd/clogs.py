@@ -22,9 +22,9 @@ import warnings
 import weakref
 
 from minigrad.autograd._user import user_site, user_stacklevel
+from minigrad.autograd.check_mode import CheckMode
 
-MODES = ("warn", "error", "off")
-_mode = "warn"
+MODE = CheckMode("clog")
 _recent = collections.deque(maxlen=32)  # Clog records, newest last
 
 _HOW = {
@@ -49,31 +49,14 @@ def set_clog_mode(mode):
 
     Takes effect at once; used in a ``with`` block it restores the previous mode on exit.
     """
-    return _ClogMode(mode)
+    return MODE.set(mode)
 
 
 clog_mode = set_clog_mode
 
 
 def get_clog_mode():
-    return _mode
-
-
-class _ClogMode:
-    def __init__(self, mode):
-        global _mode
-        if mode not in MODES:
-            raise ValueError(f"clog mode must be one of {MODES}, got {mode!r}")
-        self._previous = _mode
-        _mode = mode
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        global _mode
-        _mode = self._previous
-        return False
+    return MODE.current
 
 
 class Clog:
@@ -114,7 +97,7 @@ def clear():
 
 def report(tensor, kind):
     """Called by Tensor's conversion dunders when grad mode is on and ``tensor`` requires grad."""
-    if _mode == "off":
+    if MODE.current == "off":
         return
     site = user_site()
     name = _name_in_caller(tensor)
@@ -130,7 +113,7 @@ def report(tensor, kind):
         f"Fix: use the minigrad op instead (e.g. minigrad.sqrt(x), not math.sqrt(x); numpy "
         f"functions called on the Tensor itself dispatch to minigrad), or call .detach() "
         f"(or .item()) first to cut the graph on purpose.")
-    if _mode == "error":
+    if MODE.current == "error":
         raise GradientClogError(message)
     warnings.warn(message, GradientClogWarning, stacklevel=user_stacklevel())
 

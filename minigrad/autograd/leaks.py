@@ -25,16 +25,16 @@ import collections
 import warnings
 
 from minigrad.autograd._user import user_stacklevel
+from minigrad.autograd.check_mode import MODES, CheckMode
 from minigrad.autograd.node import AccumulateGrad
 
-MODES = ("warn", "error", "off")
-_OFF = "off"
+_OFF = MODES[-1]  # MODE.current is this very object when off (an `is` test per backward)
 #: backward calls in a row whose stale counts must grow before we call it a leak
 GROWING_CALLS = 4
 #: the same, when the re-walked nodes were only walked by retain_graph=True backwards
 GROWING_CALLS_RETAINED = 40
 
-_mode = "warn"
+MODE = CheckMode("leak", on_change=lambda: reset())  # a new mode starts the counts afresh
 _calls = 0                  # numbers the backward calls (0 means "leak check off")
 _depth = 0                  # >0 inside a backward (reentrant backward, checkpointing)
 _history = collections.deque(maxlen=GROWING_CALLS_RETAINED)  # recent (consumed, all) stale counts
@@ -57,30 +57,13 @@ def set_leak_mode(mode):
     """``"warn"`` (default), ``"error"`` (raise GradientLeakError) or ``"off"``.
 
     Usable as a function or as a context manager that restores the previous mode.
+    Setting a mode starts the stale counts afresh.
     """
-    return _LeakMode(mode)
+    return MODE.set(mode)
 
 
 def get_leak_mode():
-    return _mode
-
-
-class _LeakMode:
-    def __init__(self, mode):
-        global _mode
-        if mode not in MODES:
-            raise ValueError(f"leak mode must be one of {MODES}, got {mode!r}")
-        self._previous = _mode
-        _mode = MODES[MODES.index(mode)]   # the interned constant: `is` tests on the hot path
-        reset()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        global _mode
-        _mode = self._previous
-        return False
+    return MODE.current
 
 
 def reset():
@@ -97,7 +80,7 @@ def begin_backward():
     if _observers:
         for observer in _observers:
             observer.backward_started(_calls + 1, _depth)
-    if _mode is _OFF:
+    if MODE.current is _OFF:
         return 0
     _calls += 1
     return _calls
@@ -132,7 +115,7 @@ def check(call, stale):
         return
     _reported = True
     message = _message(call, stale, retained)
-    if _mode == "error":
+    if MODE.current == "error":
         raise GradientLeakError(message)
     warnings.warn(message, GradientLeakWarning, stacklevel=user_stacklevel())
 
