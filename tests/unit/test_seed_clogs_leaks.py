@@ -19,13 +19,12 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from tests.seed_data import np_of as _np
 
 # the leak warning must show up within this many iterations of the essay's loop (see NOTES.md)
 LEAK_WITHIN = 50
 
 
-def _np(t):
-    return t.detach().numpy()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,24 +20,9 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-
-
-def _np(t):
-    return t.detach().numpy()
-
-
-def _close(t, expected, rtol=1e-12, atol=1e-12):
-    np.testing.assert_allclose(_np(t), np.asarray(expected, dtype=np.float64), rtol=rtol, atol=atol)
-
+from tests.seed_data import A_A, A_B, B_A, B_B, PRINTED_ATOL, assert_close as _close, np_of as _np  # noqa: F401
 
 INPLACE_MSG = "one of the variables needed for gradient computation has been modified by an inplace operation"
-PRINTED_ATOL = 1e-3  # notebook prints 4 decimals of rand() inputs; see test_seed_core.py
-
-# notebook data sets (printed inputs, 4 decimals)
-A_A = [0.0171, 0.1633, 0.5833, 0.3794]
-A_B = [0.3774, 0.6308, 0.5239, 0.1387]
-B_A = [0.4605, 0.4061, 0.9422, 0.3946]
-B_B = [0.0850, 0.3296, 0.9888, 0.6494]
 
 
 # ---------------------------------------------------------------------------------------------
