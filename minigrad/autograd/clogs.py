@@ -17,11 +17,10 @@ output does not depend on can say where the graph was cut.
 """
 import collections
 import os
-import sys
 import warnings
 import weakref
 
-from minigrad.autograd._user import user_site, user_stacklevel
+from minigrad.autograd._user import user_names, user_site, user_stacklevel
 from minigrad.autograd.check_mode import CheckMode
 
 MODE = CheckMode("clog")
@@ -119,17 +118,7 @@ def report(tensor, kind):
 
 
 def _name_in_caller(tensor):
-    frame = sys._getframe(1)
-    from minigrad.autograd._user import _inside
-    while frame is not None and _inside(frame.f_code.co_filename):
-        frame = frame.f_back
-    if frame is None:
-        return None
-    for scope in (frame.f_locals, frame.f_globals):
-        for name, value in scope.items():
-            if value is tensor and not name.startswith("_"):
-                return name
-    return None
+    return next((name for name, _ in user_names(lambda value: value is tensor)), None)
 
 
 def explain_unused(tensor, edge_node):

@@ -24,7 +24,7 @@ and how to fix it; ``set_leak_mode("error")`` raises :class:`GradientLeakError`.
 import collections
 import warnings
 
-from minigrad.autograd._user import user_stacklevel
+from minigrad.autograd._user import user_names, user_stacklevel
 from minigrad.autograd.check_mode import MODES, CheckMode
 from minigrad.autograd.node import AccumulateGrad
 
@@ -179,21 +179,13 @@ def _message(call, stale, retained=False):
 
 def _carrier_name(stale_node):
     """The user's variable whose history enters the stale part of the graph, if any."""
-    import sys
-    from minigrad.autograd._user import _inside
     from minigrad._tensor import Tensor
-    frame = sys._getframe(1)
-    while frame is not None and _inside(frame.f_code.co_filename):
-        frame = frame.f_back
-    if frame is None:
-        return None
-    for scope in (frame.f_locals, frame.f_globals):
-        for name, value in list(scope.items()):
-            if isinstance(value, Tensor) and not name.startswith("_") and value.grad_fn is not None:
-                node = value.grad_fn
-                if node is stale_node or any(n is stale_node for n, _ in node.next_functions):
-                    return name
-    return None
+
+    def carries(value):
+        node = value.grad_fn if isinstance(value, Tensor) else None
+        return node is not None and (node is stale_node or
+                                     any(n is stale_node for n, _ in node.next_functions))
+    return next((name for name, _ in user_names(carries)), None)
 
 
 def forward_traceback(node):
