@@ -352,14 +352,7 @@ def _init(t, array, grad_fn, output_nr, version_counter, base):
 def _wrap(array, grad_fn=None, output_nr=0):
     """A Tensor around a fresh array (the hot path for op results: no copying)."""
     t = _new(Tensor)
-    t.data = array if type(array) is np.ndarray else np.asarray(array)
-    t.grad = None
-    t.grad_fn = grad_fn
-    t._requires_grad = grad_fn is not None
-    t._output_nr = output_nr
-    t._version_counter = [0]
-    t._base = None
-    t._extras = {"inference": True} if grad_mode.inference else None
+    _init(t, array if type(array) is np.ndarray else np.asarray(array), grad_fn, output_nr, [0], None)
     return t
 
 
