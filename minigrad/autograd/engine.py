@@ -10,7 +10,6 @@
 It is a loop over an explicit heap, never recursion, so a 100 000-node chain is
 fine.  In a plain backward the gradients are numpy arrays; under
 ``create_graph`` they are Tensors and the formulas record a new graph.
-The loop is written out in one function on purpose: it runs for every node.
 """
 from heapq import heappop, heappush
 
@@ -47,61 +46,34 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         while ready:
             node = heappop(ready)[2]
             grads = buffers.pop(node, None)
-            if grads is not None:
-                if node._extras is not None:
-                    grads = run_pre_hooks(node, grads, create_graph)
-                if plan is not None:
-                    _capture(node, grads, plan, captured)
-                if plan is None or node in plan.runs:
-                    consumed = node._consumed
-                    if not consumed:
+            if grads is not None and node._extras is not None:
+                grads = run_pre_hooks(node, grads, create_graph)
+            if grads is not None and plan is not None:
+                _capture(node, grads, plan, captured)
+            if grads is None or (plan is not None and node not in plan.runs):
+                # Not run (no gradient arrived, or autograd.grad does not need it): its
+                # edges are done all the same.
+                grad_inputs = (None,) * len(node.next_functions)
+            else:
+                consumed = node._consumed
+                if not consumed:
+                    node._consumed = mark
+                else:
+                    stale.append(node)
+                    if consumed < 0 < mark:
                         node._consumed = mark
-                    else:
-                        stale.append(node)
-                        if consumed < 0 < mark:
-                            node._consumed = mark
-                    if anomaly.enabled:  # reports which node failed, and where it was made
-                        grad_inputs = anomaly.call_node(node, grads, create_graph)
-                    else:
-                        grad_inputs = node.apply(grads, create_graph)
-                    if node._extras is not None:
-                        grad_inputs = run_post_hooks(node, grad_inputs, grads, create_graph)
-                    if not retain_graph:
-                        node.release()
-                    if len(grad_inputs) != len(node.next_functions):
-                        raise RuntimeError(
-                            f"{node.name()} returned {len(grad_inputs)} gradients for "
-                            f"{len(node.next_functions)} inputs")
-                    # One pass over the edges: add each gradient into the buffer of the
-                    # node it flows to, and count that edge as done.
-                    for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
-                        if next_node is None:
-                            continue
-                        if grad is not None:
-                            buffer = buffers.get(next_node)
-                            if buffer is None:
-                                size = next_node.num_outputs
-                                buffer = buffers[next_node] = [None] * (size if size > nr else nr + 1)
-                            elif nr >= len(buffer):
-                                buffer.extend([None] * (nr + 1 - len(buffer)))
-                            old = buffer[nr]
-                            buffer[nr] = grad if old is None else old + grad
-                        left = dependencies[next_node] - 1
-                        dependencies[next_node] = left
-                        if left == 0:
-                            heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
-                    # Let the buffers hold the only references: a leaf may then keep an
-                    # unshared gradient array instead of copying it (AccumulateGrad).
-                    grad_inputs = grad = None
-                    continue
-            # Not run (no gradient arrived, or not needed for autograd.grad's inputs):
-            # its edges are done all the same.
-            for next_node, _ in node.next_functions:
+                grad_inputs = _run(node, grads, retain_graph, create_graph)
+            for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
                 if next_node is not None:
+                    if grad is not None:
+                        _add_to_buffer(buffers, next_node, nr, grad)
                     left = dependencies[next_node] - 1
                     dependencies[next_node] = left
                     if left == 0:
                         heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
+            # Let the buffers hold the only references: a leaf may then keep an unshared
+            # gradient array instead of copying it (AccumulateGrad).
+            grad_inputs = grad = None
     except RuntimeError as error:
         leaks.explain_freed(error, stale)
         raise
@@ -113,13 +85,32 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     return captured
 
 
+def _run(node, grads, retain_graph, create_graph):
+    """One node's backward, with its post-hooks; frees its saved values unless retained."""
+    if anomaly.enabled:  # reports which node failed, and where it was made
+        grad_inputs = anomaly.call_node(node, grads, create_graph)
+    else:
+        grad_inputs = node.apply(grads, create_graph)
+    if node._extras is not None:
+        grad_inputs = run_post_hooks(node, grad_inputs, grads, create_graph)
+    if not retain_graph:
+        node.release()
+    if len(grad_inputs) != len(node.next_functions):
+        raise RuntimeError(f"{node.name()} returned {len(grad_inputs)} gradients for "
+                           f"{len(node.next_functions)} inputs")
+    return grad_inputs
+
+
 def _add_to_buffer(buffers, node, nr, grad):
+    """Sum the gradients for one output of ``node``: every use of a value contributes one."""
     buffer = buffers.get(node)
     if buffer is None:
-        buffer = buffers[node] = [None] * max(node.num_outputs, nr + 1)
+        size = node.num_outputs
+        buffer = buffers[node] = [None] * (size if size > nr else nr + 1)
     elif nr >= len(buffer):
         buffer.extend([None] * (nr + 1 - len(buffer)))
-    buffer[nr] = grad if buffer[nr] is None else buffer[nr] + grad
+    old = buffer[nr]
+    buffer[nr] = grad if old is None else old + grad
 
 
 def _count_dependencies(root_nodes):
