@@ -168,13 +168,24 @@ class OpView:
                 parts[-1] = f"{a.name}={parts[-1]}"
         return ", ".join(parts)
 
-    def requires_grad_call(self):
-        return ", ".join(f"*{a.name}" if a.is_tensor_list else a.name for a in self.diff_args)
+    def edge_lines(self):
+        """Statements binding each differentiable input's graph edge to ``<name>_edge``
+        (``edges`` for a list input): computed once, they answer both "does any input
+        require grad?" and "which inputs need a gradient?"."""
+        if self.has_list_input:
+            return [f"edges = tuple(edge_of(t) for t in {self.diff_args[0].name})"]
+        return [f"{a.name}_edge = edge_of({a.name})" for a in self.diff_args]
+
+    def no_edge_test(self):
+        """True when no differentiable input requires grad: the op records nothing."""
+        if self.has_list_input:
+            return "not any_edge(edges)"
+        return " and ".join(f"{a.name}_edge is NO_EDGE" for a in self.diff_args)
 
     def edges(self):
         if self.has_list_input:
-            return f"tuple(edge_of(t) for t in {self.diff_args[0].name})"
-        return "(" + ", ".join(f"edge_of({a.name})" for a in self.diff_args) + ",)"
+            return "edges"
+        return "(" + ", ".join(f"{a.name}_edge" for a in self.diff_args) + ",)"
 
     def grad_names(self):
         """``grad_a,`` or ``grad_a, grad_b``: the tuple a node's apply returns."""
@@ -186,8 +197,8 @@ class OpView:
 
     def needs(self, arg_name):
         if self.has_list_input:
-            return "any(n is not None for n, _ in node.next_functions)"
-        return f"node.next_functions[{self.index[arg_name]}][0] is not None"
+            return "True  # some tensor in the list requires grad (else we returned above)"
+        return f"{arg_name}_edge is not NO_EDGE"
 
     def condition(self, users):
         """Python condition: some input in ``users`` needs its gradient."""
@@ -267,6 +278,10 @@ class OpView:
 
     def saved_tensor_slots(self):
         return sorted({f"_raw_saved_{t}" for f in self.op.formulas for t in f.tensors})
+
+    def release_targets(self):
+        """``self._raw_saved_a = self._raw_saved_b``: what a node's release() frees."""
+        return " = ".join(f"self.{slot}" for slot in self.saved_tensor_slots())
 
     def fills_undefined(self):
         """Several differentiable outputs whose gradients formulas read: a missing one is zero.

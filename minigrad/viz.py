@@ -142,12 +142,12 @@ def _node_attrs(node, names):
 
 
 def _saved(node):
-    from minigrad.autograd.saved import SavedTensor, _FREED
+    from minigrad.autograd.saved import SavedTensor, FREED
     for slot in node._saved_slots:
         value = getattr(node, slot, None)
         short = slot[len("_raw_saved_"):] if slot.startswith("_raw_saved_") else slot
         key = f"{_id(node)}_{short}"
-        if value is _FREED:
+        if value is FREED:
             yield f"{short}\\n(freed)", key
         elif type(value) is SavedTensor:
             data = value.tensor.data if value.tensor is not None else value.data

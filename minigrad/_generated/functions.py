@@ -10,9 +10,9 @@ from collections import namedtuple
 
 from minigrad._dispatch import dispatch
 from minigrad.autograd import grad_mode
-from minigrad.autograd.node import edge_of
+from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.saved import save
-from minigrad.autograd.support import (any_requires_grad, data_of, dtype_of, ndim_of, output_meta,
+from minigrad.autograd.support import (data_of, dtype_of, ndim_of, output_meta,
                                        shape_of, wrap, wrap_view)
 from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
@@ -60,10 +60,13 @@ def sum_to_size(input, size):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sum_to_size(data_of(self), size)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SumToSizeBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SumToSizeBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap(out, node)
@@ -78,10 +81,13 @@ def _to_copy(input, dtype):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops._to_copy(data_of(self), dtype)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ToCopyBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ToCopyBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self.data.dtype
     result = wrap(out, node)
@@ -96,9 +102,12 @@ def _fill(input, value):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops._fill(data_of(self), value)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = FillBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = FillBackward0((self_edge,))
     result = wrap(out, node)
     return result
 
@@ -112,10 +121,14 @@ def _copy_from(input, src):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops._copy_from(data_of(self), data_of(src))
-    if not (grad_mode.enabled and any_requires_grad(self, src)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = CopyFromBackward0((edge_of(self), edge_of(src),))
-    needs_src = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    src_edge = edge_of(src)
+    if self_edge is NO_EDGE and src_edge is NO_EDGE:
+        return wrap(out)
+    node = CopyFromBackward0((self_edge, src_edge,))
+    needs_src = src_edge is not NO_EDGE
     if needs_src:
         node._saved_src_shape = src.data.shape
     result = wrap(out, node)
@@ -130,9 +143,12 @@ def clone(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clone(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = CloneBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = CloneBackward0((self_edge,))
     result = wrap(out, node)
     return result
 
@@ -145,9 +161,12 @@ def neg(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.neg(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = NegBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = NegBackward0((self_edge,))
     result = wrap(out, node)
     return result
 
@@ -160,10 +179,13 @@ def exp(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.exp(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ExpBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ExpBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -178,10 +200,13 @@ def log(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.log(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LogBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = LogBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -196,10 +221,13 @@ def sqrt(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sqrt(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SqrtBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SqrtBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -214,10 +242,13 @@ def sin(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sin(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SinBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SinBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -232,10 +263,13 @@ def cos(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.cos(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = CosBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = CosBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -250,10 +284,13 @@ def tanh(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.tanh(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = TanhBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = TanhBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -268,10 +305,13 @@ def sigmoid(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sigmoid(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SigmoidBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SigmoidBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -286,10 +326,13 @@ def relu(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.relu(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ReluBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ReluBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -304,10 +347,13 @@ def abs(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.abs(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AbsBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AbsBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -322,9 +368,12 @@ def sign(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sign(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SignBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SignBackward0((self_edge,))
     result = wrap(out, node)
     return result
 
@@ -338,11 +387,15 @@ def add(input, other, *, alpha=1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AddBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = AddBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -361,11 +414,15 @@ def sub(input, other, *, alpha=1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SubBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = SubBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -384,11 +441,15 @@ def mul(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.mul(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MulBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = MulBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
         node._saved_other_shape = other.data.shape
@@ -408,11 +469,15 @@ def div_default(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.div_default(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = DivBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = DivBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
         node._saved_other_shape = other.data.shape
@@ -433,11 +498,15 @@ def pow(input, exponent):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.pow(data_of(self), data_of(exponent))
-    if not (grad_mode.enabled and any_requires_grad(self, exponent)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = PowBackward0((edge_of(self), edge_of(exponent),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_exponent = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    exponent_edge = edge_of(exponent)
+    if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
+        return wrap(out)
+    node = PowBackward0((self_edge, exponent_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_exponent = exponent_edge is not NO_EDGE
     if needs_exponent:
         node._saved_exponent_shape = exponent.data.shape
     if needs_self:
@@ -460,11 +529,15 @@ def maximum(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.maximum(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MaximumBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = MaximumBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -485,11 +558,15 @@ def minimum(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.minimum(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MinimumBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = MinimumBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -511,11 +588,15 @@ def where(condition, input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.where(data_of(condition), data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = WhereBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = WhereBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -534,10 +615,13 @@ def clamp_default(input, min=None, max=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clamp_default(data_of(self), min, max)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ClampBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ClampBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_max = max
@@ -554,10 +638,13 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SumBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SumBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self.data.dtype
         node._saved_self_shape = self.data.shape
@@ -574,10 +661,13 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MeanBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MeanBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self.data.dtype
         node._saved_self_shape = self.data.shape
@@ -594,10 +684,13 @@ def amax(input, dim=None, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.amax(data_of(self), dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AmaxBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AmaxBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_dim = dim
@@ -615,10 +708,13 @@ def amin(input, dim=None, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.amin(data_of(self), dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AminBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AminBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_dim = dim
@@ -636,10 +732,13 @@ def max_dim(input, dim, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
-    node = MaxBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_max_dim(wrap(values_out), wrap(indices_out))
+    node = MaxBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self.data.ndim
         node._saved_self_shape = self.data.shape
@@ -660,10 +759,13 @@ def max_default(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.max_default(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MaxBackward1((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MaxBackward1((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -680,10 +782,13 @@ def min_dim(input, dim, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
-    node = MinBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_min_dim(wrap(values_out), wrap(indices_out))
+    node = MinBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self.data.ndim
         node._saved_self_shape = self.data.shape
@@ -704,10 +809,13 @@ def min_default(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.min_default(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MinBackward1((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MinBackward1((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -724,10 +832,13 @@ def logsumexp(input, dim, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.logsumexp(data_of(self), dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LogsumexpBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = LogsumexpBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
         node._saved_self_shape = self.data.shape
@@ -747,10 +858,13 @@ def gather(input, dim, index):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.gather(data_of(self), dim, data_of(index))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = GatherBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = GatherBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
         node._saved_self_shape = self.data.shape
@@ -768,10 +882,13 @@ def gather_backward(input, dim, index, shape):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = GatherBackwardBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = GatherBackwardBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
     node._saved_dim = dim
@@ -787,10 +904,13 @@ def reshape(input, shape):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.reshape(data_of(self), shape)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = ReshapeBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = ReshapeBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
@@ -805,9 +925,12 @@ def transpose(input, dim0, dim1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.transpose(data_of(self), dim0, dim1)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = TransposeBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = TransposeBackward0((self_edge,))
     node._saved_dim0 = dim0
     node._saved_dim1 = dim1
     result = wrap_view(out, self, node)
@@ -822,9 +945,12 @@ def permute(input, dims):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.permute(data_of(self), dims)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = PermuteBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = PermuteBackward0((self_edge,))
     node._saved_dims = dims
     result = wrap_view(out, self, node)
     return result
@@ -838,10 +964,13 @@ def expand(input, size):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.expand(data_of(self), size)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = ExpandBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = ExpandBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
@@ -856,10 +985,13 @@ def squeeze(input, dim=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.squeeze(data_of(self), dim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = SqueezeBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = SqueezeBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
@@ -874,10 +1006,13 @@ def unsqueeze(input, dim):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.unsqueeze(data_of(self), dim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = UnsqueezeBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = UnsqueezeBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
@@ -892,10 +1027,13 @@ def getitem(input, index):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.getitem(data_of(self), index)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = GetitemBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = GetitemBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     node._saved_index = index
@@ -911,9 +1049,12 @@ def getitem_backward(input, shape, index):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.getitem_backward(data_of(self), shape, index)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = GetitemBackwardBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = GetitemBackwardBackward0((self_edge,))
     node._saved_index = index
     result = wrap(out, node)
     return result
@@ -926,10 +1067,13 @@ def cat(tensors, dim=0):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
-    if not (grad_mode.enabled and any_requires_grad(*tensors)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = CatBackward0(tuple(edge_of(t) for t in tensors))
-    needs_tensors = any(n is not None for n, _ in node.next_functions)
+    edges = tuple(edge_of(t) for t in tensors)
+    if not any_edge(edges):
+        return wrap(out)
+    node = CatBackward0(edges)
+    needs_tensors = True  # some tensor in the list requires grad (else we returned above)
     if needs_tensors:
         node._saved_tensors_shape = [t.shape for t in tensors]
     node._saved_dim = dim
@@ -944,9 +1088,12 @@ def stack(tensors, dim=0):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
-    if not (grad_mode.enabled and any_requires_grad(*tensors)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = StackBackward0(tuple(edge_of(t) for t in tensors))
+    edges = tuple(edge_of(t) for t in tensors)
+    if not any_edge(edges):
+        return wrap(out)
+    node = StackBackward0(edges)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -961,11 +1108,15 @@ def matmul(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.matmul(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MatmulBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = MatmulBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
         node._saved_other_shape = other.data.shape
@@ -984,10 +1135,13 @@ def softmax(input, dim, dtype=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.softmax(data_of(self), dim, dtype)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SoftmaxBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SoftmaxBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self.data.dtype
     node._saved_dim = dim
@@ -1005,10 +1159,13 @@ def log_softmax(input, dim, dtype=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.log_softmax(data_of(self), dim, dtype)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LogSoftmaxBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = LogSoftmaxBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self.data.dtype
     node._saved_dim = dim
@@ -1026,10 +1183,13 @@ def exp2(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.exp2(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = Exp2Backward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Exp2Backward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -1044,10 +1204,13 @@ def expm1(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.expm1(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = Expm1Backward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Expm1Backward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -1062,10 +1225,13 @@ def log2(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.log2(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = Log2Backward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Log2Backward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1080,10 +1246,13 @@ def log10(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.log10(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = Log10Backward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Log10Backward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1098,10 +1267,13 @@ def log1p(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.log1p(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = Log1pBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Log1pBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1116,10 +1288,13 @@ def rsqrt(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.rsqrt(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = RsqrtBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = RsqrtBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -1134,10 +1309,13 @@ def square(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.square(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SquareBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SquareBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1152,10 +1330,13 @@ def reciprocal(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.reciprocal(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ReciprocalBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ReciprocalBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -1170,10 +1351,13 @@ def tan(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.tan(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = TanBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = TanBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -1188,10 +1372,13 @@ def asin(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.asin(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AsinBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AsinBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1206,10 +1393,13 @@ def acos(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.acos(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AcosBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AcosBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1224,10 +1414,13 @@ def atan(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.atan(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AtanBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AtanBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1242,10 +1435,13 @@ def sinh(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sinh(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SinhBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SinhBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1260,10 +1456,13 @@ def cosh(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.cosh(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = CoshBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = CoshBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1278,10 +1477,13 @@ def asinh(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.asinh(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AsinhBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AsinhBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1296,10 +1498,13 @@ def acosh(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.acosh(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AcoshBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AcoshBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1314,10 +1519,13 @@ def atanh(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.atanh(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AtanhBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AtanhBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1332,10 +1540,13 @@ def logit(input, eps=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.logit(data_of(self), eps)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LogitBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = LogitBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_eps = eps
@@ -1351,10 +1562,13 @@ def erf(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.erf(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ErfBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ErfBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1369,10 +1583,13 @@ def erfc(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.erfc(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ErfcBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ErfcBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1387,10 +1604,13 @@ def erfinv(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.erfinv(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ErfinvBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ErfinvBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -1405,10 +1625,13 @@ def lgamma(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.lgamma(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LgammaBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = LgammaBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1423,10 +1646,13 @@ def digamma(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.digamma(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = DigammaBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = DigammaBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1441,10 +1667,13 @@ def polygamma(n, input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.polygamma(n, data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = PolygammaBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = PolygammaBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_n = n
@@ -1460,10 +1689,13 @@ def special_gammaln(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.special_gammaln(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SpecialGammalnBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SpecialGammalnBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1478,10 +1710,13 @@ def special_psi(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.special_psi(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SpecialPsiBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SpecialPsiBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1496,10 +1731,13 @@ def special_expit(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.special_expit(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SpecialExpitBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SpecialExpitBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -1514,10 +1752,13 @@ def sinc(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.sinc(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SincBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SincBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1532,9 +1773,12 @@ def floor(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.floor(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = FloorBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = FloorBackward0((self_edge,))
     result = wrap(out, node)
     return result
 
@@ -1547,9 +1791,12 @@ def ceil(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.ceil(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = CeilBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = CeilBackward0((self_edge,))
     result = wrap(out, node)
     return result
 
@@ -1562,9 +1809,12 @@ def round(input, *, decimals=0):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.round(data_of(self), decimals=decimals)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = RoundBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = RoundBackward0((self_edge,))
     result = wrap(out, node)
     return result
 
@@ -1577,9 +1827,12 @@ def trunc(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.trunc(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = TruncBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = TruncBackward0((self_edge,))
     result = wrap(out, node)
     return result
 
@@ -1592,9 +1845,12 @@ def fix(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.fix(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = FixBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = FixBackward0((self_edge,))
     result = wrap(out, node)
     return result
 
@@ -1607,9 +1863,12 @@ def frac(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.frac(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = FracBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = FracBackward0((self_edge,))
     result = wrap(out, node)
     return result
 
@@ -1624,12 +1883,17 @@ def clamp_Tensor(input, min=None, max=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
-    if not (grad_mode.enabled and any_requires_grad(self, min, max)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ClampBackward1((edge_of(self), edge_of(min), edge_of(max),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_min = node.next_functions[1][0] is not None
-    needs_max = node.next_functions[2][0] is not None
+    self_edge = edge_of(self)
+    min_edge = edge_of(min)
+    max_edge = edge_of(max)
+    if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
+        return wrap(out)
+    node = ClampBackward1((self_edge, min_edge, max_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_min = min_edge is not NO_EDGE
+    needs_max = max_edge is not NO_EDGE
     if needs_max:
         node._saved_max_shape = max.data.shape
     if needs_min:
@@ -1650,10 +1914,13 @@ def clip_default(input, min=None, max=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clip_default(data_of(self), min, max)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ClipBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ClipBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_max = max
@@ -1672,12 +1939,17 @@ def clip_Tensor(input, min=None, max=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
-    if not (grad_mode.enabled and any_requires_grad(self, min, max)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ClipBackward1((edge_of(self), edge_of(min), edge_of(max),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_min = node.next_functions[1][0] is not None
-    needs_max = node.next_functions[2][0] is not None
+    self_edge = edge_of(self)
+    min_edge = edge_of(min)
+    max_edge = edge_of(max)
+    if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
+        return wrap(out)
+    node = ClipBackward1((self_edge, min_edge, max_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_min = min_edge is not NO_EDGE
+    needs_max = max_edge is not NO_EDGE
     if needs_max:
         node._saved_max_shape = max.data.shape
     if needs_min:
@@ -1698,10 +1970,13 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = NanToNumBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = NanToNumBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -1717,11 +1992,15 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = DivBackward1((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = DivBackward1((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
         node._saved_other_shape = other.data.shape
@@ -1743,11 +2022,15 @@ def floor_divide(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.floor_divide(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = FloorDivideBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = FloorDivideBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -1765,11 +2048,15 @@ def remainder(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.remainder(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = RemainderBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = RemainderBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -1789,11 +2076,15 @@ def fmod(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.fmod(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = FmodBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = FmodBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -1813,11 +2104,15 @@ def float_power(input, exponent):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.float_power(data_of(self), data_of(exponent))
-    if not (grad_mode.enabled and any_requires_grad(self, exponent)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = FloatPowerBackward0((edge_of(self), edge_of(exponent),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_exponent = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    exponent_edge = edge_of(exponent)
+    if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
+        return wrap(out)
+    node = FloatPowerBackward0((self_edge, exponent_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_exponent = exponent_edge is not NO_EDGE
     if needs_exponent:
         node._saved_exponent_dtype = exponent.data.dtype
         node._saved_exponent_shape = exponent.data.shape
@@ -1842,11 +2137,15 @@ def fmax(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.fmax(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = FmaxBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = FmaxBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -1867,11 +2166,15 @@ def fmin(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.fmin(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = FminBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = FminBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -1892,11 +2195,15 @@ def max_other(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.max_other(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MaxBackward2((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = MaxBackward2((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -1917,11 +2224,15 @@ def min_other(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.min_other(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MinBackward2((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = MinBackward2((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -1942,11 +2253,15 @@ def atan2(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.atan2(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = Atan2Backward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = Atan2Backward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -1967,11 +2282,15 @@ def hypot(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.hypot(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = HypotBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = HypotBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_other = save(other)
         node._saved_other_shape = other.data.shape
@@ -1995,11 +2314,15 @@ def logaddexp(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.logaddexp(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LogaddexpBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = LogaddexpBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -2020,11 +2343,15 @@ def logaddexp2(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.logaddexp2(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = Logaddexp2Backward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = Logaddexp2Backward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -2045,11 +2372,15 @@ def copysign(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.copysign(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = CopysignBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = CopysignBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -2070,11 +2401,15 @@ def xlogy(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.xlogy(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = XlogyBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = XlogyBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other.data.shape
     if needs_self:
@@ -2095,11 +2430,15 @@ def lerp_Scalar(input, end, weight):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
-    if not (grad_mode.enabled and any_requires_grad(self, end)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LerpBackward0((edge_of(self), edge_of(end),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_end = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    end_edge = edge_of(end)
+    if self_edge is NO_EDGE and end_edge is NO_EDGE:
+        return wrap(out)
+    node = LerpBackward0((self_edge, end_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_end = end_edge is not NO_EDGE
     if needs_end:
         node._saved_end_shape = end.data.shape
     if needs_self:
@@ -2119,12 +2458,17 @@ def lerp_Tensor(input, end, weight):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
-    if not (grad_mode.enabled and any_requires_grad(self, end, weight)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LerpBackward1((edge_of(self), edge_of(end), edge_of(weight),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_end = node.next_functions[1][0] is not None
-    needs_weight = node.next_functions[2][0] is not None
+    self_edge = edge_of(self)
+    end_edge = edge_of(end)
+    weight_edge = edge_of(weight)
+    if self_edge is NO_EDGE and end_edge is NO_EDGE and weight_edge is NO_EDGE:
+        return wrap(out)
+    node = LerpBackward1((self_edge, end_edge, weight_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_end = end_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
     if needs_end:
         node._saved_end_shape = end.data.shape
     if needs_self:
@@ -2149,12 +2493,17 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
-    if not (grad_mode.enabled and any_requires_grad(self, tensor1, tensor2)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AddcmulBackward0((edge_of(self), edge_of(tensor1), edge_of(tensor2),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_tensor1 = node.next_functions[1][0] is not None
-    needs_tensor2 = node.next_functions[2][0] is not None
+    self_edge = edge_of(self)
+    tensor1_edge = edge_of(tensor1)
+    tensor2_edge = edge_of(tensor2)
+    if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
+        return wrap(out)
+    node = AddcmulBackward0((self_edge, tensor1_edge, tensor2_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_tensor1 = tensor1_edge is not NO_EDGE
+    needs_tensor2 = tensor2_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     if needs_tensor1:
@@ -2178,12 +2527,17 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
-    if not (grad_mode.enabled and any_requires_grad(self, tensor1, tensor2)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AddcdivBackward0((edge_of(self), edge_of(tensor1), edge_of(tensor2),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_tensor1 = node.next_functions[1][0] is not None
-    needs_tensor2 = node.next_functions[2][0] is not None
+    self_edge = edge_of(self)
+    tensor1_edge = edge_of(tensor1)
+    tensor2_edge = edge_of(tensor2)
+    if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
+        return wrap(out)
+    node = AddcdivBackward0((self_edge, tensor1_edge, tensor2_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_tensor1 = tensor1_edge is not NO_EDGE
+    needs_tensor2 = tensor2_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     if needs_tensor1:
@@ -2206,10 +2560,13 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ProdBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ProdBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
         node._saved_self_dtype = self.data.dtype
@@ -2229,10 +2586,13 @@ def cumsum(input, dim, *, dtype=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = CumsumBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = CumsumBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self.data.dtype
     node._saved_dim = dim
@@ -2248,10 +2608,13 @@ def cumprod(input, dim, *, dtype=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = CumprodBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = CumprodBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
         node._saved_self_dtype = self.data.dtype
@@ -2270,10 +2633,13 @@ def logcumsumexp(input, dim):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.logcumsumexp(data_of(self), dim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LogcumsumexpBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = LogcumsumexpBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_dim = dim
@@ -2291,10 +2657,13 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = VarBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = VarBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_correction = correction
@@ -2312,10 +2681,13 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = StdBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = StdBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_correction = correction
@@ -2335,10 +2707,13 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = VarBackward1((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = VarBackward1((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_dim = dim
@@ -2356,10 +2731,13 @@ def var_unbiased(input, unbiased=True):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.var_unbiased(data_of(self), unbiased)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = VarBackward2((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = VarBackward2((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_unbiased = unbiased
@@ -2375,10 +2753,13 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = StdBackward1((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = StdBackward1((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_dim = dim
@@ -2398,10 +2779,13 @@ def std_unbiased(input, unbiased=True):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.std_unbiased(data_of(self), unbiased)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = StdBackward2((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = StdBackward2((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_unbiased = unbiased
@@ -2419,10 +2803,13 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.norm_default(data_of(self), p, dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = NormBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = NormBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_dim = dim
@@ -2441,10 +2828,13 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
-    node = VarMeanBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_var_mean(wrap(var_out), wrap(mean_out))
+    node = VarMeanBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
         node._saved_self_shape = self.data.shape
@@ -2465,10 +2855,13 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
-    node = StdMeanBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_std_mean(wrap(std_out), wrap(mean_out))
+    node = StdMeanBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
         node._saved_self_shape = self.data.shape
@@ -2491,10 +2884,13 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = NansumBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = NansumBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
         node._saved_self_dtype = self.data.dtype
@@ -2511,10 +2907,13 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = NanmeanBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = NanmeanBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
         node._saved_self_dtype = self.data.dtype
@@ -2531,10 +2930,13 @@ def median_dim(input, dim, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
-    node = MedianBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_median_dim(wrap(values_out), wrap(indices_out))
+    node = MedianBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self.data.ndim
         node._saved_self_shape = self.data.shape
@@ -2555,10 +2957,13 @@ def median_default(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.median_default(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MedianBackward1((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MedianBackward1((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -2575,10 +2980,13 @@ def cummax(input, dim):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     values_out, indices_out = array_ops.cummax(data_of(self), dim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
-    node = CummaxBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_cummax(wrap(values_out), wrap(indices_out))
+    node = CummaxBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     node._saved_dim = dim
@@ -2597,10 +3005,13 @@ def cummin(input, dim):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     values_out, indices_out = array_ops.cummin(data_of(self), dim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
-    node = CumminBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_cummin(wrap(values_out), wrap(indices_out))
+    node = CumminBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     node._saved_dim = dim
@@ -2619,10 +3030,13 @@ def aminmax(input, *, dim=None, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
-    node = AminmaxBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_aminmax(wrap(min_out), wrap(max_out))
+    node = AminmaxBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_dim = dim
@@ -2698,10 +3112,13 @@ def view(input, size):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.view(data_of(self), size)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = ViewBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = ViewBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
@@ -2716,10 +3133,13 @@ def flatten(input, start_dim=0, end_dim=-1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.flatten(data_of(self), start_dim, end_dim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = FlattenBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = FlattenBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
@@ -2734,10 +3154,13 @@ def unflatten(input, dim, sizes):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.unflatten(data_of(self), dim, sizes)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = UnflattenBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = UnflattenBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
@@ -2752,9 +3175,12 @@ def swapaxes(input, axis0, axis1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.swapaxes(data_of(self), axis0, axis1)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = SwapaxesBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = SwapaxesBackward0((self_edge,))
     node._saved_axis0 = axis0
     node._saved_axis1 = axis1
     result = wrap_view(out, self, node)
@@ -2769,9 +3195,12 @@ def swapdims(input, dim0, dim1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.swapdims(data_of(self), dim0, dim1)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = SwapdimsBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = SwapdimsBackward0((self_edge,))
     node._saved_dim0 = dim0
     node._saved_dim1 = dim1
     result = wrap_view(out, self, node)
@@ -2786,9 +3215,12 @@ def movedim(input, source, destination):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.movedim(data_of(self), source, destination)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = MovedimBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = MovedimBackward0((self_edge,))
     node._saved_destination = destination
     node._saved_source = source
     result = wrap_view(out, self, node)
@@ -2803,9 +3235,12 @@ def moveaxis(input, source, destination):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.moveaxis(data_of(self), source, destination)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = MoveaxisBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = MoveaxisBackward0((self_edge,))
     node._saved_destination = destination
     node._saved_source = source
     result = wrap_view(out, self, node)
@@ -2820,9 +3255,12 @@ def t(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.t(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = TBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = TBackward0((self_edge,))
     result = wrap_view(out, self, node)
     return result
 
@@ -2836,10 +3274,13 @@ def expand_as(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.expand_as(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = ExpandAsBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = ExpandAsBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
@@ -2854,10 +3295,13 @@ def broadcast_to(input, size):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.broadcast_to(data_of(self), size)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = BroadcastToBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = BroadcastToBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
@@ -2872,10 +3316,13 @@ def narrow(input, dim, start, length):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.narrow(data_of(self), dim, start, length)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = NarrowBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = NarrowBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     node._saved_dim = dim
@@ -2893,10 +3340,13 @@ def select(input, dim, index):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.select(data_of(self), dim, index)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = SelectBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = SelectBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     node._saved_dim = dim
@@ -2914,10 +3364,13 @@ def view_as(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.view_as(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = ViewAsBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = ViewAsBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
@@ -2933,10 +3386,13 @@ def reshape_as(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.reshape_as(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = ReshapeAsBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = ReshapeAsBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap_view(out, self, node)
@@ -2951,10 +3407,13 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap_view(out, self)
-    node = DiagonalBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = DiagonalBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     node._saved_dim1 = dim1
@@ -2972,9 +3431,12 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = DiagonalBackwardBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = DiagonalBackwardBackward0((self_edge,))
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
@@ -2990,9 +3452,12 @@ def split(input, split_size_or_sections, dim=0):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     outs = array_ops.split(data_of(self), split_size_or_sections, dim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
-    node = SplitBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return [wrap_view(o, self) for o in outs]
+    node = SplitBackward0((self_edge,))
     node._saved_dim = dim
     node.num_outputs = len(outs)
     result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
@@ -3008,9 +3473,12 @@ def chunk(input, chunks, dim=0):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     outs = array_ops.chunk(data_of(self), chunks, dim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
-    node = ChunkBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return [wrap_view(o, self) for o in outs]
+    node = ChunkBackward0((self_edge,))
     node._saved_dim = dim
     node.num_outputs = len(outs)
     result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
@@ -3026,9 +3494,12 @@ def unbind(input, dim=0):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     outs = array_ops.unbind(data_of(self), dim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
-    node = UnbindBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return [wrap_view(o, self) for o in outs]
+    node = UnbindBackward0((self_edge,))
     node._saved_dim = dim
     node.num_outputs = len(outs)
     result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
@@ -3044,9 +3515,12 @@ def flip(input, dims):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.flip(data_of(self), dims)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = FlipBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = FlipBackward0((self_edge,))
     node._saved_dims = dims
     result = wrap(out, node)
     return result
@@ -3060,9 +3534,12 @@ def roll(input, shifts, dims=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.roll(data_of(self), shifts, dims)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = RollBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = RollBackward0((self_edge,))
     node._saved_dims = dims
     node._saved_shifts = shifts
     result = wrap(out, node)
@@ -3077,10 +3554,13 @@ def repeat(input, repeats):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.repeat(data_of(self), repeats)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = RepeatBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = RepeatBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     node._saved_repeats = repeats
@@ -3096,10 +3576,13 @@ def tile(input, dims):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.tile(data_of(self), dims)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = TileBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = TileBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     node._saved_dims = dims
@@ -3115,9 +3598,12 @@ def tril(input, diagonal=0):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.tril(data_of(self), diagonal)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = TrilBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = TrilBackward0((self_edge,))
     node._saved_diagonal = diagonal
     result = wrap(out, node)
     return result
@@ -3131,9 +3617,12 @@ def triu(input, diagonal=0):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.triu(data_of(self), diagonal)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = TriuBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = TriuBackward0((self_edge,))
     node._saved_diagonal = diagonal
     result = wrap(out, node)
     return result
@@ -3147,10 +3636,13 @@ def diag(input, diagonal=0):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.diag(data_of(self), diagonal)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = DiagBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = DiagBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     node._saved_diagonal = diagonal
@@ -3166,9 +3658,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = DiagEmbedBackward0((edge_of(self),))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = DiagEmbedBackward0((self_edge,))
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
@@ -3185,10 +3680,13 @@ def index_select(input, dim, index):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.index_select(data_of(self), dim, data_of(index))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = IndexSelectBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = IndexSelectBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
         node._saved_self_shape = self.data.shape
@@ -3207,10 +3705,14 @@ def index_add(input, dim, index, source, *, alpha=1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
-    if not (grad_mode.enabled and any_requires_grad(self, source)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = IndexAddBackward0((edge_of(self), edge_of(source),))
-    needs_source = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    source_edge = edge_of(source)
+    if self_edge is NO_EDGE and source_edge is NO_EDGE:
+        return wrap(out)
+    node = IndexAddBackward0((self_edge, source_edge,))
+    needs_source = source_edge is not NO_EDGE
     if needs_source:
         node._raw_saved_index = save(index)
     node._saved_alpha = alpha
@@ -3229,11 +3731,15 @@ def scatter_src(input, dim, index, src):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
-    if not (grad_mode.enabled and any_requires_grad(self, src)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ScatterBackward0((edge_of(self), edge_of(src),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_src = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    src_edge = edge_of(src)
+    if self_edge is NO_EDGE and src_edge is NO_EDGE:
+        return wrap(out)
+    node = ScatterBackward0((self_edge, src_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_src = src_edge is not NO_EDGE
     if needs_self or needs_src:
         node._raw_saved_index = save(index)
     if needs_src:
@@ -3252,10 +3758,13 @@ def scatter_value(input, dim, index, value):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ScatterBackward1((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ScatterBackward1((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
     node._saved_dim = dim
@@ -3273,10 +3782,14 @@ def scatter_add(input, dim, index, src):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
-    if not (grad_mode.enabled and any_requires_grad(self, src)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ScatterAddBackward0((edge_of(self), edge_of(src),))
-    needs_src = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    src_edge = edge_of(src)
+    if self_edge is NO_EDGE and src_edge is NO_EDGE:
+        return wrap(out)
+    node = ScatterAddBackward0((self_edge, src_edge,))
+    needs_src = src_edge is not NO_EDGE
     if needs_src:
         node._raw_saved_index = save(index)
         node._saved_src_shape = src.data.shape
@@ -3294,10 +3807,13 @@ def masked_fill_Scalar(input, mask, value):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MaskedFillBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MaskedFillBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_mask = save(mask)
         node._saved_self_shape = self.data.shape
@@ -3315,11 +3831,15 @@ def masked_fill_Tensor(input, mask, value):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
-    if not (grad_mode.enabled and any_requires_grad(self, value)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MaskedFillBackward1((edge_of(self), edge_of(value),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_value = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    value_edge = edge_of(value)
+    if self_edge is NO_EDGE and value_edge is NO_EDGE:
+        return wrap(out)
+    node = MaskedFillBackward1((self_edge, value_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_value = value_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     if needs_self or needs_value:
@@ -3337,10 +3857,13 @@ def take_along_dim(input, indices, dim=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = TakeAlongDimBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = TakeAlongDimBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_indices = save(indices)
         node._saved_self_shape = self.data.shape
@@ -3358,10 +3881,13 @@ def take_along_dim_backward(input, dim, indices, shape):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = TakeAlongDimBackwardBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = TakeAlongDimBackwardBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_indices = save(indices)
     node._saved_dim = dim
@@ -3378,11 +3904,15 @@ def mm(input, mat2):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.mm(data_of(self), data_of(mat2))
-    if not (grad_mode.enabled and any_requires_grad(self, mat2)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MmBackward0((edge_of(self), edge_of(mat2),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_mat2 = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    mat2_edge = edge_of(mat2)
+    if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
+        return wrap(out)
+    node = MmBackward0((self_edge, mat2_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
         node._raw_saved_self = save(self)
     if needs_self:
@@ -3400,11 +3930,15 @@ def bmm(input, mat2):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.bmm(data_of(self), data_of(mat2))
-    if not (grad_mode.enabled and any_requires_grad(self, mat2)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = BmmBackward0((edge_of(self), edge_of(mat2),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_mat2 = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    mat2_edge = edge_of(mat2)
+    if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
+        return wrap(out)
+    node = BmmBackward0((self_edge, mat2_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
         node._raw_saved_self = save(self)
     if needs_self:
@@ -3422,11 +3956,15 @@ def mv(input, vec):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.mv(data_of(self), data_of(vec))
-    if not (grad_mode.enabled and any_requires_grad(self, vec)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MvBackward0((edge_of(self), edge_of(vec),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_vec = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    vec_edge = edge_of(vec)
+    if self_edge is NO_EDGE and vec_edge is NO_EDGE:
+        return wrap(out)
+    node = MvBackward0((self_edge, vec_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_vec = vec_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_vec = save(vec)
     if needs_vec:
@@ -3444,11 +3982,15 @@ def dot(input, tensor):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.dot(data_of(self), data_of(tensor))
-    if not (grad_mode.enabled and any_requires_grad(self, tensor)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = DotBackward0((edge_of(self), edge_of(tensor),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_tensor = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    tensor_edge = edge_of(tensor)
+    if self_edge is NO_EDGE and tensor_edge is NO_EDGE:
+        return wrap(out)
+    node = DotBackward0((self_edge, tensor_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_tensor = tensor_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_tensor = save(tensor)
     if needs_tensor:
@@ -3466,11 +4008,15 @@ def vdot(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.vdot(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = VdotBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = VdotBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
     if needs_self:
@@ -3488,11 +4034,15 @@ def inner(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.inner(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = InnerBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = InnerBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
         node._saved_other_shape = other.data.shape
@@ -3512,11 +4062,15 @@ def outer(input, vec2):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.outer(data_of(self), data_of(vec2))
-    if not (grad_mode.enabled and any_requires_grad(self, vec2)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = OuterBackward0((edge_of(self), edge_of(vec2),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_vec2 = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    vec2_edge = edge_of(vec2)
+    if self_edge is NO_EDGE and vec2_edge is NO_EDGE:
+        return wrap(out)
+    node = OuterBackward0((self_edge, vec2_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_vec2 = vec2_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_vec2 = save(vec2)
     if needs_vec2:
@@ -3532,10 +4086,13 @@ def einsum(equation, tensors):
         tensors: einsum_backward(grad, equation, tensors)
     """
     out = array_ops.einsum(equation, [data_of(t) for t in tensors])
-    if not (grad_mode.enabled and any_requires_grad(*tensors)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = EinsumBackward0(tuple(edge_of(t) for t in tensors))
-    needs_tensors = any(n is not None for n, _ in node.next_functions)
+    edges = tuple(edge_of(t) for t in tensors)
+    if not any_edge(edges):
+        return wrap(out)
+    node = EinsumBackward0(edges)
+    needs_tensors = True  # some tensor in the list requires grad (else we returned above)
     if needs_tensors:
         node._raw_saved_tensors = save(tensors)
     node._saved_equation = equation
@@ -3552,11 +4109,15 @@ def tensordot(input, other, dims_self, dims_other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = TensordotBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = TensordotBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
         node._saved_other_ndim = other.data.ndim
@@ -3578,11 +4139,15 @@ def kron(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.kron(data_of(self), data_of(other))
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = KronBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = KronBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
         node._saved_other_shape = other.data.shape
@@ -3603,12 +4168,17 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
-    if not (grad_mode.enabled and any_requires_grad(self, mat1, mat2)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AddmmBackward0((edge_of(self), edge_of(mat1), edge_of(mat2),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_mat1 = node.next_functions[1][0] is not None
-    needs_mat2 = node.next_functions[2][0] is not None
+    self_edge = edge_of(self)
+    mat1_edge = edge_of(mat1)
+    mat2_edge = edge_of(mat2)
+    if self_edge is NO_EDGE and mat1_edge is NO_EDGE and mat2_edge is NO_EDGE:
+        return wrap(out)
+    node = AddmmBackward0((self_edge, mat1_edge, mat2_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_mat1 = mat1_edge is not NO_EDGE
+    needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat1:
         node._raw_saved_mat2 = save(mat2)
     if needs_mat2:
@@ -3631,12 +4201,17 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
-    if not (grad_mode.enabled and any_requires_grad(self, batch1, batch2)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = BaddbmmBackward0((edge_of(self), edge_of(batch1), edge_of(batch2),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_batch1 = node.next_functions[1][0] is not None
-    needs_batch2 = node.next_functions[2][0] is not None
+    self_edge = edge_of(self)
+    batch1_edge = edge_of(batch1)
+    batch2_edge = edge_of(batch2)
+    if self_edge is NO_EDGE and batch1_edge is NO_EDGE and batch2_edge is NO_EDGE:
+        return wrap(out)
+    node = BaddbmmBackward0((self_edge, batch1_edge, batch2_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_batch1 = batch1_edge is not NO_EDGE
+    needs_batch2 = batch2_edge is not NO_EDGE
     if needs_batch1:
         node._raw_saved_batch2 = save(batch2)
     if needs_batch2:
@@ -3658,11 +4233,15 @@ def cross(input, other, dim=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.cross(data_of(self), data_of(other), dim)
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = CrossBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = CrossBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
         node._saved_other_shape = other.data.shape
@@ -3683,11 +4262,15 @@ def linalg_cross(input, other, *, dim=-1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
-    if not (grad_mode.enabled and any_requires_grad(self, other)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgCrossBackward0((edge_of(self), edge_of(other),))
-    needs_self = node.next_functions[0][0] is not None
-    needs_other = node.next_functions[1][0] is not None
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgCrossBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
         node._saved_other_shape = other.data.shape
@@ -3707,10 +4290,13 @@ def trace(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.trace(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = TraceBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = TraceBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self.data.shape
     result = wrap(out, node)
@@ -3724,10 +4310,13 @@ def linalg_inv(A):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.linalg_inv(data_of(A))
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgInvBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgInvBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_A:
         node._raw_saved_result = save(result, is_output=True)
@@ -3742,10 +4331,13 @@ def inverse(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.inverse(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = InverseBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = InverseBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -3759,10 +4351,13 @@ def linalg_det(A):
         A: det_backward(grad, A, result)
     """
     out = array_ops.linalg_det(data_of(A))
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgDetBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgDetBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
     result = wrap(out, node)
@@ -3779,10 +4374,13 @@ def det(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.det(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = DetBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = DetBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -3798,10 +4396,13 @@ def linalg_slogdet(A):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    node = LinalgSlogdetBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
+    node = LinalgSlogdetBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
     sign = wrap(sign_out)
@@ -3817,10 +4418,13 @@ def slogdet(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    node = SlogdetBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
+    node = SlogdetBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     sign = wrap(sign_out)
@@ -3836,10 +4440,13 @@ def logdet(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.logdet(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LogdetBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = LogdetBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -3854,11 +4461,15 @@ def linalg_solve(A, B, *, left=True):
         B: solve_grad_B(grad, A, B.shape, left)
     """
     out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
-    if not (grad_mode.enabled and any_requires_grad(A, B)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgSolveBackward0((edge_of(A), edge_of(B),))
-    needs_A = node.next_functions[0][0] is not None
-    needs_B = node.next_functions[1][0] is not None
+    A_edge = edge_of(A)
+    B_edge = edge_of(B)
+    if A_edge is NO_EDGE and B_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgSolveBackward0((A_edge, B_edge,))
+    needs_A = A_edge is not NO_EDGE
+    needs_B = B_edge is not NO_EDGE
     if needs_A or needs_B:
         node._raw_saved_A = save(A)
         node._saved_B_shape = shape_of(B)
@@ -3876,10 +4487,13 @@ def linalg_cholesky(A, *, upper=False):
         A: cholesky_backward(grad, result, upper)
     """
     out = array_ops.linalg_cholesky(data_of(A), upper=upper)
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgCholeskyBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgCholeskyBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     node._saved_upper = upper
     result = wrap(out, node)
     if needs_A:
@@ -3895,10 +4509,13 @@ def cholesky(input, upper=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.cholesky(data_of(self), upper)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = CholeskyBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = CholeskyBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     node._saved_upper = upper
     result = wrap(out, node)
     if needs_self:
@@ -3913,10 +4530,13 @@ def linalg_eigh(A, UPLO='L'):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
-    node = LinalgEighBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
+    node = LinalgEighBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     eigenvalues = wrap(eigenvalues_out, node, 0)
     eigenvectors = wrap(eigenvectors_out, node, 1)
     node._saved_output_meta = output_meta((eigenvalues_out, eigenvectors_out))
@@ -3933,10 +4553,13 @@ def linalg_eigvalsh(A, UPLO='L'):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgEigvalshBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgEigvalshBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
     node._saved_UPLO = UPLO
@@ -3951,10 +4574,13 @@ def linalg_qr(A, mode='reduced'):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
-    node = LinalgQrBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
+    node = LinalgQrBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     node._saved_mode = mode
     Q = wrap(Q_out, node, 0)
     R = wrap(R_out, node, 1)
@@ -3972,10 +4598,13 @@ def linalg_svd(A, full_matrices=True):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
-    node = LinalgSvdBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
+    node = LinalgSvdBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     node._saved_full_matrices = full_matrices
     U = wrap(U_out, node, 0)
     S = wrap(S_out, node, 1)
@@ -3995,10 +4624,13 @@ def linalg_svdvals(A):
         A: svdvals_backward(grad, A)
     """
     out = array_ops.linalg_svdvals(data_of(A))
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgSvdvalsBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgSvdvalsBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
     result = wrap(out, node)
@@ -4012,10 +4644,13 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         A: pinv_backward(grad, result, A)
     """
     out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgPinvBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgPinvBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
     result = wrap(out, node)
@@ -4032,10 +4667,13 @@ def pinverse(input, rcond=1e-15):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.pinverse(data_of(self), rcond)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = PinverseBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = PinverseBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -4051,10 +4689,13 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(x)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgVectorNormBackward0((edge_of(x),))
-    needs_x = node.next_functions[0][0] is not None
+    x_edge = edge_of(x)
+    if x_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgVectorNormBackward0((x_edge,))
+    needs_x = x_edge is not NO_EDGE
     if needs_x:
         node._raw_saved_x = save(x)
     node._saved_dim = dim
@@ -4073,10 +4714,13 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgMatrixNormBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgMatrixNormBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
     node._saved_dim = dim
@@ -4095,10 +4739,13 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgMatrixNormBackward1((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgMatrixNormBackward1((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
     node._saved_dim = dim
@@ -4117,10 +4764,13 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgNormBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgNormBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
     node._saved_dim = dim
@@ -4139,10 +4789,13 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgNormBackward1((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgNormBackward1((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
     node._saved_dim = dim
@@ -4162,10 +4815,13 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = NormBackward1((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = NormBackward1((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_dim = dim
@@ -4185,10 +4841,13 @@ def svd(input, some=True, compute_uv=True):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
-    node = SvdBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
+    node = SvdBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_compute_uv = compute_uv
@@ -4212,10 +4871,13 @@ def qr(input, some=True):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     Q_out, R_out = array_ops.qr(data_of(self), some)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
-    node = QrBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_qr(wrap(Q_out), wrap(R_out))
+    node = QrBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     node._saved_some = some
     Q = wrap(Q_out, node, 0)
     R = wrap(R_out, node, 1)
@@ -4234,11 +4896,15 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
     out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
-    if not (grad_mode.enabled and any_requires_grad(A, B)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgSolveTriangularBackward0((edge_of(A), edge_of(B),))
-    needs_A = node.next_functions[0][0] is not None
-    needs_B = node.next_functions[1][0] is not None
+    A_edge = edge_of(A)
+    B_edge = edge_of(B)
+    if A_edge is NO_EDGE and B_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgSolveTriangularBackward0((A_edge, B_edge,))
+    needs_A = A_edge is not NO_EDGE
+    needs_B = B_edge is not NO_EDGE
     if needs_A or needs_B:
         node._raw_saved_A = save(A)
     if needs_B:
@@ -4260,11 +4926,15 @@ def linalg_vecdot(x, y, *, dim=-1):
         y: vecdot_grad(grad, x, dim, y.shape)
     """
     out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
-    if not (grad_mode.enabled and any_requires_grad(x, y)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgVecdotBackward0((edge_of(x), edge_of(y),))
-    needs_x = node.next_functions[0][0] is not None
-    needs_y = node.next_functions[1][0] is not None
+    x_edge = edge_of(x)
+    y_edge = edge_of(y)
+    if x_edge is NO_EDGE and y_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgVecdotBackward0((x_edge, y_edge,))
+    needs_x = x_edge is not NO_EDGE
+    needs_y = y_edge is not NO_EDGE
     if needs_x:
         node._raw_saved_y = save(y)
         node._saved_x_shape = x.data.shape
@@ -4283,10 +4953,13 @@ def linalg_multi_dot(tensors):
         tensors: multi_dot_backward(grad, tensors)
     """
     out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
-    if not (grad_mode.enabled and any_requires_grad(*tensors)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgMultiDotBackward0(tuple(edge_of(t) for t in tensors))
-    needs_tensors = any(n is not None for n, _ in node.next_functions)
+    edges = tuple(edge_of(t) for t in tensors)
+    if not any_edge(edges):
+        return wrap(out)
+    node = LinalgMultiDotBackward0(edges)
+    needs_tensors = True  # some tensor in the list requires grad (else we returned above)
     if needs_tensors:
         node._raw_saved_tensors = save(tensors)
     result = wrap(out, node)
@@ -4300,10 +4973,13 @@ def linalg_matrix_power(A, n):
         A: matrix_power_backward(grad, A, n)
     """
     out = array_ops.linalg_matrix_power(data_of(A), n)
-    if not (grad_mode.enabled and any_requires_grad(A)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinalgMatrixPowerBackward0((edge_of(A),))
-    needs_A = node.next_functions[0][0] is not None
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgMatrixPowerBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
     node._saved_n = n
@@ -4319,10 +4995,13 @@ def matrix_power(input, n):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.matrix_power(data_of(self), n)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MatrixPowerBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MatrixPowerBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     node._saved_n = n
@@ -4337,10 +5016,13 @@ def leaky_relu(input, negative_slope=0.01):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     out = array_ops.leaky_relu(data_of(input), negative_slope)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LeakyReluBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = LeakyReluBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
     node._saved_negative_slope = negative_slope
@@ -4355,10 +5037,13 @@ def elu(input, alpha=1.0):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     out = array_ops.elu(data_of(input), alpha)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = EluBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = EluBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
     node._saved_alpha = alpha
@@ -4373,10 +5058,13 @@ def selu(input):
         input: grad * selu_slope(input)
     """
     out = array_ops.selu(data_of(input))
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SeluBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = SeluBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
     result = wrap(out, node)
@@ -4391,10 +5079,13 @@ def _normal_cdf(input):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops._normal_cdf(data_of(self))
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = NormalCdfBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = NormalCdfBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
@@ -4408,10 +5099,13 @@ def gelu(input, *, approximate='none'):
         input: grad * gelu_derivative(input, approximate)
     """
     out = array_ops.gelu(data_of(input), approximate=approximate)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = GeluBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = GeluBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
     node._saved_approximate = approximate
@@ -4426,10 +5120,13 @@ def silu(input):
         input: grad * silu_derivative(input)
     """
     out = array_ops.silu(data_of(input))
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SiluBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = SiluBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
     result = wrap(out, node)
@@ -4443,10 +5140,13 @@ def softplus(input, beta=1.0, threshold=20.0):
         input: grad * softplus_slope(input, beta, threshold)
     """
     out = array_ops.softplus(data_of(input), beta, threshold)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = SoftplusBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = SoftplusBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
     node._saved_beta = beta
@@ -4462,10 +5162,13 @@ def mish(input):
         input: grad * mish_derivative(input)
     """
     out = array_ops.mish(data_of(input))
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MishBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = MishBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
     result = wrap(out, node)
@@ -4479,10 +5182,13 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         input: grad * hardtanh_mask(input, min_val, max_val)
     """
     out = array_ops.hardtanh(data_of(input), min_val, max_val)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = HardtanhBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = HardtanhBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
     node._saved_max_val = max_val
@@ -4498,10 +5204,13 @@ def hardsigmoid(input):
         input: grad * hardsigmoid_slope(input)
     """
     out = array_ops.hardsigmoid(data_of(input))
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = HardsigmoidBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = HardsigmoidBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
     result = wrap(out, node)
@@ -4515,10 +5224,13 @@ def hardswish(input):
         input: grad * hardswish_slope(input)
     """
     out = array_ops.hardswish(data_of(input))
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = HardswishBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = HardswishBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
     result = wrap(out, node)
@@ -4532,10 +5244,13 @@ def logsigmoid(input):
         input: grad * sigmoid(-input)
     """
     out = array_ops.logsigmoid(data_of(input))
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LogsigmoidBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = LogsigmoidBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
     result = wrap(out, node)
@@ -4551,10 +5266,13 @@ def _masked_scale(input, mask, scale):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
-    if not (grad_mode.enabled and any_requires_grad(self)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MaskedScaleBackward0((edge_of(self),))
-    needs_self = node.next_functions[0][0] is not None
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MaskedScaleBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_mask = save(mask)
     node._saved_scale = scale
@@ -4571,12 +5289,17 @@ def linear(input, weight, bias=None):
         bias: sum_to(grad, bias.shape)
     """
     out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
-    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LinearBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
-    needs_input = node.next_functions[0][0] is not None
-    needs_weight = node.next_functions[1][0] is not None
-    needs_bias = node.next_functions[2][0] is not None
+    input_edge = edge_of(input)
+    weight_edge = edge_of(weight)
+    bias_edge = edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return wrap(out)
+    node = LinearBackward0((input_edge, weight_edge, bias_edge,))
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
+    needs_bias = bias_edge is not NO_EDGE
     if needs_bias:
         node._saved_bias_shape = bias.data.shape
     if needs_input:
@@ -4597,12 +5320,17 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         bias: sum_to(grad, bias.shape)
     """
     out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
-    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = LayerNormBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
-    needs_input = node.next_functions[0][0] is not None
-    needs_weight = node.next_functions[1][0] is not None
-    needs_bias = node.next_functions[2][0] is not None
+    input_edge = edge_of(input)
+    weight_edge = edge_of(weight)
+    bias_edge = edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return wrap(out)
+    node = LayerNormBackward0((input_edge, weight_edge, bias_edge,))
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
+    needs_bias = bias_edge is not NO_EDGE
     if needs_bias:
         node._saved_bias_shape = bias.data.shape
     if needs_input:
@@ -4623,11 +5351,15 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
     out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
-    if not (grad_mode.enabled and any_requires_grad(input, weight)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = RmsNormBackward0((edge_of(input), edge_of(weight),))
-    needs_input = node.next_functions[0][0] is not None
-    needs_weight = node.next_functions[1][0] is not None
+    input_edge = edge_of(input)
+    weight_edge = edge_of(weight)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE:
+        return wrap(out)
+    node = RmsNormBackward0((input_edge, weight_edge,))
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_weight = save(weight)
     if needs_input or needs_weight:
@@ -4647,11 +5379,16 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         bias: channel_sum(grad)
     """
     out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
-    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = BatchNormTrainingBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
-    needs_input = node.next_functions[0][0] is not None
-    needs_weight = node.next_functions[1][0] is not None
+    input_edge = edge_of(input)
+    weight_edge = edge_of(weight)
+    bias_edge = edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return wrap(out)
+    node = BatchNormTrainingBackward0((input_edge, weight_edge, bias_edge,))
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_weight = save(weight)
     if needs_input or needs_weight:
@@ -4670,11 +5407,16 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         bias: channel_sum(grad)
     """
     out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
-    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = GroupNormBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
-    needs_input = node.next_functions[0][0] is not None
-    needs_weight = node.next_functions[1][0] is not None
+    input_edge = edge_of(input)
+    weight_edge = edge_of(weight)
+    bias_edge = edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return wrap(out)
+    node = GroupNormBackward0((input_edge, weight_edge, bias_edge,))
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_weight = save(weight)
     if needs_input or needs_weight:
@@ -4694,11 +5436,15 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         weight: non_differentiable
     """
     out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
-    if not (grad_mode.enabled and any_requires_grad(input, target)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = CrossEntropyBackward0((edge_of(input), edge_of(target),))
-    needs_input = node.next_functions[0][0] is not None
-    needs_target = node.next_functions[1][0] is not None
+    input_edge = edge_of(input)
+    target_edge = edge_of(target)
+    if input_edge is NO_EDGE and target_edge is NO_EDGE:
+        return wrap(out)
+    node = CrossEntropyBackward0((input_edge, target_edge,))
+    needs_input = input_edge is not NO_EDGE
+    needs_target = target_edge is not NO_EDGE
     if needs_input or needs_target:
         node._raw_saved_input = save(input)
         node._raw_saved_target = save(target)
@@ -4719,12 +5465,17 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         bias: conv_grad_bias(grad, weight.ndim)
     """
     out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = Conv1dBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
-    needs_input = node.next_functions[0][0] is not None
-    needs_weight = node.next_functions[1][0] is not None
-    needs_bias = node.next_functions[2][0] is not None
+    input_edge = edge_of(input)
+    weight_edge = edge_of(weight)
+    bias_edge = edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return wrap(out)
+    node = Conv1dBackward0((input_edge, weight_edge, bias_edge,))
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
+    needs_bias = bias_edge is not NO_EDGE
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
@@ -4750,12 +5501,17 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         bias: conv_grad_bias(grad, weight.ndim)
     """
     out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = Conv1dBackward1((edge_of(input), edge_of(weight), edge_of(bias),))
-    needs_input = node.next_functions[0][0] is not None
-    needs_weight = node.next_functions[1][0] is not None
-    needs_bias = node.next_functions[2][0] is not None
+    input_edge = edge_of(input)
+    weight_edge = edge_of(weight)
+    bias_edge = edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return wrap(out)
+    node = Conv1dBackward1((input_edge, weight_edge, bias_edge,))
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
+    needs_bias = bias_edge is not NO_EDGE
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
@@ -4781,12 +5537,17 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         bias: conv_grad_bias(grad, weight.ndim)
     """
     out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = Conv2dBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
-    needs_input = node.next_functions[0][0] is not None
-    needs_weight = node.next_functions[1][0] is not None
-    needs_bias = node.next_functions[2][0] is not None
+    input_edge = edge_of(input)
+    weight_edge = edge_of(weight)
+    bias_edge = edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return wrap(out)
+    node = Conv2dBackward0((input_edge, weight_edge, bias_edge,))
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
+    needs_bias = bias_edge is not NO_EDGE
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
@@ -4812,12 +5573,17 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         bias: conv_grad_bias(grad, weight.ndim)
     """
     out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = Conv2dBackward1((edge_of(input), edge_of(weight), edge_of(bias),))
-    needs_input = node.next_functions[0][0] is not None
-    needs_weight = node.next_functions[1][0] is not None
-    needs_bias = node.next_functions[2][0] is not None
+    input_edge = edge_of(input)
+    weight_edge = edge_of(weight)
+    bias_edge = edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return wrap(out)
+    node = Conv2dBackward1((input_edge, weight_edge, bias_edge,))
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
+    needs_bias = bias_edge is not NO_EDGE
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
@@ -4843,12 +5609,17 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         bias: conv_grad_bias(grad, weight.ndim)
     """
     out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
-    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ConvTranspose1dBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
-    needs_input = node.next_functions[0][0] is not None
-    needs_weight = node.next_functions[1][0] is not None
-    needs_bias = node.next_functions[2][0] is not None
+    input_edge = edge_of(input)
+    weight_edge = edge_of(weight)
+    bias_edge = edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return wrap(out)
+    node = ConvTranspose1dBackward0((input_edge, weight_edge, bias_edge,))
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
+    needs_bias = bias_edge is not NO_EDGE
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
@@ -4874,12 +5645,17 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         bias: conv_grad_bias(grad, weight.ndim)
     """
     out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
-    if not (grad_mode.enabled and any_requires_grad(input, weight, bias)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ConvTranspose2dBackward0((edge_of(input), edge_of(weight), edge_of(bias),))
-    needs_input = node.next_functions[0][0] is not None
-    needs_weight = node.next_functions[1][0] is not None
-    needs_bias = node.next_functions[2][0] is not None
+    input_edge = edge_of(input)
+    weight_edge = edge_of(weight)
+    bias_edge = edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return wrap(out)
+    node = ConvTranspose2dBackward0((input_edge, weight_edge, bias_edge,))
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
+    needs_bias = bias_edge is not NO_EDGE
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
@@ -4904,11 +5680,15 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
     out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
-    if not (grad_mode.enabled and any_requires_grad(output_grad, input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = ConvolutionBackwardWeightBackward0((edge_of(output_grad), edge_of(input),))
-    needs_output_grad = node.next_functions[0][0] is not None
-    needs_input = node.next_functions[1][0] is not None
+    output_grad_edge = edge_of(output_grad)
+    input_edge = edge_of(input)
+    if output_grad_edge is NO_EDGE and input_edge is NO_EDGE:
+        return wrap(out)
+    node = ConvolutionBackwardWeightBackward0((output_grad_edge, input_edge,))
+    needs_output_grad = output_grad_edge is not NO_EDGE
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_output_grad = save(output_grad)
         node._saved_input_shape = input.data.shape
@@ -4930,10 +5710,13 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
-    node = MaxPool1dWithIndicesBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
+    node = MaxPool1dWithIndicesBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input.data.shape
     output = wrap(output_out, node, 0)
@@ -4950,10 +5733,13 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MaxPool1dBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = MaxPool1dBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
         node._saved_input_shape = input.data.shape
@@ -4973,10 +5759,13 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
-    node = MaxPool2dWithIndicesBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
+    node = MaxPool2dWithIndicesBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input.data.shape
     output = wrap(output_out, node, 0)
@@ -4993,10 +5782,13 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = MaxPool2dBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = MaxPool2dBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
         node._saved_input_shape = input.data.shape
@@ -5016,10 +5808,13 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AvgPool1dBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = AvgPool1dBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input.data.shape
     node._saved_ceil_mode = ceil_mode
@@ -5038,10 +5833,13 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AvgPool2dBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = AvgPool2dBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input.data.shape
     node._saved_ceil_mode = ceil_mode
@@ -5061,9 +5859,12 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    if not (grad_mode.enabled and any_requires_grad(output_grad)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AvgPoolBackwardBackward0((edge_of(output_grad),))
+    output_grad_edge = edge_of(output_grad)
+    if output_grad_edge is NO_EDGE:
+        return wrap(out)
+    node = AvgPoolBackwardBackward0((output_grad_edge,))
     node._saved_ceil_mode = ceil_mode
     node._saved_count_include_pad = count_include_pad
     node._saved_divisor_override = divisor_override
@@ -5081,10 +5882,13 @@ def adaptive_avg_pool1d(input, output_size):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AdaptiveAvgPool1dBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = AdaptiveAvgPool1dBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input.data.shape
     result = wrap(out, node)
@@ -5098,10 +5902,13 @@ def adaptive_avg_pool2d(input, output_size):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = AdaptiveAvgPool2dBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = AdaptiveAvgPool2dBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input.data.shape
     result = wrap(out, node)
@@ -5115,10 +5922,13 @@ def pad(input, pad, mode='constant', value=None):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     out = array_ops.pad(data_of(input), pad, mode, value)
-    if not (grad_mode.enabled and any_requires_grad(input)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = PadBackward0((edge_of(input),))
-    needs_input = node.next_functions[0][0] is not None
+    input_edge = edge_of(input)
+    if input_edge is NO_EDGE:
+        return wrap(out)
+    node = PadBackward0((input_edge,))
+    needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input.data.shape
     node._saved_mode = mode
@@ -5134,9 +5944,12 @@ def pad_backward(output_grad, input_size, pad, mode):
         output_grad: repad(grad, pad, mode)
     """
     out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
-    if not (grad_mode.enabled and any_requires_grad(output_grad)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = PadBackwardBackward0((edge_of(output_grad),))
+    output_grad_edge = edge_of(output_grad)
+    if output_grad_edge is NO_EDGE:
+        return wrap(out)
+    node = PadBackwardBackward0((output_grad_edge,))
     node._saved_mode = mode
     node._saved_pad = pad
     result = wrap(out, node)
@@ -5151,10 +5964,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         input: non_differentiable
     """
     out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
-    if not (grad_mode.enabled and any_requires_grad(weight)):
+    if not grad_mode.enabled:
         return wrap(out)
-    node = EmbeddingBackward0((edge_of(weight),))
-    needs_weight = node.next_functions[0][0] is not None
+    weight_edge = edge_of(weight)
+    if weight_edge is NO_EDGE:
+        return wrap(out)
+    node = EmbeddingBackward0((weight_edge,))
+    needs_weight = weight_edge is not NO_EDGE
     if needs_weight:
         node._raw_saved_input = save(input)
         node._saved_weight_shape = weight.data.shape

@@ -7,7 +7,7 @@ a plain backward, differentiable Tensor ops under create_graph=True.
 """
 from minigrad.autograd.namespace import FormulaNamespace
 from minigrad.autograd.node import Node
-from minigrad.autograd.saved import unpack
+from minigrad.autograd.saved import FREED, unpack
 from minigrad.autograd.support import fill_undefined, once_differentiable_backward
 
 
@@ -147,6 +147,11 @@ class ExpBackward0(GeneratedNode):
             grad_self = grad * result
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
 
 class LogBackward0(GeneratedNode):
     """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:142).
@@ -165,6 +170,11 @@ class LogBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / self_
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class SqrtBackward0(GeneratedNode):
@@ -185,6 +195,11 @@ class SqrtBackward0(GeneratedNode):
             grad_self = grad / (2 * result)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
 
 class SinBackward0(GeneratedNode):
     """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:160).
@@ -203,6 +218,11 @@ class SinBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.cos(self_)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class CosBackward0(GeneratedNode):
@@ -223,6 +243,11 @@ class CosBackward0(GeneratedNode):
             grad_self = -(grad * F.sin(self_))
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class TanhBackward0(GeneratedNode):
     """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:178).
@@ -241,6 +266,11 @@ class TanhBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * (1 - result * result)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
 
 
 class SigmoidBackward0(GeneratedNode):
@@ -261,6 +291,11 @@ class SigmoidBackward0(GeneratedNode):
             grad_self = grad * result * (1 - result)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
 
 class ReluBackward0(GeneratedNode):
     """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:196).
@@ -280,6 +315,11 @@ class ReluBackward0(GeneratedNode):
             grad_self = grad * (result > 0)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
 
 class AbsBackward0(GeneratedNode):
     """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:208).
@@ -298,6 +338,11 @@ class AbsBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.sign(self_)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class SignBackward0(GeneratedNode):
@@ -385,6 +430,11 @@ class MulBackward0(GeneratedNode):
             grad_other = F.sum_to(grad * self_, self._saved_other_shape)
         return (grad_self, grad_other)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
 
 class DivBackward0(GeneratedNode):
     """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:262).
@@ -409,6 +459,11 @@ class DivBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(-grad * self_ / (other * other), self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
 
 
 class PowBackward0(GeneratedNode):
@@ -437,6 +492,11 @@ class PowBackward0(GeneratedNode):
             grad_exponent = F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape)
         return (grad_self, grad_exponent)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_exponent = self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
 
 class MaximumBackward0(GeneratedNode):
     """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:295).
@@ -462,6 +522,11 @@ class MaximumBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'gt'), self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
 
 
 class MinimumBackward0(GeneratedNode):
@@ -489,6 +554,11 @@ class MinimumBackward0(GeneratedNode):
             grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'lt'), self._saved_other_shape)
         return (grad_self, grad_other)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
 
 class WhereBackward0(GeneratedNode):
     """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:315).
@@ -514,6 +584,11 @@ class WhereBackward0(GeneratedNode):
             grad_other = F.sum_to(F.where(condition, 0.0, grad), self._saved_other_shape)
         return (grad_self, grad_other)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_condition = FREED
+        self._released = True
+
 
 class ClampBackward0(GeneratedNode):
     """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:329).
@@ -532,6 +607,11 @@ class ClampBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.clamp_mask(self_, self._saved_min, self._saved_max)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class SumBackward0(GeneratedNode):
@@ -589,6 +669,11 @@ class AmaxBackward0(GeneratedNode):
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
 
 class AminBackward0(GeneratedNode):
     """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:382).
@@ -608,6 +693,11 @@ class AminBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
 
 
 class MaxBackward0(GeneratedNode):
@@ -629,6 +719,11 @@ class MaxBackward0(GeneratedNode):
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
+
 
 class MaxBackward1(GeneratedNode):
     """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:402).
@@ -648,6 +743,11 @@ class MaxBackward1(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, None)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
 
 
 class MinBackward0(GeneratedNode):
@@ -669,6 +769,11 @@ class MinBackward0(GeneratedNode):
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
+
 
 class MinBackward1(GeneratedNode):
     """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:418).
@@ -688,6 +793,11 @@ class MinBackward1(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, None)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
 
 
 class LogsumexpBackward0(GeneratedNode):
@@ -709,6 +819,11 @@ class LogsumexpBackward0(GeneratedNode):
             grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim) * F.exp(self_ - F.unreduce(result, self._saved_self_shape, self._saved_dim))
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
 
 class GatherBackward0(GeneratedNode):
     """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:437).
@@ -729,6 +844,11 @@ class GatherBackward0(GeneratedNode):
             grad_self = F.gather_backward(grad, self._saved_dim, index, self._saved_self_shape)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_index = FREED
+        self._released = True
+
 
 class GatherBackwardBackward0(GeneratedNode):
     """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:449).
@@ -748,6 +868,11 @@ class GatherBackwardBackward0(GeneratedNode):
             index = unpack(self._raw_saved_index, self, F.as_tensors)
             grad_self = F.gather(grad, self._saved_dim, index)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_index = FREED
+        self._released = True
 
 
 class ReshapeBackward0(GeneratedNode):
@@ -947,6 +1072,11 @@ class MatmulBackward0(GeneratedNode):
             grad_other = F.matmul_grad_other(grad, self_, self._saved_other_shape)
         return (grad_self, grad_other)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
 
 class SoftmaxBackward0(GeneratedNode):
     """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:607).
@@ -965,6 +1095,11 @@ class SoftmaxBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = F.cast_back(result * (grad - F.sum(grad * result, self._saved_dim, True)), self._saved_self_dtype)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
 
 
 class LogSoftmaxBackward0(GeneratedNode):
@@ -985,6 +1120,11 @@ class LogSoftmaxBackward0(GeneratedNode):
             grad_self = F.cast_back(grad - F.exp(result) * F.sum(grad, self._saved_dim, True), self._saved_self_dtype)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
 
 class Exp2Backward0(GeneratedNode):
     """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:633).
@@ -1003,6 +1143,11 @@ class Exp2Backward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * result * 0.6931471805599453
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
 
 
 class Expm1Backward0(GeneratedNode):
@@ -1023,6 +1168,11 @@ class Expm1Backward0(GeneratedNode):
             grad_self = grad * (result + 1)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
 
 class Log2Backward0(GeneratedNode):
     """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:651).
@@ -1041,6 +1191,11 @@ class Log2Backward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / (self_ * 0.6931471805599453)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class Log10Backward0(GeneratedNode):
@@ -1061,6 +1216,11 @@ class Log10Backward0(GeneratedNode):
             grad_self = grad / (self_ * 2.302585092994046)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class Log1pBackward0(GeneratedNode):
     """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:667).
@@ -1079,6 +1239,11 @@ class Log1pBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / (self_ + 1)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class RsqrtBackward0(GeneratedNode):
@@ -1099,6 +1264,11 @@ class RsqrtBackward0(GeneratedNode):
             grad_self = -0.5 * grad * result * result * result
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
 
 class SquareBackward0(GeneratedNode):
     """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:684).
@@ -1117,6 +1287,11 @@ class SquareBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * 2 * self_
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class ReciprocalBackward0(GeneratedNode):
@@ -1137,6 +1312,11 @@ class ReciprocalBackward0(GeneratedNode):
             grad_self = -grad * result * result
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
 
 class TanBackward0(GeneratedNode):
     """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:701).
@@ -1155,6 +1335,11 @@ class TanBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * (1 + result * result)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
 
 
 class AsinBackward0(GeneratedNode):
@@ -1175,6 +1360,11 @@ class AsinBackward0(GeneratedNode):
             grad_self = grad / F.sqrt(1 - self_ * self_)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class AcosBackward0(GeneratedNode):
     """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:717).
@@ -1193,6 +1383,11 @@ class AcosBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = -grad / F.sqrt(1 - self_ * self_)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class AtanBackward0(GeneratedNode):
@@ -1213,6 +1408,11 @@ class AtanBackward0(GeneratedNode):
             grad_self = grad / (self_ * self_ + 1)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class SinhBackward0(GeneratedNode):
     """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:733).
@@ -1231,6 +1431,11 @@ class SinhBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.cosh(self_)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class CoshBackward0(GeneratedNode):
@@ -1251,6 +1456,11 @@ class CoshBackward0(GeneratedNode):
             grad_self = grad * F.sinh(self_)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class AsinhBackward0(GeneratedNode):
     """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:749).
@@ -1269,6 +1479,11 @@ class AsinhBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / F.sqrt(self_ * self_ + 1)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class AcoshBackward0(GeneratedNode):
@@ -1289,6 +1504,11 @@ class AcoshBackward0(GeneratedNode):
             grad_self = grad / F.sqrt((self_ - 1) * (self_ + 1))
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class AtanhBackward0(GeneratedNode):
     """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:765).
@@ -1307,6 +1527,11 @@ class AtanhBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad / (1 - self_ * self_)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class LogitBackward0(GeneratedNode):
@@ -1327,6 +1552,11 @@ class LogitBackward0(GeneratedNode):
             grad_self = F.logit_grad(grad, self_, self._saved_eps)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class ErfBackward0(GeneratedNode):
     """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:785).
@@ -1345,6 +1575,11 @@ class ErfBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * 1.1283791670955126 * F.exp(-(self_ * self_))
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class ErfcBackward0(GeneratedNode):
@@ -1365,6 +1600,11 @@ class ErfcBackward0(GeneratedNode):
             grad_self = grad * -1.1283791670955126 * F.exp(-(self_ * self_))
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class ErfinvBackward0(GeneratedNode):
     """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:803).
@@ -1383,6 +1623,11 @@ class ErfinvBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = grad * 0.886226925452758 * F.exp(result * result)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
 
 
 class LgammaBackward0(GeneratedNode):
@@ -1403,6 +1648,11 @@ class LgammaBackward0(GeneratedNode):
             grad_self = grad * F.digamma(self_)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class DigammaBackward0(GeneratedNode):
     """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:820).
@@ -1421,6 +1671,11 @@ class DigammaBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.polygamma(1, self_)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class PolygammaBackward0(GeneratedNode):
@@ -1441,6 +1696,11 @@ class PolygammaBackward0(GeneratedNode):
             grad_self = grad * F.polygamma(self._saved_n + 1, self_)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class SpecialGammalnBackward0(GeneratedNode):
     """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:841).
@@ -1459,6 +1719,11 @@ class SpecialGammalnBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.digamma(self_)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class SpecialPsiBackward0(GeneratedNode):
@@ -1479,6 +1744,11 @@ class SpecialPsiBackward0(GeneratedNode):
             grad_self = grad * F.polygamma(1, self_)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class SpecialExpitBackward0(GeneratedNode):
     """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:859).
@@ -1498,6 +1768,11 @@ class SpecialExpitBackward0(GeneratedNode):
             grad_self = grad * result * (1 - result)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
 
 class SincBackward0(GeneratedNode):
     """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:869).
@@ -1516,6 +1791,11 @@ class SincBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.sinc_grad(grad, self_)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class FloorBackward0(GeneratedNode):
@@ -1660,6 +1940,11 @@ class ClampBackward1(GeneratedNode):
             grad_max = F.sum_to(grad * F.clamp_tensor_masks(self_, min, max, 'max'), self._saved_max_shape)
         return (grad_self, grad_min, grad_max)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
+        self._released = True
+
 
 class ClipBackward0(GeneratedNode):
     """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:941).
@@ -1678,6 +1963,11 @@ class ClipBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.clamp_mask(self_, self._saved_min, self._saved_max)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class ClipBackward1(GeneratedNode):
@@ -1714,6 +2004,11 @@ class ClipBackward1(GeneratedNode):
             grad_max = F.sum_to(grad * F.clamp_tensor_masks(self_, min, max, 'max'), self._saved_max_shape)
         return (grad_self, grad_min, grad_max)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
+        self._released = True
+
 
 class NanToNumBackward0(GeneratedNode):
     """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:958).
@@ -1732,6 +2027,11 @@ class NanToNumBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.finite_mask(self_)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class DivBackward1(GeneratedNode):
@@ -1757,6 +2057,11 @@ class DivBackward1(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(-grad * self_ / (other * other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
 
 
 class FloorDivideBackward0(GeneratedNode):
@@ -1804,6 +2109,11 @@ class RemainderBackward0(GeneratedNode):
             grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='floor'), self._saved_other_shape)
         return (grad_self, grad_other)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
 
 class FmodBackward0(GeneratedNode):
     """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1000).
@@ -1827,6 +2137,11 @@ class FmodBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='trunc'), self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
 
 
 class FloatPowerBackward0(GeneratedNode):
@@ -1855,6 +2170,11 @@ class FloatPowerBackward0(GeneratedNode):
             grad_exponent = F._to_copy(F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape), self._saved_exponent_dtype)
         return (grad_self, grad_exponent)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_exponent = self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
 
 class FmaxBackward0(GeneratedNode):
     """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1021).
@@ -1880,6 +2200,11 @@ class FmaxBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad * F.fmax_other_mask(self_, other, 'ge'), self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
 
 
 class FminBackward0(GeneratedNode):
@@ -1907,6 +2232,11 @@ class FminBackward0(GeneratedNode):
             grad_other = F.sum_to(grad * F.fmax_other_mask(self_, other, 'le'), self._saved_other_shape)
         return (grad_self, grad_other)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
 
 class MaxBackward2(GeneratedNode):
     """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1041).
@@ -1932,6 +2262,11 @@ class MaxBackward2(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'gt'), self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
 
 
 class MinBackward2(GeneratedNode):
@@ -1959,6 +2294,11 @@ class MinBackward2(GeneratedNode):
             grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'lt'), self._saved_other_shape)
         return (grad_self, grad_other)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
 
 class Atan2Backward0(GeneratedNode):
     """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1059).
@@ -1984,6 +2324,11 @@ class Atan2Backward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(-grad * self_ / (self_ * self_ + other * other), self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
 
 
 class HypotBackward0(GeneratedNode):
@@ -2011,6 +2356,11 @@ class HypotBackward0(GeneratedNode):
             grad_other = F.sum_to(grad * other / result, self._saved_other_shape)
         return (grad_self, grad_other)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
 
 class LogaddexpBackward0(GeneratedNode):
     """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1077).
@@ -2036,6 +2386,11 @@ class LogaddexpBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad / (1 + F.exp(self_ - other)), self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
 
 
 class Logaddexp2Backward0(GeneratedNode):
@@ -2063,6 +2418,11 @@ class Logaddexp2Backward0(GeneratedNode):
             grad_other = F.sum_to(grad / (1 + F.exp2(self_ - other)), self._saved_other_shape)
         return (grad_self, grad_other)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
 
 class CopysignBackward0(GeneratedNode):
     """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1095).
@@ -2086,6 +2446,11 @@ class CopysignBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             grad_other = F.zeros_shaped(grad, self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
 
 
 class XlogyBackward0(GeneratedNode):
@@ -2112,6 +2477,11 @@ class XlogyBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(grad * self_ / other, self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
 
 
 class LerpBackward0(GeneratedNode):
@@ -2165,6 +2535,11 @@ class LerpBackward1(GeneratedNode):
             grad_weight = F.sum_to(grad * (end - self_), self._saved_weight_shape)
         return (grad_self, grad_end, grad_weight)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_end = self._raw_saved_self = self._raw_saved_weight = FREED
+        self._released = True
+
 
 class AddcmulBackward0(GeneratedNode):
     """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1136).
@@ -2192,6 +2567,11 @@ class AddcmulBackward0(GeneratedNode):
             tensor1 = unpack(self._raw_saved_tensor1, self, F.as_tensors)
             grad_tensor2 = F.sum_to(F.maybe_multiply(grad * tensor1, self._saved_value), self._saved_tensor2_shape)
         return (grad_self, grad_tensor1, grad_tensor2)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_tensor1 = self._raw_saved_tensor2 = FREED
+        self._released = True
 
 
 class AddcdivBackward0(GeneratedNode):
@@ -2222,6 +2602,11 @@ class AddcdivBackward0(GeneratedNode):
             grad_tensor2 = F.sum_to(-F.maybe_multiply(grad * tensor1 / (tensor2 * tensor2), self._saved_value), self._saved_tensor2_shape)
         return (grad_self, grad_tensor1, grad_tensor2)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_tensor1 = self._raw_saved_tensor2 = FREED
+        self._released = True
+
 
 class ProdBackward0(GeneratedNode):
     """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1164).
@@ -2241,6 +2626,11 @@ class ProdBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.cast_to(F.prod_backward(grad, self_, result, self._saved_dim, self._saved_keepdim), self._saved_self_dtype)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
 
 
 class CumsumBackward0(GeneratedNode):
@@ -2280,6 +2670,11 @@ class CumprodBackward0(GeneratedNode):
             grad_self = F.cast_to(F.cumprod_backward(grad, self_, self._saved_dim, result), self._saved_self_dtype)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
 
 class LogcumsumexpBackward0(GeneratedNode):
     """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1207).
@@ -2300,6 +2695,11 @@ class LogcumsumexpBackward0(GeneratedNode):
             grad_self = F.logcumsumexp_backward(grad, self_, result, self._saved_dim)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
 
 class VarBackward0(GeneratedNode):
     """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1217).
@@ -2318,6 +2718,11 @@ class VarBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, self._saved_dim, self._saved_correction, self._saved_keepdim)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class StdBackward0(GeneratedNode):
@@ -2339,6 +2744,11 @@ class StdBackward0(GeneratedNode):
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, self._saved_correction, self._saved_keepdim)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
 
 class VarBackward1(GeneratedNode):
     """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1241).
@@ -2358,6 +2768,11 @@ class VarBackward1(GeneratedNode):
             grad_self = F.var_backward(grad, self_, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class VarBackward2(GeneratedNode):
     """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1248).
@@ -2376,6 +2791,11 @@ class VarBackward2(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, None, F.unbiased_correction(self._saved_unbiased), False)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class StdBackward1(GeneratedNode):
@@ -2397,6 +2817,11 @@ class StdBackward1(GeneratedNode):
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
 
 class StdBackward2(GeneratedNode):
     """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1262).
@@ -2417,6 +2842,11 @@ class StdBackward2(GeneratedNode):
             grad_self = F.std_backward(grad, self_, result, None, F.unbiased_correction(self._saved_unbiased), False)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
 
 class NormBackward0(GeneratedNode):
     """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1271).
@@ -2436,6 +2866,11 @@ class NormBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.reduction_norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
 
 
 class VarMeanBackward0(GeneratedNode):
@@ -2458,6 +2893,11 @@ class VarMeanBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.var_backward(grads[0], self_, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class StdMeanBackward0(GeneratedNode):
@@ -2482,6 +2922,11 @@ class StdMeanBackward0(GeneratedNode):
             grad_self = F.std_backward(grads[0], self_, std, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = self._raw_saved_std = FREED
+        self._released = True
+
 
 class NansumBackward0(GeneratedNode):
     """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1303).
@@ -2501,6 +2946,11 @@ class NansumBackward0(GeneratedNode):
             grad_self = F.cast_to(F.nansum_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class NanmeanBackward0(GeneratedNode):
     """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1311).
@@ -2519,6 +2969,11 @@ class NanmeanBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.cast_to(F.nanmean_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class MedianBackward0(GeneratedNode):
@@ -2540,6 +2995,11 @@ class MedianBackward0(GeneratedNode):
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
+
 
 class MedianBackward1(GeneratedNode):
     """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1329).
@@ -2559,6 +3019,11 @@ class MedianBackward1(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, None)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
 
 
 class CummaxBackward0(GeneratedNode):
@@ -2580,6 +3045,11 @@ class CummaxBackward0(GeneratedNode):
             grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
+
 
 class CumminBackward0(GeneratedNode):
     """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1344).
@@ -2599,6 +3069,11 @@ class CumminBackward0(GeneratedNode):
             indices = unpack(self._raw_saved_indices, self, F.as_tensors)
             grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
 
 
 class AminmaxBackward0(GeneratedNode):
@@ -2623,6 +3098,11 @@ class AminmaxBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grads[0], self_, min, self._saved_dim) + F.spread_to_extrema(grads[1], self_, max, self._saved_dim)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
+        self._released = True
 
 
 class ArgmaxBackward0(GeneratedNode):
@@ -3203,6 +3683,11 @@ class IndexSelectBackward0(GeneratedNode):
             grad_self = F.index_add(F.new_zeros(grad, self._saved_self_shape), self._saved_dim, index, grad)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_index = FREED
+        self._released = True
+
 
 class IndexAddBackward0(GeneratedNode):
     """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1649).
@@ -3226,6 +3711,11 @@ class IndexAddBackward0(GeneratedNode):
             index = unpack(self._raw_saved_index, self, F.as_tensors)
             grad_source = F.maybe_multiply(F.index_select(grad, self._saved_dim, index), self._saved_alpha)
         return (grad_self, grad_source)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_index = FREED
+        self._released = True
 
 
 class ScatterBackward0(GeneratedNode):
@@ -3252,6 +3742,11 @@ class ScatterBackward0(GeneratedNode):
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
         return (grad_self, grad_src)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_index = FREED
+        self._released = True
+
 
 class ScatterBackward1(GeneratedNode):
     """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1669).
@@ -3271,6 +3766,11 @@ class ScatterBackward1(GeneratedNode):
             index = unpack(self._raw_saved_index, self, F.as_tensors)
             grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_index = FREED
+        self._released = True
 
 
 class ScatterAddBackward0(GeneratedNode):
@@ -3296,6 +3796,11 @@ class ScatterAddBackward0(GeneratedNode):
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
         return (grad_self, grad_src)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_index = FREED
+        self._released = True
+
 
 class MaskedFillBackward0(GeneratedNode):
     """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1685).
@@ -3315,6 +3820,11 @@ class MaskedFillBackward0(GeneratedNode):
             mask = unpack(self._raw_saved_mask, self, F.as_tensors)
             grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_mask = FREED
+        self._released = True
 
 
 class MaskedFillBackward1(GeneratedNode):
@@ -3341,6 +3851,11 @@ class MaskedFillBackward1(GeneratedNode):
             grad_value = F.sum(F.where(mask, grad, 0.0))
         return (grad_self, grad_value)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_mask = FREED
+        self._released = True
+
 
 class TakeAlongDimBackward0(GeneratedNode):
     """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1702).
@@ -3361,6 +3876,11 @@ class TakeAlongDimBackward0(GeneratedNode):
             grad_self = F.take_along_dim_backward(grad, self._saved_dim, indices, self._saved_self_shape)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
+
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
     """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1712).
@@ -3380,6 +3900,11 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
             indices = unpack(self._raw_saved_indices, self, F.as_tensors)
             grad_self = F.take_along_dim(grad, indices, self._saved_dim)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
 
 
 class MmBackward0(GeneratedNode):
@@ -3405,6 +3930,11 @@ class MmBackward0(GeneratedNode):
             grad_mat2 = F.mm(F.transpose(self_, 0, 1), grad)
         return (grad_self, grad_mat2)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_mat2 = self._raw_saved_self = FREED
+        self._released = True
+
 
 class BmmBackward0(GeneratedNode):
     """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1742).
@@ -3428,6 +3958,11 @@ class BmmBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_mat2 = F.bmm(F.transpose(self_, 1, 2), grad)
         return (grad_self, grad_mat2)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_mat2 = self._raw_saved_self = FREED
+        self._released = True
 
 
 class MvBackward0(GeneratedNode):
@@ -3453,6 +3988,11 @@ class MvBackward0(GeneratedNode):
             grad_vec = F.mv(F.transpose(self_, 0, 1), grad)
         return (grad_self, grad_vec)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = self._raw_saved_vec = FREED
+        self._released = True
+
 
 class DotBackward0(GeneratedNode):
     """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:1758).
@@ -3476,6 +4016,11 @@ class DotBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_tensor = grad * self_
         return (grad_self, grad_tensor)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = self._raw_saved_tensor = FREED
+        self._released = True
 
 
 class VdotBackward0(GeneratedNode):
@@ -3501,6 +4046,11 @@ class VdotBackward0(GeneratedNode):
             grad_other = grad * self_
         return (grad_self, grad_other)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
 
 class InnerBackward0(GeneratedNode):
     """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1772).
@@ -3524,6 +4074,11 @@ class InnerBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.inner_grad_other(grad, self_, self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
 
 
 class OuterBackward0(GeneratedNode):
@@ -3549,6 +4104,11 @@ class OuterBackward0(GeneratedNode):
             grad_vec2 = F.mv(F.transpose(grad, 0, 1), self_)
         return (grad_self, grad_vec2)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = self._raw_saved_vec2 = FREED
+        self._released = True
+
 
 class EinsumBackward0(GeneratedNode):
     """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:1790).
@@ -3564,6 +4124,11 @@ class EinsumBackward0(GeneratedNode):
         grad = grads[0]
         tensors = unpack(self._raw_saved_tensors, self, F.as_tensors)
         return tuple(F.einsum_backward(grad, self._saved_equation, tensors))
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_tensors = FREED
+        self._released = True
 
 
 class TensordotBackward0(GeneratedNode):
@@ -3589,6 +4154,11 @@ class TensordotBackward0(GeneratedNode):
             grad_other = F.tensordot_grad_other(grad, self_, self._saved_other_ndim, self._saved_dims_self, self._saved_dims_other)
         return (grad_self, grad_other)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
 
 class KronBackward0(GeneratedNode):
     """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1819).
@@ -3612,6 +4182,11 @@ class KronBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.kron_grad_other(grad, self_, self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
 
 
 class AddmmBackward0(GeneratedNode):
@@ -3641,6 +4216,11 @@ class AddmmBackward0(GeneratedNode):
             grad_mat2 = F.maybe_multiply(F.mm(F.transpose(mat1, 0, 1), grad), self._saved_alpha)
         return (grad_self, grad_mat1, grad_mat2)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_mat1 = self._raw_saved_mat2 = FREED
+        self._released = True
+
 
 class BaddbmmBackward0(GeneratedNode):
     """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1839).
@@ -3669,6 +4249,11 @@ class BaddbmmBackward0(GeneratedNode):
             grad_batch2 = F.maybe_multiply(F.bmm(F.transpose(batch1, 1, 2), grad), self._saved_alpha)
         return (grad_self, grad_batch1, grad_batch2)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_batch1 = self._raw_saved_batch2 = FREED
+        self._released = True
+
 
 class CrossBackward0(GeneratedNode):
     """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:1848).
@@ -3693,6 +4278,11 @@ class CrossBackward0(GeneratedNode):
             grad_other = F.sum_to(F.cross(grad, self_, self._saved_dim), self._saved_other_shape)
         return (grad_self, grad_other)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
 
 class LinalgCrossBackward0(GeneratedNode):
     """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:1857).
@@ -3716,6 +4306,11 @@ class LinalgCrossBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_other = F.sum_to(F.linalg_cross(grad, self_, dim=self._saved_dim), self._saved_other_shape)
         return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
 
 
 class TraceBackward0(GeneratedNode):
@@ -3754,6 +4349,11 @@ class LinalgInvBackward0(GeneratedNode):
             grad_A = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
         return (grad_A,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
 
 class InverseBackward0(GeneratedNode):
     """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:1887).
@@ -3772,6 +4372,11 @@ class InverseBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
 
 
 class LinalgDetBackward0(GeneratedNode):
@@ -3793,6 +4398,11 @@ class LinalgDetBackward0(GeneratedNode):
             grad_A = F.det_backward(grad, A, result)
         return (grad_A,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_result = FREED
+        self._released = True
+
 
 class DetBackward0(GeneratedNode):
     """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:1904).
@@ -3812,6 +4422,11 @@ class DetBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.det_backward(grad, self_, result)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
@@ -3833,6 +4448,11 @@ class LinalgSlogdetBackward0(GeneratedNode):
             grad_A = F.logabsdet_backward(grad_logabsdet, A)
         return (grad_A,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = FREED
+        self._released = True
+
 
 class SlogdetBackward0(GeneratedNode):
     """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1919).
@@ -3853,6 +4473,11 @@ class SlogdetBackward0(GeneratedNode):
             grad_self = F.logabsdet_backward(grad_logabsdet, self_)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
 
 class LogdetBackward0(GeneratedNode):
     """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:1925).
@@ -3871,6 +4496,11 @@ class LogdetBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.logabsdet_backward(grad, self_)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class LinalgSolveBackward0(GeneratedNode):
@@ -3897,6 +4527,11 @@ class LinalgSolveBackward0(GeneratedNode):
             grad_B = F.solve_grad_B(grad, A, self._saved_B_shape, self._saved_left)
         return (grad_A, grad_B)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_result = FREED
+        self._released = True
+
 
 class LinalgCholeskyBackward0(GeneratedNode):
     """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:1944).
@@ -3916,6 +4551,11 @@ class LinalgCholeskyBackward0(GeneratedNode):
             grad_A = F.cholesky_backward(grad, result, self._saved_upper)
         return (grad_A,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
 
 class CholeskyBackward0(GeneratedNode):
     """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:1954).
@@ -3934,6 +4574,11 @@ class CholeskyBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_self = F.cholesky_backward(grad, result, self._saved_upper)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
 
 
 class LinalgEighBackward0(GeneratedNode):
@@ -3958,6 +4603,11 @@ class LinalgEighBackward0(GeneratedNode):
             grad_A = F.eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
         return (grad_A,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_eigenvalues = self._raw_saved_eigenvectors = FREED
+        self._released = True
+
 
 class LinalgEigvalshBackward0(GeneratedNode):
     """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:1969).
@@ -3976,6 +4626,11 @@ class LinalgEigvalshBackward0(GeneratedNode):
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             grad_A = F.eigvalsh_backward(grad, A, self._saved_UPLO)
         return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = FREED
+        self._released = True
 
 
 class LinalgQrBackward0(GeneratedNode):
@@ -3999,6 +4654,11 @@ class LinalgQrBackward0(GeneratedNode):
             R = unpack(self._raw_saved_R, self, F.as_tensors)
             grad_A = F.qr_backward(grad_Q, grad_R, Q, R, self._saved_mode)
         return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_Q = self._raw_saved_R = FREED
+        self._released = True
 
 
 class LinalgSvdBackward0(GeneratedNode):
@@ -4025,6 +4685,11 @@ class LinalgSvdBackward0(GeneratedNode):
             grad_A = F.svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, self._saved_full_matrices)
         return (grad_A,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_S = self._raw_saved_U = self._raw_saved_Vh = FREED
+        self._released = True
+
 
 class LinalgSvdvalsBackward0(GeneratedNode):
     """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2000).
@@ -4043,6 +4708,11 @@ class LinalgSvdvalsBackward0(GeneratedNode):
             A = unpack(self._raw_saved_A, self, F.as_tensors)
             grad_A = F.svdvals_backward(grad, A)
         return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = FREED
+        self._released = True
 
 
 class LinalgPinvBackward0(GeneratedNode):
@@ -4064,6 +4734,11 @@ class LinalgPinvBackward0(GeneratedNode):
             grad_A = F.pinv_backward(grad, result, A)
         return (grad_A,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_result = FREED
+        self._released = True
+
 
 class PinverseBackward0(GeneratedNode):
     """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2019).
@@ -4083,6 +4758,11 @@ class PinverseBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.pinv_backward(grad, result, self_)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
@@ -4104,6 +4784,11 @@ class LinalgVectorNormBackward0(GeneratedNode):
             grad_x = F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         return (grad_x,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_x = FREED
+        self._released = True
+
 
 class LinalgMatrixNormBackward0(GeneratedNode):
     """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2041).
@@ -4123,6 +4808,11 @@ class LinalgMatrixNormBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_result = FREED
+        self._released = True
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
@@ -4144,6 +4834,11 @@ class LinalgMatrixNormBackward1(GeneratedNode):
             grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         return (grad_A,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_result = FREED
+        self._released = True
+
 
 class LinalgNormBackward0(GeneratedNode):
     """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2066).
@@ -4163,6 +4858,11 @@ class LinalgNormBackward0(GeneratedNode):
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_result = FREED
+        self._released = True
 
 
 class LinalgNormBackward1(GeneratedNode):
@@ -4184,6 +4884,11 @@ class LinalgNormBackward1(GeneratedNode):
             grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         return (grad_A,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_result = FREED
+        self._released = True
+
 
 class NormBackward1(GeneratedNode):
     """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2089).
@@ -4203,6 +4908,11 @@ class NormBackward1(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
 
 
 class SvdBackward0(GeneratedNode):
@@ -4230,6 +4940,11 @@ class SvdBackward0(GeneratedNode):
             grad_self = F.torch_svd_backward(grad_U, grad_S, grad_V, self_, U, S, V, self._saved_some, self._saved_compute_uv)
         return (grad_self,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_S = self._raw_saved_U = self._raw_saved_V = self._raw_saved_self = FREED
+        self._released = True
+
 
 class QrBackward0(GeneratedNode):
     """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2107).
@@ -4252,6 +4967,11 @@ class QrBackward0(GeneratedNode):
             R = unpack(self._raw_saved_R, self, F.as_tensors)
             grad_self = F.qr_backward(grad_Q, grad_R, Q, R, F.qr_mode(self._saved_some))
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_Q = self._raw_saved_R = FREED
+        self._released = True
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
@@ -4278,6 +4998,11 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
             grad_B = F.solve_triangular_grad_B(grad, A, self._saved_B_shape, self._saved_upper, self._saved_left, self._saved_unitriangular)
         return (grad_A, grad_B)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_result = FREED
+        self._released = True
+
 
 class LinalgVecdotBackward0(GeneratedNode):
     """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2126).
@@ -4302,6 +5027,11 @@ class LinalgVecdotBackward0(GeneratedNode):
             grad_y = F.vecdot_grad(grad, x, self._saved_dim, self._saved_y_shape)
         return (grad_x, grad_y)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_x = self._raw_saved_y = FREED
+        self._released = True
+
 
 class LinalgMultiDotBackward0(GeneratedNode):
     """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2137).
@@ -4317,6 +5047,11 @@ class LinalgMultiDotBackward0(GeneratedNode):
         grad = grads[0]
         tensors = unpack(self._raw_saved_tensors, self, F.as_tensors)
         return tuple(F.multi_dot_backward(grad, tensors))
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_tensors = FREED
+        self._released = True
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
@@ -4337,6 +5072,11 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
             grad_A = F.matrix_power_backward(grad, A, self._saved_n)
         return (grad_A,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = FREED
+        self._released = True
+
 
 class MatrixPowerBackward0(GeneratedNode):
     """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2158).
@@ -4355,6 +5095,11 @@ class MatrixPowerBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = F.matrix_power_backward(grad, self_, self._saved_n)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class LeakyReluBackward0(GeneratedNode):
@@ -4375,6 +5120,11 @@ class LeakyReluBackward0(GeneratedNode):
             grad_input = grad * F.leaky_relu_slope(input, self._saved_negative_slope)
         return (grad_input,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
+
 
 class EluBackward0(GeneratedNode):
     """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2178).
@@ -4393,6 +5143,11 @@ class EluBackward0(GeneratedNode):
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.elu_slope(input, self._saved_alpha, 1.0)
         return (grad_input,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
 
 
 class SeluBackward0(GeneratedNode):
@@ -4413,6 +5168,11 @@ class SeluBackward0(GeneratedNode):
             grad_input = grad * F.selu_slope(input)
         return (grad_input,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
+
 
 class NormalCdfBackward0(GeneratedNode):
     """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2195).
@@ -4431,6 +5191,11 @@ class NormalCdfBackward0(GeneratedNode):
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
             grad_self = grad * F.normal_pdf(self_)
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
 
 
 class GeluBackward0(GeneratedNode):
@@ -4451,6 +5216,11 @@ class GeluBackward0(GeneratedNode):
             grad_input = grad * F.gelu_derivative(input, self._saved_approximate)
         return (grad_input,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
+
 
 class SiluBackward0(GeneratedNode):
     """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:2211).
@@ -4469,6 +5239,11 @@ class SiluBackward0(GeneratedNode):
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.silu_derivative(input)
         return (grad_input,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
 
 
 class SoftplusBackward0(GeneratedNode):
@@ -4489,6 +5264,11 @@ class SoftplusBackward0(GeneratedNode):
             grad_input = grad * F.softplus_slope(input, self._saved_beta, self._saved_threshold)
         return (grad_input,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
+
 
 class MishBackward0(GeneratedNode):
     """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:2227).
@@ -4507,6 +5287,11 @@ class MishBackward0(GeneratedNode):
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.mish_derivative(input)
         return (grad_input,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
 
 
 class HardtanhBackward0(GeneratedNode):
@@ -4527,6 +5312,11 @@ class HardtanhBackward0(GeneratedNode):
             grad_input = grad * F.hardtanh_mask(input, self._saved_min_val, self._saved_max_val)
         return (grad_input,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
+
 
 class HardsigmoidBackward0(GeneratedNode):
     """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2242).
@@ -4545,6 +5335,11 @@ class HardsigmoidBackward0(GeneratedNode):
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.hardsigmoid_slope(input)
         return (grad_input,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
 
 
 class HardswishBackward0(GeneratedNode):
@@ -4565,6 +5360,11 @@ class HardswishBackward0(GeneratedNode):
             grad_input = grad * F.hardswish_slope(input)
         return (grad_input,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
+
 
 class LogsigmoidBackward0(GeneratedNode):
     """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2256).
@@ -4583,6 +5383,11 @@ class LogsigmoidBackward0(GeneratedNode):
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = grad * F.sigmoid(-input)
         return (grad_input,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
 
 
 class MaskedScaleBackward0(GeneratedNode):
@@ -4603,6 +5408,11 @@ class MaskedScaleBackward0(GeneratedNode):
             mask = unpack(self._raw_saved_mask, self, F.as_tensors)
             grad_self = grad * mask * self._saved_scale
         return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_mask = FREED
+        self._released = True
 
 
 class LinearBackward0(GeneratedNode):
@@ -4631,6 +5441,11 @@ class LinearBackward0(GeneratedNode):
         if self.next_functions[2][0] is not None:
             grad_bias = F.sum_to(grad, self._saved_bias_shape)
         return (grad_input, grad_weight, grad_bias)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_weight = FREED
+        self._released = True
 
 
 class LayerNormBackward0(GeneratedNode):
@@ -4661,6 +5476,11 @@ class LayerNormBackward0(GeneratedNode):
             grad_bias = F.sum_to(grad, self._saved_bias_shape)
         return (grad_input, grad_weight, grad_bias)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_weight = FREED
+        self._released = True
+
 
 class RmsNormBackward0(GeneratedNode):
     """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:2306).
@@ -4685,6 +5505,11 @@ class RmsNormBackward0(GeneratedNode):
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_weight = F.rms_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
         return (grad_input, grad_weight)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_weight = FREED
+        self._released = True
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
@@ -4715,6 +5540,11 @@ class BatchNormTrainingBackward0(GeneratedNode):
             grad_bias = F.channel_sum(grad)
         return (grad_input, grad_weight, grad_bias)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_weight = FREED
+        self._released = True
+
 
 class GroupNormBackward0(GeneratedNode):
     """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2331).
@@ -4743,6 +5573,11 @@ class GroupNormBackward0(GeneratedNode):
         if self.next_functions[2][0] is not None:
             grad_bias = F.channel_sum(grad)
         return (grad_input, grad_weight, grad_bias)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_weight = FREED
+        self._released = True
 
 
 class CrossEntropyBackward0(GeneratedNode):
@@ -4773,6 +5608,11 @@ class CrossEntropyBackward0(GeneratedNode):
             grad_target = F.cross_entropy_target_grad(grad, input, target, weight, self._saved_reduction, self._saved_label_smoothing)
         return (grad_input, grad_target)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_target = self._raw_saved_weight = FREED
+        self._released = True
+
 
 class Conv1dBackward0(GeneratedNode):
     """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2376).
@@ -4800,6 +5640,11 @@ class Conv1dBackward0(GeneratedNode):
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
         return (grad_input, grad_weight, grad_bias)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_weight = FREED
+        self._released = True
 
 
 class Conv1dBackward1(GeneratedNode):
@@ -4829,6 +5674,11 @@ class Conv1dBackward1(GeneratedNode):
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
         return (grad_input, grad_weight, grad_bias)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_weight = FREED
+        self._released = True
+
 
 class Conv2dBackward0(GeneratedNode):
     """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2402).
@@ -4856,6 +5706,11 @@ class Conv2dBackward0(GeneratedNode):
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
         return (grad_input, grad_weight, grad_bias)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_weight = FREED
+        self._released = True
 
 
 class Conv2dBackward1(GeneratedNode):
@@ -4885,6 +5740,11 @@ class Conv2dBackward1(GeneratedNode):
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
         return (grad_input, grad_weight, grad_bias)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_weight = FREED
+        self._released = True
+
 
 class ConvTranspose1dBackward0(GeneratedNode):
     """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2429).
@@ -4912,6 +5772,11 @@ class ConvTranspose1dBackward0(GeneratedNode):
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
         return (grad_input, grad_weight, grad_bias)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_weight = FREED
+        self._released = True
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
@@ -4941,6 +5806,11 @@ class ConvTranspose2dBackward0(GeneratedNode):
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
         return (grad_input, grad_weight, grad_bias)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_weight = FREED
+        self._released = True
+
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
     """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:2457).
@@ -4965,6 +5835,11 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
             grad_input = F.conv_grad_input(output_grad, self._saved_input_shape, grad, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         return (grad_output_grad, grad_input)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_output_grad = FREED
+        self._released = True
+
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
     """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2472).
@@ -4985,6 +5860,11 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
             grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 1)
         return (grad_input,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
+
 
 class MaxPool1dBackward0(GeneratedNode):
     """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2482).
@@ -5003,6 +5883,11 @@ class MaxPool1dBackward0(GeneratedNode):
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 1), self._saved_input_shape, 1)
         return (grad_input,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
@@ -5024,6 +5909,11 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
             grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 2)
         return (grad_input,)
 
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
+
 
 class MaxPool2dBackward0(GeneratedNode):
     """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2503).
@@ -5042,6 +5932,11 @@ class MaxPool2dBackward0(GeneratedNode):
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 2), self._saved_input_shape, 2)
         return (grad_input,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True
 
 
 class AvgPool1dBackward0(GeneratedNode):
@@ -5188,3 +6083,8 @@ class EmbeddingBackward0(GeneratedNode):
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_weight = F.embedding_grad_weight(grad, input, self._saved_weight_shape, self._saved_padding_idx, self._saved_scale_grad_by_freq)
         return (grad_weight,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = FREED
+        self._released = True

@@ -11,7 +11,7 @@ It is a loop over an explicit heap, never recursion, so a 100 000-node chain is
 fine.  In a plain backward the gradients are numpy arrays; under
 ``create_graph`` they are Tensors and the formulas record a new graph.
 """
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
 
 from minigrad.autograd import anomaly, grad_mode, leaks
 from minigrad.autograd.hooks import run_post_hooks, run_pre_hooks
@@ -32,8 +32,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         _add_to_buffer(buffers, node, nr, grad)
     plan = _capture_plan(root_nodes, capture) if capture is not None else None
     captured = {}
-    ready = [(-node._sequence_nr, id(node), node) for node in root_nodes if node not in dependencies]
-    ready.sort()
+    # Sequence numbers are unique, so the heap never compares two nodes.
+    ready = [(-node._sequence_nr, node) for node in root_nodes if node not in dependencies]
+    heapify(ready)
 
     # Leak check: mark each node run with this backward's number (negative under
     # retain_graph, 0 under create_graph); a node already marked is stale.
@@ -44,33 +45,37 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     grad_mode.enabled = create_graph
     try:
         while ready:
-            node = heappop(ready)[2]
+            node = heappop(ready)[1]
             grads = buffers.pop(node, None)
-            if grads is not None and node._extras is not None:
-                grads = run_pre_hooks(node, grads, create_graph)
-            if grads is not None and plan is not None:
-                _capture(node, grads, plan, captured)
-            if grads is None or (plan is not None and node not in plan.runs):
-                # Not run (no gradient arrived, or autograd.grad does not need it): its
-                # edges are done all the same.
+            if grads is not None:
+                if node._extras is not None:
+                    grads = run_pre_hooks(node, grads, create_graph)
+                if plan is not None:
+                    _capture(node, grads, plan, captured)
+                    if node not in plan.runs:  # autograd.grad does not need it
+                        grads = None
+            if grads is None:
+                # Not run (no gradient arrived, or not needed): its edges are done all the same.
                 grad_inputs = (None,) * len(node.next_functions)
             else:
-                consumed = node._consumed
-                if not consumed:
-                    node._consumed = mark
+                if node._consumed:
+                    _mark_stale(node, mark, stale)
                 else:
-                    stale.append(node)
-                    if consumed < 0 < mark:
-                        node._consumed = mark
+                    node._consumed = mark
                 grad_inputs = _run(node, grads, retain_graph, create_graph)
             for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
-                if next_node is not None:
-                    if grad is not None:
+                if next_node is None:
+                    continue
+                if grad is not None:
+                    if nr == 0 and next_node.num_outputs == 1 and next_node not in buffers:
+                        buffers[next_node] = [grad]  # the common case, inline
+                    else:
                         _add_to_buffer(buffers, next_node, nr, grad)
-                    left = dependencies[next_node] - 1
+                left = dependencies[next_node] - 1
+                if left:
                     dependencies[next_node] = left
-                    if left == 0:
-                        heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
+                else:
+                    heappush(ready, (-next_node._sequence_nr, next_node))
             # Let the buffers hold the only references: a leaf may then keep an unshared
             # gradient array instead of copying it (AccumulateGrad).
             grad_inputs = grad = None
@@ -83,6 +88,13 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     if stale or call:
         leaks.check(call, stale)
     return captured
+
+
+def _mark_stale(node, mark, stale):
+    """``node`` ran in an earlier backward already: remember it for the leak check."""
+    stale.append(node)
+    if node._consumed < 0 < mark:
+        node._consumed = mark
 
 
 def _run(node, grads, retain_graph, create_graph):

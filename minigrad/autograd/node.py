@@ -17,7 +17,7 @@ import numpy as np
 
 from minigrad import _tensor  # a module: Tensor is looked up at call time (import cycle)
 from minigrad.autograd import anomaly as _anomaly
-from minigrad.autograd.saved import _FREED, SavedTensor, unpack
+from minigrad.autograd.saved import FREED, SavedTensor, unpack
 
 _sequence = itertools.count()
 _ACCUMULATE_FIRST = 1 << 62
@@ -67,7 +67,7 @@ class Node:
         second backward through that node raises there as well."""
         if self._saved_slots:
             for slot in self._saved_slots:
-                setattr(self, slot, _FREED)
+                setattr(self, slot, FREED)
             self._released = True
 
     def rebind_output(self, output_nr, tensor):
@@ -115,7 +115,9 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
-        self._sequence_nr = _ACCUMULATE_FIRST  # leaves take their gradient as soon as it is ready
+        # Leaves take their gradient as soon as it is ready; numbers stay unique (the
+        # engine's heap never compares two nodes).
+        self._sequence_nr = _ACCUMULATE_FIRST + self._sequence_nr
 
     def leaf_hooks(self, grads, create_graph):
         """The leaf tensor's own hooks (``register_hook`` on a leaf) applied to ``grads``."""
@@ -178,11 +180,20 @@ def accumulator_of(leaf):
     return node
 
 
+#: The edge of an input that needs no gradient (PyTorch's format: no node, output 0).
+NO_EDGE = (None, 0)
+
+
 def edge_of(value):
-    """The ``(node, output_nr)`` a gradient for ``value`` flows into."""
-    grad_fn = getattr(value, "grad_fn", None)
-    if grad_fn is not None:
-        return (grad_fn, value._output_nr)
-    if getattr(value, "_requires_grad", False):
-        return (accumulator_of(value), 0)
-    return (None, 0)
+    """The ``(node, output_nr)`` a gradient for ``value`` flows into; ``NO_EDGE`` if none."""
+    if isinstance(value, _tensor.Tensor):
+        if value.grad_fn is not None:
+            return (value.grad_fn, value._output_nr)
+        if value._requires_grad:
+            return (accumulator_of(value), 0)
+    return NO_EDGE
+
+
+def any_edge(edges):
+    """Does some input need a gradient?  (A helper: the generated functions shadow ``any``.)"""
+    return any(edge is not NO_EDGE for edge in edges)

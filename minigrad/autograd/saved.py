@@ -87,7 +87,7 @@ def unpack(saved, node, as_tensor):
         if saved.tensor is not None and not as_tensor and saved.counter[0] == saved.version:
             return saved.tensor.data  # the common case, without a method call
         return saved.unpack(node, as_tensor)
-    if saved is _FREED:
+    if saved is FREED:
         raise RuntimeError(FREED_GRAPH_ERROR)
     if type(saved) is list and saved and type(saved[0]) is SavedTensor:
         return [s.unpack(node, as_tensor) for s in saved]
@@ -101,7 +101,7 @@ class _Freed:
         return "<freed>"
 
 
-_FREED = _Freed()
+FREED = _Freed()
 
 
 from minigrad import _tensor  # noqa: E402  (a module: Tensor is read at call time)
