@@ -62,7 +62,14 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     _mark_stale(node, mark, stale)
                 else:
                     node._consumed = mark
-                grad_inputs = _run(node, grads, retain_graph, create_graph)
+                if anomaly.enabled or node._extras is not None:
+                    grad_inputs = _run_watched(node, grads, create_graph)
+                else:
+                    grad_inputs = node.apply(grads, create_graph)
+                if not retain_graph:
+                    node.release()
+                if len(grad_inputs) != len(node.next_functions):
+                    _wrong_count(node, grad_inputs)
             for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
                 if next_node is None:
                     continue
@@ -97,20 +104,21 @@ def _mark_stale(node, mark, stale):
         node._consumed = mark
 
 
-def _run(node, grads, retain_graph, create_graph):
-    """One node's backward, with its post-hooks; frees its saved values unless retained."""
-    if anomaly.enabled:  # reports which node failed, and where it was made
+def _run_watched(node, grads, create_graph):
+    """A node's backward under anomaly mode (which names the node that failed, and
+    where it was made) or with post-hooks."""
+    if anomaly.enabled:
         grad_inputs = anomaly.call_node(node, grads, create_graph)
     else:
         grad_inputs = node.apply(grads, create_graph)
     if node._extras is not None:
         grad_inputs = run_post_hooks(node, grad_inputs, grads, create_graph)
-    if not retain_graph:
-        node.release()
-    if len(grad_inputs) != len(node.next_functions):
-        raise RuntimeError(f"{node.name()} returned {len(grad_inputs)} gradients for "
-                           f"{len(node.next_functions)} inputs")
     return grad_inputs
+
+
+def _wrong_count(node, grad_inputs):
+    raise RuntimeError(f"{node.name()} returned {len(grad_inputs)} gradients for "
+                       f"{len(node.next_functions)} inputs")
 
 
 def _add_to_buffer(buffers, node, nr, grad):

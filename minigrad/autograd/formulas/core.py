@@ -48,7 +48,7 @@ def maybe_multiply(x, alpha):
 # ------------------------------------------------------------------ computing
 def sum_to(x, shape):
     """Undo broadcasting: sum ``x`` down to ``shape`` (no op at all when it already fits)."""
-    if x.shape == tuple(shape):
+    if x.shape == shape or x.shape == tuple(shape):  # saved shapes are tuples already
         return x
     return ops_for(x).sum_to_size(x, shape)
 
