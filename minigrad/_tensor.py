@@ -46,7 +46,7 @@ class Tensor:
                 array = array.astype(np.float32)
             else:
                 raise TypeError(f"minigrad tensors hold numbers; got an array of dtype {array.dtype}")
-        _init(self, array, None, 0, [0], None)
+        _init(self, array)
         if requires_grad:
             self.requires_grad = True
 
@@ -338,22 +338,23 @@ class Tensor:
         return _F._to_copy(self, dtype)
 
 
-def _init(t, array, grad_fn, output_nr, version_counter, base):
+def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
+    """Set every field of Tensor ``t`` (the one place that lists them)."""
     t.data = array
     t.grad = None
     t.grad_fn = grad_fn
     t._requires_grad = grad_fn is not None
     t._output_nr = output_nr
-    t._version_counter = version_counter
+    t._version_counter = [0] if version_counter is None else version_counter
     t._base = base
     t._extras = {"inference": True} if grad_mode.inference else None
+    return t
 
 
 def _wrap(array, grad_fn=None, output_nr=0):
     """A Tensor around a fresh array (the hot path for op results: no copying)."""
-    t = _new(Tensor)
-    _init(t, array if type(array) is np.ndarray else np.asarray(array), grad_fn, output_nr, [0], None)
-    return t
+    return _init(_new(Tensor), array if type(array) is np.ndarray else np.asarray(array),
+                 grad_fn, output_nr)
 
 
 _new = object.__new__
@@ -361,12 +362,10 @@ _new = object.__new__
 
 def _make_view(array, source, grad_fn=None, output_nr=0):
     """A Tensor that looks into ``source``'s storage: it shares the version counter."""
-    t = Tensor.__new__(Tensor)
     if type(array) is not np.ndarray:
         array = np.asarray(array)
     base = source._base if source._base is not None else source
-    _init(t, array, grad_fn, output_nr, source._version_counter, base)
-    return t
+    return _init(_new(Tensor), array, grad_fn, output_nr, source._version_counter, base)
 
 
 def _compare(ufunc, a, b):

@@ -74,10 +74,9 @@ class SavedTensor:
 
 def save(value, is_output=False):
     """Wrap what a node keeps: Tensors are version-tracked, anything else kept as is."""
-    Tensor = _tensor.Tensor
-    if isinstance(value, Tensor):
+    if isinstance(value, _tensor.Tensor):
         return SavedTensor(value, is_output)
-    if isinstance(value, (list, tuple)) and value and isinstance(value[0], Tensor):
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], _tensor.Tensor):
         return [SavedTensor(v) for v in value]
     return value
 
