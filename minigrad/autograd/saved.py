@@ -83,8 +83,9 @@ def save(value, is_output=False):
 
 def unpack(saved, node, as_tensor):
     if type(saved) is SavedTensor:
-        if saved.tensor is not None and not as_tensor and saved.counter[0] == saved.version:
-            return saved.tensor.data  # the common case, without a method call
+        if not as_tensor and saved.counter[0] == saved.version and saved.unpack_hook is None:
+            # the plain backward's common case, without a method call
+            return saved.data if saved.tensor is None else saved.tensor.data
         return saved.unpack(node, as_tensor)
     if saved is FREED:
         raise RuntimeError(FREED_GRAPH_ERROR)
