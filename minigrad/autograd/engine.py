@@ -25,7 +25,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     gradients arriving at those edges, and run only the nodes needed to reach
     them; that is ``autograd.grad``.  Otherwise leaves accumulate into ``.grad``.
     """
-    root_nodes = list(dict.fromkeys(node for node, _ in roots))
+    if len(roots) == 1:
+        root_nodes = [roots[0][0]]
+    else:
+        root_nodes = list(dict.fromkeys(node for node, _ in roots))
     dependencies = _count_dependencies(root_nodes)
     buffers = {}
     for (node, nr), grad in zip(roots, root_grads):

@@ -96,15 +96,12 @@ def _roots(outputs, grad_outputs, create_graph):
         grad_outputs = (grad_outputs,) * len(outputs) if grad_outputs is None else (grad_outputs,)
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"got {len(grad_outputs)} gradients for {len(outputs)} outputs")
-    roots, grads = [], []
-    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-        node, nr = edge_of(out)
+    roots = [edge_of(out) for out in outputs]
+    for i, (node, _) in enumerate(roots):
         if node is None:
             from minigrad.autograd.clogs import explain_no_grad_fn
             raise RuntimeError(NO_GRAD_FN_ERROR.format(i=i) + explain_no_grad_fn())
-        roots.append((node, nr))
-        grads.append(_root_grad(out, g, create_graph))
-    return roots, grads
+    return roots, [_root_grad(out, g, create_graph) for out, g in zip(outputs, grad_outputs)]
 
 
 def _root_grad(out, g, create_graph):
