@@ -196,12 +196,13 @@ class OpView:
         return ", ".join(f"{o.name}_out" for o in self.op.outputs)
 
     def needs(self, arg_name):
-        if self.has_list_input:
-            return "True  # some tensor in the list requires grad (else we returned above)"
         return f"{arg_name}_edge is not NO_EDGE"
 
     def condition(self, users):
-        """Python condition: some input in ``users`` needs its gradient."""
+        """Python condition: some input in ``users`` needs its gradient.  "" for a list
+        input: some tensor in it does, or the function returned before recording."""
+        if self.has_list_input:
+            return ""
         return " or ".join(f"needs_{u}" for u in sorted(users, key=self.index.get))
 
     def saves(self):
@@ -248,6 +249,8 @@ class OpView:
         return sorted((c, sorted(s)) for c, s in statements.items())
 
     def needed_flags(self):
+        if self.has_list_input:
+            return []
         users = set()
         for _, users_ in self._all_users():
             users |= users_

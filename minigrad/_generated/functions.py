@@ -1073,9 +1073,7 @@ def cat(tensors, dim=0):
     if not any_edge(edges):
         return wrap(out)
     node = CatBackward0(edges)
-    needs_tensors = True  # some tensor in the list requires grad (else we returned above)
-    if needs_tensors:
-        node._saved_tensors_shape = [t.shape for t in tensors]
+    node._saved_tensors_shape = [t.shape for t in tensors]
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -4092,9 +4090,7 @@ def einsum(equation, tensors):
     if not any_edge(edges):
         return wrap(out)
     node = EinsumBackward0(edges)
-    needs_tensors = True  # some tensor in the list requires grad (else we returned above)
-    if needs_tensors:
-        node._raw_saved_tensors = save(tensors)
+    node._raw_saved_tensors = save(tensors)
     node._saved_equation = equation
     result = wrap(out, node)
     return result
@@ -4959,9 +4955,7 @@ def linalg_multi_dot(tensors):
     if not any_edge(edges):
         return wrap(out)
     node = LinalgMultiDotBackward0(edges)
-    needs_tensors = True  # some tensor in the list requires grad (else we returned above)
-    if needs_tensors:
-        node._raw_saved_tensors = save(tensors)
+    node._raw_saved_tensors = save(tensors)
     result = wrap(out, node)
     return result
 

@@ -11,13 +11,6 @@ def data_of(value):
     return value.data if isinstance(value, Tensor) else value
 
 
-def any_requires_grad(*values):
-    for v in values:
-        if isinstance(v, Tensor) and v._requires_grad:
-            return True
-    return False
-
-
 def shape_of(value):
     return value.shape if isinstance(value, (Tensor, np.ndarray)) else np.shape(value)
 
