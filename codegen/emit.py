@@ -224,7 +224,7 @@ class OpView:
                 if name in list_args:
                     value = f"[t.{attr} for t in {name}]"
                 elif users == {name}:
-                    value = f"{name}.data.{attr}"   # guarded by needs_<name>: it is a Tensor
+                    value = f"{name}._data.{attr}"   # guarded by needs_<name>: it is a Tensor
                 else:
                     value = f"{attr}_of({name})"
                 line = f"node._saved_{name}_{attr} = {value}"

@@ -34,7 +34,7 @@ class Tensor:
     tensor([4., 6.])
     """
 
-    __slots__ = ("data", "grad", "grad_fn", "_requires_grad", "_output_nr",
+    __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_output_nr",
                  "_version_counter", "_base", "_extras", "__weakref__")
 
     __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
@@ -53,15 +53,15 @@ class Tensor:
     # ----------------------------------------------------------- basic facts
     @property
     def shape(self):
-        return self.data.shape
+        return self._data.shape
 
     @property
     def ndim(self):
-        return self.data.ndim
+        return self._data.ndim
 
     @property
     def dtype(self):
-        return self.data.dtype
+        return self._data.dtype
 
     @property
     def T(self):
@@ -70,27 +70,27 @@ class Tensor:
     @property
     def mT(self):
         """The last two dims swapped (a view): a batch of matrices, each transposed."""
-        if self.data.ndim < 2:
+        if self._data.ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
-                               f"Got {self.data.ndim}-D tensor.")
+                               f"Got {self._data.ndim}-D tensor.")
         return self.transpose(-2, -1)
 
     def size(self, dim=None):
-        return self.data.shape if dim is None else self.data.shape[dim]
+        return self._data.shape if dim is None else self._data.shape[dim]
 
     def dim(self):
-        return self.data.ndim
+        return self._data.ndim
 
     def numel(self):
-        return self.data.size
+        return self._data.size
 
     def __len__(self):
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
+        return self._data.shape[0]
 
     def is_floating_point(self):
-        return self.data.dtype.kind == "f"
+        return self._data.dtype.kind == "f"
 
     # ------------------------------------------------------- autograd state
     @property
@@ -108,9 +108,9 @@ class Tensor:
                 and not grad_mode.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
-        if flag and self.data.dtype.kind != "f":
+        if flag and self._data.dtype.kind != "f":
             raise RuntimeError(
-                f"Only Tensors of floating point dtype can require gradients (got {self.data.dtype}); "
+                f"Only Tensors of floating point dtype can require gradients (got {self._data.dtype}); "
                 "convert first, e.g. x.double().requires_grad_()")
         self._requires_grad = bool(flag)
 
@@ -130,9 +130,21 @@ class Tensor:
     def _version(self):
         return self._version_counter[0]
 
+    @property
+    def data(self):
+        """A tensor that shares this one's storage, with no history and its own version
+        counter, as in PyTorch: writes through ``p.data`` are invisible to autograd."""
+        return _wrap(self._data)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        self._data = value._data
+
     def detach(self):
         """A tensor that shares data and version counter but has no history."""
-        return _make_view(self.data, self)
+        return _make_view(self._data, self)
 
     def detach_(self):
         if self._base is not None and self._base._requires_grad:
@@ -169,16 +181,16 @@ class Tensor:
         if self._requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self.data
+        return self._data
 
     def item(self):
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise RuntimeError(
-                f"a Tensor with {self.data.size} elements cannot be converted to Scalar")
-        return self.data.item()
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.item()
 
     def tolist(self):
-        return self.data.tolist()
+        return self._data.tolist()
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf that requires grad.
@@ -205,10 +217,10 @@ class Tensor:
         return self.to(np.bool_)
 
     def __repr__(self):
-        body = np.array2string(self.data, separator=", ", prefix="tensor(")
+        body = np.array2string(self._data, separator=", ", prefix="tensor(")
         extras = []
-        if self.data.dtype not in (np.float64, np.int64, np.bool_):
-            extras.append(f"dtype={self.data.dtype}")
+        if self._data.dtype not in (np.float64, np.int64, np.bool_):
+            extras.append(f"dtype={self._data.dtype}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self._requires_grad:
@@ -216,10 +228,10 @@ class Tensor:
         return "tensor(" + ", ".join([body] + extras) + ")"
 
     def __bool__(self):
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with {self.data.size} values is ambiguous")
-        return bool(self.data)
+                f"Boolean value of Tensor with {self._data.size} values is ambiguous")
+        return bool(self._data)
 
     # Implicit conversions cut the graph: with grad mode on, a tensor that requires
     # grad reports a clog (minigrad.autograd.clogs); .item()/.detach() stay silent.
@@ -234,7 +246,7 @@ class Tensor:
         return int(self.item())
 
     def __index__(self):
-        if self.data.dtype.kind not in "iub":
+        if self._data.dtype.kind not in "iub":
             raise TypeError("only integer tensors of a single element can be converted to an index")
         if self._requires_grad and grad_mode.enabled:
             _clogs.report(self, "index")
@@ -248,13 +260,13 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         if self._requires_grad and grad_mode.enabled:
             _clogs.report(self, "array")
-        data = self.data if dtype is None else self.data.astype(dtype)
+        data = self._data if dtype is None else self._data.astype(dtype)
         return data.copy() if copy else data
 
     def __format__(self, spec):
         # f"{loss:.4f}" is display, not a computation: silent, as .item() is
-        if self.data.ndim == 0 and spec:
-            return self.data.item().__format__(spec)
+        if self._data.ndim == 0 and spec:
+            return self._data.item().__format__(spec)
         return object.__format__(self, spec)
 
     # numpy functions and ufuncs on Tensors run minigrad's differentiable ops.
@@ -268,9 +280,9 @@ class Tensor:
         return id(self)
 
     def __iter__(self):
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.data.shape[0]))
+        return (self[i] for i in range(self._data.shape[0]))
 
     # ------------------------------------------------------------- operators
     # Every operator calls a generated, differentiable function.
@@ -308,7 +320,7 @@ class Tensor:
     def __ge__(self, other): return _compare(np.greater_equal, self, other)
     def __and__(self, other): return _compare(np.logical_and, self, other)
     def __or__(self, other): return _compare(np.logical_or, self, other)
-    def __invert__(self): return _wrap(np.logical_not(self.data))
+    def __invert__(self): return _wrap(np.logical_not(self._data))
 
     # ------------------------------------------------------ in-place updates
     def __iadd__(self, other): return self.add_(other)
@@ -333,14 +345,14 @@ class Tensor:
 
     def to(self, dtype):
         dtype = np.dtype(dtype)
-        if dtype == self.data.dtype:
+        if dtype == self._data.dtype:
             return self
         return _F._to_copy(self, dtype)
 
 
 def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
     """Set every field of Tensor ``t`` (the one place that lists them)."""
-    t.data = array
+    t._data = array
     t.grad = None
     t.grad_fn = grad_fn
     t._requires_grad = grad_fn is not None
@@ -369,8 +381,8 @@ def _make_view(array, source, grad_fn=None, output_nr=0):
 
 
 def _compare(ufunc, a, b):
-    return _wrap(ufunc(a.data if isinstance(a, Tensor) else a,
-                       b.data if isinstance(b, Tensor) else b))
+    return _wrap(ufunc(a._data if isinstance(a, Tensor) else a,
+                       b._data if isinstance(b, Tensor) else b))
 
 
 def apply_inplace(self, op, *args, **kwargs):
@@ -394,7 +406,7 @@ def apply_inplace(self, op, *args, **kwargs):
             return self
         with grad_mode.no_grad():
             out = op(self, *args, **kwargs)
-        _write(self, out.data)
+        _write(self, out._data)
         return self
     _rebase(self, op, args, kwargs)
     if self._extras is not None and self._extras.get("views"):
@@ -411,11 +423,11 @@ def _numpy_inplace(self, op, args, kwargs):
     ufunc = _NUMPY_INPLACE.get(op)
     if ufunc is None or len(args) != 1 or (kwargs and kwargs != {"alpha": 1}):
         return False
-    other = args[0].data if isinstance(args[0], Tensor) else args[0]
-    if not self.data.flags.writeable or np.result_type(self.data, other) != self.data.dtype:
+    other = args[0]._data if isinstance(args[0], Tensor) else args[0]
+    if not self._data.flags.writeable or np.result_type(self._data, other) != self._data.dtype:
         return False
     try:
-        ufunc(self.data, other, out=self.data)
+        ufunc(self._data, other, out=self._data)
     except ValueError:  # other does not broadcast to self's shape
         return False
     self._version_counter[0] += 1
@@ -426,10 +438,10 @@ def _rebase(self, op, args, kwargs):
     """Record ``op(self, ...)``, write its value into ``self``, make its node ``self``'s grad_fn."""
     # The op saves its inputs by reference; give it a snapshot of ``self`` that
     # keeps the old value and the old history, since ``self`` is about to change.
-    snapshot = _wrap(self.data.copy(), self.grad_fn, self._output_nr)
+    snapshot = _wrap(self._data.copy(), self.grad_fn, self._output_nr)
     snapshot._requires_grad = self._requires_grad
     out = op(snapshot, *args, **kwargs)
-    _write(self, out.data)
+    _write(self, out._data)
     self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
     self._requires_grad = out._requires_grad
     out.grad_fn.rebind_output(out._output_nr, self)
@@ -440,16 +452,16 @@ def _rebase(self, op, args, kwargs):
 
 
 def _write(self, values):
-    if not self.data.flags.writeable:
+    if not self._data.flags.writeable:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers "
             "to a single memory location (an expanded tensor). Please clone() the tensor "
             "before performing the operation.")
-    if values.shape != self.data.shape:
+    if values.shape != self._data.shape:
         raise RuntimeError(
-            f"output with shape {list(self.data.shape)} doesn't match the broadcast "
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast "
             f"shape {list(values.shape)}")
-    np.copyto(self.data, values, casting="unsafe")
+    np.copyto(self._data, values, casting="unsafe")
     self._version_counter[0] += 1
 
 

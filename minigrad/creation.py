@@ -37,9 +37,9 @@ def tensor(data, dtype=None, requires_grad=False):
     tensor([1., 2.], requires_grad=True)
     """
     if isinstance(data, Tensor):
-        data = data.data
+        data = data._data
     elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
-        data = [d.data if isinstance(d, Tensor) else d for d in data]
+        data = [d._data if isinstance(d, Tensor) else d for d in data]
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
@@ -65,19 +65,19 @@ def full(size, fill_value, dtype=None, requires_grad=False):
 
 
 def zeros_like(input, dtype=None, requires_grad=False):
-    return _made(np.zeros_like(input.data, dtype=dtype), None, requires_grad)
+    return _made(np.zeros_like(input._data, dtype=dtype), None, requires_grad)
 
 
 def ones_like(input, dtype=None, requires_grad=False):
-    return _made(np.ones_like(input.data, dtype=dtype), None, requires_grad)
+    return _made(np.ones_like(input._data, dtype=dtype), None, requires_grad)
 
 
 def full_like(input, fill_value, dtype=None, requires_grad=False):
-    return _made(np.full_like(input.data, fill_value, dtype=dtype), None, requires_grad)
+    return _made(np.full_like(input._data, fill_value, dtype=dtype), None, requires_grad)
 
 
 def empty_like(input, dtype=None, requires_grad=False):
-    return _made(np.empty_like(input.data, dtype=dtype), None, requires_grad)
+    return _made(np.empty_like(input._data, dtype=dtype), None, requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False):

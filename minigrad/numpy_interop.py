@@ -299,7 +299,7 @@ def _fix_up(qualified, args, kwargs):
 
 
 def _ndim(value):
-    return np.ndim(value.data if hasattr(value, "data") else value)
+    return np.ndim(value._data if hasattr(value, "_data") else value)
 
 
 def _lookup(name):
@@ -332,7 +332,7 @@ def _requires_grad(value):
 def _strip(value):
     from minigrad._tensor import Tensor
     if isinstance(value, Tensor):
-        return value.data
+        return value._data
     if isinstance(value, list):
         return [_strip(v) for v in value]
     if isinstance(value, tuple):

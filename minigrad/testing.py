@@ -203,7 +203,7 @@ def check_zero_grad(op, outputs, sample):
     zeros = [_wrap(np.zeros(o.shape, dtype=o.dtype)) for o in outs]
     grads = autograd_grad(outs, leaves, zeros, allow_unused=True)
     for leaf, g in zip(leaves, grads):
-        assert g is None or not np.any(g.data), f"zero gradient in gave {g} for {leaf.shape}"
+        assert g is None or not np.any(g._data), f"zero gradient in gave {g} for {leaf.shape}"
 
 
 def check_float32_against_float64(fn, leaves, rtol=1e-3, atol=1e-4):
@@ -215,7 +215,7 @@ def check_float32_against_float64(fn, leaves, rtol=1e-3, atol=1e-4):
     cotangents = [rng.standard_normal(o.shape) for o in outs32]
     grads32 = autograd_grad(outs32, leaves, [_wrap(c.astype(o.dtype)) for c, o in zip(cotangents, outs32)],
                             allow_unused=True)
-    leaves64 = [Tensor(leaf.data.astype(np.float64)).requires_grad_() for leaf in leaves]
+    leaves64 = [Tensor(leaf._data.astype(np.float64)).requires_grad_() for leaf in leaves]
     outs64 = fn(*leaves64)
     grads64 = autograd_grad(outs64, leaves64, [_wrap(c) for c in cotangents], allow_unused=True)
     for leaf, g32, g64 in zip(leaves, grads32, grads64):
@@ -223,4 +223,4 @@ def check_float32_against_float64(fn, leaves, rtol=1e-3, atol=1e-4):
             assert g32 is None and g64 is None
             continue
         assert g32.dtype == leaf.dtype, f"gradient of a {leaf.dtype} input came back {g32.dtype}"
-        np.testing.assert_allclose(g32.data, g64.data, rtol=rtol, atol=atol)
+        np.testing.assert_allclose(g32._data, g64._data, rtol=rtol, atol=atol)

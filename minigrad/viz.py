@@ -150,7 +150,7 @@ def _saved(node):
         if value is FREED:
             yield f"{short}\\n(freed)", key
         elif type(value) is SavedTensor:
-            data = value.tensor.data if value.tensor is not None else value.data
+            data = value.tensor._data if value.tensor is not None else value._data
             yield f"{short}\\n(" + ", ".join(str(s) for s in data.shape) + ")", key
         elif isinstance(value, list):
             yield f"{short}\\n[{len(value)} tensors]", key

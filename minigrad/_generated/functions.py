@@ -68,7 +68,7 @@ def sum_to_size(input, size):
     node = SumToSizeBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -89,7 +89,7 @@ def _to_copy(input, dtype):
     node = ToCopyBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_dtype = self.data.dtype
+        node._saved_self_dtype = self._data.dtype
     result = wrap(out, node)
     return result
 
@@ -130,7 +130,7 @@ def _copy_from(input, src):
     node = CopyFromBackward0((self_edge, src_edge,))
     needs_src = src_edge is not NO_EDGE
     if needs_src:
-        node._saved_src_shape = src.data.shape
+        node._saved_src_shape = src._data.shape
     result = wrap(out, node)
     return result
 
@@ -397,9 +397,9 @@ def add(input, other, *, alpha=1):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
     result = wrap(out, node)
     return result
@@ -424,9 +424,9 @@ def sub(input, other, *, alpha=1):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
     result = wrap(out, node)
     return result
@@ -452,10 +452,10 @@ def mul(input, other):
     needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -480,9 +480,9 @@ def div_default(input, other):
     needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
     result = wrap(out, node)
@@ -508,9 +508,9 @@ def pow(input, exponent):
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
     if needs_exponent:
-        node._saved_exponent_shape = exponent.data.shape
+        node._saved_exponent_shape = exponent._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_exponent:
         node._raw_saved_exponent = save(exponent)
         node._raw_saved_self = save(self)
@@ -539,9 +539,9 @@ def maximum(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -568,9 +568,9 @@ def minimum(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -598,9 +598,9 @@ def where(condition, input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_condition = save(condition)
     result = wrap(out, node)
@@ -646,8 +646,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     node = SumBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_dtype = self.data.dtype
-        node._saved_self_shape = self.data.shape
+        node._saved_self_dtype = self._data.dtype
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -669,8 +669,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     node = MeanBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_dtype = self.data.dtype
-        node._saved_self_shape = self.data.shape
+        node._saved_self_dtype = self._data.dtype
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -740,8 +740,8 @@ def max_dim(input, dim, keepdim=False):
     node = MaxBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_ndim = self.data.ndim
-        node._saved_self_shape = self.data.shape
+        node._saved_self_ndim = self._data.ndim
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
@@ -790,8 +790,8 @@ def min_dim(input, dim, keepdim=False):
     node = MinBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_ndim = self.data.ndim
-        node._saved_self_shape = self.data.shape
+        node._saved_self_ndim = self._data.ndim
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
@@ -841,7 +841,7 @@ def logsumexp(input, dim, keepdim=False):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     if needs_self:
@@ -867,7 +867,7 @@ def gather(input, dim, index):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -912,7 +912,7 @@ def reshape(input, shape):
     node = ReshapeBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -972,7 +972,7 @@ def expand(input, size):
     node = ExpandBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -993,7 +993,7 @@ def squeeze(input, dim=None):
     node = SqueezeBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -1014,7 +1014,7 @@ def unsqueeze(input, dim):
     node = UnsqueezeBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -1035,7 +1035,7 @@ def getitem(input, index):
     node = GetitemBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_index = index
     result = wrap_view(out, self, node)
     return result
@@ -1117,10 +1117,10 @@ def matmul(input, other):
     needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -1141,7 +1141,7 @@ def softmax(input, dim, dtype=None):
     node = SoftmaxBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_dtype = self.data.dtype
+        node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     if needs_self:
@@ -1165,7 +1165,7 @@ def log_softmax(input, dim, dtype=None):
     node = LogSoftmaxBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_dtype = self.data.dtype
+        node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     if needs_self:
@@ -1893,9 +1893,9 @@ def clamp_Tensor(input, min=None, max=None):
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
     if needs_max:
-        node._saved_max_shape = max.data.shape
+        node._saved_max_shape = max._data.shape
     if needs_min:
-        node._saved_min_shape = min.data.shape
+        node._saved_min_shape = min._data.shape
     if needs_self or needs_min or needs_max:
         node._raw_saved_max = save(max)
         node._raw_saved_min = save(min)
@@ -1949,9 +1949,9 @@ def clip_Tensor(input, min=None, max=None):
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
     if needs_max:
-        node._saved_max_shape = max.data.shape
+        node._saved_max_shape = max._data.shape
     if needs_min:
-        node._saved_min_shape = min.data.shape
+        node._saved_min_shape = min._data.shape
     if needs_self or needs_min or needs_max:
         node._raw_saved_max = save(max)
         node._raw_saved_min = save(min)
@@ -2001,9 +2001,9 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
     node._saved_rounding_mode = rounding_mode
@@ -2030,9 +2030,9 @@ def floor_divide(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -2058,9 +2058,9 @@ def remainder(input, other):
     if needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -2086,9 +2086,9 @@ def fmod(input, other):
     if needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -2112,11 +2112,11 @@ def float_power(input, exponent):
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
     if needs_exponent:
-        node._saved_exponent_dtype = exponent.data.dtype
-        node._saved_exponent_shape = exponent.data.shape
+        node._saved_exponent_dtype = exponent._data.dtype
+        node._saved_exponent_shape = exponent._data.shape
     if needs_self:
-        node._saved_self_dtype = self.data.dtype
-        node._saved_self_shape = self.data.shape
+        node._saved_self_dtype = self._data.dtype
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_exponent:
         node._raw_saved_exponent = save(exponent)
         node._raw_saved_self = save(self)
@@ -2145,9 +2145,9 @@ def fmax(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -2174,9 +2174,9 @@ def fmin(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -2203,9 +2203,9 @@ def max_other(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -2232,9 +2232,9 @@ def min_other(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -2261,9 +2261,9 @@ def atan2(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -2291,10 +2291,10 @@ def hypot(input, other):
     needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_other = save(other)
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     if needs_other:
         node._raw_saved_result = save(result, is_output=True)
@@ -2322,9 +2322,9 @@ def logaddexp(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -2351,9 +2351,9 @@ def logaddexp2(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -2380,10 +2380,10 @@ def copysign(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     if needs_self:
         node._raw_saved_result = save(result, is_output=True)
@@ -2409,9 +2409,9 @@ def xlogy(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_other:
         node._raw_saved_other = save(other)
         node._raw_saved_self = save(self)
@@ -2438,9 +2438,9 @@ def lerp_Scalar(input, end, weight):
     needs_self = self_edge is not NO_EDGE
     needs_end = end_edge is not NO_EDGE
     if needs_end:
-        node._saved_end_shape = end.data.shape
+        node._saved_end_shape = end._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_weight = weight
     result = wrap(out, node)
     return result
@@ -2468,15 +2468,15 @@ def lerp_Tensor(input, end, weight):
     needs_end = end_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_end:
-        node._saved_end_shape = end.data.shape
+        node._saved_end_shape = end._data.shape
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_end:
         node._raw_saved_weight = save(weight)
     if needs_weight:
         node._raw_saved_end = save(end)
         node._raw_saved_self = save(self)
-        node._saved_weight_shape = weight.data.shape
+        node._saved_weight_shape = weight._data.shape
     result = wrap(out, node)
     return result
 
@@ -2503,13 +2503,13 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     needs_tensor1 = tensor1_edge is not NO_EDGE
     needs_tensor2 = tensor2_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_tensor1:
         node._raw_saved_tensor2 = save(tensor2)
-        node._saved_tensor1_shape = tensor1.data.shape
+        node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor2:
         node._raw_saved_tensor1 = save(tensor1)
-        node._saved_tensor2_shape = tensor2.data.shape
+        node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     result = wrap(out, node)
     return result
@@ -2537,14 +2537,14 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     needs_tensor1 = tensor1_edge is not NO_EDGE
     needs_tensor2 = tensor2_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_tensor1:
-        node._saved_tensor1_shape = tensor1.data.shape
+        node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor1 or needs_tensor2:
         node._raw_saved_tensor2 = save(tensor2)
     if needs_tensor2:
         node._raw_saved_tensor1 = save(tensor1)
-        node._saved_tensor2_shape = tensor2.data.shape
+        node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     result = wrap(out, node)
     return result
@@ -2567,7 +2567,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_dtype = self.data.dtype
+        node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
@@ -2592,7 +2592,7 @@ def cumsum(input, dim, *, dtype=None):
     node = CumsumBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_dtype = self.data.dtype
+        node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -2615,7 +2615,7 @@ def cumprod(input, dim, *, dtype=None):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_dtype = self.data.dtype
+        node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     if needs_self:
@@ -2835,7 +2835,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -2862,7 +2862,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -2891,7 +2891,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_dtype = self.data.dtype
+        node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -2914,7 +2914,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
-        node._saved_self_dtype = self.data.dtype
+        node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -2936,8 +2936,8 @@ def median_dim(input, dim, keepdim=False):
     node = MedianBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_ndim = self.data.ndim
-        node._saved_self_shape = self.data.shape
+        node._saved_self_ndim = self._data.ndim
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
@@ -2986,7 +2986,7 @@ def cummax(input, dim):
     node = CummaxBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
@@ -3011,7 +3011,7 @@ def cummin(input, dim):
     node = CumminBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
@@ -3118,7 +3118,7 @@ def view(input, size):
     node = ViewBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -3139,7 +3139,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     node = FlattenBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -3160,7 +3160,7 @@ def unflatten(input, dim, sizes):
     node = UnflattenBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -3280,7 +3280,7 @@ def expand_as(input, other):
     node = ExpandAsBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -3301,7 +3301,7 @@ def broadcast_to(input, size):
     node = BroadcastToBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -3322,7 +3322,7 @@ def narrow(input, dim, start, length):
     node = NarrowBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_length = length
     node._saved_start = start
@@ -3346,7 +3346,7 @@ def select(input, dim, index):
     node = SelectBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_index = index
     result = wrap_view(out, self, node)
@@ -3370,7 +3370,7 @@ def view_as(input, other):
     node = ViewAsBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -3392,7 +3392,7 @@ def reshape_as(input, other):
     node = ReshapeAsBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -3413,7 +3413,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     node = DiagonalBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
@@ -3560,7 +3560,7 @@ def repeat(input, repeats):
     node = RepeatBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_repeats = repeats
     result = wrap(out, node)
     return result
@@ -3582,7 +3582,7 @@ def tile(input, dims):
     node = TileBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_dims = dims
     result = wrap(out, node)
     return result
@@ -3642,7 +3642,7 @@ def diag(input, diagonal=0):
     node = DiagBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_diagonal = diagonal
     result = wrap(out, node)
     return result
@@ -3687,7 +3687,7 @@ def index_select(input, dim, index):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3741,7 +3741,7 @@ def scatter_src(input, dim, index, src):
     if needs_self or needs_src:
         node._raw_saved_index = save(index)
     if needs_src:
-        node._saved_src_shape = src.data.shape
+        node._saved_src_shape = src._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3790,7 +3790,7 @@ def scatter_add(input, dim, index, src):
     needs_src = src_edge is not NO_EDGE
     if needs_src:
         node._raw_saved_index = save(index)
-        node._saved_src_shape = src.data.shape
+        node._saved_src_shape = src._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3814,7 +3814,7 @@ def masked_fill_Scalar(input, mask, value):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_mask = save(mask)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -3839,7 +3839,7 @@ def masked_fill_Tensor(input, mask, value):
     needs_self = self_edge is not NO_EDGE
     needs_value = value_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_value:
         node._raw_saved_mask = save(mask)
     result = wrap(out, node)
@@ -3864,7 +3864,7 @@ def take_along_dim(input, indices, dim=None):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_indices = save(indices)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -4043,10 +4043,10 @@ def inner(input, other):
     needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -4116,10 +4116,10 @@ def tensordot(input, other, dims_self, dims_other):
     needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_ndim = other.data.ndim
+        node._saved_other_ndim = other._data.ndim
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_ndim = self.data.ndim
+        node._saved_self_ndim = self._data.ndim
     node._saved_dims_other = dims_other
     node._saved_dims_self = dims_self
     result = wrap(out, node)
@@ -4146,10 +4146,10 @@ def kron(input, other):
     needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -4180,7 +4180,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if needs_mat2:
         node._raw_saved_mat1 = save(mat1)
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
     node._saved_beta = beta
     result = wrap(out, node)
@@ -4213,7 +4213,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if needs_batch2:
         node._raw_saved_batch1 = save(batch1)
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
     node._saved_beta = beta
     result = wrap(out, node)
@@ -4240,10 +4240,10 @@ def cross(input, other, dim=None):
     needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -4269,10 +4269,10 @@ def linalg_cross(input, other, *, dim=-1):
     needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._raw_saved_self = save(self)
-        node._saved_other_shape = other.data.shape
+        node._saved_other_shape = other._data.shape
     if needs_self:
         node._raw_saved_other = save(other)
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -4294,7 +4294,7 @@ def trace(input):
     node = TraceBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     if needs_self:
-        node._saved_self_shape = self.data.shape
+        node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -4904,7 +4904,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     if needs_A or needs_B:
         node._raw_saved_A = save(A)
     if needs_B:
-        node._saved_B_shape = B.data.shape
+        node._saved_B_shape = B._data.shape
     node._saved_left = left
     node._saved_unitriangular = unitriangular
     node._saved_upper = upper
@@ -4933,10 +4933,10 @@ def linalg_vecdot(x, y, *, dim=-1):
     needs_y = y_edge is not NO_EDGE
     if needs_x:
         node._raw_saved_y = save(y)
-        node._saved_x_shape = x.data.shape
+        node._saved_x_shape = x._data.shape
     if needs_y:
         node._raw_saved_x = save(x)
-        node._saved_y_shape = y.data.shape
+        node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5295,12 +5295,12 @@ def linear(input, weight, bias=None):
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
     if needs_bias:
-        node._saved_bias_shape = bias.data.shape
+        node._saved_bias_shape = bias._data.shape
     if needs_input:
         node._raw_saved_weight = save(weight)
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.data.shape
+        node._saved_weight_shape = weight._data.shape
     result = wrap(out, node)
     return result
 
@@ -5326,7 +5326,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
     if needs_bias:
-        node._saved_bias_shape = bias.data.shape
+        node._saved_bias_shape = bias._data.shape
     if needs_input:
         node._raw_saved_weight = save(weight)
     if needs_input or needs_weight:
@@ -5474,10 +5474,10 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
         node._raw_saved_weight = save(weight)
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.data.shape
+        node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -5510,10 +5510,10 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
         node._raw_saved_weight = save(weight)
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.data.shape
+        node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -5546,10 +5546,10 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
         node._raw_saved_weight = save(weight)
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.data.shape
+        node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -5582,10 +5582,10 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
         node._raw_saved_weight = save(weight)
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.data.shape
+        node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -5618,10 +5618,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
         node._raw_saved_weight = save(weight)
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.data.shape
+        node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -5654,10 +5654,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
         node._raw_saved_weight = save(weight)
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.data.shape
+        node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -5685,10 +5685,10 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_output_grad = save(output_grad)
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     if needs_output_grad:
         node._raw_saved_input = save(input)
-        node._saved_output_grad_shape = output_grad.data.shape
+        node._saved_output_grad_shape = output_grad._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
     node._saved_padding = padding
@@ -5712,7 +5712,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     node = MaxPool1dWithIndicesBackward0((input_edge,))
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     output = wrap(output_out, node, 0)
     indices = wrap(indices_out)
     if needs_input:
@@ -5736,7 +5736,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
     node._saved_kernel_size = kernel_size
@@ -5761,7 +5761,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     node = MaxPool2dWithIndicesBackward0((input_edge,))
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     output = wrap(output_out, node, 0)
     indices = wrap(indices_out)
     if needs_input:
@@ -5785,7 +5785,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
     node._saved_kernel_size = kernel_size
@@ -5810,7 +5810,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     node = AvgPool1dBackward0((input_edge,))
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_count_include_pad = count_include_pad
     node._saved_kernel_size = kernel_size
@@ -5835,7 +5835,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     node = AvgPool2dBackward0((input_edge,))
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_count_include_pad = count_include_pad
     node._saved_divisor_override = divisor_override
@@ -5884,7 +5884,7 @@ def adaptive_avg_pool1d(input, output_size):
     node = AdaptiveAvgPool1dBackward0((input_edge,))
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     result = wrap(out, node)
     return result
 
@@ -5904,7 +5904,7 @@ def adaptive_avg_pool2d(input, output_size):
     node = AdaptiveAvgPool2dBackward0((input_edge,))
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     result = wrap(out, node)
     return result
 
@@ -5924,7 +5924,7 @@ def pad(input, pad, mode='constant', value=None):
     node = PadBackward0((input_edge,))
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._saved_input_shape = input.data.shape
+        node._saved_input_shape = input._data.shape
     node._saved_mode = mode
     node._saved_pad = pad
     result = wrap(out, node)
@@ -5967,7 +5967,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     needs_weight = weight_edge is not NO_EDGE
     if needs_weight:
         node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight.data.shape
+        node._saved_weight_shape = weight._data.shape
     node._saved_padding_idx = padding_idx
     node._saved_scale_grad_by_freq = scale_grad_by_freq
     result = wrap(out, node)

@@ -109,7 +109,7 @@ def _check_nan(node, results):
     for i, result in enumerate(results):
         if result is None:
             continue
-        array = result.data if isinstance(result, Tensor) else np.asarray(result)
+        array = result._data if isinstance(result, Tensor) else np.asarray(result)
         if array.dtype.kind in "fc" and np.isnan(array).any():
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 

@@ -130,7 +130,7 @@ class BackwardCFunction(FunctionCtx, Node):
             grad = Fn.sum_to_size(grad, shape)
         if grad.dtype != dtype:
             grad = grad.to(dtype)
-        return grad if create_graph else grad.data
+        return grad if create_graph else grad._data
 
     def release(self):
         self._saved = ()
@@ -216,7 +216,7 @@ def _attach_outputs(node, args, outputs):
                     f"{node.name()}: mark_dirty on a view of a tensor that requires grad is "
                     "not supported by minigrad; clone() the input before the Function")
         elif id(out) in inputs:
-            out = _make_view(out.data, out)  # an input returned as is: a new alias
+            out = _make_view(out._data, out)  # an input returned as is: a new alias
         if id(out) in non_diff or out.dtype.kind != "f":
             out._requires_grad = False
         else:
@@ -257,7 +257,7 @@ def once_differentiable(backward):
         error = DelayedError(ctx.name(), "its backward is decorated with @once_differentiable",
                              edges)
         single = not isinstance(results, tuple)
-        wrapped = tuple(_wrap(r.data, error) if isinstance(r, Tensor) else r
+        wrapped = tuple(_wrap(r._data, error) if isinstance(r, Tensor) else r
                         for r in ((results,) if single else results))
         return wrapped[0] if single else wrapped
     return wrapper

@@ -54,7 +54,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 from minigrad.autograd.clogs import explain_unused
                 raise RuntimeError(UNUSED_INPUT_ERROR + explain_unused(tensor, edge[0]))
             if materialize_grads:
-                g = np.zeros_like(tensor.data)
+                g = np.zeros_like(tensor._data)
         elif g.dtype != tensor.dtype:
             g = g.astype(tensor.dtype) if not isinstance(g, Tensor) else g.to(tensor.dtype)
         results.append(g if g is None or isinstance(g, Tensor) else _wrap(g))
@@ -107,17 +107,17 @@ def _roots(outputs, grad_outputs, create_graph):
 def _root_grad(out, g, create_graph):
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     if g is None:
-        if out.data.size != 1:
+        if out._data.size != 1:
             raise RuntimeError(SCALAR_OUTPUT_ERROR)
-        g = np.ones(out.data.shape, out.data.dtype)
+        g = np.ones(out._data.shape, out._data.dtype)
     elif isinstance(g, Tensor):
         if g.shape != out.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output has a shape of {list(g.shape)} and "
                 f"output has a shape of {list(out.shape)}.")
-        return g if create_graph else g.data
+        return g if create_graph else g._data
     else:
-        g = np.broadcast_to(np.asarray(g, dtype=out.data.dtype), out.shape)
+        g = np.broadcast_to(np.asarray(g, dtype=out._data.dtype), out.shape)
     return _wrap(g) if create_graph else g
 
 

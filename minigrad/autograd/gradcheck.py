@@ -84,12 +84,12 @@ def _outputs(fn, inputs):
 
 def _evaluate(fn, inputs):
     # Not under no_grad: fn may itself differentiate (gradgradcheck's vjp does).
-    return [o.data.astype(np.float64) for o in _outputs(fn, inputs)]
+    return [o._data.astype(np.float64) for o in _outputs(fn, inputs)]
 
 
 def _perturbed(fn, inputs, j, direction, eps):
     """(f(x + eps d) - f(x - eps d)) / 2 eps for input ``j`` along ``direction``."""
-    data = inputs[j].data
+    data = inputs[j]._data
     original = data.copy()
     try:
         data += eps * direction
@@ -107,14 +107,14 @@ def _vjp(outputs, inputs, wrt, i, cotangent):
         return [np.zeros(inputs[j].shape) for j in wrt]
     grads = autograd_grad(outputs[i], [inputs[j] for j in wrt], _wrap(cotangent),
                           retain_graph=True, allow_unused=True)
-    return [np.zeros(inputs[j].shape) if g is None else g.data for j, g in zip(wrt, grads)]
+    return [np.zeros(inputs[j].shape) if g is None else g._data for j, g in zip(wrt, grads)]
 
 
 def _full_blocks(fn, inputs, outputs, wrt, eps, rng):
     """Yield ((i, j), (numerical J_ij, analytical J_ij)) for every block."""
     numerical = {}
     for j in wrt:
-        x = inputs[j].data
+        x = inputs[j]._data
         columns = [[] for _ in outputs]
         for k in range(x.size):
             direction = np.zeros(x.shape)
@@ -123,17 +123,17 @@ def _full_blocks(fn, inputs, outputs, wrt, eps, rng):
                 columns[i].append(d.reshape(-1))
         for i, o in enumerate(outputs):
             numerical[i, j] = (np.stack(columns[i], axis=1) if columns[i]
-                               else np.zeros((o.data.size, 0)))
+                               else np.zeros((o._data.size, 0)))
     for i, o in enumerate(outputs):
         rows = {j: [] for j in wrt}
-        for m in range(o.data.size):
+        for m in range(o._data.size):
             cotangent = np.zeros(o.shape)
             cotangent[np.unravel_index(m, o.shape)] = 1.0
             for j, g in zip(wrt, _vjp(outputs, inputs, wrt, i, cotangent)):
                 rows[j].append(np.asarray(g, dtype=np.float64).reshape(-1))
         for j in wrt:
             analytical = (np.stack(rows[j]) if rows[j]
-                          else np.zeros((0, inputs[j].data.size)))
+                          else np.zeros((0, inputs[j]._data.size)))
             yield (i, j), (numerical[i, j], analytical)
 
 

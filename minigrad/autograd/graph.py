@@ -7,7 +7,7 @@ keeps nothing; unpack recomputes), and so is counting saved bytes:
 
 >>> sizes = []
 >>> with minigrad.autograd.graph.saved_tensors_hooks(
-...         lambda t: sizes.append(t.data.nbytes) or t, lambda t: t):
+...         lambda t: sizes.append(t._data.nbytes) or t, lambda t: t):
 ...     y = (x.exp() * x).sum()
 
 ``stats(t)``: nodes, depth, saved bytes and stale nodes reachable from ``t``:
@@ -81,11 +81,11 @@ def saved_arrays(node):
         for saved in (value if isinstance(value, list) else [value]):
             if type(saved) is SavedTensor:
                 if saved.tensor is not None:
-                    arrays.append(saved.tensor.data)
-                elif saved.data is not None:
-                    arrays.append(saved.data)
+                    arrays.append(saved.tensor._data)
+                elif saved._data is not None:
+                    arrays.append(saved._data)
             elif isinstance(saved, Tensor):
-                arrays.append(saved.data)
+                arrays.append(saved._data)
     return arrays
 
 

@@ -50,7 +50,7 @@ def _like_engine(grad, create_graph):
     Tensor = _tensor.Tensor
     if grad is None or create_graph:
         return grad
-    return grad.data if isinstance(grad, Tensor) else grad
+    return grad._data if isinstance(grad, Tensor) else grad
 
 
 def run_tensor_hooks(hooks, grad, create_graph):
@@ -100,7 +100,7 @@ def _retain(tensor, grad, create_graph):
         tensor.grad = grad if tensor.grad is None else tensor.grad + grad
     else:
         array = _like_engine(grad, False)
-        tensor.grad = _wrap(array.copy()) if tensor.grad is None else _wrap(tensor.grad.data + array)
+        tensor.grad = _wrap(array.copy()) if tensor.grad is None else _wrap(tensor.grad._data + array)
 
 
 def register_tensor_hook(tensor, fn):

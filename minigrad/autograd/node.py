@@ -137,18 +137,18 @@ class AccumulateGrad(Node):
         grad = grads[0]
         if create_graph:
             new = grad if isinstance(grad, Tensor) else _wrap(grad)
-            if new.dtype != leaf.data.dtype:
-                new = new.to(leaf.data.dtype)
+            if new.dtype != leaf._data.dtype:
+                new = new.to(leaf._data.dtype)
             leaf.grad = new if leaf.grad is None else leaf.grad + new
         else:
-            array = grad.data if isinstance(grad, Tensor) else grad
+            array = grad._data if isinstance(grad, Tensor) else grad
             if leaf.grad is None:
-                leaf.grad = _wrap(_owned_copy(array, leaf.data.dtype))
-            elif leaf.grad.grad_fn is None and leaf.grad.data.flags.writeable:
-                np.add(leaf.grad.data, array, out=leaf.grad.data, casting="unsafe")
+                leaf.grad = _wrap(_owned_copy(array, leaf._data.dtype))
+            elif leaf.grad.grad_fn is None and leaf.grad._data.flags.writeable:
+                np.add(leaf.grad._data, array, out=leaf.grad._data, casting="unsafe")
                 leaf.grad._version_counter[0] += 1
             else:
-                leaf.grad = _wrap(leaf.grad.data + array)
+                leaf.grad = _wrap(leaf.grad._data + array)
         if extras is not None and extras.get("post_accumulate"):
             from minigrad.autograd.hooks import run_post_accumulate_hooks
             run_post_accumulate_hooks(leaf)

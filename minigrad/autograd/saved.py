@@ -15,7 +15,7 @@ hooks_stack = []
 
 
 class SavedTensor:
-    __slots__ = ("tensor", "data", "version", "counter", "output_nr", "packed", "unpack_hook")
+    __slots__ = ("tensor", "_data", "version", "counter", "output_nr", "packed", "unpack_hook")
 
     def __init__(self, tensor, is_output=False):
         if tensor._extras is not None and tensor._extras.get("inference"):
@@ -27,14 +27,14 @@ class SavedTensor:
         self.unpack_hook = None
         if hooks_stack:
             pack, self.unpack_hook = hooks_stack[-1]
-            self.tensor, self.data = None, None
+            self.tensor, self._data = None, None
             self.output_nr = tensor._output_nr if is_output else -1
             self.packed = pack(tensor)
         elif is_output:
-            self.tensor, self.data, self.output_nr = None, tensor.data, tensor._output_nr
+            self.tensor, self._data, self.output_nr = None, tensor._data, tensor._output_nr
         else:
             self.tensor = tensor
-            self.data = None
+            self._data = None
             self.output_nr = -1
 
     def unpack(self, node, as_tensor):
@@ -42,25 +42,25 @@ class SavedTensor:
             self._raise_version_error(node)
         if self.unpack_hook is not None:
             value = self.unpack_hook(self.packed)
-            return value if as_tensor else value.data
+            return value if as_tensor else value._data
         if self.tensor is not None:
-            return self.tensor if as_tensor else self.tensor.data
+            return self.tensor if as_tensor else self.tensor._data
         if not as_tensor:
-            return self.data
+            return self._data
         _init, Tensor = _tensor._init, _tensor.Tensor
         t = Tensor.__new__(Tensor)
-        _init(t, self.data, node, self.output_nr, self.counter, None)
+        _init(t, self._data, node, self.output_nr, self.counter, None)
         return t
 
     def rebind(self, tensor):
         """After an in-place op, the saved output is the mutated tensor's storage."""
-        self.data, self.counter, self.unpack_hook = tensor.data, tensor._version_counter, None
+        self._data, self.counter, self.unpack_hook = tensor._data, tensor._version_counter, None
         self.version = tensor._version_counter[0]
 
     def _raise_version_error(self, node):
-        data = self.tensor.data if self.tensor is not None else self.data
+        data = self.tensor._data if self.tensor is not None else self._data
         if data is None:  # packed by a saved_tensors_hooks pack hook
-            data = self.unpack_hook(self.packed).data
+            data = self.unpack_hook(self.packed)._data
         if self.tensor is not None and self.tensor.grad_fn is not None:
             role = f"output {self.tensor._output_nr} of {self.tensor.grad_fn.name()}"
         elif self.tensor is not None:
@@ -85,7 +85,7 @@ def unpack(saved, node, as_tensor):
     if type(saved) is SavedTensor:
         if not as_tensor and saved.counter[0] == saved.version and saved.unpack_hook is None:
             # the plain backward's common case, without a method call
-            return saved.data if saved.tensor is None else saved.tensor.data
+            return saved._data if saved.tensor is None else saved.tensor._data
         return saved.unpack(node, as_tensor)
     if saved is FREED:
         raise RuntimeError(FREED_GRAPH_ERROR)

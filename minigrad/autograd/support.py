@@ -8,7 +8,7 @@ from minigrad._tensor import Tensor, _make_view, _wrap
 
 def data_of(value):
     """The numpy array behind a Tensor; numbers and arrays pass through as constants."""
-    return value.data if isinstance(value, Tensor) else value
+    return value._data if isinstance(value, Tensor) else value
 
 
 def shape_of(value):
@@ -28,7 +28,7 @@ wrap = _wrap  # an op result: a new Tensor, linked to its node when one is given
 
 def wrap_view(array, source, node=None, output_nr=0):
     """A result that may look into ``source``'s storage shares its version counter."""
-    if isinstance(source, Tensor) and np.may_share_memory(array, source.data):
+    if isinstance(source, Tensor) and np.may_share_memory(array, source._data):
         view = _make_view(array, source, node, output_nr)
         register_view(view)  # so in-place ops on its base can refresh its history
         return view
@@ -55,7 +55,7 @@ def fill_undefined(grads, metas, F):
 
 def once_differentiable_backward(node, grads, reason):
     """Under create_graph: compute the gradient once, and make differentiating it raise."""
-    arrays = [g.data if isinstance(g, Tensor) else g for g in grads]
+    arrays = [g._data if isinstance(g, Tensor) else g for g in grads]
     results = node.apply(arrays, False)
     # The gradient depends on the incoming gradients and on the saved tensors:
     # differentiating it along any of them must reach the error.

@@ -217,11 +217,11 @@ def inplace_on_view(view, op, args, kwargs):
         return view
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
-    where = _IndexMap(view.data, base.data)
-    old = _wrap(view.data.copy(), view.grad_fn, view._output_nr)
+    where = _IndexMap(view._data, base._data)
+    old = _wrap(view._data.copy(), view.grad_fn, view._output_nr)
     old._requires_grad = view._requires_grad
     out = op(old, *args, **kwargs)
-    _write(view, out.data)
+    _write(view, out._data)
     base_edge = (base.grad_fn, base._output_nr) if base.grad_fn is not None else (None, 0)
     node = CopySlices(base_edge, out.grad_fn, where)
     out.grad_fn.rebind_output(out._output_nr, view)
@@ -240,7 +240,7 @@ def refresh_views(base):
     edge = (base.grad_fn, base._output_nr)
     for view in _live_views(base):
         old_fn, old_nr = view.grad_fn, view._output_nr
-        view.grad_fn = AsStridedBackward0(edge, _IndexMap(view.data, base.data))
+        view.grad_fn = AsStridedBackward0(edge, _IndexMap(view._data, base._data))
         view._output_nr = 0
         view._requires_grad = True
         if view._extras is not None and view._extras.get("retains_grad"):
@@ -253,7 +253,7 @@ def setitem(tensor, key, value):
     from minigrad._tensor import Tensor, apply_inplace
     if _is_basic_key(key):
         view = tensor[key]
-        if view._base is not None or view.data.base is not None:
+        if view._base is not None or view._data.base is not None:
             view.copy_(value)
             return
     if isinstance(value, Tensor) and value.dtype != tensor.dtype:
@@ -273,8 +273,8 @@ def _index_put(tensor, key, value):
     from minigrad.kernels.core import index_key
     from minigrad._tensor import Tensor, _wrap
     array_key = index_key(key)
-    out = tensor.data.copy()
-    out[array_key] = value.data if isinstance(value, Tensor) else value
+    out = tensor._data.copy()
+    out[array_key] = value._data if isinstance(value, Tensor) else value
     requires = tensor._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
     if not (grad_mode.enabled and requires):
         return _wrap(out)

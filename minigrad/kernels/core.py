@@ -133,7 +133,7 @@ def index_key(index):
 
 
 def _index_part(part):
-    data = getattr(part, "data", None)
+    data = getattr(part, "_data", None)
     if isinstance(data, np.ndarray):
         return data
     if isinstance(part, list):

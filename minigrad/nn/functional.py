@@ -31,7 +31,7 @@ def _as_tensor(x):
 
 
 def _shape(x):
-    return tuple(np.shape(x.data if isinstance(x, Tensor) else x))
+    return tuple(np.shape(x._data if isinstance(x, Tensor) else x))
 
 
 # ------------------------------------------------------------------ activations
@@ -137,7 +137,7 @@ def tanhshrink(input):
 def threshold(input, threshold, value, inplace=False):
     """input where input > threshold, else ``value`` (gradient 0 at the threshold)."""
     def op(x):
-        return _F.where(_as_tensor(x).data > threshold, x, value)
+        return _F.where(_as_tensor(x)._data > threshold, x, value)
     return _maybe_inplace(op, input, inplace)
 
 
@@ -149,7 +149,7 @@ def celu(input, alpha=1.0, inplace=False):
     def op(x):
         x = _as_tensor(x)
         negative = (_F.exp(_F.clamp(x, None, 0.0) / alpha) - 1) * alpha
-        return _F.where(x.data > 0, x, negative)
+        return _F.where(x._data > 0, x, negative)
     return _maybe_inplace(op, input, inplace)
 
 
@@ -172,7 +172,7 @@ def prelu(input, weight):
     weight = _as_tensor(weight)
     if weight.numel() != 1 and input.ndim >= 2:
         weight = _F.reshape(weight, _channel_shape(input.ndim, -1))
-    return _F.where(input.data > 0, input, weight * input)
+    return _F.where(input._data > 0, input, weight * input)
 
 
 def _softmax_dim(name, ndim, dim):
@@ -306,7 +306,7 @@ def _update_running_stats(input, running_mean, running_var, momentum):
     if momentum is None:
         raise ValueError("batch_norm: momentum=None (a cumulative average) needs the number of "
                          "batches seen; pass a float momentum to the functional form")
-    data = input.data if isinstance(input, Tensor) else np.asarray(input)
+    data = input._data if isinstance(input, Tensor) else np.asarray(input)
     dims = (0,) + tuple(range(2, data.ndim))
     with no_grad():
         if running_mean is not None:
@@ -333,7 +333,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                          f"{list(shape)}")
     out = _F.group_norm(input, shape[1], weight, bias, eps)
     if running_mean is not None or running_var is not None:
-        data = input.data if isinstance(input, Tensor) else np.asarray(input)
+        data = input._data if isinstance(input, Tensor) else np.asarray(input)
         grouped = np.reshape(data, shape[:2] + (-1,))
         stats = (np.mean(grouped, axis=2).mean(axis=0),
                  np.var(grouped, axis=2, ddof=1).mean(axis=0))
@@ -352,7 +352,7 @@ def one_hot(tensor, num_classes=-1):
     tensor([[1, 0, 0],
             [0, 0, 1]])
     """
-    data = tensor.data if isinstance(tensor, Tensor) else np.asarray(tensor)
+    data = tensor._data if isinstance(tensor, Tensor) else np.asarray(tensor)
     return _wrap(_one_hot_array(data, num_classes))
 
 
@@ -365,7 +365,7 @@ def _vector_norm(x, p, dim, keepdim):
         return _F.sum(_F.abs(x), dim, keepdim)
     powered = x * x if p == 2 else _F.pow(_F.abs(x), p)
     total = _F.sum(powered, dim, keepdim)
-    positive = total.data > 0
+    positive = total._data > 0
     safe = _F.where(positive, total, 1.0)  # keeps the root's derivative finite at 0
     root = _F.sqrt(safe) if p == 2 else _F.pow(safe, 1.0 / p)
     return _F.where(positive, root, 0.0)
@@ -388,7 +388,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
     def clamped_norm(x):
         n = _vector_norm(x, 2, dim, True)
-        return n + _wrap(np.maximum(n.data, eps) - n.data)
+        return n + _wrap(np.maximum(n._data, eps) - n._data)
 
     return _F.sum((x1 / clamped_norm(x1)) * (x2 / clamped_norm(x2)), dim)
 
@@ -466,7 +466,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         return l1_loss(input, target, reduction=reduction)
     diff = _as_tensor(input) - target
     absolute = _F.abs(diff)
-    loss = _F.where(absolute.data < beta, diff * diff * (0.5 / beta), absolute - 0.5 * beta)
+    loss = _F.where(absolute._data < beta, diff * diff * (0.5 / beta), absolute - 0.5 * beta)
     return _reduce(loss, reduction)
 
 
@@ -477,7 +477,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     diff = _as_tensor(input) - target
     absolute = _F.abs(diff)
-    loss = _F.where(absolute.data < delta, diff * diff * 0.5, (absolute - 0.5 * delta) * delta)
+    loss = _F.where(absolute._data < delta, diff * diff * 0.5, (absolute - 0.5 * delta) * delta)
     return _reduce(loss, reduction) if weight is None else _weighted(loss, weight, reduction, False)
 
 
@@ -502,8 +502,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     input = _as_tensor(input)
-    target_data = target.data if isinstance(target, Tensor) else np.asarray(target)
-    weight_data = None if weight is None else np.asarray(getattr(weight, "data", weight))
+    target_data = target._data if isinstance(target, Tensor) else np.asarray(target)
+    weight_data = None if weight is None else np.asarray(getattr(weight, "_data", weight))
     safe, per_sample, _, denominator = _index_targets(input.shape, target_data, weight_data,
                                                       ignore_index, input.dtype)
     cdim = _class_dim(input.ndim)
@@ -527,7 +527,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"input size ({list(_shape(input))}) is deprecated. Please ensure they "
                          "have the same size.")
     input = _as_tensor(input)
-    if np.any((input.data < 0) | (input.data > 1)):
+    if np.any((input._data < 0) | (input._data > 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):
         log_p = _F.clamp(_F.log(input), -100.0, None)
@@ -571,7 +571,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = _F.exp(target) * (target - input)
     else:
-        positive = target.data > 0
+        positive = target._data > 0
         xlogx = _F.where(positive, target * _F.log(_F.where(positive, target, 1.0)), 0.0)
         loss = xlogx - target * input
     if reduction == "batchmean":
@@ -585,7 +585,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def _passthrough_clamp_min(x, low):
     """max(x, low) in value, but the gradient of x itself (torch clamps such values in
     place under no_grad: gaussian_nll_loss's var, cosine_similarity's norms)."""
-    return x + _wrap(np.maximum(x.data, low) - x.data)
+    return x + _wrap(np.maximum(x._data, low) - x._data)
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
@@ -600,7 +600,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     else:
         loss = input - target * _F.log(input + eps)
     if full:
-        t = target.data
+        t = target._data
         safe = np.where(t > 1, t, 1.0)
         stirling = safe * np.log(safe) - safe + 0.5 * np.log(2 * math.pi * safe)
         loss = loss + np.where(t > 1, stirling, 0.0)
@@ -620,7 +620,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    if np.any(var.data < 0):
+    if np.any(var._data < 0):
         raise ValueError("var has negative entry/entries")
     var = _passthrough_clamp_min(var, eps)
     diff = input - target
@@ -643,7 +643,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """input where target == 1, max(0, margin - input) where target == -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     input = _as_tensor(input)
-    t = _as_tensor(target).data
+    t = _as_tensor(target)._data
     loss = (_F.where(t != 1, _F.clamp(margin - input, 0.0, None), 0.0)
             + _F.where(t != -1, input, 0.0))
     return _reduce(loss, reduction)
@@ -676,7 +676,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     squares1 = _F.sum(input1 * input1, dim) + 1e-12
     squares2 = _F.sum(input2 * input2, dim) + 1e-12
     cos = _F.sum(input1 * input2, dim) / _F.sqrt(squares1 * squares2)
-    t = _as_tensor(target).data
+    t = _as_tensor(target)._data
     loss = (_F.where(t == 1, 1 - cos, 0.0)
             + _F.where(t == -1, _F.clamp(cos - margin, 0.0, None), 0.0))
     return _reduce(loss, reduction)

@@ -142,11 +142,11 @@ def test_every_entry_has_a_sample_row():
 # ------------------------------------------------------------------ converting a sample
 def _leaf64(x):
     """A minigrad leaf in float64 (same values) and the matching torch leaf."""
-    data = x.data
+    data = x.detach().numpy()
     if data.dtype.kind == "f":
         if data.dtype != np.float64:
             x = Tensor(data.astype(np.float64)).requires_grad_(x.requires_grad)
-        t = torch.tensor(np.array(x.data), dtype=torch.float64, requires_grad=x.requires_grad)
+        t = torch.tensor(np.array(x.detach().numpy()), dtype=torch.float64, requires_grad=x.requires_grad)
         return x, t
     return x, torch.from_numpy(np.array(data))
 
@@ -162,7 +162,7 @@ def _convert(arg, value):
         return value, getattr(torch, value)
     if arg.type == "Index":
         key = value if isinstance(value, tuple) else (value,)
-        return value, tuple(torch.from_numpy(np.array(k.data)) if isinstance(k, Tensor) else k for k in key)
+        return value, tuple(torch.from_numpy(np.array(k.detach().numpy())) if isinstance(k, Tensor) else k for k in key)
     return value, value
 
 
@@ -248,7 +248,7 @@ def _selected(outs, outputs):
 
 
 def _numpy(x):
-    return x.detach().numpy(force=True) if isinstance(x, torch.Tensor) else np.asarray(x.data)
+    return x.detach().numpy(force=True) if isinstance(x, torch.Tensor) else np.asarray(x.detach().numpy() if hasattr(x, "detach") else x)
 
 
 def _assert_close(mine, theirs, what):

@@ -221,31 +221,31 @@ def test_dropout_masks_scales_and_reuses_the_mask_in_backward():
     minigrad.manual_seed(0)
     x = minigrad.tensor(U(50, 40) + 3.0, requires_grad=True)
     y = MF.dropout(x, p=0.25)
-    kept = y.data != 0
-    np.testing.assert_allclose(y.data[kept], x.data[kept] / 0.75)
+    kept = y.detach().numpy() != 0
+    np.testing.assert_allclose(y.detach().numpy()[kept], x.detach().numpy()[kept] / 0.75)
     assert abs(kept.mean() - 0.75) < 0.03
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, kept / 0.75)
+    np.testing.assert_allclose(x.grad.detach().numpy(), kept / 0.75)
 
 
 def test_dropout_follows_manual_seed():
     x = minigrad.ones(6, 7)
     minigrad.manual_seed(3)
-    a = MF.dropout(x).data
+    a = MF.dropout(x).detach().numpy()
     minigrad.manual_seed(3)
-    b = MF.dropout(x, 0.5, True).data
+    b = MF.dropout(x, 0.5, True).detach().numpy()
     np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(a, MF.dropout(x).data)
+    assert not np.array_equal(a, MF.dropout(x).detach().numpy())
 
 
 def test_dropout_eval_p0_p1_and_errors():
     x = minigrad.tensor(U(3, 4), requires_grad=True)
     assert MF.dropout(x, p=0.5, training=False) is x
-    np.testing.assert_array_equal(MF.dropout(x, p=0.0).data, x.data)
+    np.testing.assert_array_equal(MF.dropout(x, p=0.0).detach().numpy(), x.detach().numpy())
     y = MF.dropout(x, p=1.0)
-    np.testing.assert_array_equal(y.data, np.zeros((3, 4)))
+    np.testing.assert_array_equal(y.detach().numpy(), np.zeros((3, 4)))
     y.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, np.zeros((3, 4)))
+    np.testing.assert_array_equal(x.grad.detach().numpy(), np.zeros((3, 4)))
     with pytest.raises(ValueError, match="between 0 and 1"):
         MF.dropout(x, p=1.5)
 
@@ -270,11 +270,11 @@ def test_feature_dropout_drops_whole_channels(name, shape, lead):
     minigrad.manual_seed(2)
     x = minigrad.tensor(U(*shape) + 3.0, requires_grad=True)
     y = getattr(MF, name)(x, p=0.4)
-    kept = (y.data != 0).reshape(shape[:lead] + (-1,))
+    kept = (y.detach().numpy() != 0).reshape(shape[:lead] + (-1,))
     assert np.all(kept.all(axis=-1) | ~kept.any(axis=-1))  # a channel is kept or dropped whole
     assert kept.any() and not kept.all()
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, (y.data != 0) / 0.6)
+    np.testing.assert_allclose(x.grad.detach().numpy(), (y.detach().numpy() != 0) / 0.6)
 
 
 def test_feature_dropout_rejects_wrong_dims():
@@ -288,7 +288,7 @@ def test_inplace_activation():
     out = MF.relu(y, inplace=True)
     assert out is y
     out.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, (x.data > 0) * 1.0)
+    np.testing.assert_array_equal(x.grad.detach().numpy(), (x.detach().numpy() > 0) * 1.0)
 
 
 # ------------------------------------------------------------------ batch_norm
@@ -323,7 +323,7 @@ def test_batch_norm_running_stats_not_recorded():
     rm, rv = minigrad.zeros(3, dtype=minigrad.float64), minigrad.ones(3, dtype=minigrad.float64)
     MF.batch_norm(x, rm, rv, training=True).sum().backward()
     assert rm.grad_fn is None and not rm.requires_grad
-    np.testing.assert_allclose(rm.data, 0.1 * x.data.mean(axis=0))
+    np.testing.assert_allclose(rm.detach().numpy(), 0.1 * x.detach().numpy().mean(axis=0))
 
 
 def test_batch_norm_errors():
@@ -395,7 +395,7 @@ def test_implicit_softmax_dim_warns():
     x = minigrad.tensor(U(3, 4))
     with pytest.warns(UserWarning, match="Implicit dimension"):
         y = MF.softmax(x)
-    np.testing.assert_allclose(y.data.sum(axis=1), np.ones(3))
+    np.testing.assert_allclose(y.detach().numpy().sum(axis=1), np.ones(3))
 
 
 def test_masked_logits_give_finite_losses_and_gradients():
@@ -405,13 +405,13 @@ def test_masked_logits_give_finite_losses_and_gradients():
     x = minigrad.tensor(logits, requires_grad=True)
     loss = MF.cross_entropy(x, minigrad.tensor(target))
     loss.backward()
-    assert np.isfinite(loss.item()) and np.all(np.isfinite(x.grad.data))
-    assert np.all(x.grad.data[:, 3] == 0)
+    assert np.isfinite(loss.item()) and np.all(np.isfinite(x.grad.detach().numpy()))
+    assert np.all(x.grad.detach().numpy()[:, 3] == 0)
     z = minigrad.tensor(logits, requires_grad=True)
     nll = MF.nll_loss(MF.log_softmax(z, dim=1), minigrad.tensor(target))
     nll.backward()
     np.testing.assert_allclose(nll.item(), loss.item())
-    np.testing.assert_allclose(z.grad.data, x.grad.data)
+    np.testing.assert_allclose(z.grad.detach().numpy(), x.grad.detach().numpy())
     torch = pytest.importorskip("torch")
     expected = torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor(target))
     np.testing.assert_allclose(loss.item(), expected.item())

@@ -50,7 +50,7 @@ CASES = [
 def _minigrad_grad(call, values):
     x = Tensor(np.array(values)).requires_grad_()
     call(minigrad, x).sum().backward()
-    return x.grad.data
+    return x.grad.detach().numpy()
 
 
 @pytest.mark.parametrize("name, call, torch_call, values, expected", CASES, ids=[c[0] for c in CASES])
@@ -74,6 +74,6 @@ def test_dim_overload_sends_gradient_to_the_returned_index(op):
     cotangent = np.array([2.0, -1.0])
     out.values.backward(Tensor(cotangent))
     expected = np.zeros((2, 3))
-    expected[np.arange(2), out.indices.data] = cotangent
-    np.testing.assert_allclose(x.grad.data, expected)
-    np.testing.assert_array_equal(out.indices.data, [1, 0])  # the first of the tied ones
+    expected[np.arange(2), out.indices.detach().numpy()] = cotangent
+    np.testing.assert_allclose(x.grad.detach().numpy(), expected)
+    np.testing.assert_array_equal(out.indices.detach().numpy(), [1, 0])  # the first of the tied ones

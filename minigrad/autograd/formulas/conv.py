@@ -13,7 +13,7 @@ from minigrad.kernels.conv import (adaptive_pool_matrix, conv_same_pads, conv_tu
 
 def _raw(x):
     """The array behind a (non-differentiable) Tensor such as indices."""
-    return np.asarray(getattr(x, "data", x))
+    return np.asarray(getattr(x, "_data", x))
 
 
 def _conv_op(F, nd):

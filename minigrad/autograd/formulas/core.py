@@ -57,7 +57,7 @@ def zeros_like(x):
     """A zero gradient shaped like ``x`` (constant: it records no graph)."""
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     if isinstance(x, Tensor):
-        return _wrap(np.zeros_like(x.data))
+        return _wrap(np.zeros_like(x._data))
     return np.zeros_like(x)
 
 

@@ -11,7 +11,7 @@ from minigrad import _tensor  # a module: read at call time (import cycle)
 
 def _data(x):
     Tensor = _tensor.Tensor
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
 def _constant(array, like):

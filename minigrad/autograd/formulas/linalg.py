@@ -299,7 +299,7 @@ def det_backward(grad, A, det):
 
 def _data(x):
     Tensor = _tensor.Tensor
-    return x.data if isinstance(x, Tensor) else x
+    return x._data if isinstance(x, Tensor) else x
 
 
 def _invertible(A):

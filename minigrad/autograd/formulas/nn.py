@@ -18,7 +18,7 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 def _values(x):
     """The numpy values of an array or Tensor (for masks: no graph)."""
-    data = getattr(x, "data", x)
+    data = getattr(x, "_data", x)
     return data if isinstance(data, np.ndarray) else np.asarray(data)
 
 

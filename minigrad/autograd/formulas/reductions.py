@@ -22,7 +22,7 @@ def _constant(like, array):
 
 def _has_zero(x):
     Tensor = _tensor.Tensor
-    return bool(np.any((x.data if isinstance(x, Tensor) else x) == 0))
+    return bool(np.any((x._data if isinstance(x, Tensor) else x) == 0))
 
 
 def _slice(x, dim, start, stop, step=None):
@@ -199,7 +199,7 @@ def cumulative_extremum_backward(grad, dim, indices, shape):
 # ------------------------------------------------------------------ NaN-ignoring reductions
 def _nan_mask(x):
     Tensor = _tensor.Tensor
-    return np.isnan(x.data if isinstance(x, Tensor) else x)
+    return np.isnan(x._data if isinstance(x, Tensor) else x)
 
 
 def nansum_backward(grad, self, dim):
