@@ -1,0 +1,59 @@
+"""minigrad.distributed under real MPI: 2 processes on this machine, started with mpiexec.
+
+Skips where the [distributed] extra (mpi4py + mpich) is not installed.
+"""
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("mpi4py")
+from minigrad.distributed.run import command  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+
+
+def launch(script, *args, timeout=60):
+    """Run ``script`` on 2 ranks; returns (exit code, output, seconds)."""
+    start = time.monotonic()
+    done = subprocess.run(command(2, os.path.join(HERE, script), list(args)), capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    return done.returncode, done.stdout + done.stderr, time.monotonic() - start
+
+
+def test_every_collective_gives_pytorchs_result():
+    code, out, _ = launch("collectives_worker.py")
+    assert code == 0, out
+    assert "rank 0: OK" in out and "rank 1: OK" in out
+
+
+@pytest.mark.parametrize("mode", ["raise", "die"])
+def test_a_failing_rank_ends_the_job_with_an_error(mode):
+    code, out, seconds = launch("fault_worker.py", mode)
+    assert code != 0, out
+    assert seconds < 20, f"the job took {seconds:.0f} s to fail"
+    assert "all_reduce returned without its peer" not in out
+    if mode == "raise":
+        assert "rank 1 failed on purpose" in out
+
+
+def test_a_rank_that_never_arrives_times_out_with_a_clear_error():
+    code, out, seconds = launch("fault_worker.py", "late")
+    assert code != 0, out
+    assert "rank 0 caught: all_reduce timed out after 3 s" in out
+    assert seconds < 25
+
+
+def test_launcher_passes_script_arguments(tmp_path):
+    script = tmp_path / "echo_args.py"
+    script.write_text("import pathlib, sys\nfrom mpi4py import MPI\n"
+                      "rank, size = MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()\n"
+                      "out = pathlib.Path(sys.argv[0]).with_name(f'rank{rank}.txt')\n"
+                      "out.write_text(f'{rank} {size} {sys.argv[1:]}')\n")
+    done = subprocess.run([sys.executable, "-m", "minigrad.distributed.run", "-n", "2", str(script),
+                           "--lr", "0.1"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "rank0.txt").read_text() == "0 2 ['--lr', '0.1']"
+    assert (tmp_path / "rank1.txt").read_text() == "1 2 ['--lr', '0.1']"
