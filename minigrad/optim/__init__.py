@@ -1,0 +1,16 @@
+"""minigrad.optim: optimizers and learning-rate schedulers with PyTorch's names and rules.
+
+>>> opt = minigrad.optim.Adam(model.parameters(), lr=1e-3)
+>>> opt.zero_grad(); loss.backward(); opt.step()
+"""
+from minigrad.optim.optimizer import Optimizer  # noqa: F401
+from minigrad.optim.adadelta import Adadelta  # noqa: F401
+from minigrad.optim.adagrad import Adagrad  # noqa: F401
+from minigrad.optim.adam import Adam, AdamW  # noqa: F401
+from minigrad.optim.lbfgs import LBFGS  # noqa: F401
+from minigrad.optim.rmsprop import RMSprop  # noqa: F401
+from minigrad.optim.sgd import SGD  # noqa: F401
+from minigrad.optim import lr_scheduler  # noqa: F401
+
+__all__ = ["Optimizer", "Adadelta", "Adagrad", "Adam", "AdamW", "LBFGS", "RMSprop", "SGD",
+           "lr_scheduler"]

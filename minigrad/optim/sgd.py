@@ -1,0 +1,64 @@
+"""SGD with momentum, dampening, Nesterov momentum, weight decay and maximize."""
+import numpy as np
+
+from minigrad._tensor import _wrap
+from minigrad.optim.optimizer import Optimizer, _bump, _evaluate, _no_grad_step, _scalar
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent (optionally with momentum), PyTorch's update rule::
+
+        g = grad + weight_decay * p
+        buf = momentum * buf + (1 - dampening) * g      (buf = g on the first step)
+        g = g + momentum * buf if nesterov else buf
+        p = p - lr * g
+
+    >>> opt = minigrad.optim.SGD([w], lr=0.1, momentum=0.9)
+    >>> loss = (w * w).sum(); opt.zero_grad(); loss.backward(); opt.step()
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
+                 *, maximize=False, foreach=None, differentiable=False, fused=None):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize, foreach=foreach,
+                        differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+
+    @_no_grad_step
+    def step(self, closure=None):
+        loss = _evaluate(closure)
+        for group in self.param_groups:
+            lr, momentum = _scalar(group["lr"]), group["momentum"]
+            for p in group["params"]:
+                if p.grad is not None:
+                    self._update(p, group, lr, momentum)
+        return loss
+
+    def _update(self, p, group, lr, momentum):
+        grad = p.grad._data
+        if group["maximize"]:
+            grad = -grad
+        if group["weight_decay"] != 0:
+            grad = grad + group["weight_decay"] * p._data
+        if momentum != 0:
+            state = self.state[p]
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = _wrap(np.array(grad, copy=True))
+            else:
+                buf._data *= momentum
+                buf._data += (1 - group["dampening"]) * grad
+                _bump(buf)
+            grad = grad + momentum * buf._data if group["nesterov"] else buf._data
+        p._data -= lr * grad
+        _bump(p)
