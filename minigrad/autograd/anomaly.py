@@ -11,14 +11,35 @@ NaN, a warning prints that stack and the error names the node.  Off by default,
 and free when off: node creation and the engine each read one flag.
 """
 import functools
+import sys
+import threading
 import traceback
+import types
 import warnings
 import weakref
 
 import numpy as np
 
-enabled = False
-check_nan = True
+
+
+class _Flags(threading.local):
+    """Anomaly mode is per thread, as in PyTorch; a new thread starts with it off."""
+
+    def __init__(self):
+        self.enabled = False
+        self.check_nan = True
+
+
+flags = _Flags()
+
+
+class _AnomalyModule(types.ModuleType):
+    # ``anomaly.enabled`` and ``anomaly.check_nan`` read this thread's flags
+    enabled = property(lambda module: flags.enabled)
+    check_nan = property(lambda module: flags.check_nan)
+
+
+sys.modules[__name__].__class__ = _AnomalyModule
 
 _stacks = weakref.WeakKeyDictionary()   # node -> formatted forward stack
 _PACKAGE = __file__.rsplit("autograd", 1)[0]
@@ -37,7 +58,7 @@ class detect_anomaly:
                       "and should only be enabled for debugging.", stacklevel=2)
 
     def __enter__(self):
-        self._previous = (enabled, check_nan)
+        self._previous = (flags.enabled, flags.check_nan)
         set_detect_anomaly(True, self.check_nan)
         return self
 
@@ -57,26 +78,23 @@ class set_detect_anomaly:
     """Turn anomaly mode on or off, now (as a function) or for a block (``with``)."""
 
     def __init__(self, mode, check_nan=True):
-        global enabled
-        self._previous = (enabled, globals()["check_nan"])
-        enabled = bool(mode)
-        globals()["check_nan"] = bool(check_nan)
+        self._previous = (flags.enabled, flags.check_nan)
+        flags.enabled, flags.check_nan = bool(mode), bool(check_nan)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        global enabled
-        enabled, globals()["check_nan"] = self._previous
+        flags.enabled, flags.check_nan = self._previous
         return False
 
 
 def is_anomaly_enabled():
-    return enabled
+    return flags.enabled
 
 
 def is_anomaly_check_nan_enabled():
-    return check_nan
+    return flags.check_nan
 
 
 def record(node):
@@ -96,7 +114,7 @@ def call_node(node, grads, create_graph):
     """Run ``node``; on an error or a NaN, name the node and show its forward stack."""
     try:
         results = node.apply(grads, create_graph)
-        if check_nan:
+        if flags.check_nan:
             _check_nan(node, results)
     except Exception as error:
         _report(node, error)

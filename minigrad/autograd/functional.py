@@ -1,7 +1,7 @@
 """The user entry points into the engine: ``backward`` and ``grad``."""
 import numpy as np
 
-from minigrad.autograd import engine
+from minigrad.autograd.reentrant import MAX_REENTRANT_DEPTH, run_backward  # noqa: F401
 from minigrad.autograd.errors import NO_GRAD_FN_ERROR, SCALAR_OUTPUT_ERROR, UNUSED_INPUT_ERROR
 from minigrad.autograd.node import AccumulateGrad, edge_of
 from minigrad import _tensor  # a module: Tensor is looked up at call time (import cycle)
@@ -59,28 +59,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             g = g.astype(tensor.dtype) if not isinstance(g, Tensor) else g.to(tensor.dtype)
         results.append(g if g is None or isinstance(g, Tensor) else _wrap(g))
     return tuple(results)
-
-
-#: How deep backward calls may nest (a backward run from inside a node's backward or a
-#: hook: reentrant checkpoints, double backward in a hook).  Past it, an error, not a
-#: Python RecursionError deep inside the engine.
-MAX_REENTRANT_DEPTH = 60
-_depth = 0
-
-
-def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
-    global _depth
-    if _depth >= MAX_REENTRANT_DEPTH:
-        raise RuntimeError(
-            f"reentrant backward depth exceeded the limit of {MAX_REENTRANT_DEPTH} "
-            "(minigrad.autograd.functional.MAX_REENTRANT_DEPTH): a backward was called from "
-            "inside a backward (a node, a hook or a checkpoint) that many times in a row. "
-            "Check for a hook or Function.backward that calls backward on its own graph.")
-    _depth += 1
-    try:
-        return engine.run_backward(roots, root_grads, retain_graph, create_graph, capture)
-    finally:
-        _depth -= 1
 
 
 def _input_edge(tensor):

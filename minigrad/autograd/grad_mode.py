@@ -1,111 +1,185 @@
-"""Whether ops record a graph: ``no_grad``, ``enable_grad``, ``set_grad_enabled``.
+"""Whether ops record a graph: ``no_grad``, ``enable_grad``, ``set_grad_enabled``,
+``inference_mode``.
 
-The flag is a module global read on every op, so checking it costs one attribute
-load.  Like PyTorch's, the managers double as decorators.
+The flags are per thread, as in PyTorch: a ``no_grad`` block in one thread does not
+stop another thread from recording its graph.  Code reads them as module attributes
+(``grad_mode.enabled``, ``grad_mode.inference``); the module's class turns those
+reads and writes into reads and writes of this thread's values (``flags``).
+
+Like PyTorch's, the managers double as decorators, with or without parentheses
+(``@no_grad`` or ``@no_grad()``), also on generator functions: the mode then holds
+while the generator runs, not while its caller holds it between ``next`` calls.
 """
 import functools
+import inspect
+import sys
+import threading
+import types
 
-enabled = True
-inference = False  # inside inference_mode: results are marked as inference tensors
+
+class _Flags(threading.local):
+    """This thread's grad mode; a new thread starts with recording on."""
+
+    def __init__(self):
+        self.enabled = True
+        self.inference = False  # inside inference_mode: results are marked as inference tensors
 
 
-class _GradModeContext:
-    """Base of the grad-mode managers: set the flag on entry, restore it on exit."""
+flags = _Flags()
 
-    mode = True
+
+class _GradModeModule(types.ModuleType):
+    enabled = property(lambda module: flags.enabled,
+                       lambda module, value: setattr(flags, "enabled", value))
+    inference = property(lambda module: flags.inference,
+                         lambda module, value: setattr(flags, "inference", value))
+
+
+sys.modules[__name__].__class__ = _GradModeModule
+
+
+def _wrap_generator(make_context, fn):
+    """``fn`` is a generator function: hold the mode around each step of the generator."""
+    @functools.wraps(fn)
+    def generator(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        try:
+            with make_context():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_context():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with make_context():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with make_context():
+                        response = gen.send(request)
+        except StopIteration as stop:
+            return stop.value
+    return generator
+
+
+class _ModeContext:
+    """Base of the managers: ``_set()`` on entry, restore the previous flags on exit."""
 
     def __enter__(self):
-        global enabled
-        self._previous = enabled
-        enabled = self.mode
+        self._previous = (flags.enabled, flags.inference)
+        self._set()
+        return None
 
     def __exit__(self, *exc):
-        global enabled
-        enabled = self._previous
+        flags.enabled, flags.inference = self._previous
         return False
 
+    def clone(self):
+        """A fresh manager with the same mode (each use of a decorator gets its own)."""
+        return type(self)()
+
     def __call__(self, fn):
-        mode = self.mode
+        if inspect.isgeneratorfunction(fn):
+            return _wrap_generator(self.clone, fn)
+        make_context = self.clone
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with _Mode(mode):
+            with make_context():
                 return fn(*args, **kwargs)
         return wrapper
 
 
-class _Mode(_GradModeContext):
-    def __init__(self, mode):
-        self.mode = mode
+class _NoParamMode(_ModeContext):
+    """A manager that takes no argument, so ``@manager`` works without parentheses."""
+
+    def __new__(cls, fn=None):
+        if fn is None:
+            return super().__new__(cls)
+        return cls()(fn)
 
 
-class no_grad(_GradModeContext):
+class no_grad(_NoParamMode):
     """Ops inside do not record a graph (parameter updates, evaluation).
 
     >>> with minigrad.no_grad():
     ...     p -= lr * p.grad
     """
-    mode = False
+
+    def _set(self):
+        flags.enabled = False
 
 
-class enable_grad(_GradModeContext):
-    """Record a graph even inside ``no_grad``."""
-    mode = True
+class enable_grad(_NoParamMode):
+    """Record a graph even inside ``no_grad``.
+
+    >>> with minigrad.no_grad():
+    ...     with minigrad.enable_grad():
+    ...         y = x * 2          # recorded
+    """
+
+    def _set(self):
+        flags.enabled = True
 
 
-class set_grad_enabled(_GradModeContext):
-    """Turn recording on or off; usable as a function, context manager or decorator."""
+class set_grad_enabled(_ModeContext):
+    """Turn recording on or off; usable as a function, context manager or decorator.
+
+    >>> minigrad.set_grad_enabled(False)    # off from now on, in this thread
+    >>> with minigrad.set_grad_enabled(True):
+    ...     y = x * 2
+    """
 
     def __init__(self, mode):
-        global enabled
         self.mode = bool(mode)
-        self._previous = enabled
-        enabled = self.mode  # takes effect immediately, as torch.set_grad_enabled(False) does
+        self._before_call = flags.enabled
+        flags.enabled = self.mode  # takes effect immediately, as torch.set_grad_enabled(False) does
+
+    def _set(self):
+        flags.enabled = self.mode
 
     def __enter__(self):
-        pass  # the flag was already set in __init__
+        super().__enter__()
+        # On exit, restore the mode from before this object was made, not the one it set.
+        self._previous = (self._before_call, self._previous[1])
+
+    def clone(self):
+        return set_grad_enabled(self.mode)
 
     def __call__(self, fn):
-        global enabled
-        enabled = self._previous  # as a decorator it must not change the mode now
+        flags.enabled = self._before_call  # as a decorator it must not change the mode now
         return super().__call__(fn)
 
 
-class inference_mode:
+class inference_mode(_ModeContext):
     """Like no_grad, and the tensors made inside are *inference tensors*: they can never
     be saved for backward later (a clear error if a graph tries), so no bookkeeping is
-    needed for them.
+    needed for them.  ``inference_mode(False)`` turns recording back on inside.
 
     >>> with minigrad.inference_mode():
     ...     y = model(x)
     """
 
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # @inference_mode without parentheses
+
     def __init__(self, mode=True):
-        self.mode = bool(mode)
+        self.mode = mode
 
-    def __enter__(self):
-        global enabled, inference
-        self._previous = (enabled, inference)
-        if self.mode:
-            enabled, inference = False, True
-        return self
+    def _set(self):
+        flags.enabled, flags.inference = not self.mode, self.mode
 
-    def __exit__(self, *exc):
-        global enabled, inference
-        enabled, inference = self._previous
-        return False
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with inference_mode(self.mode):
-                return fn(*args, **kwargs)
-        return wrapper
+    def clone(self):
+        return inference_mode(self.mode)
 
 
 def is_inference_mode_enabled():
-    return inference
+    return flags.inference
 
 
 def is_grad_enabled():
-    return enabled
+    return flags.enabled

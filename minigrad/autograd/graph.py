@@ -23,7 +23,7 @@ number that grows from one iteration to the next is a gradient leak.
 import collections
 
 from minigrad.autograd.node import AccumulateGrad
-from minigrad.autograd.saved import SavedTensor, hooks_stack
+from minigrad.autograd.saved import SavedTensor, saved_hooks
 
 
 class saved_tensors_hooks:
@@ -33,11 +33,12 @@ class saved_tensors_hooks:
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
 
     def __enter__(self):
-        hooks_stack.append((self.pack_hook, self.unpack_hook))
+        self._outer = saved_hooks.stack
+        saved_hooks.stack = self._outer + ((self.pack_hook, self.unpack_hook),)
         return self
 
     def __exit__(self, *exc):
-        hooks_stack.pop()
+        saved_hooks.stack = self._outer
         return False
 
 
@@ -45,12 +46,12 @@ class disable_saved_tensors_hooks:
     """Inside, saved tensors are kept as usual even if hooks are registered outside."""
 
     def __enter__(self):
-        self._saved = hooks_stack[:]
-        hooks_stack.clear()
+        self._saved = saved_hooks.stack
+        saved_hooks.stack = ()
         return self
 
     def __exit__(self, *exc):
-        hooks_stack[:] = self._saved
+        saved_hooks.stack = self._saved
         return False
 
 

@@ -22,6 +22,7 @@ and how to fix it; ``set_leak_mode("error")`` raises :class:`GradientLeakError`.
 >>> minigrad.autograd.set_leak_mode("error")    # strict: raise instead of warn
 """
 import collections
+import threading
 import warnings
 
 from minigrad.autograd._user import user_names, user_stacklevel
@@ -36,7 +37,14 @@ GROWING_CALLS_RETAINED = 40
 
 MODE = CheckMode("leak", on_change=lambda: reset())  # a new mode starts the counts afresh
 _calls = 0                  # numbers the backward calls (0 means "leak check off")
-_depth = 0                  # >0 inside a backward (reentrant backward, checkpointing)
+
+
+class _Nesting(threading.local):
+    def __init__(self):
+        self.depth = 0      # >0 inside a backward (reentrant backward, checkpointing), per thread
+
+
+nesting = _Nesting()
 _history = collections.deque(maxlen=GROWING_CALLS_RETAINED)  # recent (consumed, all) stale counts
 _reported = False           # warned for the current growing streak already
 _observers = []             # minigrad.autograd.trace() blocks being told about backward calls
@@ -75,11 +83,11 @@ def reset():
 
 def begin_backward():
     """Called by the engine; returns the number nodes it consumes are marked with."""
-    global _calls, _depth
-    _depth += 1
+    global _calls
+    nesting.depth += 1
     if _observers:
         for observer in _observers:
-            observer.backward_started(_calls + 1, _depth)
+            observer.backward_started(_calls + 1, nesting.depth)
     if MODE.current is _OFF:
         return 0
     _calls += 1
@@ -87,17 +95,16 @@ def begin_backward():
 
 
 def end_backward(call):
-    global _depth
-    _depth -= 1
+    nesting.depth -= 1
     if _observers:
         for observer in _observers:
-            observer.backward_finished(call, _depth)
+            observer.backward_finished(call, nesting.depth)
 
 
 def check(call, stale):
     """Called by the engine after a backward with the stale nodes it ran."""
     global _reported
-    if not call or _depth:
+    if not call or nesting.depth:
         return
     if stale:
         # a leaf's accumulator is walked by every backward of a training loop: never stale

@@ -7,11 +7,20 @@ the node, and the node pointing back at it would make a reference cycle that onl
 the cyclic garbage collector could free.  On unpack under ``create_graph`` the
 output is rebuilt as a Tensor whose ``grad_fn`` is the unpacking node.
 """
+import threading
+
 from minigrad.autograd.errors import FREED_GRAPH_ERROR, VERSION_ERROR
 
 
-# (pack, unpack) pairs from minigrad.autograd.graph.saved_tensors_hooks; the last one wins.
-hooks_stack = []
+class _Hooks(threading.local):
+    """(pack, unpack) pairs from minigrad.autograd.graph.saved_tensors_hooks, per thread as
+    in PyTorch; the last one wins.  A tuple, replaced (never mutated) on entry and exit."""
+
+    def __init__(self):
+        self.stack = ()
+
+
+saved_hooks = _Hooks()
 
 
 class SavedTensor:
@@ -25,8 +34,8 @@ class SavedTensor:
         self.counter = tensor._version_counter
         self.version = tensor._version_counter[0]
         self.unpack_hook = None
-        if hooks_stack:
-            pack, self.unpack_hook = hooks_stack[-1]
+        if saved_hooks.stack:
+            pack, self.unpack_hook = saved_hooks.stack[-1]
             self.tensor, self._data = None, None
             self.output_nr = tensor._output_nr if is_output else -1
             self.packed = pack(tensor)
