@@ -11,6 +11,7 @@ It is a loop over an explicit heap, never recursion, so a 100 000-node chain is
 fine.  In a plain backward the gradients are numpy arrays; under
 ``create_graph`` they are Tensors and the formulas record a new graph.
 """
+import threading
 from heapq import heapify, heappop, heappush
 
 from minigrad.autograd import anomaly, grad_mode, leaks
@@ -34,6 +35,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     for (node, nr), grad in zip(roots, root_grads):
         _add_to_buffer(buffers, node, nr, grad)
     plan = _capture_plan(root_nodes, capture) if capture is not None else None
+    outer_task = _current.task
+    _current.task = GraphTask(root_nodes, dependencies, plan)
     captured = {}
     # Sequence numbers are unique, so the heap never compares two nodes.
     ready = [(-node._sequence_nr, node) for node in root_nodes if node not in dependencies]
@@ -94,10 +97,41 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         raise
     finally:
         grad_mode.enabled = previous_mode
+        _current.task = outer_task
         leaks.end_backward(call)
     if stale or call:
         leaks.check(call, stale)
     return captured
+
+
+class GraphTask:
+    """The backward running in this thread: which nodes it will run (for hooks that ask)."""
+
+    def __init__(self, root_nodes, dependencies, plan):
+        self.root_nodes, self.dependencies, self.plan = root_nodes, dependencies, plan
+
+    def will_execute(self, node):
+        """Will this backward run ``node``?  (PyTorch's ``_will_engine_execute_node``.)"""
+        if self.plan is None:
+            return node in self.dependencies or node in self.root_nodes
+        if isinstance(node, AccumulateGrad):
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently "
+                "running autograd.grad(). This is currently not supported.")
+        return node in self.plan.runs or node in self.plan.edges
+
+
+class _Current(threading.local):
+    def __init__(self):
+        self.task = None
+
+
+_current = _Current()
+
+
+def current_task():
+    """The GraphTask of the backward running in this thread, or None outside backward."""
+    return _current.task
 
 
 def _mark_stale(node, mark, stale):
@@ -188,7 +222,7 @@ def _capture(node, grads, plan, captured):
     nrs = plan.edges.get(node)
     if nrs is None:
         return
-    if type(node) is AccumulateGrad and node.variable._extras is not None:
+    if type(node) is AccumulateGrad and node.variable._extras is not None and node._extras is None:
         grads = node.leaf_hooks(grads, grad_mode.enabled)
     for nr in nrs:
         captured[(node, nr)] = grads[nr] if nr < len(grads) else None

@@ -147,3 +147,108 @@ def _saved_bytes(nodes):
                 seen.add(id(array))
                 total += array.nbytes
     return total
+
+
+class _MultiHandle:
+    """The handle of ``register_multi_grad_hook``: ``.remove()`` removes every per-tensor hook."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call ``fn`` once per backward for the gradients of several tensors (PyTorch's).
+
+    ``mode="all"``: ``fn(grads)`` after every gradient of ``tensors`` this backward
+    computes has arrived; ``grads`` has ``None`` for a tensor it does not reach.
+    ``mode="any"``: ``fn(grad)`` with the first of those gradients.
+
+    >>> handle = register_multi_grad_hook((a, b), lambda grads: print(grads))
+    """
+    import threading
+    import weakref
+    from minigrad.autograd.engine import current_task
+    from minigrad.autograd.node import edge_of
+
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    lock = threading.Lock()
+    if mode == "any":
+        ran = weakref.WeakKeyDictionary()  # graph task -> fn already ran
+
+        def any_hook(grad):
+            task = _task_or_raise(current_task())
+            with lock:
+                first = not ran.get(task, False)
+                ran[task] = True
+            if first:
+                fn(grad)
+
+        return _MultiHandle(tuple(t.register_hook(any_hook) for t in tensors if t.requires_grad))
+
+    nodes = [edge_of(t)[0] for t in tensors]
+    pending = weakref.WeakKeyDictionary()  # graph task -> [expected calls, grads]
+
+    def inner_hook(i):
+        def hook(grad):
+            task = _task_or_raise(current_task())
+            with lock:
+                if task not in pending:
+                    expected = sum(1 for node in nodes if node is not None and task.will_execute(node))
+                    pending[task] = [expected, [None] * len(nodes)]
+                state = pending[task]
+                state[1][i] = grad
+                state[0] -= 1
+                done = state[0] == 0
+                if done:
+                    del pending[task]
+            if done:
+                fn(state[1])
+        return hook
+
+    return _MultiHandle(tuple(t.register_hook(inner_hook(i)) for i, t in enumerate(tensors)))
+
+
+def _task_or_raise(task):
+    if task is None:
+        raise RuntimeError("expected this hook to be called inside a backward call")
+    return task
+
+
+def increment_version(tensor):
+    """Bump the version counter of ``tensor`` (or of each tensor of an iterable), as an
+    in-place change would: saved copies of it then refuse to be used in backward.
+
+    >>> increment_version(x)     # x._version goes up by one
+    """
+    from minigrad._tensor import Tensor
+    for t in ([tensor] if isinstance(tensor, Tensor) else tensor):
+        t._version_counter[0] += 1
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are moved to the CPU and back to their device when backward needs them.
+
+    >>> with minigrad.autograd.graph.save_on_cpu():
+    ...     loss = model(x).sum()
+    """
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(tensor):
+            return tensor.device, tensor.cpu()
+
+        def unpack(packed):
+            device, tensor = packed
+            return tensor.to(device)
+
+        super().__init__(pack, unpack)

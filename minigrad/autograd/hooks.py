@@ -7,7 +7,8 @@ Where they live (as in PyTorch):
 - node hooks: ``register_prehook(fn(grad_outputs))`` and
   ``register_hook(fn(grad_inputs, grad_outputs))``.
 
-Order for one node: tensor hooks, retain_grad, node pre-hooks, the node, node hooks.
+Order for one node: tensor hooks, retain_grad, node pre-hooks, the node, node hooks;
+for a leaf's AccumulateGrad, post-accumulate-grad hooks run inside the node.
 Hooks see and return Tensors, also in a plain backward where the engine itself
 works on arrays.
 """
@@ -65,8 +66,11 @@ def run_tensor_hooks(hooks, grad, create_graph):
 def run_pre_hooks(node, grads, create_graph):
     """Apply tensor hooks, retain_grad and node pre-hooks to ``grads`` (a list).
 
-    (A leaf's own tensor hooks are run by its AccumulateGrad.)"""
+    A leaf's own tensor hooks come first (PyTorch's order); without node hooks on its
+    AccumulateGrad the engine skips this function and AccumulateGrad runs them."""
     extras = node._extras
+    if hasattr(node, "leaf_hooks"):
+        grads = node.leaf_hooks(grads, create_graph)
     for nr, hooks in extras.get("tensor_hooks", {}).items():
         if nr < len(grads) and grads[nr] is not None:
             grads[nr] = run_tensor_hooks(hooks, grads[nr], create_graph)

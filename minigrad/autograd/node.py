@@ -90,6 +90,11 @@ class Node:
                         return unpack(object.__getattribute__(self, raw), self, True)
         raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
 
+    @property
+    def metadata(self):
+        """A dict for the user's own notes about this node (PyTorch's ``Node.metadata``)."""
+        return self._hook_lists().setdefault("metadata", {})
+
     # --- hooks (see minigrad.autograd.hooks): kept in _extras so plain nodes stay small
     def _hook_lists(self):
         if self._extras is None:
@@ -132,7 +137,8 @@ class AccumulateGrad(Node):
         Tensor, _wrap = _tensor.Tensor, _tensor._wrap
         leaf = self.variable
         extras = leaf._extras
-        if extras is not None and "hooks" in extras:
+        if extras is not None and "hooks" in extras and self._extras is None:
+            # (with node hooks on this node, the engine ran the leaf's hooks before them)
             grads = self.leaf_hooks(grads, create_graph)
         grad = grads[0]
         if create_graph:

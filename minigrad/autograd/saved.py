@@ -51,6 +51,9 @@ class SavedTensor:
             self._raise_version_error(node)
         if self.unpack_hook is not None:
             value = self.unpack_hook(self.packed)
+            if not isinstance(value, _tensor.Tensor):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
+                                f"got result of type {type(value).__name__}")
             return value if as_tensor else value._data
         if self.tensor is not None:
             return self.tensor if as_tensor else self.tensor._data
@@ -60,6 +63,29 @@ class SavedTensor:
         t = Tensor.__new__(Tensor)
         _init(t, self._data, node, self.output_nr, self.counter, None)
         return t
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Hooks for this one saved tensor (``grad_fn._raw_saved_self.register_hooks``):
+        ``pack_hook(tensor)`` runs now, ``unpack_hook(packed)`` whenever backward needs it.
+
+        >>> y = x * x
+        >>> y.grad_fn._raw_saved_self.register_hooks(lambda t: t.numpy().copy(),
+        ...                                          lambda a: minigrad.tensor(a))
+        """
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError("register_hooks(): incompatible function arguments: pack_hook and "
+                            "unpack_hook must be callables")
+        if self.unpack_hook is not None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time.")
+        tensor = self.tensor
+        if tensor is None:  # a saved output: the same storage and version counter
+            tensor = _tensor.Tensor.__new__(_tensor.Tensor)
+            _tensor._init(tensor, self._data, None, 0, self.counter, None)
+        self.packed = pack_hook(tensor)
+        self.unpack_hook = unpack_hook
+        self.tensor = self._data = None
 
     def rebind(self, tensor):
         """After an in-place op, the saved output is the mutated tensor's storage."""
@@ -108,6 +134,13 @@ class _Freed:
 
     def __repr__(self):
         return "<freed>"
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        raise RuntimeError(
+            "Calling register_hooks on a saved tensor after it has been freed. Saved "
+            "intermediate values of the graph are freed when you call .backward() or "
+            "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+            "graph a second time or if you need to access saved variables after calling backward.")
 
 
 FREED = _Freed()

@@ -217,3 +217,124 @@ def test_an_error_deep_in_a_nested_backward_reaches_the_caller():
     with pytest.raises(ValueError, match="deep failure"):
         Failing.apply(x, 80).sum().backward()
     assert mg.is_grad_enabled()
+
+
+# --- hooks -------------------------------------------------------------------------------
+
+def _hook_order(lib):
+    log = []
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    accumulate = y.grad_fn.next_functions[0][0]
+    accumulate.register_prehook(lambda grads: log.append(("node pre-hook", x.grad)))
+    x.register_hook(lambda g: log.append(("tensor hook 1", g.tolist())) or g * 10)
+    accumulate.register_hook(
+        lambda grad_inputs, grad_outputs: log.append(("node hook", grad_outputs[0].tolist())))
+    x.register_post_accumulate_grad_hook(lambda t: log.append(("post-accumulate", t.grad.tolist())))
+    x.register_hook(lambda g: log.append(("tensor hook 2", g.tolist())))
+    y.sum().backward()
+    return log
+
+
+def test_hook_order_on_a_leaf_matches_torch():
+    torch = _torch()
+    assert _hook_order(mg) == _hook_order(torch)
+    assert [name for name, _ in _hook_order(mg)] == [
+        "tensor hook 1", "tensor hook 2", "node pre-hook", "post-accumulate", "node hook"]
+
+
+def _multi_grad_hook_calls(lib):
+    graph = lib.autograd.graph
+    calls = []
+
+    def record(grads):
+        calls.append([None if g is None else g.tolist() for g in grads])
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    a, b, c = x * 2, x * 3, x * 4
+    handle = graph.register_multi_grad_hook((a, b, c), record)
+    (a.sum() + b.sum()).backward(retain_graph=True)
+    (a.sum() + b.sum() + c.sum() * 2).backward(retain_graph=True)
+    lib.autograd.grad(a.sum() + c.sum(), [x], retain_graph=True)
+    handle.remove()
+    a.sum().backward(retain_graph=True)
+    firsts = []
+    graph.register_multi_grad_hook((a, b), lambda g: firsts.append(g.tolist()), mode="any")
+    (a.sum() + b.sum() * 2).backward(retain_graph=True)
+    y = lib.tensor([1.0], requires_grad=True)
+    graph.register_multi_grad_hook((x, y), record)
+    (x.sum() * 3).backward()
+    (x.sum() * 3 + y.sum()).backward()
+    return calls, firsts
+
+
+def test_register_multi_grad_hook_matches_torch():
+    torch = _torch()
+    assert _multi_grad_hook_calls(mg) == _multi_grad_hook_calls(torch)
+
+
+def test_register_multi_grad_hook_refuses_an_unknown_mode():
+    x = mg.tensor([1.0], requires_grad=True)
+    with pytest.raises(ValueError, match="one of"):
+        mg.autograd.graph.register_multi_grad_hook((x,), print, mode="some")
+
+
+def test_node_metadata_is_a_dict_kept_on_the_node():
+    x = mg.tensor([1.0], requires_grad=True)
+    y = x * 3
+    y.grad_fn.metadata["tag"] = "scale"
+    assert y.grad_fn.metadata == {"tag": "scale"}
+    y.sum().backward()
+    assert x.grad.item() == 3.0
+
+
+# --- hooks on saved tensors --------------------------------------------------------------
+
+def _saved_tensor_hooks(lib):
+    log = []
+    x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    y = x * x
+    raw = y.grad_fn._raw_saved_self
+    raw.register_hooks(lambda t: log.append("pack") or t * 1, lambda t: log.append("unpack") or t)
+    errors = []
+    try:
+        raw.register_hooks(lambda t: t, lambda t: t)
+    except RuntimeError as error:
+        errors.append(str(error))
+    y.sum().backward()
+    try:
+        y.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)
+    except RuntimeError as error:
+        errors.append(str(error))
+    z = x.exp()
+    z.grad_fn._raw_saved_result.register_hooks(lambda t: log.append("pack result") or t,
+                                               lambda t: log.append("unpack result") or t)
+    z.sum().backward()
+    return log, errors, x.grad.tolist()
+
+
+def test_hooks_on_one_saved_tensor_match_torch():
+    torch = _torch()
+    assert _saved_tensor_hooks(mg) == _saved_tensor_hooks(torch)
+
+
+def test_an_unpack_hook_must_return_a_tensor():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    y.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: 5)
+    with pytest.raises(TypeError, match="expected to be a Tensor but got result of type int"):
+        y.sum().backward()
+
+
+def test_save_on_cpu_and_increment_version():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with mg.autograd.graph.save_on_cpu():
+        y = (x.exp() * x).sum()
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0]) * [2.0, 3.0], rtol=1e-6)
+    z = x * x
+    before = x._version
+    mg.autograd.graph.increment_version(x)
+    assert x._version == before + 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
