@@ -87,7 +87,7 @@ def _evaluate(fn, inputs):
     return [o._data.astype(np.float64) for o in _outputs(fn, inputs)]
 
 
-def _perturbed(fn, inputs, j, direction, eps):
+def _perturbed(fn, inputs, j, direction, eps, outputs):
     """(f(x + eps d) - f(x - eps d)) / 2 eps for input ``j`` along ``direction``."""
     data = inputs[j]._data
     original = data.copy()
@@ -98,7 +98,33 @@ def _perturbed(fn, inputs, j, direction, eps):
         minus = _evaluate(fn, inputs)
     finally:
         data[...] = original
+    nonzero = np.flatnonzero(direction)  # one element perturbed: name it (the full check)
+    index = (tuple(int(k) for k in np.unravel_index(nonzero[0], direction.shape))
+             if len(nonzero) == 1 else None)
+    _check_same_shapes([o.shape for o in outputs], [p.shape for p in plus], eps, index)
+    _check_same_shapes([p.shape for p in plus], [m.shape for m in minus], eps, index)
     return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+
+
+def _check_same_shapes(shapes, other_shapes, eps, index):
+    """A function whose outputs change shape from call to call has no Jacobian to check.
+
+    (PyTorch raises AssertionError here, with this message.)"""
+    on_index = f"on index {index} " if index is not None else ""
+    if len(shapes) != len(other_shapes):
+        raise AssertionError(
+            f"Expected `func` to return the same number of outputs when inputs are perturbed "
+            f"{on_index}by {eps}, but got: {len(shapes)} and {len(other_shapes)}.")
+    for shape, other in zip(shapes, other_shapes):
+        if tuple(shape) != tuple(other):
+            raise AssertionError(
+                f"Expected `func` to return outputs with the same shape when inputs are "
+                f"perturbed {on_index}by {eps}, but got: shapes {_size(shape)} and "
+                f"{_size(other)}.")
+
+
+def _size(shape):
+    return f"minigrad.Size({list(shape)})"
 
 
 def _vjp(outputs, inputs, wrt, i, cotangent):
@@ -119,7 +145,7 @@ def _full_blocks(fn, inputs, outputs, wrt, eps, rng):
         for k in range(x.size):
             direction = np.zeros(x.shape)
             direction[np.unravel_index(k, x.shape)] = 1.0
-            for i, d in enumerate(_perturbed(fn, inputs, j, direction, eps)):
+            for i, d in enumerate(_perturbed(fn, inputs, j, direction, eps, outputs)):
                 columns[i].append(d.reshape(-1))
         for i, o in enumerate(outputs):
             numerical[i, j] = (np.stack(columns[i], axis=1) if columns[i]
@@ -142,7 +168,7 @@ def _fast_blocks(fn, inputs, outputs, wrt, eps, rng):
     vs = {j: rng.standard_normal(inputs[j].shape) for j in wrt}
     us = [rng.standard_normal(o.shape) for o in outputs]
     for j in wrt:
-        directional = _perturbed(fn, inputs, j, vs[j], eps)
+        directional = _perturbed(fn, inputs, j, vs[j], eps, outputs)
         for i in range(len(outputs)):
             numerical = np.sum(us[i] * directional[i])
             g = _vjp(outputs, inputs, wrt, i, us[i])[wrt.index(j)]

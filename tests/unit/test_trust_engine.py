@@ -338,3 +338,19 @@ def test_save_on_cpu_and_increment_version():
     assert x._version == before + 1
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.sum().backward()
+
+
+# --- gradcheck ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_rejects_a_function_whose_output_shape_changes_between_calls(fast_mode):
+    calls = []
+
+    def shrinking(x):
+        calls.append(1)
+        return x[:len(calls) % 3 + 1] * 2
+
+    x = mg.tensor(np.arange(4.0), dtype=mg.float64, requires_grad=True)
+    with pytest.raises(AssertionError, match="outputs with the same shape when inputs are perturbed"):
+        mg.autograd.gradcheck(shrinking, (x,), fast_mode=fast_mode)
+    assert mg.autograd.gradcheck(lambda t: t * t, (x,), fast_mode=fast_mode)
