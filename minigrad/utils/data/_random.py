@@ -1,11 +1,23 @@
 """Where the data utilities get their randomness: a ``minigrad.Generator`` or the global one."""
 import numpy as np
 
+try:
+    from minigrad import random as _random
+except ImportError:  # a tree without minigrad.random: numpy's global stream stands in
+    _random = None
+
 
 def numpy_rng(generator=None):
     """The numpy Generator to draw from for ``generator`` (``None``: the global stream)."""
-    from minigrad.random import numpy_rng as _numpy_rng
-    return _numpy_rng(generator)
+    if _random is None:
+        return generator if generator is not None else np.random.default_rng()
+    return _random.numpy_rng(generator)
+
+
+def seed_everything(seed):
+    """Seed minigrad's global stream (in a worker process)."""
+    if _random is not None:
+        _random.manual_seed(seed)
 
 
 def fresh_seed(generator=None):

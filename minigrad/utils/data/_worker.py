@@ -10,6 +10,7 @@ import random
 import traceback
 from dataclasses import dataclass
 
+from minigrad.utils.data._random import seed_everything
 from minigrad.utils.data.dataset import IterableDataset
 
 
@@ -99,8 +100,7 @@ def worker_loop(dataset, index_queue, result_queue, make_fetcher, worker_init_fn
                 worker_id, num_workers):
     """The body of worker process ``worker_id`` (see the module docstring)."""
     global _worker_info
-    from minigrad.random import manual_seed
-    manual_seed(seed)
+    seed_everything(seed)
     random.seed(seed)
     _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
     init_error = None
