@@ -13,10 +13,34 @@ from minigrad._tensor import Tensor  # noqa: F401  (first: it binds the generate
 from minigrad import autograd  # noqa: F401
 from minigrad.autograd.grad_mode import (  # noqa: F401
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled)
+from minigrad._dtypes import (  # noqa: F401
+    bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half, iinfo,
+    int, int8, int16, int32, int64, is_complex, is_floating_point, long, set_default_dtype, short,
+    uint8, uint16, uint32, uint64)
+from minigrad._device import device  # noqa: F401
+from minigrad.random import (  # noqa: F401
+    Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state)
 from minigrad.creation import (  # noqa: F401
-    arange, bool_, empty, empty_like, eye, float32, float64, from_numpy, full, full_like, int32,
-    int64, linspace, manual_seed, ones, ones_like, rand, randint, randn, tensor, zeros, zeros_like)
+    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
+    ones_like, tensor, zeros, zeros_like)
+from minigrad._sampling import (  # noqa: F401
+    bernoulli, multinomial, normal, rand, rand_like, randint, randint_like, randn, randn_like,
+    randperm)
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
 from minigrad.functional import einsum, tensordot  # noqa: F401,E402 - varargs / dims forms
 from minigrad import linalg, nn, special  # noqa: F401,E402
 from minigrad import viz  # noqa: F401,E402
+from minigrad import amp, backends, cuda, onnx, random, utils  # noqa: F401,E402
+from minigrad.amp import autocast  # noqa: F401,E402
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj):
+    """True if ``obj`` is a minigrad Tensor (as ``torch.is_tensor``)."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    """The number of elements of ``input``."""
+    return input.numel()

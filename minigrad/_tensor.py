@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad import _conversions, _device, _dtypes
 from minigrad.autograd import clogs as _clogs
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import LEAF_INPLACE_ERROR
@@ -40,13 +41,8 @@ class Tensor:
     __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
 
     def __init__(self, data, requires_grad=False, dtype=None):
-        array = np.array(data, dtype=dtype)
-        if array.dtype == np.float16 or array.dtype.kind not in "fiub":
-            if array.dtype.kind in "fiub":
-                array = array.astype(np.float32)
-            else:
-                raise TypeError(f"minigrad tensors hold numbers; got an array of dtype {array.dtype}")
-        _init(self, array)
+        # Python floats take the default dtype (float32); numpy arrays keep theirs
+        _init(self, _dtypes.array_from(data, dtype))
         if requires_grad:
             self.requires_grad = True
 
@@ -61,7 +57,27 @@ class Tensor:
 
     @property
     def dtype(self):
-        return self._data.dtype
+        """A minigrad dtype (``minigrad.float32`` ...); it also compares equal to numpy's."""
+        return _dtypes.of_array(self._data)
+
+    @property
+    def device(self):
+        return _device.CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
 
     @property
     def T(self):
@@ -91,6 +107,9 @@ class Tensor:
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
+
+    def is_complex(self):
+        return False  # minigrad has no complex tensors
 
     # ------------------------------------------------------- autograd state
     @property
@@ -201,26 +220,56 @@ class Tensor:
         _functional.backward(self, gradient, retain_graph, create_graph, inputs)
 
     # ----------------------------------------------------------- conversions
+    def to(self, *args, **kwargs):
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(other)``; returns
+        ``self`` when nothing changes (see minigrad/_conversions.py).
+
+        >>> mg.tensor([1, 2]).to(mg.float64)
+        tensor([1., 2.], dtype=minigrad.float64)
+        """
+        return _conversions.to(self, *args, **kwargs)
+
+    def type(self, dtype=None, non_blocking=False):
+        return _conversions.type_(self, dtype, non_blocking)
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None, non_blocking=False):
+        raise AssertionError(_device.CUDA_UNAVAILABLE)  # torch raises AssertionError too
+
     def float(self):
-        return self.to(np.float32)
+        return self.to(_dtypes.float32)
 
     def double(self):
-        return self.to(np.float64)
+        return self.to(_dtypes.float64)
+
+    def half(self):
+        return self.to(_dtypes.float16)
 
     def long(self):
-        return self.to(np.int64)
+        return self.to(_dtypes.int64)
 
     def int(self):
-        return self.to(np.int32)
+        return self.to(_dtypes.int32)
+
+    def short(self):
+        return self.to(_dtypes.int16)
+
+    def char(self):
+        return self.to(_dtypes.int8)
+
+    def byte(self):
+        return self.to(_dtypes.uint8)
 
     def bool(self):
-        return self.to(np.bool_)
+        return self.to(_dtypes.bool)
 
     def __repr__(self):
         body = np.array2string(self._data, separator=", ", prefix="tensor(")
         extras = []
-        if self._data.dtype not in (np.float64, np.int64, np.bool_):
-            extras.append(f"dtype={self._data.dtype}")
+        if self._data.dtype not in (_dtypes.default_numpy(), np.int64, np.bool_):
+            extras.append(f"dtype={self.dtype!r}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self._requires_grad:
@@ -343,11 +392,6 @@ class Tensor:
         """``x.polygamma(n)`` is ``minigrad.polygamma(n, x)`` (torch's argument order)."""
         return _F.polygamma(n, self)
 
-    def to(self, dtype):
-        dtype = np.dtype(dtype)
-        if dtype == self._data.dtype:
-            return self
-        return _F._to_copy(self, dtype)
 
 
 def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
@@ -483,3 +527,11 @@ from minigrad import numpy_interop as _numpy_interop  # noqa: E402
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 del _name, _fn
+
+# Random fills and draws (minigrad/_sampling.py): x.normal_(), x.uniform_(-k, k), x.bernoulli() ...
+from minigrad import _sampling  # noqa: E402
+
+for _name in ("normal_", "uniform_", "bernoulli_", "exponential_", "random_", "bernoulli",
+              "multinomial"):
+    setattr(Tensor, _name, getattr(_sampling, _name))
+del _name

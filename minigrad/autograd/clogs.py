@@ -12,8 +12,10 @@ explicit exits and stay silent.
 >>> with minigrad.autograd.set_clog_mode("off"):    # or silence it for a block
 ...     v = float(x)
 
-Each clog is remembered (weakly, the last few), so an error about an input the
-output does not depend on can say where the graph was cut.
+Each call site warns once (a clog in a training loop warns on the first step, not
+on every step, whatever the warnings filter says).  Each clog is remembered
+(weakly, the last few), so an error about an input the output does not depend on
+can say where the graph was cut.
 """
 import collections
 import os
@@ -25,6 +27,7 @@ from minigrad.autograd.check_mode import CheckMode
 
 MODE = CheckMode("clog")
 _recent = collections.deque(maxlen=32)  # Clog records, newest last
+_warned_sites = set()  # (file, line): a training loop warns on its first step, not every step
 
 _HOW = {
     "float": ("float()", "a Python float"),
@@ -92,6 +95,7 @@ def recent_clogs():
 
 def clear():
     _recent.clear()
+    _warned_sites.clear()
 
 
 def report(tensor, kind):
@@ -114,6 +118,9 @@ def report(tensor, kind):
         f"(or .item()) first to cut the graph on purpose.")
     if MODE.current == "error":
         raise GradientClogError(message)
+    if site in _warned_sites:
+        return
+    _warned_sites.add(site)
     warnings.warn(message, GradientClogWarning, stacklevel=user_stacklevel())
 
 

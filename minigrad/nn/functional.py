@@ -18,6 +18,7 @@ import numpy as np
 from minigrad._generated.api_nn_functional import *  # noqa: F401,F403
 from minigrad._generated import functions as _F
 from minigrad.autograd.grad_mode import no_grad
+from minigrad.random import numpy_rng
 from minigrad.kernels.nn import channel_shape as _channel_shape
 from minigrad.kernels.nn import check_reduction as _check_reduction
 from minigrad.kernels.nn import class_dim as _class_dim
@@ -214,8 +215,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training:
         return input
-    from minigrad import creation  # its generator is replaced by manual_seed: look it up now
-    mask = creation._rng.random(_shape(input)) < 1.0 - p
+    mask = numpy_rng().random(_shape(input)) < 1.0 - p
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     return _maybe_inplace(_F._masked_scale, input, inplace, mask, scale)
 
@@ -239,8 +239,7 @@ def _feature_dropout(name, input, p, training, inplace, spatial):
                       "as PyTorch does; use dropout1d for that.", stacklevel=3)
         batched = True
     lead = 2 if batched else 1
-    from minigrad import creation
-    mask = creation._rng.random(shape[:lead] + (1,) * (len(shape) - lead)) < 1.0 - p
+    mask = numpy_rng().random(shape[:lead] + (1,) * (len(shape) - lead)) < 1.0 - p
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     return _maybe_inplace(_F._masked_scale, input, inplace, mask, scale)
 

@@ -19,7 +19,7 @@ forwards, and we just don't save anything ... rerun the forwards again").
 import contextlib
 import warnings
 
-from minigrad import creation
+from minigrad import random
 from minigrad.autograd import grad_mode
 from minigrad.autograd.function import Function
 from minigrad.autograd.graph import saved_tensors_hooks
@@ -58,7 +58,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=True):
 
 # --------------------------------------------------------------------- RNG
 def _rng_state():
-    return creation._rng.bit_generator.state
+    return random.get_rng_state()
 
 
 @contextlib.contextmanager
@@ -67,12 +67,12 @@ def _forked_rng(state):
     if state is None:
         yield
         return
-    current = creation._rng.bit_generator.state
-    creation._rng.bit_generator.state = state
+    current = random.get_rng_state()
+    random.set_rng_state(state)
     try:
         yield
     finally:
-        creation._rng.bit_generator.state = current
+        random.set_rng_state(current)
 
 
 # --------------------------------------------------------------- reentrant

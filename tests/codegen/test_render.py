@@ -17,7 +17,7 @@ SQUARE = """\
 
 def test_a_new_op_from_yaml_is_differentiable_to_second_order(render_spec):
     ops = render_spec(SQUARE)
-    x = mg.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    x = mg.tensor([1.0, -2.0, 3.0], dtype=mg.float64, requires_grad=True)
     ops.square(x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [2.0, -4.0, 6.0])
     assert gradcheck(ops.square, (x,)) and gradgradcheck(ops.square, (x,))
@@ -26,7 +26,7 @@ def test_a_new_op_from_yaml_is_differentiable_to_second_order(render_spec):
 def test_a_wrong_formula_is_caught_by_gradcheck(render_spec):
     ops = render_spec(SQUARE.replace("2 * grad * self", "3 * grad * self"))
     with pytest.raises(GradcheckError, match="mismatch for output 0 with respect to input 0"):
-        gradcheck(ops.square, (mg.randn(3).requires_grad_(),))
+        gradcheck(ops.square, (mg.randn(3, dtype=mg.float64).requires_grad_(),))
 
 
 def test_a_formula_that_is_not_differentiable_fails_gradgradcheck(render_spec):
@@ -43,7 +43,7 @@ def test_a_formula_that_is_not_differentiable_fails_gradgradcheck(render_spec):
   forward: self * self
   self: zeros_like(grad)
 """)
-    x = mg.randn(3).requires_grad_()
+    x = mg.randn(3, dtype=mg.float64).requires_grad_()
     assert gradgradcheck(ops.cube, (x,))
     assert gradcheck(ops.cube_wrong, (x,))
     with pytest.raises(GradcheckError):

@@ -64,10 +64,10 @@ def test_non_reentrant_works_with_autograd_grad_and_kwargs():
 
 def test_rng_state_is_replayed():
     def noisy(h):
-        return h * mg.rand(3)
+        return h * mg.rand(3, dtype=mg.float64)
 
     mg.manual_seed(0)
-    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    x = mg.tensor([1.0, 2.0, 3.0], dtype=mg.float64, requires_grad=True)
     out = checkpoint(noisy, x, use_reentrant=True)
     noise = out.detach().numpy() / np.array([1.0, 2.0, 3.0])
     out.sum().backward()

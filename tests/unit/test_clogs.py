@@ -13,6 +13,7 @@ from minigrad.autograd import GradientClogError, GradientClogWarning
 
 @pytest.fixture(autouse=True)
 def _default_mode():
+    mg.autograd.clogs.clear()  # each test's call sites warn afresh (a site warns once)
     with mg.autograd.set_clog_mode("warn"):
         yield
 

@@ -100,7 +100,7 @@ def _grads(m, fn, values, make):
 
 
 def _minigrad_grads(fn, values):
-    return _grads(mg, fn, values, lambda v: mg.tensor(v, requires_grad=True))
+    return _grads(mg, fn, values, lambda v: mg.tensor(v, dtype=mg.float64, requires_grad=True))
 
 
 @pytest.mark.parametrize("fn, values, expected", [pytest.param(*c[1:], id=c[0]) for c in CASES])

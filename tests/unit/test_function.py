@@ -286,7 +286,7 @@ def test_gradcheck_of_a_custom_function():
             x, = ctx.saved_tensors
             return g * mg.cos(x)
 
-    x = mg.tensor([0.1, 0.7, -1.3], requires_grad=True)
+    x = mg.tensor([0.1, 0.7, -1.3], dtype=mg.float64, requires_grad=True)
     assert mg.autograd.gradcheck(Sin.apply, (x,))
     assert mg.autograd.gradgradcheck(Sin.apply, (x,))
 

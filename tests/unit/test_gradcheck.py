@@ -13,7 +13,7 @@ WRONG_SQUARE = """\
 
 
 def x64(*shape):
-    return mg.randn(*shape).requires_grad_()
+    return mg.randn(*shape, dtype=mg.float64).requires_grad_()
 
 
 @pytest.mark.parametrize("fast", [False, True])

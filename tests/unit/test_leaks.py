@@ -108,7 +108,7 @@ def test_gradient_accumulation_over_microbatches_is_silent():
 
 
 def test_retain_graph_reuse_is_silent():
-    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    x = mg.tensor([1.0, 2.0], dtype=mg.float64, requires_grad=True)
     loss = (mg.exp(x) * x + x).sum()
     with _Silent():
         for _ in range(20):
@@ -230,8 +230,8 @@ def test_rnn_state_carried_without_retain_graph_error_suggests_detach():
 
 
 def test_graph_stats():
-    a = mg.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
-    b = mg.tensor([0.5, 0.5, 0.5, 0.5], requires_grad=True)
+    a = mg.tensor([1.0, 2.0, 3.0, 4.0], dtype=mg.float64, requires_grad=True)
+    b = mg.tensor([0.5, 0.5, 0.5, 0.5], dtype=mg.float64, requires_grad=True)
     loss = ((a + b) * b).sum()
     s = mg.autograd.graph.stats(loss)
     assert (s.nodes, s.depth, s.stale, s.leaves) == (3, 3, 0, 2)

@@ -105,7 +105,7 @@ def test_function_without_a_differentiable_op_raises_and_names_it():
 
 
 def test_function_without_op_computes_on_data_when_no_grad_is_needed():
-    x = mg.tensor([0.0, 3.0, 7.0])
+    x = mg.tensor([0.0, 3.0, 7.0], dtype=mg.float64)
     got = np.unwrap(x)
     assert isinstance(got, mg.Tensor)
     np.testing.assert_allclose(got.numpy(), np.unwrap(np.array([0.0, 3.0, 7.0])))

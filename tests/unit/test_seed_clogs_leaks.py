@@ -21,6 +21,16 @@ import pytest
 import minigrad as mg
 from tests.seed_data import np_of as _np
 
+
+@pytest.fixture(autouse=True)
+def _float64_default():
+    """These ports check hand-computed values to ~1e-12, so they run in float64, as the
+    PyTorch originals would after torch.set_default_dtype(torch.float64)."""
+    previous = mg.get_default_dtype()
+    mg.set_default_dtype(mg.float64)
+    yield
+    mg.set_default_dtype(previous)
+
 # the leak warning must show up within this many iterations of the essay's loop (see NOTES.md)
 LEAK_WITHIN = 50
 

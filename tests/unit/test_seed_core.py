@@ -16,6 +16,16 @@ import minigrad as mg
 from tests.seed_data import A_A, A_B, B_A, B_B, C_A, C_B, PRINTED_ATOL, assert_close as _close, np_of as _np  # noqa: F401
 
 
+@pytest.fixture(autouse=True)
+def _float64_default():
+    """These ports check hand-computed values to ~1e-12, so they run in float64, as the
+    PyTorch originals would after torch.set_default_dtype(torch.float64)."""
+    previous = mg.get_default_dtype()
+    mg.set_default_dtype(mg.float64)
+    yield
+    mg.set_default_dtype(previous)
+
+
 def simple(a, b):
     # 003_* "Using grad": def simple(a, b): t = a + b; return t * b
     t = a + b

@@ -5,8 +5,9 @@ import pytest
 import minigrad as mg
 
 
-def test_python_floats_give_float64_and_float32_stays_float32():
-    assert mg.tensor([1.0, 2.0]).dtype == np.float64
+def test_python_floats_give_float32_and_numpy_arrays_keep_their_dtype():
+    assert mg.tensor([1.0, 2.0]).dtype == mg.float32
+    assert mg.tensor(np.ones(2)).dtype == mg.float64
     x32 = mg.tensor(np.ones(3, dtype=np.float32))
     assert x32.dtype == np.float32
     assert (x32 * 2.0).dtype == np.float32
@@ -18,7 +19,7 @@ def test_creation_functions():
     assert mg.full((2,), 7.0).tolist() == [7.0, 7.0]
     assert mg.arange(4).dtype == np.int64 and mg.arange(0.0, 1.0, 0.5).tolist() == [0.0, 0.5]
     assert mg.eye(2).tolist() == [[1.0, 0.0], [0.0, 1.0]]
-    assert mg.rand(3).shape == (3,) and mg.randn(2, 2).dtype == np.float64
+    assert mg.rand(3).shape == (3,) and mg.randn(2, 2).dtype == mg.float32
     assert mg.zeros_like(mg.ones(2)).tolist() == [0.0, 0.0]
     assert mg.ones_like(mg.zeros(2)).tolist() == [1.0, 1.0]
     assert mg.empty(2, 2).shape == (2, 2)

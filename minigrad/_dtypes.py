@@ -1,0 +1,222 @@
+"""dtype objects (``minigrad.float32``, ``minigrad.long`` ...) and the default float dtype.
+
+A tensor's values live in a numpy array; its ``.dtype`` is one of the objects
+below, which behave like PyTorch's (repr ``minigrad.float32``, ``itemsize``,
+``is_floating_point``) and can be passed wherever numpy expects a dtype: numpy
+reads their ``.dtype`` attribute, so ``np.zeros(3, dtype=x.dtype)`` works.
+
+A deliberate divergence from PyTorch: ``minigrad.float32 == np.float32`` is True
+(torch says False), so code written against numpy dtypes keeps working.
+
+>>> import minigrad as mg
+>>> mg.tensor([1.0, 2.0]).dtype
+minigrad.float32
+>>> mg.float == mg.float32, mg.double.itemsize
+(True, 8)
+"""
+import builtins
+
+import numpy as np
+
+
+class dtype:
+    """A tensor element type; one object per type, aliases are the same object."""
+
+    __slots__ = ("_name", "_numpy")
+
+    def __init__(self, name, numpy_dtype):
+        self._name = name
+        self._numpy = np.dtype(numpy_dtype)
+
+    @property
+    def dtype(self):
+        """The numpy dtype: numpy calls this when given a minigrad dtype."""
+        return self._numpy
+
+    @property
+    def itemsize(self):
+        return self._numpy.itemsize
+
+    @property
+    def is_floating_point(self):
+        return self._numpy.kind == "f"
+
+    @property
+    def is_complex(self):
+        return False
+
+    @property
+    def is_signed(self):
+        return self._numpy.kind in "fi"
+
+    def to_real(self):
+        return self
+
+    def __getattr__(self, name):
+        # numpy's own attributes (kind, name, char, type ...) read through, so code
+        # written for numpy dtypes works on a tensor's .dtype too.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._numpy, name)
+
+    def __eq__(self, other):
+        if isinstance(other, dtype):
+            return self is other
+        try:
+            return self._numpy == np.dtype(other)
+        except TypeError:
+            return NotImplemented
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self):
+        return hash(self._numpy)
+
+    def __repr__(self):
+        return f"minigrad.{self._name}"
+
+    def __reduce__(self):
+        # pickles as a reference to the module-level object, so identity survives
+        return self._name
+
+
+float16 = dtype("float16", np.float16)
+float32 = dtype("float32", np.float32)
+float64 = dtype("float64", np.float64)
+int8 = dtype("int8", np.int8)
+int16 = dtype("int16", np.int16)
+int32 = dtype("int32", np.int32)
+int64 = dtype("int64", np.int64)
+uint8 = dtype("uint8", np.uint8)
+uint16 = dtype("uint16", np.uint16)
+uint32 = dtype("uint32", np.uint32)
+uint64 = dtype("uint64", np.uint64)
+bool = dtype("bool", np.bool_)  # noqa: A001 - torch's names shadow the builtins in this module
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool)
+_BY_NUMPY = {d._numpy: d for d in ALL}
+_default = float32
+
+
+def as_dtype(value):
+    """The minigrad dtype for ``value``: a minigrad dtype, a numpy dtype or type, or
+    a Python type (``float`` is float64, ``int`` int64, as in both libraries)."""
+    if value.__class__ is dtype:
+        return value
+    try:
+        return _BY_NUMPY[np.dtype(value)]
+    except (KeyError, TypeError):
+        raise TypeError(f"minigrad has no dtype {value!r}; the dtypes are "
+                        f"{', '.join(map(repr, ALL))}") from None
+
+
+def numpy_dtype(value):
+    """The numpy dtype for a user's ``dtype=`` argument (``None`` stays ``None``)."""
+    return None if value is None else as_dtype(value)._numpy
+
+
+def of_array(array):
+    """The minigrad dtype of a numpy array's values."""
+    return _BY_NUMPY[array.dtype]
+
+
+def set_default_dtype(d):
+    """The dtype of floating tensors made from Python numbers and by factories.
+
+    >>> minigrad.set_default_dtype(minigrad.float64)
+    >>> minigrad.tensor(1.0).dtype
+    minigrad.float64
+    """
+    global _default
+    d = as_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default = d
+
+
+def get_default_dtype():
+    """The current default float dtype (``minigrad.float32`` unless changed)."""
+    return _default
+
+
+def default_numpy():
+    return _default._numpy
+
+
+def is_floating_point(tensor):
+    """True for tensors of a floating dtype."""
+    return tensor._data.dtype.kind == "f"
+
+
+def is_complex(tensor):
+    """Always False: minigrad has no complex tensors."""
+    return False
+
+
+class finfo:
+    """Limits of a floating dtype, as ``torch.finfo``.
+
+    >>> minigrad.finfo(minigrad.float32).eps
+    1.1920928955078125e-07
+    """
+
+    def __init__(self, type=None):
+        d = _default if type is None else as_dtype(type)
+        if not d.is_floating_point:
+            raise TypeError("minigrad.finfo() requires a floating point input type. "
+                            "Use minigrad.iinfo to handle 'minigrad.finfo'")
+        info = np.finfo(d._numpy)
+        self.bits = info.bits
+        self.eps, self.max, self.min = builtins.float(info.eps), builtins.float(info.max), builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+        self.resolution = 10.0 ** -info.precision  # torch rounds to a power of ten
+        self.dtype = d._name
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype, as ``torch.iinfo``.
+
+    >>> minigrad.iinfo(minigrad.int32).max
+    2147483647
+    """
+
+    def __init__(self, type):
+        d = as_dtype(type)
+        if d._numpy.kind not in "iu":
+            raise TypeError("minigrad.iinfo() requires an integer input type. "
+                            "Use minigrad.finfo to handle 'minigrad.iinfo'")
+        info = np.iinfo(d._numpy)
+        self.bits, self.min, self.max = info.bits, builtins.int(info.min), builtins.int(info.max)
+        self.dtype = d._name
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+
+def array_from(data, dtype=None):
+    """A new numpy array of ``data`` in minigrad's dtype rules, as ``torch.tensor`` infers:
+    Python floats become the default dtype, ints int64, bools bool; numpy arrays and
+    numpy scalars keep their dtype."""
+    kept = isinstance(data, (np.ndarray, np.generic))
+    array = np.array(data, dtype=numpy_dtype(dtype))
+    if dtype is None and not kept and array.dtype.kind == "f":
+        array = array.astype(_default._numpy, copy=False)
+    return supported(array)
+
+
+def supported(array):
+    """``array`` itself, after checking minigrad has a dtype for its values."""
+    if array.dtype not in _BY_NUMPY:
+        raise TypeError(f"minigrad tensors hold numbers of the dtypes "
+                        f"{', '.join(d._name for d in ALL)}; got an array of dtype {array.dtype}")
+    return array
