@@ -24,7 +24,26 @@ from minigrad.autograd import grad_mode
 from minigrad.autograd.function import Function
 from minigrad.autograd.graph import saved_tensors_hooks
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop"]
+
+#: non-reentrant recomputation stops once it has every saved value (PyTorch's default)
+_early_stop = True
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable):
+    """Inside, non-reentrant checkpoints made there recompute their whole function in
+    backward (``enable=False``) or stop as soon as every saved value is back (the default).
+
+    >>> with set_checkpoint_early_stop(False):
+    ...     out = checkpoint(fn, x, use_reentrant=False)
+    """
+    global _early_stop
+    previous, _early_stop = _early_stop, bool(enable)
+    try:
+        yield
+    finally:
+        _early_stop = previous
 
 
 def checkpoint(function, *args, use_reentrant=True, preserve_rng_state=True, **kwargs):
@@ -119,6 +138,7 @@ class _Frame:
 
     def __init__(self, function, args, kwargs, rng_state):
         self.function, self.args, self.kwargs, self.rng_state = function, args, kwargs, rng_state
+        self.early_stop = _early_stop
         self.count = 0          # how many tensors the forward saved
         self.recomputed = {}    # index -> Tensor, each dropped once backward unpacked it
 
@@ -146,17 +166,27 @@ class _Frame:
             # detached: the values must not keep the recomputed graph alive (a cycle
             # through this hook would hold every segment's activations until gc runs)
             values.append(tensor.detach())
+            if self.early_stop and len(values) == self.count:
+                raise _StopRecomputation  # the rest of the function is not needed
 
         def never(_):
             raise RuntimeError("internal error: the recomputed graph is never differentiated")
 
-        with _forked_rng(self.rng_state), grad_mode.enable_grad(), saved_tensors_hooks(keep, never):
-            self.function(*inputs, **self.kwargs)
+        try:
+            with _forked_rng(self.rng_state), grad_mode.enable_grad(), \
+                    saved_tensors_hooks(keep, never):
+                self.function(*inputs, **self.kwargs)
+        except _StopRecomputation:
+            pass  # stopped early on purpose: every saved value is back
         if len(values) != self.count:
             raise RuntimeError(
                 f"checkpoint: the recomputation saved {len(values)} tensors but the forward saved "
                 f"{self.count}; the checkpointed function must do the same ops every time it runs")
         self.recomputed = dict(enumerate(values))
+
+
+class _StopRecomputation(Exception):
+    """Raised by the recomputation's pack hook once it has every saved value."""
 
 
 def _checkpoint_without_reentrant(function, args, kwargs, preserve_rng_state):

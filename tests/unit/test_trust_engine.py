@@ -354,3 +354,32 @@ def test_gradcheck_rejects_a_function_whose_output_shape_changes_between_calls(f
     with pytest.raises(AssertionError, match="outputs with the same shape when inputs are perturbed"):
         mg.autograd.gradcheck(shrinking, (x,), fast_mode=fast_mode)
     assert mg.autograd.gradcheck(lambda t: t * t, (x,), fast_mode=fast_mode)
+
+
+# --- checkpoint(use_reentrant=False) -----------------------------------------------------
+
+def _checkpoint_runs(lib, checkpoint_module, early_stop):
+    log = []
+
+    def block(x):
+        log.append("start")
+        y = x.sin().exp()
+        log.append("end")
+        return y
+
+    x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    with checkpoint_module.set_checkpoint_early_stop(early_stop):
+        out = checkpoint_module.checkpoint(block, x, use_reentrant=False)
+    out.sum().backward()
+    return log, x.grad.tolist()
+
+
+@pytest.mark.parametrize("early_stop", [True, False])
+def test_non_reentrant_checkpoint_stops_recomputing_early_as_torch(early_stop):
+    torch = _torch()
+    import torch.utils.checkpoint as torch_checkpoint
+    from minigrad.utils import checkpoint as mg_checkpoint
+    ours = _checkpoint_runs(mg, mg_checkpoint, early_stop)
+    assert ours[0] == _checkpoint_runs(torch, torch_checkpoint, early_stop)[0]
+    assert ours[0] == (["start", "end", "start"] if early_stop else ["start", "end"] * 2)
+    np.testing.assert_allclose(ours[1], _checkpoint_runs(torch, torch_checkpoint, early_stop)[1])
