@@ -32,6 +32,8 @@ from minigrad import linalg, nn, special  # noqa: F401,E402
 from minigrad import viz  # noqa: F401,E402
 from minigrad import amp, backends, cuda, onnx, random, utils  # noqa: F401,E402
 from minigrad.amp import autocast  # noqa: F401,E402
+from minigrad import optim  # noqa: F401,E402
+from minigrad.serialization import load, save  # noqa: F401,E402
 
 __version__ = "0.1.0"
 

@@ -328,6 +328,11 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
+    def __reduce_ex__(self, protocol):
+        # As torch: the values, dtype, class and requires_grad flag travel; .grad,
+        # history and hooks do not (a pickled result comes back as a leaf).
+        return (_rebuild_tensor, (type(self), self._data, self._requires_grad))
+
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
@@ -404,6 +409,13 @@ def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
     t._version_counter = [0] if version_counter is None else version_counter
     t._base = base
     t._extras = {"inference": True} if grad_mode.inference else None
+    return t
+
+
+def _rebuild_tensor(cls, array, requires_grad):
+    """Unpickle a Tensor (see ``Tensor.__reduce_ex__``)."""
+    t = _init(_new(cls), array)
+    t._requires_grad = bool(requires_grad)
     return t
 
 
