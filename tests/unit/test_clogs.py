@@ -157,3 +157,38 @@ def test_formatting_a_loss_is_silent():
         warnings.simplefilter("error")
         assert f"{loss:.3f}" == "4.000"
         assert f"{loss}" == repr(loss)
+
+
+def test_a_clog_in_a_training_loop_warns_once_per_call_site():
+    w = mg.tensor([1.0, 2.0], requires_grad=True)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")   # even where every warning would show each time
+        for _ in range(50):
+            math.sqrt((w * w).sum())       # one site
+            float(w.sum())                 # another site
+    clogs = [r for r in record if issubclass(r.category, GradientClogWarning)]
+    assert len(clogs) == 2
+    assert len({r.lineno for r in clogs}) == 2
+
+
+def test_minigrad_optimizers_and_schedulers_never_clog():
+    from minigrad import optim
+    w = mg.tensor([0.5, -1.5, 2.0], requires_grad=True)
+    makers = [lambda: optim.SGD([w], lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1),
+              lambda: optim.Adam([w], amsgrad=True), lambda: optim.AdamW([w]),
+              lambda: optim.RMSprop([w], centered=True, momentum=0.5),
+              lambda: optim.Adagrad([w]), lambda: optim.Adadelta([w]),
+              lambda: optim.LBFGS([w], line_search_fn="strong_wolfe")]
+    with mg.autograd.set_clog_mode("error"):   # a clog anywhere raises
+        for make in makers:
+            opt = make()
+            plateau = optim.lr_scheduler.ReduceLROnPlateau(opt)
+
+            def closure():
+                opt.zero_grad()
+                loss = ((w - 1) ** 2).sum()
+                loss.backward()
+                return loss
+            for _ in range(3):
+                loss = opt.step(closure)
+                plateau.step(loss)   # torch calls float(loss) here; minigrad uses .item()

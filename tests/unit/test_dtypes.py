@@ -1,0 +1,161 @@
+"""dtype objects, the default float dtype and dtype inference, compared with PyTorch."""
+import pickle
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+
+NAMES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
+ALIASES = {"half": "float16", "float": "float32", "double": "float64", "short": "int16",
+           "int": "int32", "long": "int64"}
+
+
+@pytest.fixture(autouse=True)
+def _restore_default_dtype():
+    yield
+    mg.set_default_dtype(mg.float32)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_dtype_objects_match_torch(name):
+    torch = pytest.importorskip("torch")
+    ours, theirs = getattr(mg, name), getattr(torch, name)
+    assert repr(ours) == repr(theirs).replace("torch", "minigrad")
+    assert str(ours) == str(theirs).replace("torch", "minigrad")
+    assert ours.itemsize == theirs.itemsize
+    assert ours.is_floating_point == theirs.is_floating_point
+    assert ours.is_complex == theirs.is_complex is False
+    assert ours.is_signed == theirs.is_signed
+
+
+@pytest.mark.parametrize("alias, name", ALIASES.items())
+def test_aliases_are_the_same_object(alias, name):
+    assert getattr(mg, alias) is getattr(mg, name)
+    assert getattr(mg, alias) == getattr(mg, name)
+    assert mg.float32 != mg.float64
+
+
+def test_dtypes_are_accepted_where_numpy_dtypes_were_and_compare_equal_to_them():
+    assert np.zeros(2, dtype=mg.float64).dtype == np.float64
+    assert mg.tensor([1, 2], dtype=mg.float64).dtype == mg.float64
+    assert mg.tensor([1, 2], dtype=np.float32).dtype is mg.float32
+    assert mg.tensor([1.5], dtype=float).dtype is mg.float64
+    assert mg.float32 == np.float32 and np.dtype("float32") == mg.float32
+    assert hash(mg.float32) == hash(np.dtype("float32"))
+    assert pickle.loads(pickle.dumps(mg.int64)) is mg.int64
+    with pytest.raises(TypeError, match="minigrad has no dtype"):
+        mg.zeros(2, dtype="complex64")
+
+
+def test_a_tensors_dtype_is_a_minigrad_dtype():
+    x = mg.tensor([1.0, 2.0])
+    assert x.dtype is mg.float32 and repr(x.dtype) == "minigrad.float32"
+    assert mg.tensor(3).dtype is mg.int64 and mg.tensor(True).dtype is mg.bool
+    assert (x > 1).dtype is mg.bool
+    assert x.dtype.kind == "f"  # numpy's attributes read through, for numpy-style code
+
+
+def test_default_dtype_is_float32_for_python_numbers_and_factories_like_torch():
+    torch = pytest.importorskip("torch")
+    cases = [lambda m: m.tensor(1.0), lambda m: m.tensor([1, 2.5]), lambda m: m.tensor(3),
+             lambda m: m.tensor([True]), lambda m: m.zeros(2), lambda m: m.ones(2, 3),
+             lambda m: m.empty(2), lambda m: m.full((2,), 1.5), lambda m: m.full((2,), 7),
+             lambda m: m.full((2,), True), lambda m: m.arange(3), lambda m: m.arange(0.0, 1.0, 0.5),
+             lambda m: m.linspace(0, 1, 5), lambda m: m.eye(2), lambda m: m.rand(2),
+             lambda m: m.randn(2), lambda m: m.randint(0, 3, (2,)), lambda m: m.randperm(3),
+             lambda m: m.tensor(np.zeros(2)), lambda m: m.tensor(np.zeros(2, np.float32)),
+             lambda m: m.from_numpy(np.zeros(2, np.int32)), lambda m: m.as_tensor([1.0])]
+    for make in cases:
+        assert repr(make(mg).dtype) == repr(make(torch).dtype).replace("torch", "minigrad")
+
+
+def test_set_default_dtype_changes_inference_and_rejects_non_floats():
+    torch = pytest.importorskip("torch")
+    mg.set_default_dtype(mg.float64)
+    assert mg.get_default_dtype() is mg.float64
+    assert mg.tensor(1.0).dtype is mg.float64 and mg.zeros(2).dtype is mg.float64
+    assert mg.tensor(1).dtype is mg.int64
+    for lib in (mg, torch):
+        with pytest.raises(TypeError, match="only floating-point types are supported as the "
+                                            "default type"):
+            lib.set_default_dtype(lib.int64)
+
+
+def test_repr_names_the_dtype_unless_it_is_the_default_like_torch():
+    torch = pytest.importorskip("torch")
+    for make in [lambda m: m.tensor([1.0, 2.0]), lambda m: m.tensor([1.0], dtype=m.float64),
+                 lambda m: m.tensor([1, 2]), lambda m: m.tensor([1], dtype=m.int32),
+                 lambda m: m.tensor(True)]:
+        assert repr(make(mg)) == repr(make(torch)).replace("torch", "minigrad")
+
+
+def test_conversions_to_and_type():
+    torch = pytest.importorskip("torch")
+    for convert in [lambda x, m: x.to(m.float64), lambda x, m: x.double(), lambda x, m: x.half(),
+                    lambda x, m: x.long(), lambda x, m: x.int(), lambda x, m: x.bool(),
+                    lambda x, m: x.short(), lambda x, m: x.byte(), lambda x, m: x.char(),
+                    lambda x, m: x.type(m.float64), lambda x, m: x.to("cpu", m.int64),
+                    lambda x, m: x.to(m.tensor([1], dtype=m.int32)),
+                    lambda x, m: x.to(dtype=m.int8, copy=True)]:
+        ours, theirs = convert(mg.tensor([1.5, 0.0]), mg), convert(torch.tensor([1.5, 0.0]), torch)
+        assert repr(ours.dtype) == repr(theirs.dtype).replace("torch", "minigrad")
+        assert ours.tolist() == theirs.tolist()
+    assert mg.tensor([1.0]).type() == "minigrad.FloatTensor"
+    assert mg.tensor([1]).type("torch.DoubleTensor").dtype is mg.float64
+
+
+def test_to_returns_self_unless_something_changes_or_copy_is_asked():
+    x = mg.tensor([1.0, 2.0])
+    assert x.to(mg.float32) is x and x.to("cpu") is x and x.float() is x
+    copy = x.to(mg.float32, copy=True)
+    assert copy is not x and copy.tolist() == x.tolist()
+
+
+def test_to_is_differentiable_and_gradients_come_back_in_the_input_dtype():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = x.to(mg.float64)
+    (y * y).sum().backward()
+    assert x.grad.dtype is mg.float32 and x.grad.tolist() == [2.0, 4.0]
+
+
+def test_is_floating_point_is_complex_itemsize_numel_is_tensor():
+    x = mg.zeros(2, 3, dtype=mg.float64)
+    assert mg.is_floating_point(x) and x.is_floating_point()
+    assert not mg.is_floating_point(mg.tensor([1]))
+    assert not mg.is_complex(x) and not x.is_complex()
+    assert x.itemsize == 8 and x.element_size() == 8 and x.nbytes == 48
+    assert mg.numel(x) == 6 and mg.is_tensor(x) and not mg.is_tensor(np.zeros(2))
+
+
+def test_finfo_and_iinfo_match_torch():
+    torch = pytest.importorskip("torch")
+    for name in ["float16", "float32", "float64"]:
+        ours, theirs = mg.finfo(getattr(mg, name)), torch.finfo(getattr(torch, name))
+        assert repr(ours) == repr(theirs)
+        for field in ["bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution",
+                      "dtype"]:
+            assert getattr(ours, field) == getattr(theirs, field), field
+    assert repr(mg.finfo()) == repr(torch.finfo())
+    for name in ["uint8", "int8", "int16", "int32", "int64"]:
+        ours, theirs = mg.iinfo(getattr(mg, name)), torch.iinfo(getattr(torch, name))
+        assert repr(ours) == repr(theirs)
+        assert (ours.bits, ours.min, ours.max, ours.dtype) == \
+            (theirs.bits, theirs.min, theirs.max, theirs.dtype)
+    with pytest.raises(TypeError, match="requires a floating point input type"):
+        mg.finfo(mg.int32)
+    with pytest.raises(TypeError, match="requires an integer input type"):
+        mg.iinfo(mg.float32)
+
+
+def test_float32_stays_float32_through_ops_with_python_numbers():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * 2.5 + 1).exp().sum()
+    y.backward()
+    assert y.dtype is mg.float32 and x.grad.dtype is mg.float32
+
+
+def test_generated_gradcheck_samples_are_float64():
+    from minigrad.testing import TensorSpec
+    sample = TensorSpec(shape=(2,)).build(np.random.default_rng(0))
+    assert sample.dtype is mg.float64
