@@ -8,8 +8,13 @@ backward nested ``THREAD_DEPTH`` deep in one thread to a fresh thread, which
 starts with an empty stack; we do the same, and the fresh thread takes over the
 caller's per-thread state (grad mode, anomaly mode, saved-tensor hooks).  The
 caller waits for it, so the nesting stays sequential.
+
+Backward formulas meet infinities and NaNs where PyTorch's do (``sqrt``'s gradient
+at 0 is inf): like PyTorch, they compute them silently, without numpy's warnings.
 """
 import threading
+
+import numpy as np
 
 from minigrad.autograd import anomaly, engine, grad_mode, leaks
 from minigrad.autograd.saved import saved_hooks
@@ -44,7 +49,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     nesting.total += 1
     nesting.here += 1
     try:
-        return engine.run_backward(*args)
+        with np.errstate(all="ignore"):
+            return engine.run_backward(*args)
     finally:
         nesting.total -= 1
         nesting.here -= 1
