@@ -20,6 +20,7 @@ from itertools import chain
 
 import numpy as np
 
+from minigrad._dtypes import get_default_dtype
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 
@@ -63,8 +64,10 @@ def _scalar(value):
 
 
 def _step_tensor():
-    """A fresh step counter: a 0-d float32 tensor, as PyTorch keeps it in ``state["step"]``."""
-    return _wrap(np.zeros((), dtype=np.float32))
+    """A fresh step counter: a 0-d tensor as PyTorch keeps in ``state["step"]`` (float32,
+    float64 when that is the default dtype)."""
+    dtype = np.float64 if np.dtype(get_default_dtype()) == np.float64 else np.float32
+    return _wrap(np.zeros((), dtype=dtype))
 
 
 def _increment(step):

@@ -148,3 +148,36 @@ def test_float32_params_stay_float32():
     (w * w).sum().backward()
     opt.step()
     assert w._data.dtype == np.float32 and opt.state[w]["exp_avg"]._data.dtype == np.float32
+
+
+def test_step_counter_follows_the_default_dtype():
+    w = mg.tensor(np.ones(2), requires_grad=True)
+    (w * w).sum().backward()
+    opt = optim.Adam([w])
+    opt.step()
+    assert opt.state[w]["step"]._data.dtype == np.float32
+    previous = mg.get_default_dtype()
+    try:
+        mg.set_default_dtype(mg.float64)
+        opt2 = optim.Adam([w])
+        opt2.step()
+        assert opt2.state[w]["step"]._data.dtype == np.float64
+    finally:
+        mg.set_default_dtype(previous)
+
+
+@pytest.mark.parametrize("name,options", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", {}),
+                                          ("AdamW", {}), ("RMSprop", dict(centered=True)),
+                                          ("Adagrad", {}), ("Adadelta", {}),
+                                          ("LBFGS", dict(line_search_fn="strong_wolfe")),
+                                          ("LBFGS", {})])
+def test_optimizers_and_schedulers_never_clog(name, options):
+    # minigrad's own code reads numbers with .item(): no clog warning, even as an error.
+    mine, _ = _pair()
+    opt = getattr(optim, name)(mine, **options)
+    sched = optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0)
+    closure, _ = _closures(opt, torch.optim.SGD([torch.zeros(1, requires_grad=True)]), mine, [])
+    with mg.autograd.set_clog_mode("error"):
+        for _ in range(3):
+            loss = opt.step(closure)
+            sched.step(loss)
