@@ -176,9 +176,9 @@ class CopySlices(Node):
             grad = grad if isinstance(grad, Tensor) else _wrap(grad)
             flat = Fn.reshape(grad, (-1,))
             results = self.fn.apply([Fn.getitem(flat, index)], True)
-            keep = np.ones(where.size, dtype=grad.dtype)
-            keep[index.ravel()] = 0
-            flat = Fn.mul(flat, keep)
+            keep = np.ones(where.size, dtype=bool)
+            keep[index.ravel()] = False
+            flat = Fn.where(keep, flat, 0.0)  # select, not multiply: inf * 0 would be NaN
             if results[0] is not None:
                 flat = Fn.add(flat, Fn.getitem_backward(results[0], (where.size,), index))
             return (Fn.reshape(flat, where.base_shape),) + tuple(results[1:])
@@ -295,16 +295,16 @@ class IndexPutBackward0(Node):
     def apply(self, grads, create_graph):
         from minigrad.kernels.core import index_key
         grad, key = grads[0], index_key(self.key)
-        keep = np.ones(self.shape, dtype=grad.dtype)
-        keep[key] = 0
+        keep = np.ones(self.shape, dtype=bool)
+        keep[key] = False  # select with it, not multiply: inf * 0 would be NaN
         if create_graph:
             from minigrad._generated import functions as Fn
-            grad_self = Fn.mul(grad, keep) if self.needs_input_grad(0) else None
+            grad_self = Fn.where(keep, grad, 0.0) if self.needs_input_grad(0) else None
             grad_value = (Fn.sum_to_size(Fn.getitem(grad, self.key), self.value_shape)
                           if self.needs_input_grad(1) else None)
             return grad_self, grad_value
         from minigrad.kernels.core import sum_to_shape
-        grad_self = grad * keep if self.needs_input_grad(0) else None
+        grad_self = np.where(keep, grad, 0) if self.needs_input_grad(0) else None
         grad_value = (sum_to_shape(np.asarray(grad[key]), self.value_shape)
                       if self.needs_input_grad(1) else None)
         return grad_self, grad_value

@@ -1,5 +1,6 @@
 """numpy building blocks for the reductions ops' `forward:` expressions."""
 import math
+import warnings
 
 import numpy as np
 
@@ -13,11 +14,16 @@ def prod_array(x, dim, keepdim, dtype=None):
     return np.prod(x, axis=dim, keepdims=keepdim, dtype=dtype)
 
 
-def var_array(x, dim, correction, keepdim):
+def var_array(x, dim, correction, keepdim, name="var"):
     """torch.var: ``correction`` (default 1) is subtracted from the element count."""
     ddof = 1 if correction is None else correction
     count = x.size if axes(dim) is None else math.prod(
         x.shape[d] for d in ((dim,) if isinstance(dim, int) else dim))
+    if count - ddof <= 0:
+        from minigrad.autograd._user import user_stacklevel
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=user_stacklevel())
     with np.errstate(divide="ignore", invalid="ignore"):
         centred = x - np.mean(x, axis=axes(dim), keepdims=True)
         total = np.sum(centred * centred, axis=axes(dim), keepdims=keepdim)
@@ -30,7 +36,7 @@ def unbiased_correction(unbiased):
 
 
 def std_array(x, dim, correction, keepdim):
-    return np.sqrt(var_array(x, dim, correction, keepdim))
+    return np.sqrt(var_array(x, dim, correction, keepdim, "std"))
 
 
 def reduction_norm_array(x, p, dim, keepdim):
@@ -118,6 +124,8 @@ def median_array(x):
     if x.size == 0:
         raise RuntimeError("median() of an empty tensor is undefined (torch returns nan); "
                            "check the input's size first.")
+    if np.isnan(x).any():
+        return np.array(np.nan, dtype=x.dtype)  # torch: a NaN anywhere makes the median NaN
     return np.sort(x, axis=None)[(x.size - 1) // 2]
 
 
@@ -127,6 +135,11 @@ def median_with_indices(x, dim, keepdim):
     order = np.argsort(x, axis=dim, kind="stable")
     k = (x.shape[dim] - 1) // 2
     indices = np.take(order, [k], axis=dim)
+    nans = np.isnan(x)
+    if nans.any():  # torch: a slice with a NaN has median NaN, at its first NaN
+        has_nan = nans.any(axis=dim, keepdims=True)
+        first_nan = np.argmax(nans, axis=dim, keepdims=True)
+        indices = np.where(has_nan, first_nan, indices)
     values = np.take_along_axis(x, indices, axis=dim)
     if not keepdim:
         values, indices = np.squeeze(values, axis=dim), np.squeeze(indices, axis=dim)
@@ -142,7 +155,8 @@ def var_mean_array(x, dim, correction, keepdim):
 
 
 def std_mean_array(x, dim, correction, keepdim):
-    return std_array(x, dim, correction, keepdim), np.mean(x, axis=axes(dim), keepdims=keepdim)
+    return (std_array(x, dim, correction, keepdim),  # (var_mean / std_mean warn as var / std)
+            np.mean(x, axis=axes(dim), keepdims=keepdim))
 
 
 def count_nonzero_array(x, dim):

@@ -152,7 +152,9 @@ def var_backward(grad, self, dim, correction, keepdim):
     c = 1 if correction is None else correction
     n = reduced_numel(self.shape, dim)
     centred = self - F.mean(self, dim, True)
-    return unreduce(grad, self.shape, dim) * centred * (2.0 / (n - c))
+    # n <= correction: PyTorch's 2 / (n - c) is inf (or negative), not a ZeroDivisionError
+    factor = 2.0 / (n - c) if n != c else math.inf
+    return unreduce(grad, self.shape, dim) * centred * factor
 
 
 def unbiased_correction(unbiased):
@@ -161,7 +163,11 @@ def unbiased_correction(unbiased):
 
 
 def std_backward(grad, self, result, dim, correction, keepdim):
-    return var_backward(grad / (2 * result), self, dim, correction, keepdim)
+    """PyTorch's: a slice with zero spread (std 0) gets gradient 0, not 0/0.  (Its second
+    order there is NaN, as PyTorch's: the masked branch still divides by 0.)"""
+    F = ops_for(self)
+    return var_backward(F.where(result == 0, 0.0, grad / (2 * result)), self, dim, correction,
+                        keepdim)
 
 
 def reduction_norm_backward(grad, self, p, result, dim):
