@@ -14,9 +14,9 @@ device(type='cpu')
 _TYPES = ("cpu", "cuda")
 
 CUDA_UNAVAILABLE = (
-    "CUDA is not available in minigrad: running on a GPU needs minigrad's [cuda] extra "
-    "(pip install 'minigrad[cuda]') and an NVIDIA GPU. Use device='cpu', or pick the device "
-    "with minigrad.cuda.is_available().")
+    "CUDA is not available in minigrad: this build computes on the CPU only. Running on a GPU "
+    "needs minigrad's [cuda] extra (CuPy; not released yet) and an NVIDIA GPU. Use device='cpu', "
+    "or pick the device with minigrad.cuda.is_available().")
 
 
 class device:
