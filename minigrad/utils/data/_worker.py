@@ -10,8 +10,12 @@ import random
 import traceback
 from dataclasses import dataclass
 
+import numpy as np
+
+from minigrad._tensor import _wrap
+from minigrad.utils.data._collate import default_collate
 from minigrad.utils.data._random import seed_everything
-from minigrad.utils.data.dataset import IterableDataset
+from minigrad.utils.data.dataset import IterableDataset, TensorDataset
 
 
 @dataclass
@@ -72,11 +76,18 @@ class _Fetcher:
         self.drop_last = drop_last
         self.batch_size = batch_size
         self.iterator = iter(dataset) if isinstance(dataset, IterableDataset) else None
+        # default_collate of TensorDataset rows is each tensor's rows at the indices:
+        # one numpy take per tensor instead of a Tensor per sample and a stack.
+        self.whole_rows = (auto_collation and collate_fn is default_collate
+                           and type(dataset) is TensorDataset)
 
     def fetch(self, indices):
         """The batch for ``indices``; raises StopIteration when an iterable dataset ran dry."""
         if self.iterator is not None:
             return self._fetch_iterable()
+        if self.whole_rows:
+            rows = np.asarray(indices, dtype=np.intp)
+            return [_wrap(t._data[rows]) for t in self.dataset.tensors]
         if not self.auto_collation:
             return self.collate_fn(self.dataset[indices])
         getitems = getattr(self.dataset, "__getitems__", None)

@@ -116,11 +116,22 @@ def test_sampler_batch_sampler_collate_fn_and_no_batching():
 
 
 def test_tensor_dataset_through_loader_gives_stacked_tensors():
-    x = mg.tensor(np.arange(20, dtype=np.float32).reshape(10, 2))
+    x = mg.tensor(np.arange(20, dtype=np.float32).reshape(10, 2), requires_grad=True)
     y = mg.tensor(np.arange(10))
     batches = list(data.DataLoader(data.TensorDataset(x, y), batch_size=4))
     assert batches[0][0].shape == (4, 2) and batches[0][0].dtype == np.float32
     assert batches[-1][1].tolist() == [8, 9]
+
+    class Rows(data.TensorDataset):  # a subclass takes the per-sample path
+        pass
+
+    g1, g2 = mg.Generator().manual_seed(2), mg.Generator().manual_seed(2)
+    fast = list(data.DataLoader(data.TensorDataset(x, y), batch_size=3, shuffle=True, generator=g1))
+    slow = list(data.DataLoader(Rows(x, y), batch_size=3, shuffle=True, generator=g2))
+    for (fx, fy), (sx, sy) in zip(fast, slow):
+        assert type(fx) is type(sx) and fx.tolist() == sx.tolist() and fy.tolist() == sy.tolist()
+        assert fx.dtype == sx.dtype and fy.dtype == sy.dtype and fx.is_leaf and sx.is_leaf
+        assert fx.requires_grad == sx.requires_grad
 
 
 def _record_worker(worker_id):
