@@ -393,6 +393,14 @@ class Tensor:
     def copy_(self, src):
         return apply_inplace(self, _F._copy_from, src)
 
+    @property
+    def output_nr(self):
+        """Which output of its ``grad_fn`` this tensor is (0 for a leaf)."""
+        return self._output_nr
+
+    from minigrad._new_tensors import (  # noqa: E402  (methods: self is the first argument)
+        new_empty, new_full, new_ones, new_tensor, new_zeros, split_with_sizes)
+
     def polygamma(self, n):
         """``x.polygamma(n)`` is ``minigrad.polygamma(n, x)`` (torch's argument order)."""
         return _F.polygamma(n, self)

@@ -383,3 +383,27 @@ def test_non_reentrant_checkpoint_stops_recomputing_early_as_torch(early_stop):
     assert ours[0] == _checkpoint_runs(torch, torch_checkpoint, early_stop)[0]
     assert ours[0] == (["start", "end", "start"] if early_stop else ["start", "end"] * 2)
     np.testing.assert_allclose(ours[1], _checkpoint_runs(torch, torch_checkpoint, early_stop)[1])
+
+
+# --- output_nr, new_*, split_with_sizes ---------------------------------------------------
+
+def _new_and_split(lib):
+    x = lib.ones(2, dtype=lib.float64, requires_grad=True)
+    made = [x.new_tensor([1, 2]), x.new_zeros(2, 3), x.new_ones((2,)), x.new_full((2,), 3),
+            x.new_zeros([2]), x.new_ones(2, dtype=lib.int64), x.new_empty(2, 1)]
+    described = [(str(t.dtype).split(".")[-1], list(t.shape), t.requires_grad) for t in made]
+    values = [t.tolist() for t in made[:-1]]
+    pieces = (x * 2).split_with_sizes([1, 1])
+    a, b, c = lib.arange(5.0, dtype=lib.float64, requires_grad=True).split_with_sizes([1, 3, 1])
+    return (described, values, [p.output_nr for p in pieces], [a.output_nr, b.output_nr, c.output_nr],
+            x.output_nr, type(pieces).__name__)
+
+
+def test_new_tensors_split_with_sizes_and_output_nr_match_torch():
+    torch = _torch()
+    assert _new_and_split(mg) == _new_and_split(torch)
+
+
+def test_split_with_sizes_refuses_sizes_that_do_not_add_up_as_torch():
+    with pytest.raises(RuntimeError, match=r"split_sizes to sum exactly to 5 .* split_sizes=\[2, 2\]"):
+        mg.ones(5).split_with_sizes([2, 2])
