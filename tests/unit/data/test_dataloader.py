@@ -218,3 +218,30 @@ def test_iterable_dataset_option_errors_and_frozen_attributes():
     with pytest.raises(ValueError, match="batch_size attribute should not be set after DataLoader is initialized"):
         loader.batch_size = 4
     loader.num_workers = 0  # other attributes may change
+
+
+class Dies(data.Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        os._exit(1)
+
+
+class Slow(data.Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        import time
+        time.sleep(1.0)
+        return i
+
+
+def test_dead_worker_and_timeout_raise_clear_errors(monkeypatch):
+    from minigrad.utils.data import dataloader
+    monkeypatch.setattr(dataloader, "_LIVENESS_INTERVAL", 0.2)
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+.*\) exited unexpectedly"):
+        list(data.DataLoader(Dies(), num_workers=2))
+    with pytest.raises(RuntimeError, match="DataLoader timed out after 0.3 seconds"):
+        list(data.DataLoader(Slow(), num_workers=1, timeout=0.3))
