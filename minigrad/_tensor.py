@@ -147,6 +147,8 @@ class Tensor:
 
     @property
     def _version(self):
+        if self._extras is not None and self._extras.get("inference"):
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter[0]
 
     @property
@@ -441,12 +443,22 @@ def _make_view(array, source, grad_fn=None, output_nr=0):
     if type(array) is not np.ndarray:
         array = np.asarray(array)
     base = source._base if source._base is not None else source
-    return _init(_new(Tensor), array, grad_fn, output_nr, source._version_counter, base)
+    view = _init(_new(Tensor), array, grad_fn, output_nr, source._version_counter, base)
+    if grad_mode.inference or base._extras is not None:
+        # PyTorch: a view is an inference tensor exactly when its base is one
+        view._extras = {"inference": True} if base.is_inference() else None
+    return view
 
 
 def _compare(ufunc, a, b):
     return _wrap(ufunc(a._data if isinstance(a, Tensor) else a,
                        b._data if isinstance(b, Tensor) else b))
+
+
+INFERENCE_INPLACE_ERROR = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 def apply_inplace(self, op, *args, **kwargs):
@@ -457,6 +469,8 @@ def apply_inplace(self, op, *args, **kwargs):
     and the shared version counter moves, so saved copies know they are stale.
     An in-place op on a view also rewrites its base's history (autograd/views.py).
     """
+    if self._extras is not None and self._extras.get("inference") and not grad_mode.inference:
+        raise RuntimeError(INFERENCE_INPLACE_ERROR)
     recording = grad_mode.enabled and (
         self._requires_grad or _any_requires_grad(args) or _any_requires_grad(kwargs.values())
         or (self._base is not None and self._base._requires_grad))

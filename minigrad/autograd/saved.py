@@ -29,8 +29,10 @@ class SavedTensor:
     def __init__(self, tensor, is_output=False):
         if tensor._extras is not None and tensor._extras.get("inference"):
             raise RuntimeError(
-                "Inference tensors cannot be saved for backward. To work around you can "
-                "make a clone to get a normal tensor and use it in autograd.")
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or "
+                "use `minigrad.no_grad()` instead of `minigrad.inference_mode()`.")
         self.counter = tensor._version_counter
         self.version = tensor._version_counter[0]
         self.unpack_hook = None

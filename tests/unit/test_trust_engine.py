@@ -407,3 +407,41 @@ def test_new_tensors_split_with_sizes_and_output_nr_match_torch():
 def test_split_with_sizes_refuses_sizes_that_do_not_add_up_as_torch():
     with pytest.raises(RuntimeError, match=r"split_sizes to sum exactly to 5 .* split_sizes=\[2, 2\]"):
         mg.ones(5).split_with_sizes([2, 2])
+
+
+# --- inference mode: views and in-place ---------------------------------------------------
+
+def _inference_views_and_inplace(lib):
+    seen = []
+
+    def attempt(fn):
+        try:
+            seen.append(fn())
+        except RuntimeError as error:
+            seen.append(str(error))
+
+    normal = lib.ones(3)
+    with lib.inference_mode():
+        view_of_normal = normal[1:]
+        inference = lib.ones(3)
+        view_of_inference = inference[1:]
+        seen.append((view_of_normal.is_inference(), view_of_inference.is_inference()))
+        attempt(lambda: view_of_normal.mul_(2).tolist())
+        attempt(lambda: inference.add_(1).tolist())
+    attempt(lambda: inference.add_(1))
+    attempt(lambda: view_of_inference.add_(1))
+    attempt(lambda: view_of_normal.add_(1).tolist())
+    attempt(lambda: inference[1:].is_inference())
+    attempt(lambda: inference._version)
+    attempt(lambda: inference.requires_grad_())
+    leaf = lib.ones(3, requires_grad=True)
+    attempt(lambda: (leaf * inference).sum().backward())
+    return seen
+
+
+def test_inference_mode_views_and_inplace_match_torch():
+    torch = _torch()
+    ours = _inference_views_and_inplace(mg)
+    theirs = [s.replace("torch.", "minigrad.") if isinstance(s, str) else s
+              for s in _inference_views_and_inplace(torch)]
+    assert ours == theirs
