@@ -3,7 +3,8 @@ import numpy as np
 
 from minigrad._tensor import _wrap
 from minigrad.optim.optimizer import (
-    Optimizer, _bump, _evaluate, _increment, _no_grad_step, _scalar, _step_tensor)
+    Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
+    _step_tensor)
 
 __all__ = ["Adadelta"]
 
@@ -30,6 +31,7 @@ class Adadelta(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
                         capturable=capturable, foreach=foreach, differentiable=differentiable)
+        _check_differentiable(differentiable)
         super().__init__(params, defaults)
 
     @_no_grad_step

@@ -3,7 +3,8 @@ import numpy as np
 
 from minigrad._tensor import _wrap
 from minigrad.optim.optimizer import (
-    Optimizer, _bump, _evaluate, _increment, _no_grad_step, _scalar, _step_tensor)
+    Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
+    _step_tensor)
 
 __all__ = ["Adagrad"]
 
@@ -35,6 +36,7 @@ class Adagrad(Optimizer):
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
+        _check_differentiable(differentiable)
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:

@@ -3,7 +3,8 @@ import numpy as np
 
 from minigrad._tensor import Tensor, _wrap
 from minigrad.optim.optimizer import (
-    Optimizer, _bump, _evaluate, _increment, _no_grad_step, _scalar, _step_tensor)
+    Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
+    _step_tensor)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -40,6 +41,7 @@ class Adam(Optimizer):
                         weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable,
                         fused=fused, decoupled_weight_decay=decoupled_weight_decay)
+        _check_differentiable(differentiable)
         super().__init__(params, defaults)
 
     @_no_grad_step

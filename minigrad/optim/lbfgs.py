@@ -151,7 +151,11 @@ class LBFGS(Optimizer):
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
-        self._params = self.param_groups[0]["params"]
+
+    @property
+    def _params(self):
+        # Read from the group each time, so a copied or unpickled optimizer still has it.
+        return self.param_groups[0]["params"]
 
     def _gather_flat_grad(self):
         return np.concatenate([np.zeros(p._data.size, p._data.dtype) if p.grad is None

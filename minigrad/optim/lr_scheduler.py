@@ -84,7 +84,8 @@ class LRScheduler:
                         "This typically happens when:\n"
                         "1. You're trying to resume training from a checkpoint but haven't "
                         "properly loaded the optimizer state\n"
-                        "2. You're using last_epoch >= 0 for a fresh training run (not recommended)")
+                        "2. You're using last_epoch >= 0 for a fresh training run "
+                        "(not recommended)")
         self.base_lrs = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         self._step_count = 0
@@ -273,7 +274,8 @@ class CosineAnnealingLR(LRScheduler):
                     * (1 + math.cos(self.last_epoch * math.pi / self.T_max)) / 2
                     for base_lr in self.base_lrs]
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
-            return [group["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
+            step = (1 - math.cos(math.pi / self.T_max)) / 2
+            return [group["lr"] + (base_lr - self.eta_min) * step
                     for base_lr, group in zip(self.base_lrs, groups)]
         return [(1 + math.cos(math.pi * self.last_epoch / self.T_max))
                 / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))

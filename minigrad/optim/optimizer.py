@@ -82,6 +82,14 @@ def _bump(*tensors):
         t._version_counter[0] += 1
 
 
+def _check_differentiable(differentiable):
+    """``differentiable=True`` (gradients through the update itself) is not built."""
+    if differentiable:
+        raise NotImplementedError(
+            "minigrad's optimizers do not support differentiable=True (backpropagating through "
+            "the optimizer step); their updates run under no_grad. Use differentiable=False.")
+
+
 def _no_grad_step(step):
     """Run an optimizer's ``step`` without recording a graph; the closure still can."""
     @functools.wraps(step)

@@ -4,7 +4,8 @@ import numpy as np
 from minigrad._tensor import _wrap
 from minigrad.optim.adam import _lerp_
 from minigrad.optim.optimizer import (
-    Optimizer, _bump, _evaluate, _increment, _no_grad_step, _scalar, _step_tensor)
+    Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
+    _step_tensor)
 
 __all__ = ["RMSprop"]
 
@@ -36,6 +37,7 @@ class RMSprop(Optimizer):
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                         maximize=maximize, differentiable=differentiable)
+        _check_differentiable(differentiable)
         super().__init__(params, defaults)
 
     @_no_grad_step

@@ -2,7 +2,8 @@
 import numpy as np
 
 from minigrad._tensor import _wrap
-from minigrad.optim.optimizer import Optimizer, _bump, _evaluate, _no_grad_step, _scalar
+from minigrad.optim.optimizer import (
+    Optimizer, _bump, _check_differentiable, _evaluate, _no_grad_step, _scalar)
 
 __all__ = ["SGD"]
 
@@ -32,6 +33,7 @@ class SGD(Optimizer):
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                         nesterov=nesterov, maximize=maximize, foreach=foreach,
                         differentiable=differentiable, fused=fused)
+        _check_differentiable(differentiable)
         super().__init__(params, defaults)
 
     @_no_grad_step

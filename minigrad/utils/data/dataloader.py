@@ -120,7 +120,8 @@ class DataLoader:
         if self._is_iterable:
             length = len(self.dataset)  # TypeError for a stream of unknown length, as torch
             if self.batch_size is not None:
-                return length // self.batch_size if self.drop_last else -(-length // self.batch_size)
+                rounded_up = -(-length // self.batch_size)
+                return length // self.batch_size if self.drop_last else rounded_up
             return length
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 

@@ -156,7 +156,8 @@ def random_split(dataset, lengths, generator=None):
     """Split ``dataset`` at random into non-overlapping Subsets of the given lengths,
     or fractions summing to 1.  Pass a seeded ``minigrad.Generator`` to repeat a split.
 
-    >>> train, test = random_split(range(10), [0.8, 0.2], generator=minigrad.Generator().manual_seed(0))
+    >>> g = minigrad.Generator().manual_seed(0)
+    >>> train, test = random_split(range(10), [0.8, 0.2], generator=g)
     >>> len(train), len(test)
     (8, 2)
     """

@@ -34,7 +34,9 @@ class SequentialSampler(Sampler):
 class RandomSampler(Sampler):
     """A random permutation each pass (or ``num_samples`` draws with replacement).
 
-    >>> list(RandomSampler(range(5), generator=minigrad.Generator().manual_seed(0)))  # doctest: +SKIP
+    >>> order = list(RandomSampler(range(5), generator=minigrad.Generator().manual_seed(0)))
+    >>> sorted(order)
+    [0, 1, 2, 3, 4]
     """
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):

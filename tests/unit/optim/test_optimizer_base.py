@@ -183,3 +183,25 @@ def test_named_params_are_recorded():
     opt = optim.SGD([("a", a), ("b", b)], lr=0.1)
     assert opt.param_groups[0]["param_names"] == ["a", "b"]
     assert opt.state_dict()["param_groups"][0]["param_names"] == ["a", "b"]
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta"])
+def test_differentiable_true_says_it_is_not_supported(name):
+    with pytest.raises(NotImplementedError, match="do not support differentiable=True"):
+        getattr(optim, name)(_params(1), lr=0.1, differentiable=True)
+
+
+def test_deepcopied_and_pickled_optimizers_keep_working():
+    import pickle
+    w = mg.tensor(np.array([1.0, 2.0]), requires_grad=True)
+    opt = optim.LBFGS([w], history_size=3)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((w - 3) ** 2).sum()
+        loss.backward()
+        return loss
+    opt.step(closure)
+    for clone in (copy.deepcopy(opt), pickle.loads(pickle.dumps(opt))):
+        assert clone._params[0] is clone.param_groups[0]["params"][0]
+        assert clone.state_dict()["state"][0]["n_iter"] == opt.state_dict()["state"][0]["n_iter"]
