@@ -37,6 +37,7 @@ def render_all(registry, package="minigrad._generated", package_dir="minigrad/_g
         f"{package_dir}/nodes.py": env.get_template("nodes.py.j2").render(context),
         f"{package_dir}/functions.py": env.get_template("functions.py.j2").render(context),
         f"{package_dir}/methods.py": env.get_template("methods.py.j2").render(context),
+        f"{package_dir}/compile_table.py": env.get_template("compile_table.py.j2").render(context),
         f"{tests_dir}/__init__.py": STAMP + "\n",
         f"{tests_dir}/test_derivatives.py": env.get_template("test_derivatives.py.j2").render(context),
     }
