@@ -33,6 +33,7 @@ import zipfile
 
 import numpy as np
 
+from minigrad import _device, _dtypes
 from minigrad._tensor import Tensor, _rebuild_tensor
 
 try:
@@ -105,6 +106,10 @@ class _Encoder:
             return {_TAG: "bytes", "base64": base64.b64encode(obj).decode("ascii")}
         if type(obj) in (set, frozenset):
             return {_TAG: type(obj).__name__, "items": [self.encode(v) for v in obj]}
+        if type(obj) is _dtypes.dtype:
+            return {_TAG: "dtype", "numpy": obj._numpy.str}
+        if type(obj) is _device.device:
+            return {_TAG: "device", "name": str(obj)}
         return self._pickle(obj)
 
     def _array(self, array):
@@ -256,6 +261,10 @@ class _Decoder:
             return base64.b64decode(node["base64"])
         if kind in ("set", "frozenset"):
             return (set if kind == "set" else frozenset)(self.decode(v) for v in node["items"])
+        if kind == "dtype":
+            return _dtypes.as_dtype(np.dtype(node["numpy"]))
+        if kind == "device":
+            return _device.device(node["name"])
         if kind == "pickle":
             return self._unpickle(node)
         raise ValueError(f"unknown entry {kind!r} in data.json")

@@ -38,7 +38,8 @@ def test_nested_containers_numbers_and_tensors_round_trip():
            "i32": mg.tensor(np.array([1, 2], dtype=np.int32)), "f16": np.float16(1.5),
            "nan": float("nan"), "inf": -float("inf"), "c": 1 + 2j, "bytes": b"\x00\x01",
            "set": {1, 2}, "arr": np.eye(2, dtype=np.float32), "scalar": mg.tensor(3.0),
-           "bool": mg.tensor([True, False]), "counter": collections.Counter([1, 1, 2])}
+           "bool": mg.tensor([True, False]), "counter": collections.Counter([1, 1, 2]),
+           "dtype": mg.float16, "long": mg.long, "device": mg.device("cpu")}
     back = _round_trip(obj)
     assert list(back) == list(obj)
     assert back["w"].tolist() == w.tolist() and back["w"].requires_grad and back["w"].is_leaf
@@ -50,6 +51,7 @@ def test_nested_containers_numbers_and_tensors_round_trip():
     assert back["bytes"] == b"\x00\x01" and back["set"] == {1, 2}
     assert back["arr"].dtype == np.float32 and back["scalar"].shape == ()
     assert back["bool"].tolist() == [True, False]
+    assert back["dtype"] is mg.float16 and back["long"] is mg.int64 and back["device"] == mg.device("cpu")
     assert back["w"]._data is not w._data  # a copy, not the same storage
 
 
