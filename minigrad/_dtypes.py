@@ -62,10 +62,10 @@ class dtype:
     def __eq__(self, other):
         if isinstance(other, dtype):
             return self is other
-        try:
-            return self._numpy == np.dtype(other)
-        except TypeError:
-            return NotImplemented
+        # numpy's dtypes and scalar types only: None or "float32" would convert too
+        if isinstance(other, np.dtype) or (isinstance(other, type) and issubclass(other, np.generic)):
+            return self._numpy == other
+        return NotImplemented
 
     def __ne__(self, other):
         equal = self.__eq__(other)

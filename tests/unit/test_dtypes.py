@@ -43,6 +43,7 @@ def test_dtypes_are_accepted_where_numpy_dtypes_were_and_compare_equal_to_them()
     assert mg.tensor([1.5], dtype=float).dtype is mg.float64
     assert mg.float32 == np.float32 and np.dtype("float32") == mg.float32
     assert hash(mg.float32) == hash(np.dtype("float32"))
+    assert mg.float64 != None and mg.float64 != float and mg.float32 != "float32"  # noqa: E711
     assert pickle.loads(pickle.dumps(mg.int64)) is mg.int64
     with pytest.raises(TypeError, match="minigrad has no dtype"):
         mg.zeros(2, dtype="complex64")
