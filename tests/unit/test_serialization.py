@@ -208,3 +208,10 @@ def test_matches_torch_save_load_contract(tmp_path):
     assert list(mine) == list(theirs)
     for k in mine:
         np.testing.assert_array_equal(mine[k]._data, theirs[k].numpy())
+
+
+def test_missing_parent_directory_and_file_errors_match_torch(tmp_path):
+    with pytest.raises(RuntimeError, match="Parent directory .*missing does not exist."):
+        mg.save(1, tmp_path / "missing" / "x.pt")
+    with pytest.raises(FileNotFoundError):
+        mg.load(tmp_path / "nothing.pt")
