@@ -10,6 +10,7 @@ import numbers
 import numpy as np
 
 from minigrad._tensor import Tensor, _wrap
+from minigrad.autograd import grad_mode
 
 __all__ = ["default_collate", "default_convert"]
 
@@ -24,6 +25,12 @@ def _stack(arrays):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(first)} at entry 0 and {list(np.shape(a))} at entry {i}")
     return _wrap(np.stack(arrays))
+
+
+def _stack_recorded(tensors):
+    from minigrad import stack
+    _stack([t._data for t in tensors])  # the shape check and its message
+    return stack(tensors)
 
 
 def _same_type(elem, values):
@@ -42,6 +49,8 @@ def default_collate(batch):
     """
     elem = batch[0]
     if isinstance(elem, Tensor):
+        if grad_mode.enabled and any(t.requires_grad for t in batch):
+            return _stack_recorded(batch)  # as torch.stack: the batch joins the graph
         return _stack([t._data for t in batch])
     if isinstance(elem, np.ndarray):
         if elem.dtype.kind in "OSUV":

@@ -79,7 +79,8 @@ class _Fetcher:
         # default_collate of TensorDataset rows is each tensor's rows at the indices:
         # one numpy take per tensor instead of a Tensor per sample and a stack.
         self.whole_rows = (auto_collation and collate_fn is default_collate
-                           and type(dataset) is TensorDataset)
+                           and type(dataset) is TensorDataset
+                           and not any(t.requires_grad for t in dataset.tensors))
 
     def fetch(self, indices):
         """The batch for ``indices``; raises StopIteration when an iterable dataset ran dry."""

@@ -130,8 +130,24 @@ def test_tensor_dataset_through_loader_gives_stacked_tensors():
     slow = list(data.DataLoader(Rows(x, y), batch_size=3, shuffle=True, generator=g2))
     for (fx, fy), (sx, sy) in zip(fast, slow):
         assert type(fx) is type(sx) and fx.tolist() == sx.tolist() and fy.tolist() == sy.tolist()
-        assert fx.dtype == sx.dtype and fy.dtype == sy.dtype and fx.is_leaf and sx.is_leaf
-        assert fx.requires_grad == sx.requires_grad
+        assert fx.dtype == sx.dtype and fy.dtype == sy.dtype
+        assert fx.requires_grad == sx.requires_grad == (fx.grad_fn is not None)
+    x.requires_grad_(False)
+    fast = list(data.DataLoader(data.TensorDataset(x, y), batch_size=3))
+    slow = list(data.DataLoader(Rows(x, y), batch_size=3))
+    for (fx, fy), (sx, sy) in zip(fast, slow):
+        assert fx.tolist() == sx.tolist() and fy.tolist() == sy.tolist() and fx.dtype == sx.dtype
+        assert fx.is_leaf and sx.is_leaf and not fx.requires_grad and not sx.requires_grad
+
+
+def test_collating_tensors_that_require_grad_records_the_stack_as_torch():
+    w = mg.tensor([1.0, 2.0], requires_grad=True)
+    batch = data.default_collate([w, w * 2])
+    assert batch.requires_grad and batch.grad_fn is not None
+    batch.sum().backward()
+    assert w.grad.tolist() == [3.0, 3.0]
+    with mg.no_grad():
+        assert not data.default_collate([w, w]).requires_grad
 
 
 def _record_worker(worker_id):
