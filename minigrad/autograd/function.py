@@ -211,10 +211,10 @@ def _attach_outputs(node, args, outputs):
         if id(out) in dirty:
             if out.grad_fn is None and out._requires_grad:
                 raise RuntimeError(LEAF_INPLACE_ERROR)
-            if out._base is not None and out._base._requires_grad:
-                raise RuntimeError(
-                    f"{node.name()}: mark_dirty on a view of a tensor that requires grad is "
-                    "not supported by minigrad; clone() the input before the Function")
+            if out._base is not None:
+                _dirty_view(node, args, outputs, out)
+                result.append(out)
+                continue
         elif id(out) in inputs:
             out = _make_view(out._data, out)  # an input returned as is: a new alias
         if id(out) in non_diff or out.dtype.kind != "f":
@@ -223,6 +223,23 @@ def _attach_outputs(node, args, outputs):
             out.grad_fn, out._output_nr, out._requires_grad = node, nr, True
         result.append(out)
     return tuple(result)
+
+
+def _dirty_view(node, args, outputs, view):
+    """``view`` was changed in place by the Function: rewrite its base's history."""
+    from minigrad._tensor import Tensor
+    from minigrad.autograd.views import rebase_on_view
+    if sum(isinstance(o, Tensor) for o in outputs) != 1:
+        raise RuntimeError(
+            f"{node.name()}: mark_dirty on a view is supported when the view is the "
+            "Function's only Tensor output; clone() the input before the Function, or "
+            "return the other outputs from a second Function")
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    view_nr = next((i for i, t in enumerate(tensors) if t is view), None)
+    if view_nr is None:
+        raise RuntimeError(f"{node.name()}: mark_dirty was given a tensor that is not an input")
+    node.num_outputs = 1
+    rebase_on_view(view, node, view_nr)
 
 
 def _save(node, to_save, outputs):

@@ -160,12 +160,20 @@ class CopySlices(Node):
     (``fn``); the result replaces those elements of the base's gradient.
     """
 
-    __slots__ = ("fn", "where")
+    __slots__ = ("fn", "where", "view_nr")
 
-    def __init__(self, base_edge, fn, where):
-        super().__init__((base_edge,) + tuple(fn.next_functions[1:]))
+    def __init__(self, base_edge, fn, where, view_nr=0):
+        # view_nr: which input of ``fn`` the view is (not the first for a custom
+        # Function's mark_dirty); fn's other inputs keep their edges, in order
+        others = fn.next_functions[:view_nr] + fn.next_functions[view_nr + 1:]
+        super().__init__((base_edge,) + tuple(others))
         self.fn = fn
         self.where = where
+        self.view_nr = view_nr
+
+    def _view_first(self, results):
+        k = self.view_nr
+        return tuple(results) if k == 0 else (results[k],) + tuple(results[:k]) + tuple(results[k + 1:])
 
     def apply(self, grads, create_graph):
         grad, where = grads[0], self.where
@@ -175,7 +183,7 @@ class CopySlices(Node):
             from minigrad._tensor import Tensor, _wrap
             grad = grad if isinstance(grad, Tensor) else _wrap(grad)
             flat = Fn.reshape(grad, (-1,))
-            results = self.fn.apply([Fn.getitem(flat, index)], True)
+            results = self._view_first(self.fn.apply([Fn.getitem(flat, index)], True))
             keep = np.ones(where.size, dtype=bool)
             keep[index.ravel()] = False
             flat = Fn.where(keep, flat, 0.0)  # select, not multiply: inf * 0 would be NaN
@@ -183,7 +191,7 @@ class CopySlices(Node):
                 flat = Fn.add(flat, Fn.getitem_backward(results[0], (where.size,), index))
             return (Fn.reshape(flat, where.base_shape),) + tuple(results[1:])
         flat = np.array(grad, copy=True).reshape(-1)
-        results = self.fn.apply([flat[index]], False)
+        results = self._view_first(self.fn.apply([flat[index]], False))
         flat[index.ravel()] = 0
         if results[0] is not None:
             np.add.at(flat, index, np.broadcast_to(results[0], index.shape))
@@ -231,6 +239,28 @@ def inplace_on_view(view, op, args, kwargs):
         move_retain_grad(base, base_edge[0], base_edge[1])
     refresh_views(base)
     return view
+
+
+def rebase_on_view(view, fn, view_nr):
+    """A custom Function (node ``fn``, whose input ``view_nr`` is ``view``) changed ``view``
+    in place and said so with ``mark_dirty``: the base's history becomes CopySlices(fn)
+    and the view reads its elements from it, as for a built-in in-place op."""
+    base = view._base
+    entry = _registration(view)
+    if entry is not None and not entry[1] and base._requires_grad:
+        raise RuntimeError(NO_GRAD_VIEW_ERROR)
+    if base._requires_grad and base.grad_fn is None:
+        raise RuntimeError(VIEW_OF_LEAF_ERROR)
+    base_edge = (base.grad_fn, base._output_nr) if base.grad_fn is not None else (None, 0)
+    base.grad_fn = CopySlices(base_edge, fn, _IndexMap(view._data, base._data), view_nr)
+    base._output_nr, base._requires_grad = 0, True
+    if base._extras is not None and base._extras.get("retains_grad"):
+        from minigrad.autograd.hooks import move_retain_grad
+        move_retain_grad(base, base_edge[0], base_edge[1])
+    refresh_views(base)
+    if not isinstance(view.grad_fn, AsStridedBackward0):  # a view the registry does not know
+        view.grad_fn = AsStridedBackward0((base.grad_fn, 0), _IndexMap(view._data, base._data))
+        view._output_nr, view._requires_grad = 0, True
 
 
 def refresh_views(base):

@@ -445,3 +445,56 @@ def test_inference_mode_views_and_inplace_match_torch():
     theirs = [s.replace("torch.", "minigrad.") if isinstance(s, str) else s
               for s in _inference_views_and_inplace(torch)]
     assert ours == theirs
+
+
+# --- mark_dirty on a view input -----------------------------------------------------------
+
+def _mark_dirty_on_views(lib):
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    class AddInto(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, scale, target, value):
+            target.add_(value * scale)
+            ctx.mark_dirty(target)
+            ctx.scale = scale
+            return target
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None, grad, grad * ctx.scale
+
+    seen = []
+    a = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+    b = a * 1
+    view = b[1:]
+    out = Double.apply(view)
+    seen += [out is view, type(b.grad_fn).__name__, b.tolist()]
+    (b * lib.tensor([1.0, 10.0, 100.0], dtype=lib.float64)).sum().backward()
+    seen.append(a.grad.tolist())
+    plain = lib.tensor([1.0, 2.0], dtype=lib.float64)
+    value = lib.tensor([3.0], dtype=lib.float64, requires_grad=True)
+    AddInto.apply(2.0, plain[:1], value)   # the view is the second tensor input
+    seen += [plain.tolist(), plain.requires_grad]
+    (plain * lib.tensor([5.0, 7.0], dtype=lib.float64)).sum().backward()
+    seen.append(value.grad.tolist())
+    leaf = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    try:
+        Double.apply(leaf[:1])
+    except RuntimeError as error:
+        seen.append(str(error).split(".")[0])
+    return seen
+
+
+def test_mark_dirty_on_a_view_input_matches_torch():
+    torch = _torch()
+    assert _mark_dirty_on_views(mg) == _mark_dirty_on_views(torch)
