@@ -211,8 +211,7 @@ def _attach_outputs(node, args, outputs):
         if id(out) in dirty:
             if out.grad_fn is None and out._requires_grad:
                 raise RuntimeError(LEAF_INPLACE_ERROR)
-            if out._base is not None:
-                _dirty_view(node, args, outputs, out)
+            if out._base is not None and _dirty_view(node, args, outputs, out):
                 result.append(out)
                 continue
         elif id(out) in inputs:
@@ -226,7 +225,8 @@ def _attach_outputs(node, args, outputs):
 
 
 def _dirty_view(node, args, outputs, view):
-    """``view`` was changed in place by the Function: rewrite its base's history."""
+    """``view`` was changed in place by the Function: rewrite its base's history.
+    False when the view has no autograd link to its base (then it is a plain output)."""
     from minigrad._tensor import Tensor
     from minigrad.autograd.views import rebase_on_view
     if sum(isinstance(o, Tensor) for o in outputs) != 1:
@@ -239,7 +239,7 @@ def _dirty_view(node, args, outputs, view):
     if view_nr is None:
         raise RuntimeError(f"{node.name()}: mark_dirty was given a tensor that is not an input")
     node.num_outputs = 1
-    rebase_on_view(view, node, view_nr)
+    return rebase_on_view(view, node, view_nr)
 
 
 def _save(node, to_save, outputs):

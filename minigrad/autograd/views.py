@@ -244,10 +244,15 @@ def inplace_on_view(view, op, args, kwargs):
 def rebase_on_view(view, fn, view_nr):
     """A custom Function (node ``fn``, whose input ``view_nr`` is ``view``) changed ``view``
     in place and said so with ``mark_dirty``: the base's history becomes CopySlices(fn)
-    and the view reads its elements from it, as for a built-in in-place op."""
+    and the view reads its elements from it, as for a built-in in-place op.
+
+    Returns False for a view with no autograd link to its base (``detach()``): then
+    only the view itself gets ``fn`` as its history."""
     base = view._base
     entry = _registration(view)
-    if entry is not None and not entry[1] and base._requires_grad:
+    if entry is None:
+        return False
+    if not entry[1] and base._requires_grad:
         raise RuntimeError(NO_GRAD_VIEW_ERROR)
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
@@ -261,6 +266,7 @@ def rebase_on_view(view, fn, view_nr):
     if not isinstance(view.grad_fn, AsStridedBackward0):  # a view the registry does not know
         view.grad_fn = AsStridedBackward0((base.grad_fn, 0), _IndexMap(view._data, base._data))
         view._output_nr, view._requires_grad = 0, True
+    return True
 
 
 def refresh_views(base):
