@@ -335,6 +335,22 @@ class Tensor:
         # history and hooks do not (a pickled result comes back as a leaf).
         return (_rebuild_tensor, (type(self), self._data, self._requires_grad))
 
+    def __deepcopy__(self, memo):
+        # As torch: leaves only; the copy has its own storage and a copy of .grad.
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                "this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001")
+        import copy
+        new = memo[id(self)] = _rebuild_tensor(type(self), self._data.copy(), self._requires_grad)
+        if self.grad is not None:
+            new.grad = copy.deepcopy(self.grad, memo)
+        if hasattr(self, "__dict__"):  # subclasses (Parameter) may carry attributes
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")

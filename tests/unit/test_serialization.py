@@ -189,14 +189,19 @@ def test_explicit_pickle_module_requires_weights_only_false():
 
 def test_tensors_pickle_and_deepcopy():
     w = mg.tensor(np.array([1.0, 2.0], dtype=np.float32), requires_grad=True)
-    (w * w).sum().backward()  # .grad and the accumulator do not travel, as torch
+    (w * w).sum().backward()  # pickling drops .grad and the accumulator, as torch
     back = pickle.loads(pickle.dumps(w))
     assert back.tolist() == [1.0, 2.0] and back.requires_grad and back.grad is None
     assert back._data.dtype == np.float32 and back.is_leaf
     result = pickle.loads(pickle.dumps(w * 3))
     assert result.is_leaf and result.requires_grad and result.tolist() == [3.0, 6.0]
-    clone = copy.deepcopy(w)
+    clone = copy.deepcopy(w)  # deepcopy, as torch's, keeps .grad
     assert clone.tolist() == w.tolist() and clone._data is not w._data
+    assert clone.grad.tolist() == [2.0, 4.0] and clone.requires_grad
+    shared = copy.deepcopy([w, w])
+    assert shared[0] is shared[1]
+    with pytest.raises(RuntimeError, match="Only Tensors created explicitly by the user"):
+        copy.deepcopy(w * 2)
 
 
 def test_matches_torch_save_load_contract(tmp_path):
