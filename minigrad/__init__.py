@@ -18,6 +18,10 @@ from minigrad._dtypes import (  # noqa: F401
     int, int8, int16, int32, int64, is_complex, is_floating_point, long, set_default_dtype, short,
     uint8, uint16, uint32, uint64)
 from minigrad._device import device  # noqa: F401
+from minigrad._switches import (  # noqa: F401
+    are_deterministic_algorithms_enabled, get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision,
+    use_deterministic_algorithms)
 from minigrad.random import (  # noqa: F401
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state)
 from minigrad.creation import (  # noqa: F401

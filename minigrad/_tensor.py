@@ -584,4 +584,10 @@ from minigrad import _sampling  # noqa: E402
 for _name in ("normal_", "uniform_", "bernoulli_", "exponential_", "random_", "bernoulli",
               "multinomial"):
     setattr(Tensor, _name, getattr(_sampling, _name))
+
+# x.new_zeros(...) and friends: factories in x's dtype (minigrad/creation.py)
+from minigrad import creation as _creation  # noqa: E402
+
+for _name in ("new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"):
+    setattr(Tensor, _name, getattr(_creation, _name))
 del _name

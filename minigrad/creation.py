@@ -115,3 +115,31 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return _made(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad, device)
+
+
+# Tensor.new_*: factories that default to the calling tensor's dtype (and device).
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """``x.new_tensor(data)``: a copy of ``data`` with ``x``'s dtype unless ``dtype`` is given."""
+    return tensor(data, dtype=self.dtype if dtype is None else dtype, device=device,
+                  requires_grad=requires_grad)
+
+
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    """``x.new_zeros(2, 3)``: zeros of ``x``'s dtype."""
+    return zeros(*size, dtype=self.dtype if dtype is None else dtype, device=device,
+                 requires_grad=requires_grad)
+
+
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    return ones(*size, dtype=self.dtype if dtype is None else dtype, device=device,
+                requires_grad=requires_grad)
+
+
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    return empty(*size, dtype=self.dtype if dtype is None else dtype, device=device,
+                 requires_grad=requires_grad)
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(size, fill_value, dtype=self.dtype if dtype is None else dtype, device=device,
+                requires_grad=requires_grad)

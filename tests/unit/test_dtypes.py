@@ -160,3 +160,18 @@ def test_generated_gradcheck_samples_are_float64():
     from minigrad.testing import TensorSpec
     sample = TensorSpec(shape=(2,)).build(np.random.default_rng(0))
     assert sample.dtype is mg.float64
+
+
+def test_new_factories_take_the_calling_tensors_dtype_like_torch():
+    torch = pytest.importorskip("torch")
+    calls = [lambda x, m: x.new_tensor([1, 2]), lambda x, m: x.new_zeros(2, 3),
+             lambda x, m: x.new_zeros((2,)), lambda x, m: x.new_ones([2]),
+             lambda x, m: x.new_full((2,), 3), lambda x, m: x.new_empty(2),
+             lambda x, m: x.new_zeros(2, dtype=m.int64)]
+    for make in [lambda m: m.ones(2, dtype=m.float64), lambda m: m.tensor([1])]:
+        for call in calls:
+            ours, theirs = call(make(mg), mg), call(make(torch), torch)
+            assert repr(ours.dtype) == repr(theirs.dtype).replace("torch", "minigrad")
+            assert ours.shape == tuple(theirs.shape)
+    assert mg.tensor([1]).new_full((1,), 2.5).tolist() == [2]
+    assert mg.zeros(1).new_zeros(2, requires_grad=True).requires_grad

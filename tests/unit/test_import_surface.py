@@ -113,3 +113,21 @@ def test_names_scripts_use_exist_like_torch():
                      "is_cuda", "element_size", "itemsize", "nbytes"]:
             assert hasattr(torch.Tensor, name), name
             assert hasattr(mg.Tensor, name), name
+
+
+def test_global_switches_scripts_set_at_the_top():
+    torch = pytest.importorskip("torch")
+    assert mg.are_deterministic_algorithms_enabled() == torch.are_deterministic_algorithms_enabled()
+    assert mg.get_float32_matmul_precision() == torch.get_float32_matmul_precision()
+    mg.use_deterministic_algorithms(True, warn_only=True)
+    assert mg.are_deterministic_algorithms_enabled()
+    assert mg.is_deterministic_algorithms_warn_only_enabled()
+    mg.use_deterministic_algorithms(False)
+    mg.set_float32_matmul_precision("high")
+    assert mg.get_float32_matmul_precision() == "high"
+    with pytest.warns(UserWarning, match="has no effect"):
+        mg.set_float32_matmul_precision("fast")
+    assert mg.get_float32_matmul_precision() == "high"
+    mg.set_float32_matmul_precision("highest")
+    with pytest.raises(TypeError, match="argument 'mode' \\(position 1\\) must be bool, not int"):
+        mg.use_deterministic_algorithms(1)
