@@ -19,8 +19,9 @@ from collections import Counter
 from minigrad._tensor import Tensor
 from minigrad.optim.optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR",
-           "CosineAnnealingLR", "OneCycleLR", "ReduceLROnPlateau"]
+__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
+           "LinearLR", "ExponentialLR", "PolynomialLR", "CosineAnnealingLR",
+           "CosineAnnealingWarmRestarts", "SequentialLR", "OneCycleLR", "ReduceLROnPlateau"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being "
@@ -88,6 +89,10 @@ class LRScheduler:
                         "(not recommended)")
         self.base_lrs = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self):
+        """Count from zero and set the first epoch's learning rates."""
         self._step_count = 0
         self._is_initial = True
         try:
@@ -124,6 +129,9 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -148,25 +156,19 @@ class LRScheduler:
 _LRScheduler = LRScheduler  # the old name, still imported by older scripts
 
 
-class LambdaLR(LRScheduler):
-    """lr = initial lr * ``lr_lambda(epoch)`` (one function, or one per group).
+def _lambdas(optimizer, lr_lambda):
+    if not isinstance(lr_lambda, (list, tuple)):
+        return [lr_lambda] * len(optimizer.param_groups)
+    if len(lr_lambda) != len(optimizer.param_groups):
+        raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, "
+                         f"but got {len(lr_lambda)}")
+    return list(lr_lambda)
 
-    >>> sched = LambdaLR(opt, lr_lambda=lambda epoch: 0.95 ** epoch)
-    """
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, "
-                                 f"but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        super().__init__(optimizer, last_epoch)
+class _LambdaState:
+    """Lambdas are not saved; callable objects keep their ``__dict__``."""
 
     def state_dict(self):
-        """Lambdas are not saved; callable objects keep their ``__dict__``."""
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
         state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
                                for fn in self.lr_lambdas]
@@ -180,10 +182,44 @@ class LambdaLR(LRScheduler):
             if saved is not None:
                 fn.__dict__.update(saved)
 
+
+class LambdaLR(_LambdaState, LRScheduler):
+    """lr = initial lr * ``lr_lambda(epoch)`` (one function, or one per group).
+
+    >>> sched = LambdaLR(opt, lr_lambda=lambda epoch: 0.95 ** epoch)
+    """
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
     def get_lr(self):
         self._warn_outside_step()
         return [base_lr * lmbda(self.last_epoch)
                 for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class MultiplicativeLR(_LambdaState, LRScheduler):
+    """Multiply the lr by ``lr_lambda(epoch)`` every epoch (one function, or one per group).
+
+    >>> sched = MultiplicativeLR(opt, lr_lambda=lambda epoch: 0.95)
+    """
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self._is_initial:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * lmbda(self.last_epoch)
+                for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
 
 
 class StepLR(LRScheduler):
@@ -501,3 +537,228 @@ class ReduceLROnPlateau(LRScheduler):
         self.__dict__.update(state_dict)
         self._init_is_better(mode=self.mode, threshold=self.threshold,
                              threshold_mode=self.threshold_mode)
+
+
+class ConstantLR(LRScheduler):
+    """The lr times ``factor`` for the first ``total_iters`` epochs, then the lr itself.
+
+    >>> sched = ConstantLR(opt, factor=0.5, total_iters=4)
+    """
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base_lr in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """The lr's factor goes linearly from ``start_factor`` to ``end_factor`` over
+    ``total_iters`` epochs (a warm-up).
+
+    >>> sched = LinearLR(opt, start_factor=0.1, total_iters=10)
+    """
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
+                 last_epoch=-1):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and "
+                             "less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0:
+            return [group["lr"] * self.start_factor for group in groups]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        change = self.end_factor - self.start_factor
+        ratio = 1.0 + change / (self.total_iters * self.start_factor
+                                + (self.last_epoch - 1) * change)
+        return [group["lr"] * ratio for group in groups]
+
+    def _get_closed_form_lr(self):
+        progress = min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor) * progress)
+                for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """The lr decays as ``(1 - epoch / total_iters) ** power`` down to zero.
+
+    >>> sched = PolynomialLR(opt, total_iters=100, power=2.0)
+    """
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        decay_factor = ((1.0 - self.last_epoch / self.total_iters)
+                        / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
+                ** self.power for base_lr in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing restarted every ``T_i`` epochs (SGDR); ``T_i`` starts at ``T_0``
+    and is multiplied by ``T_mult`` at each restart.  ``step(epoch)`` accepts fractions.
+
+    >>> sched = CosineAnnealingWarmRestarts(opt, T_0=10, T_mult=2)
+    """
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(
+                f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        return [self.eta_min + (base_lr - self.eta_min)
+                * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch=None):
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            self._position(epoch)
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            _set_group_value(group, "lr", lr)
+        self._last_lr = _group_values(self.optimizer, "lr")
+
+    def _position(self, epoch):
+        """T_cur and T_i for an explicit (possibly fractional) ``epoch``."""
+        if epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        if epoch < self.T_0:
+            self.T_i, self.T_cur = self.T_0, epoch
+        elif self.T_mult == 1:
+            self.T_cur = epoch % self.T_0
+        else:
+            n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+            self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+            self.T_i = self.T_0 * self.T_mult ** n
+
+
+def _undo_initial_steps(scheduler):
+    for child in scheduler._schedulers:
+        if hasattr(child, "_schedulers"):
+            _undo_initial_steps(child)
+        else:
+            child.last_epoch -= 1
+
+
+class SequentialLR(LRScheduler):
+    """Run ``schedulers`` one after another, switching at the epochs in ``milestones``.
+
+    >>> warmup = LinearLR(opt, start_factor=0.1, total_iters=5)
+    >>> decay = CosineAnnealingLR(opt, T_max=95)
+    >>> sched = SequentialLR(opt, [warmup, decay], milestones=[5])
+    """
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        name = self.__class__.__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{name} expects at least one scheduler, but got no scheduler.")
+        for i, scheduler in enumerate(schedulers):
+            if not hasattr(scheduler, "optimizer"):
+                raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+            if isinstance(scheduler, ReduceLROnPlateau):
+                raise ValueError(
+                    f"{name} does not support `ReduceLROnPlateau` scheduler as it requires "
+                    "additional kwargs to be specified when calling `step`, but got one at "
+                    f"index {i} in the given schedulers sequence.")
+            if optimizer is not scheduler.optimizer:
+                raise ValueError(
+                    f"{name} expects all schedulers to belong to the same optimizer, but got "
+                    f"scheduler {scheduler.__class__.__name__} at index {i} has "
+                    f"{scheduler.optimizer}, which is different from "
+                    f"{optimizer.__class__.__name__}.")
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more than "
+                f"the number of milestone points, but got number of schedulers {len(schedulers)} "
+                f"and the number of milestones to be equal to {len(milestones)}")
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        # Each scheduler already stepped once when it was built: start over from the
+        # initial lr with the first one.
+        for group in optimizer.param_groups:
+            _set_group_value(group, "lr", group["initial_lr"])
+        _undo_initial_steps(self)
+        first = self._schedulers[bisect_right(self._milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
+
+    def step(self):
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler._update_lr(0)  # a scheduler taking over starts at its epoch 0
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for scheduler, state in zip(self._schedulers, schedulers):
+            scheduler.load_state_dict(state)

@@ -35,6 +35,12 @@ CASES = [
     ("CosineAnnealingLR", dict(T_max=7, eta_min=0.001), {}),
     ("CosineAnnealingLR", dict(T_max=4), {}),
     ("LambdaLR", dict(lr_lambda=lambda epoch: 1 / (1 + epoch) ** 0.5), {}),
+    ("MultiplicativeLR", dict(lr_lambda=lambda epoch: 0.9 if epoch % 2 else 0.99), {}),
+    ("ConstantLR", dict(factor=0.25, total_iters=4), {}),
+    ("LinearLR", dict(start_factor=0.1, end_factor=0.9, total_iters=7), {}),
+    ("PolynomialLR", dict(total_iters=12, power=2.0), {}),
+    ("CosineAnnealingWarmRestarts", dict(T_0=3, T_mult=2, eta_min=0.01), {}),
+    ("CosineAnnealingWarmRestarts", dict(T_0=4), {}),
     ("OneCycleLR", dict(max_lr=1.0, total_steps=25), dict(momentum=0.9)),
     ("OneCycleLR", dict(max_lr=[0.5, 1.0], epochs=5, steps_per_epoch=5, anneal_strategy="linear",
                         three_phase=True), dict(momentum=0.9)),
@@ -136,3 +142,48 @@ def test_errors_match_torch(make, error, message):
     opt, _ = _optimizers()
     with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):
         make(opt)
+
+
+@pytest.mark.parametrize("milestones", [[4], [3, 9]])
+def test_sequential_lr_matches_torch(milestones):
+    def build(lib, opt):
+        sch = lib.optim.lr_scheduler
+        parts = [sch.LinearLR(opt, start_factor=0.1, total_iters=4),
+                 sch.CosineAnnealingLR(opt, T_max=6, eta_min=0.01),
+                 sch.ExponentialLR(opt, gamma=0.8)][:len(milestones) + 1]
+        return sch.SequentialLR(opt, parts, milestones=milestones)
+
+    opt, t_opt = _optimizers()
+    sched, t_sched = build(mg, opt), build(torch, t_opt)
+    np.testing.assert_allclose(_sequence(opt, sched, 20), _sequence(t_opt, t_sched, 20), rtol=1e-12)
+    state = sched.state_dict()
+    assert len(state["_schedulers"]) == len(milestones) + 1 and "optimizer" not in state
+
+
+def test_warm_restarts_with_fractional_epochs_match_torch():
+    opt, t_opt = _optimizers()
+    sched = lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=3)
+    t_sched = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(t_opt, T_0=2, T_mult=3)
+    for epoch in [0.5, 1.0, 2.25, 7.5, 9.0, 20.0, 3.0]:
+        sched.step(epoch), t_sched.step(epoch)
+        assert sched.get_last_lr() == pytest.approx(t_sched.get_last_lr(), rel=1e-12)
+    with pytest.raises(ValueError, match="Expected non-negative epoch, but got -1"):
+        sched.step(-1)
+
+
+@pytest.mark.parametrize("name,options", [
+    ("StepLR", dict(step_size=3)), ("MultiStepLR", dict(milestones=[2, 5])),
+    ("ExponentialLR", dict(gamma=0.9)), ("CosineAnnealingLR", dict(T_max=5)),
+    ("ConstantLR", {}), ("LinearLR", {}), ("PolynomialLR", dict(total_iters=8))])
+def test_step_with_an_epoch_uses_the_closed_form_as_torch(name, options):
+    opt, t_opt = _optimizers()
+    sched = getattr(lr_scheduler, name)(opt, **options)
+    t_sched = getattr(torch.optim.lr_scheduler, name)(t_opt, **options)
+    opt.step(), t_opt.step()
+    for epoch in [4, 1, 7, 7, 2]:
+        with pytest.warns(UserWarning, match="The epoch parameter in `scheduler.step\\(\\)`"):
+            sched.step(epoch)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t_sched.step(epoch)
+        assert sched.get_last_lr() == pytest.approx(t_sched.get_last_lr(), rel=1e-12)
