@@ -175,3 +175,34 @@ def test_new_factories_take_the_calling_tensors_dtype_like_torch():
             assert ours.shape == tuple(theirs.shape)
     assert mg.tensor([1]).new_full((1,), 2.5).tolist() == [2]
     assert mg.zeros(1).new_zeros(2, requires_grad=True).requires_grad
+
+
+def _polynomial_fit(torch, steps):
+    """PyTorch's "tensors and autograd" tutorial (float32, device plumbing), weights set
+    from one source so both libraries start alike."""
+    import math
+    dtype, device = torch.float, torch.device("cpu")
+    x = torch.linspace(-math.pi, math.pi, 2000, device=device, dtype=dtype)
+    y = torch.sin(x)
+    params = [torch.randn((), device=device, dtype=dtype, requires_grad=True) for _ in range(4)]
+    with torch.no_grad():
+        for p, v in zip(params, (0.1, -0.2, 0.3, 0.05)):
+            p.fill_(v)
+    a, b, c, d = params
+    for _ in range(steps):
+        loss = (a + b * x + c * x ** 2 + d * x ** 3 - y).pow(2).sum()
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p -= 1e-6 * p.grad
+                p.grad = None
+    return loss, params
+
+
+def test_the_float32_tutorial_script_runs_unchanged_and_matches_torch():
+    torch = pytest.importorskip("torch")
+    ours, theirs = _polynomial_fit(mg, 300), _polynomial_fit(torch, 300)
+    assert ours[0].dtype is mg.float32 and all(p.dtype is mg.float32 for p in ours[1])
+    np.testing.assert_allclose(ours[0].item(), theirs[0].item(), rtol=1e-5)
+    np.testing.assert_allclose([p.item() for p in ours[1]], [p.item() for p in theirs[1]],
+                               rtol=1e-4, atol=1e-6)
