@@ -1,7 +1,8 @@
 """Tensor: a numpy array plus the autograd bookkeeping PyTorch users expect.
 
 A Tensor holds
-- ``data``: the numpy array (never a numpy scalar);
+- ``_data``: the numpy array (never a numpy scalar); its dtype gives ``.dtype``
+  (a minigrad dtype, minigrad/_dtypes.py) and ``.data`` is a detached Tensor over it;
 - ``grad_fn`` / ``_output_nr``: the graph node that produced it, and which of
   that node's outputs it is (``None`` for leaves);
 - ``_requires_grad``: for leaves, the user's flag; for results, "has a grad_fn";
