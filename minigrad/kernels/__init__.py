@@ -12,3 +12,4 @@ from minigrad.kernels.shape import *  # noqa: F401,F403
 from minigrad.kernels.linalg import *  # noqa: F401,F403
 from minigrad.kernels.nn import *  # noqa: F401,F403
 from minigrad.kernels.conv import *  # noqa: F401,F403
+from minigrad.kernels.quiet import *  # noqa: F401,F403

@@ -7,6 +7,8 @@ which a few lines of numpy here would not be.
 import numpy as np
 import scipy.special as _sp
 
+from minigrad.kernels.quiet import quietly
+
 
 def _floating(x):
     """``x`` as an array of a floating dtype (integers and bools become float64, as
@@ -88,6 +90,10 @@ def frac_array(x):
 
 def div_array(self, other, rounding_mode):
     """``div(..., rounding_mode=None | 'trunc' | 'floor')`` with torch's semantics."""
+    return quietly(_div, self, other, rounding_mode)  # x / 0 is inf or nan, silently
+
+
+def _div(self, other, rounding_mode):
     if rounding_mode is None:
         return np.true_divide(self, other)
     integral = np.result_type(self, other).kind in "iub"
@@ -107,7 +113,8 @@ def div_array(self, other, rounding_mode):
 
 
 def float_power_array(self, exponent):
-    return np.power(np.asarray(self, dtype=np.float64), np.asarray(exponent, dtype=np.float64))
+    return quietly(np.power, np.asarray(self, dtype=np.float64),
+                   np.asarray(exponent, dtype=np.float64))
 
 
 def lerp_array(self, end, weight):
@@ -122,7 +129,8 @@ def addcmul_array(self, tensor1, tensor2, value):
 
 
 def addcdiv_array(self, tensor1, tensor2, value):
-    return self + value * (tensor1 / tensor2) if value != 1 else self + tensor1 / tensor2
+    quotient = quietly(np.true_divide, tensor1, tensor2)
+    return self + value * quotient if value != 1 else self + quotient
 
 
 def nan_to_num_array(x, nan, posinf, neginf):

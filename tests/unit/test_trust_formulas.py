@@ -116,3 +116,21 @@ def test_median_of_a_tensor_with_nan_is_nan_as_torch():
     theirs = torch.median(torch.tensor(values, dtype=torch.float64), dim=1)
     _same(ours.values.tolist(), theirs.values.tolist())
     assert ours.indices.tolist() == theirs.indices.tolist()
+
+
+QUIET = {
+    "floor-divide-by-zero": lambda lib, x: lib.div(x, 0.0, rounding_mode="floor"),
+    "float-power-of-zero": lambda lib, x: lib.float_power(x, -1.0),
+    "addcdiv-by-zero": lambda lib, x: lib.addcdiv(x, x, x * 0),
+}
+
+
+@pytest.mark.parametrize("case", QUIET)
+def test_infinities_and_nans_come_without_numpy_warnings_as_in_torch(case):
+    torch = _torch()
+    values = [1.0, 0.0, -1.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = QUIET[case](mg, mg.tensor(values, dtype=mg.float64)).tolist()
+    theirs = QUIET[case](torch, torch.tensor(values, dtype=torch.float64)).tolist()
+    _same(ours, theirs)

@@ -1,0 +1,30 @@
+"""``quietly(fn, *args)``: numpy without floating-point warnings, where PyTorch computes
+infinities and NaNs silently (``log(0)`` is ``-inf``, ``sqrt(-1)`` is ``nan``, ``1/0``
+is ``inf``), so numpy's RuntimeWarnings never reach a minigrad user.
+
+``np.errstate`` costs about 3 us per use, as much as a small op itself; numpy 2 keeps
+the error state in a context variable, which we set directly (about 0.5 us).  On a
+numpy without it, ``np.errstate``.
+
+>>> quietly(np.log, np.array([0.0]))
+array([-inf])
+"""
+import numpy as np
+
+try:
+    from numpy._core.umath import _extobj_contextvar, _make_extobj
+    _IGNORE = _make_extobj(all="ignore")
+except ImportError:  # numpy < 2 or a changed layout: the public, slower way
+    _extobj_contextvar = None
+
+
+def quietly(fn, *args):
+    """``fn(*args)`` with numpy's floating-point warnings off."""
+    if _extobj_contextvar is None:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    token = _extobj_contextvar.set(_IGNORE)
+    try:
+        return fn(*args)
+    finally:
+        _extobj_contextvar.reset(token)
