@@ -7,10 +7,14 @@ from minigrad.optim.optimizer import Optimizer  # noqa: F401
 from minigrad.optim.adadelta import Adadelta  # noqa: F401
 from minigrad.optim.adagrad import Adagrad  # noqa: F401
 from minigrad.optim.adam import Adam, AdamW  # noqa: F401
+from minigrad.optim.adamax import Adamax  # noqa: F401
 from minigrad.optim.lbfgs import LBFGS  # noqa: F401
+from minigrad.optim.nadam import NAdam  # noqa: F401
+from minigrad.optim.radam import RAdam  # noqa: F401
 from minigrad.optim.rmsprop import RMSprop  # noqa: F401
+from minigrad.optim.rprop import Rprop  # noqa: F401
 from minigrad.optim.sgd import SGD  # noqa: F401
 from minigrad.optim import lr_scheduler  # noqa: F401
 
-__all__ = ["Optimizer", "Adadelta", "Adagrad", "Adam", "AdamW", "LBFGS", "RMSprop", "SGD",
-           "lr_scheduler"]
+__all__ = ["Optimizer", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam",
+           "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]

@@ -102,7 +102,9 @@ def test_state_dict_has_torchs_layout():
 @pytest.mark.parametrize("name,options", [
     ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True)), ("Adam", dict(lr=0.05, amsgrad=True)),
     ("AdamW", dict(lr=0.05)), ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
-    ("Adagrad", dict(lr=0.1)), ("Adadelta", dict()), ("LBFGS", dict(history_size=5, max_iter=3))])
+    ("Adagrad", dict(lr=0.1)), ("Adadelta", dict()), ("LBFGS", dict(history_size=5, max_iter=3)),
+    ("Adamax", dict(lr=0.05)), ("NAdam", dict(lr=0.05)), ("RAdam", dict(lr=0.05)),
+    ("Rprop", dict(lr=0.05))])
 def test_state_dict_round_trip_mid_training_continues_identically(name, options):
     reference, resumed = _params(seed=1), _params(seed=1)
     opt = getattr(optim, name)(reference, **options)
@@ -185,7 +187,8 @@ def test_named_params_are_recorded():
     assert opt.state_dict()["param_groups"][0]["param_names"] == ["a", "b"]
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
+                                  "Adamax", "NAdam", "RAdam", "Rprop"])
 def test_differentiable_true_says_it_is_not_supported(name):
     with pytest.raises(NotImplementedError, match="do not support differentiable=True"):
         getattr(optim, name)(_params(1), lr=0.1, differentiable=True)

@@ -67,6 +67,15 @@ CASES = [
     ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.02, initial_accumulator_value=0.1)),
     ("Adadelta", dict()),
     ("Adadelta", dict(lr=0.5, rho=0.8, weight_decay=0.01)),
+    ("Adamax", dict(lr=0.01)),
+    ("Adamax", dict(lr=0.02, betas=(0.8, 0.99), weight_decay=0.05)),
+    ("NAdam", dict(lr=0.01)),
+    ("NAdam", dict(lr=0.02, weight_decay=0.1, momentum_decay=0.01)),
+    ("NAdam", dict(lr=0.02, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("RAdam", dict(lr=0.01)),
+    ("RAdam", dict(lr=0.02, betas=(0.8, 0.9), weight_decay=0.1, decoupled_weight_decay=True)),
+    ("Rprop", dict(lr=0.01)),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-4, 0.2))),
 ]
 
 
@@ -83,7 +92,8 @@ def test_trajectory_matches_torch(name, options):
         _assert_same(mine, theirs, step)
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad", "Adadelta"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+                                  "NAdam", "RAdam", "Rprop"])
 def test_maximize_climbs_as_torch(name):
     mine, theirs = _pair()
     opt = getattr(optim, name)(mine, lr=0.01, maximize=True)
