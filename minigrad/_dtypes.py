@@ -63,7 +63,8 @@ class dtype:
         if isinstance(other, dtype):
             return self is other
         # numpy's dtypes and scalar types only: None or "float32" would convert too
-        if isinstance(other, np.dtype) or (isinstance(other, type) and issubclass(other, np.generic)):
+        numpy_type = isinstance(other, type) and issubclass(other, np.generic)
+        if isinstance(other, np.dtype) or numpy_type:
             return self._numpy == other
         return NotImplemented
 
@@ -171,7 +172,8 @@ class finfo:
                             "Use minigrad.iinfo to handle 'minigrad.finfo'")
         info = np.finfo(d._numpy)
         self.bits = info.bits
-        self.eps, self.max, self.min = builtins.float(info.eps), builtins.float(info.max), builtins.float(info.min)
+        self.eps, self.max = builtins.float(info.eps), builtins.float(info.max)
+        self.min = builtins.float(info.min)
         self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
         self.resolution = 10.0 ** -info.precision  # torch rounds to a power of ten
         self.dtype = d._name

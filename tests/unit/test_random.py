@@ -15,9 +15,11 @@ DRAWS = [lambda g: mg.rand(3, generator=g), lambda g: mg.randn(2, 2, generator=g
          lambda g: mg.randperm(6, generator=g), lambda g: mg.normal(1.0, 2.0, (3,), generator=g),
          lambda g: mg.bernoulli(mg.full((5,), 0.5), generator=g),
          lambda g: mg.multinomial(mg.tensor([1.0, 2.0, 3.0]), 2, generator=g),
-         lambda g: mg.zeros(3).normal_(generator=g), lambda g: mg.zeros(3).uniform_(-1, 1, generator=g),
+         lambda g: mg.zeros(3).normal_(generator=g),
+         lambda g: mg.zeros(3).uniform_(-1, 1, generator=g),
          lambda g: mg.zeros(3).bernoulli_(0.3, generator=g),
-         lambda g: mg.zeros(3).exponential_(generator=g), lambda g: mg.zeros(3).random_(5, generator=g)]
+         lambda g: mg.zeros(3).exponential_(generator=g),
+         lambda g: mg.zeros(3).random_(5, generator=g)]
 
 
 @pytest.mark.parametrize("draw", DRAWS)
