@@ -14,13 +14,13 @@ from .functions import (  # noqa: F401
     linalg_svd as svd,
     linalg_svdvals as svdvals,
     linalg_pinv as pinv,
-    linalg_vector_norm as vector_norm,
-    linalg_matrix_norm as matrix_norm,
-    linalg_norm as norm,
     linalg_solve_triangular as solve_triangular,
     linalg_vecdot as vecdot,
     linalg_multi_dot as multi_dot,
     linalg_matrix_power as matrix_power,
+    linalg_vector_norm as vector_norm,
+    linalg_matrix_norm as matrix_norm,
+    linalg_norm as norm,
 )
 
-__all__ = ["matmul", "cross", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "qr", "svd", "svdvals", "pinv", "vector_norm", "matrix_norm", "norm", "solve_triangular", "vecdot", "multi_dot", "matrix_power", ]
+__all__ = ["matmul", "cross", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "qr", "svd", "svdvals", "pinv", "solve_triangular", "vecdot", "multi_dot", "matrix_power", "vector_norm", "matrix_norm", "norm", ]

@@ -4,6 +4,8 @@ from .functions import (  # noqa: F401
     exp2,
     expm1,
     log1p,
+    round,
+    xlogy,
     logit,
     erf,
     erfc,
@@ -14,8 +16,6 @@ from .functions import (  # noqa: F401
     special_psi as psi,
     special_expit as expit,
     sinc,
-    round,
-    xlogy,
 )
 
-__all__ = ["exp2", "expm1", "log1p", "logit", "erf", "erfc", "erfinv", "digamma", "polygamma", "gammaln", "psi", "expit", "sinc", "round", "xlogy", ]
+__all__ = ["exp2", "expm1", "log1p", "round", "xlogy", "logit", "erf", "erfc", "erfinv", "digamma", "polygamma", "gammaln", "psi", "expit", "sinc", ]

@@ -77,11 +77,6 @@ def sigmoid(self):
     return sigmoid_array(self)
 
 
-def relu(self):
-    """relu(Tensor self) -> Tensor"""
-    return np.maximum(self, 0)
-
-
 def abs(self):
     """abs(Tensor self) -> Tensor"""
     return np.abs(self)
@@ -90,171 +85,6 @@ def abs(self):
 def sign(self):
     """sign(Tensor self) -> Tensor"""
     return np.sign(self)
-
-
-def add(self, other, *, alpha=1):
-    """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
-    return np.add(self, other) if alpha == 1 else np.add(self, np.multiply(alpha, other))
-
-
-def sub(self, other, *, alpha=1):
-    """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
-    return np.subtract(self, other) if alpha == 1 else np.subtract(self, np.multiply(alpha, other))
-
-
-def mul(self, other):
-    """mul(Tensor self, Tensor other) -> Tensor"""
-    return np.multiply(self, other)
-
-
-def div_default(self, other):
-    """div(Tensor self, Tensor other) -> Tensor"""
-    return np.true_divide(self, other)
-
-
-def pow(self, exponent):
-    """pow(Tensor self, Tensor exponent) -> Tensor"""
-    return np.power(self, exponent)
-
-
-def maximum(self, other):
-    """maximum(Tensor self, Tensor other) -> Tensor"""
-    return np.maximum(self, other)
-
-
-def minimum(self, other):
-    """minimum(Tensor self, Tensor other) -> Tensor"""
-    return np.minimum(self, other)
-
-
-def where(condition, self, other):
-    """where(Tensor condition, Tensor self, Tensor other) -> Tensor"""
-    return np.where(condition, self, other)
-
-
-def clamp_default(self, min=None, max=None):
-    """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"""
-    return clamp_array(self, min, max)
-
-
-def sum(self, dim=None, keepdim=False, *, dtype=None):
-    """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
-    return sum_array(self, dim, keepdim, dtype)
-
-
-def mean(self, dim=None, keepdim=False, *, dtype=None):
-    """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
-    return np.mean(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)
-
-
-def amax(self, dim=None, keepdim=False):
-    """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return np.amax(self, axis=axes(dim), keepdims=keepdim)
-
-
-def amin(self, dim=None, keepdim=False):
-    """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return np.amin(self, axis=axes(dim), keepdims=keepdim)
-
-
-def max_dim(self, dim, keepdim=False):
-    """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
-    return max_with_indices(self, dim, keepdim)
-
-
-def max_default(self):
-    """max(Tensor self) -> Tensor"""
-    return np.amax(self)
-
-
-def min_dim(self, dim, keepdim=False):
-    """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
-    return min_with_indices(self, dim, keepdim)
-
-
-def min_default(self):
-    """min(Tensor self) -> Tensor"""
-    return np.amin(self)
-
-
-def logsumexp(self, dim, keepdim=False):
-    """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor"""
-    return logsumexp_array(self, dim, keepdim)
-
-
-def gather(self, dim, index):
-    """gather(Tensor self, int dim, Tensor index) -> Tensor"""
-    return gather_array(self, dim, index)
-
-
-def gather_backward(self, dim, index, shape):
-    """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor"""
-    return scatter_add_into_zeros(self, dim, index, shape)
-
-
-def reshape(self, shape):
-    """reshape(Tensor self, int[] shape) -> Tensor"""
-    return np.reshape(self, shape)
-
-
-def transpose(self, dim0, dim1):
-    """transpose(Tensor self, int dim0, int dim1) -> Tensor"""
-    return np.swapaxes(self, dim0, dim1)
-
-
-def permute(self, dims):
-    """permute(Tensor self, int[] dims) -> Tensor"""
-    return permute_array(self, dims)
-
-
-def expand(self, size):
-    """expand(Tensor self, int[] size) -> Tensor"""
-    return expand_array(self, size)
-
-
-def squeeze(self, dim=None):
-    """squeeze(Tensor self, int[]? dim=None) -> Tensor"""
-    return squeeze_array(self, dim)
-
-
-def unsqueeze(self, dim):
-    """unsqueeze(Tensor self, int dim) -> Tensor"""
-    return np.expand_dims(self, dim)
-
-
-def getitem(self, index):
-    """getitem(Tensor self, Index index) -> Tensor"""
-    return self[index_key(index)]
-
-
-def getitem_backward(self, shape, index):
-    """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor"""
-    return index_into_zeros(self, shape, index_key(index))
-
-
-def cat(tensors, dim=0):
-    """cat(Tensor[] tensors, int dim=0) -> Tensor"""
-    return np.concatenate(tensors, axis=dim)
-
-
-def stack(tensors, dim=0):
-    """stack(Tensor[] tensors, int dim=0) -> Tensor"""
-    return np.stack(tensors, axis=dim)
-
-
-def matmul(self, other):
-    """matmul(Tensor self, Tensor other) -> Tensor"""
-    return np.matmul(self, other)
-
-
-def softmax(self, dim, dtype=None):
-    """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
-    return softmax_array(self if dtype is None else self.astype(dtype), dim)
-
-
-def log_softmax(self, dim, dtype=None):
-    """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
-    return log_softmax_array(self if dtype is None else self.astype(dtype), dim)
 
 
 def exp2(self):
@@ -342,6 +172,186 @@ def atanh(self):
     return np.arctanh(self)
 
 
+def floor(self):
+    """floor(Tensor self) -> Tensor"""
+    return np.floor(self)
+
+
+def ceil(self):
+    """ceil(Tensor self) -> Tensor"""
+    return np.ceil(self)
+
+
+def round(self, *, decimals=0):
+    """round(Tensor self, *, int decimals=0) -> Tensor"""
+    return round_array(self, decimals)
+
+
+def trunc(self):
+    """trunc(Tensor self) -> Tensor"""
+    return np.trunc(self)
+
+
+def fix(self):
+    """fix(Tensor self) -> Tensor"""
+    return np.trunc(self)
+
+
+def frac(self):
+    """frac(Tensor self) -> Tensor"""
+    return frac_array(self)
+
+
+def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor"""
+    return nan_to_num_array(self, nan, posinf, neginf)
+
+
+def add(self, other, *, alpha=1):
+    """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
+    return np.add(self, other) if alpha == 1 else np.add(self, np.multiply(alpha, other))
+
+
+def sub(self, other, *, alpha=1):
+    """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
+    return np.subtract(self, other) if alpha == 1 else np.subtract(self, np.multiply(alpha, other))
+
+
+def mul(self, other):
+    """mul(Tensor self, Tensor other) -> Tensor"""
+    return np.multiply(self, other)
+
+
+def div_default(self, other):
+    """div(Tensor self, Tensor other) -> Tensor"""
+    return np.true_divide(self, other)
+
+
+def pow(self, exponent):
+    """pow(Tensor self, Tensor exponent) -> Tensor"""
+    return np.power(self, exponent)
+
+
+def maximum(self, other):
+    """maximum(Tensor self, Tensor other) -> Tensor"""
+    return np.maximum(self, other)
+
+
+def minimum(self, other):
+    """minimum(Tensor self, Tensor other) -> Tensor"""
+    return np.minimum(self, other)
+
+
+def where(condition, self, other):
+    """where(Tensor condition, Tensor self, Tensor other) -> Tensor"""
+    return np.where(condition, self, other)
+
+
+def clamp_default(self, min=None, max=None):
+    """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"""
+    return clamp_array(self, min, max)
+
+
+def clamp_Tensor(self, min=None, max=None):
+    """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
+    return clamp_array(self, min, max)
+
+
+def clip_default(self, min=None, max=None):
+    """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"""
+    return clamp_array(self, min, max)
+
+
+def clip_Tensor(self, min=None, max=None):
+    """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
+    return clamp_array(self, min, max)
+
+
+def div_Tensor_mode(self, other, *, rounding_mode):
+    """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor"""
+    return div_array(self, other, rounding_mode)
+
+
+def floor_divide(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor"""
+    return div_array(self, other, "floor")
+
+
+def remainder(self, other):
+    """remainder(Tensor self, Tensor other) -> Tensor"""
+    return np.remainder(self, other)
+
+
+def fmod(self, other):
+    """fmod(Tensor self, Tensor other) -> Tensor"""
+    return np.fmod(self, other)
+
+
+def float_power(self, exponent):
+    """float_power(Tensor self, Tensor exponent) -> Tensor"""
+    return float_power_array(self, exponent)
+
+
+def fmax(self, other):
+    """fmax(Tensor self, Tensor other) -> Tensor"""
+    return np.fmax(self, other)
+
+
+def fmin(self, other):
+    """fmin(Tensor self, Tensor other) -> Tensor"""
+    return np.fmin(self, other)
+
+
+def atan2(self, other):
+    """atan2(Tensor self, Tensor other) -> Tensor"""
+    return np.arctan2(self, other)
+
+
+def hypot(self, other):
+    """hypot(Tensor self, Tensor other) -> Tensor"""
+    return np.hypot(self, other)
+
+
+def logaddexp(self, other):
+    """logaddexp(Tensor self, Tensor other) -> Tensor"""
+    return np.logaddexp(self, other)
+
+
+def logaddexp2(self, other):
+    """logaddexp2(Tensor self, Tensor other) -> Tensor"""
+    return np.logaddexp2(self, other)
+
+
+def copysign(self, other):
+    """copysign(Tensor self, Tensor other) -> Tensor"""
+    return np.copysign(self, other)
+
+
+def xlogy(self, other):
+    """xlogy(Tensor self, Tensor other) -> Tensor"""
+    return xlogy_array(self, other)
+
+
+def lerp_Scalar(self, end, weight):
+    """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor"""
+    return lerp_array(self, end, weight)
+
+
+def lerp_Tensor(self, end, weight):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    return lerp_array(self, end, weight)
+
+
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    return addcmul_array(self, tensor1, tensor2, value)
+
+
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    return addcdiv_array(self, tensor1, tensor2, value)
+
+
 def logit(self, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor"""
     return logit_array(self, eps)
@@ -397,89 +407,44 @@ def sinc(self):
     return np.sinc(self)
 
 
-def floor(self):
-    """floor(Tensor self) -> Tensor"""
-    return np.floor(self)
+def sum(self, dim=None, keepdim=False, *, dtype=None):
+    """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return sum_array(self, dim, keepdim, dtype)
 
 
-def ceil(self):
-    """ceil(Tensor self) -> Tensor"""
-    return np.ceil(self)
+def mean(self, dim=None, keepdim=False, *, dtype=None):
+    """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return np.mean(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)
 
 
-def round(self, *, decimals=0):
-    """round(Tensor self, *, int decimals=0) -> Tensor"""
-    return round_array(self, decimals)
+def amax(self, dim=None, keepdim=False):
+    """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return np.amax(self, axis=axes(dim), keepdims=keepdim)
 
 
-def trunc(self):
-    """trunc(Tensor self) -> Tensor"""
-    return np.trunc(self)
+def amin(self, dim=None, keepdim=False):
+    """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return np.amin(self, axis=axes(dim), keepdims=keepdim)
 
 
-def fix(self):
-    """fix(Tensor self) -> Tensor"""
-    return np.trunc(self)
+def max_dim(self, dim, keepdim=False):
+    """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    return max_with_indices(self, dim, keepdim)
 
 
-def frac(self):
-    """frac(Tensor self) -> Tensor"""
-    return frac_array(self)
+def max_default(self):
+    """max(Tensor self) -> Tensor"""
+    return np.amax(self)
 
 
-def clamp_Tensor(self, min=None, max=None):
-    """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
-    return clamp_array(self, min, max)
+def min_dim(self, dim, keepdim=False):
+    """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    return min_with_indices(self, dim, keepdim)
 
 
-def clip_default(self, min=None, max=None):
-    """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"""
-    return clamp_array(self, min, max)
-
-
-def clip_Tensor(self, min=None, max=None):
-    """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
-    return clamp_array(self, min, max)
-
-
-def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
-    """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor"""
-    return nan_to_num_array(self, nan, posinf, neginf)
-
-
-def div_Tensor_mode(self, other, *, rounding_mode):
-    """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor"""
-    return div_array(self, other, rounding_mode)
-
-
-def floor_divide(self, other):
-    """floor_divide(Tensor self, Tensor other) -> Tensor"""
-    return div_array(self, other, "floor")
-
-
-def remainder(self, other):
-    """remainder(Tensor self, Tensor other) -> Tensor"""
-    return np.remainder(self, other)
-
-
-def fmod(self, other):
-    """fmod(Tensor self, Tensor other) -> Tensor"""
-    return np.fmod(self, other)
-
-
-def float_power(self, exponent):
-    """float_power(Tensor self, Tensor exponent) -> Tensor"""
-    return float_power_array(self, exponent)
-
-
-def fmax(self, other):
-    """fmax(Tensor self, Tensor other) -> Tensor"""
-    return np.fmax(self, other)
-
-
-def fmin(self, other):
-    """fmin(Tensor self, Tensor other) -> Tensor"""
-    return np.fmin(self, other)
+def min_default(self):
+    """min(Tensor self) -> Tensor"""
+    return np.amin(self)
 
 
 def max_other(self, other):
@@ -492,54 +457,9 @@ def min_other(self, other):
     return np.minimum(self, other)
 
 
-def atan2(self, other):
-    """atan2(Tensor self, Tensor other) -> Tensor"""
-    return np.arctan2(self, other)
-
-
-def hypot(self, other):
-    """hypot(Tensor self, Tensor other) -> Tensor"""
-    return np.hypot(self, other)
-
-
-def logaddexp(self, other):
-    """logaddexp(Tensor self, Tensor other) -> Tensor"""
-    return np.logaddexp(self, other)
-
-
-def logaddexp2(self, other):
-    """logaddexp2(Tensor self, Tensor other) -> Tensor"""
-    return np.logaddexp2(self, other)
-
-
-def copysign(self, other):
-    """copysign(Tensor self, Tensor other) -> Tensor"""
-    return np.copysign(self, other)
-
-
-def xlogy(self, other):
-    """xlogy(Tensor self, Tensor other) -> Tensor"""
-    return xlogy_array(self, other)
-
-
-def lerp_Scalar(self, end, weight):
-    """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor"""
-    return lerp_array(self, end, weight)
-
-
-def lerp_Tensor(self, end, weight):
-    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
-    return lerp_array(self, end, weight)
-
-
-def addcmul(self, tensor1, tensor2, *, value=1):
-    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
-    return addcmul_array(self, tensor1, tensor2, value)
-
-
-def addcdiv(self, tensor1, tensor2, *, value=1):
-    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
-    return addcdiv_array(self, tensor1, tensor2, value)
+def logsumexp(self, dim, keepdim=False):
+    """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor"""
+    return logsumexp_array(self, dim, keepdim)
 
 
 def prod(self, dim=None, keepdim=False, *, dtype=None):
@@ -590,11 +510,6 @@ def std_dim(self, dim, unbiased=True, keepdim=False):
 def std_unbiased(self, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor"""
     return std_array(self, None, unbiased_correction(unbiased), False)
-
-
-def norm_default(self, p='fro', dim=None, keepdim=False):
-    """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return reduction_norm_array(self, p, dim, keepdim)
 
 
 def var_mean(self, dim=None, *, correction=None, keepdim=False):
@@ -665,6 +580,36 @@ def all(self, dim=None, keepdim=False):
 def count_nonzero(self, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor"""
     return count_nonzero_array(self, dim)
+
+
+def reshape(self, shape):
+    """reshape(Tensor self, int[] shape) -> Tensor"""
+    return np.reshape(self, shape)
+
+
+def transpose(self, dim0, dim1):
+    """transpose(Tensor self, int dim0, int dim1) -> Tensor"""
+    return np.swapaxes(self, dim0, dim1)
+
+
+def permute(self, dims):
+    """permute(Tensor self, int[] dims) -> Tensor"""
+    return permute_array(self, dims)
+
+
+def expand(self, size):
+    """expand(Tensor self, int[] size) -> Tensor"""
+    return expand_array(self, size)
+
+
+def squeeze(self, dim=None):
+    """squeeze(Tensor self, int[]? dim=None) -> Tensor"""
+    return squeeze_array(self, dim)
+
+
+def unsqueeze(self, dim):
+    """unsqueeze(Tensor self, int dim) -> Tensor"""
+    return np.expand_dims(self, dim)
 
 
 def view(self, size):
@@ -747,6 +692,16 @@ def diagonal_backward(self, input_sizes, offset, dim1, dim2):
     return diagonal_into_zeros(self, input_sizes, offset, dim1, dim2)
 
 
+def cat(tensors, dim=0):
+    """cat(Tensor[] tensors, int dim=0) -> Tensor"""
+    return np.concatenate(tensors, axis=dim)
+
+
+def stack(tensors, dim=0):
+    """stack(Tensor[] tensors, int dim=0) -> Tensor"""
+    return np.stack(tensors, axis=dim)
+
+
 def split(self, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]"""
     return split_array(self, split_size_or_sections, dim)
@@ -802,6 +757,26 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     return diag_embed_array(self, offset, dim1, dim2)
 
 
+def getitem(self, index):
+    """getitem(Tensor self, Index index) -> Tensor"""
+    return self[index_key(index)]
+
+
+def getitem_backward(self, shape, index):
+    """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor"""
+    return index_into_zeros(self, shape, index_key(index))
+
+
+def gather(self, dim, index):
+    """gather(Tensor self, int dim, Tensor index) -> Tensor"""
+    return gather_array(self, dim, index)
+
+
+def gather_backward(self, dim, index, shape):
+    """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor"""
+    return scatter_add_into_zeros(self, dim, index, shape)
+
+
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
     return index_select_array(self, dim, index)
@@ -845,6 +820,11 @@ def take_along_dim(self, indices, dim=None):
 def take_along_dim_backward(self, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor"""
     return take_along_dim_backward_array(self, dim, indices, shape)
+
+
+def matmul(self, other):
+    """matmul(Tensor self, Tensor other) -> Tensor"""
+    return np.matmul(self, other)
 
 
 def mm(self, mat2):
@@ -1007,36 +987,6 @@ def pinverse(self, rcond=1e-15):
     return pinv_array(self, None, rcond)
 
 
-def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
-    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return vector_norm_array(x, ord, dim, keepdim)
-
-
-def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor"""
-    return matrix_norm_array(A, ord, dim, keepdim)
-
-
-def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor"""
-    return matrix_norm_array(A, ord, dim, keepdim)
-
-
-def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return norm_array(A, ord, dim, keepdim)
-
-
-def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return norm_array(A, ord, dim, keepdim)
-
-
-def norm_str_p(self, p, dim=None, keepdim=False):
-    """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return torch_norm_array(self, p, dim, keepdim)
-
-
 def svd(self, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)"""
     return torch_svd_array(self, some, compute_uv)
@@ -1070,6 +1020,56 @@ def linalg_matrix_power(A, n):
 def matrix_power(self, n):
     """matrix_power(Tensor self, int n) -> Tensor"""
     return matrix_power_array(self, n)
+
+
+def norm_default(self, p='fro', dim=None, keepdim=False):
+    """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return reduction_norm_array(self, p, dim, keepdim)
+
+
+def norm_str_p(self, p, dim=None, keepdim=False):
+    """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return torch_norm_array(self, p, dim, keepdim)
+
+
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
+    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return vector_norm_array(x, ord, dim, keepdim)
+
+
+def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
+    """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor"""
+    return matrix_norm_array(A, ord, dim, keepdim)
+
+
+def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
+    """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor"""
+    return matrix_norm_array(A, ord, dim, keepdim)
+
+
+def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
+    """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return norm_array(A, ord, dim, keepdim)
+
+
+def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
+    """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor"""
+    return norm_array(A, ord, dim, keepdim)
+
+
+def relu(self):
+    """relu(Tensor self) -> Tensor"""
+    return np.maximum(self, 0)
+
+
+def softmax(self, dim, dtype=None):
+    """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    return softmax_array(self if dtype is None else self.astype(dtype), dim)
+
+
+def log_softmax(self, dim, dtype=None):
+    """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    return log_softmax_array(self if dtype is None else self.astype(dtype), dim)
 
 
 def leaky_relu(input, negative_slope=0.01):

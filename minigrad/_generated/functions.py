@@ -55,7 +55,7 @@ return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('o
 def sum_to_size(input, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:91):
+    Derivatives (derivatives.yaml:95):
         self: expand(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -76,7 +76,7 @@ def sum_to_size(input, size):
 def _to_copy(input, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
-    Derivatives (derivatives.yaml:99):
+    Derivatives (derivatives.yaml:103):
         self: _to_copy(grad, self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -97,7 +97,7 @@ def _to_copy(input, dtype):
 def _fill(input, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:105):
+    Derivatives (derivatives.yaml:109):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -115,7 +115,7 @@ def _fill(input, value):
 def _copy_from(input, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:111):
+    Derivatives (derivatives.yaml:115):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
@@ -138,7 +138,7 @@ def _copy_from(input, src):
 def clone(input):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:120):
+    Derivatives (derivatives.yaml:128):
         self: grad
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -156,7 +156,7 @@ def clone(input):
 def neg(input):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:124):
+    Derivatives (derivatives.yaml:132):
         self: neg(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -174,7 +174,7 @@ def neg(input):
 def exp(input):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:133):
+    Derivatives (derivatives.yaml:141):
         self: grad * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -195,7 +195,7 @@ def exp(input):
 def log(input):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:142):
+    Derivatives (derivatives.yaml:150):
         self: grad / self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -216,7 +216,7 @@ def log(input):
 def sqrt(input):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:151):
+    Derivatives (derivatives.yaml:159):
         self: grad / (2 * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -237,7 +237,7 @@ def sqrt(input):
 def sin(input):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:160):
+    Derivatives (derivatives.yaml:168):
         self: grad * cos(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -258,7 +258,7 @@ def sin(input):
 def cos(input):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:169):
+    Derivatives (derivatives.yaml:177):
         self: -(grad * sin(self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -279,7 +279,7 @@ def cos(input):
 def tanh(input):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:178):
+    Derivatives (derivatives.yaml:186):
         self: grad * (1 - result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -300,7 +300,7 @@ def tanh(input):
 def sigmoid(input):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:187):
+    Derivatives (derivatives.yaml:195):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -318,31 +318,10 @@ def sigmoid(input):
     return result
 
 
-def relu(input):
-    """relu(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:196):
-        self: grad * (result > 0)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.relu(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = ReluBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
 def abs(input):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:208):
+    Derivatives (derivatives.yaml:206):
         self: grad * sign(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -363,7 +342,7 @@ def abs(input):
 def sign(input):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:218):
+    Derivatives (derivatives.yaml:216):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -378,10 +357,496 @@ def sign(input):
     return result
 
 
+def exp2(input):
+    """exp2(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:226):
+        self: grad * result * 0.6931471805599453
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.exp2(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Exp2Backward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def expm1(input):
+    """expm1(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:235):
+        self: grad * (result + 1)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.expm1(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Expm1Backward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def log2(input):
+    """log2(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:244):
+        self: grad / (self * 0.6931471805599453)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.log2(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Log2Backward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def log10(input):
+    """log10(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:252):
+        self: grad / (self * 2.302585092994046)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.log10(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Log10Backward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def log1p(input):
+    """log1p(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:260):
+        self: grad / (self + 1)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.log1p(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Log1pBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def rsqrt(input):
+    """rsqrt(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:269):
+        self: -0.5 * grad * result * result * result
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.rsqrt(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = RsqrtBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def square(input):
+    """square(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:277):
+        self: grad * 2 * self
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.square(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SquareBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def reciprocal(input):
+    """reciprocal(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:285):
+        self: -grad * result * result
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.reciprocal(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ReciprocalBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def tan(input):
+    """tan(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:295):
+        self: grad * (1 + result * result)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.tan(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = TanBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def asin(input):
+    """asin(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:303):
+        self: grad / sqrt(1 - self * self)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.asin(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AsinBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def acos(input):
+    """acos(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:311):
+        self: -grad / sqrt(1 - self * self)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.acos(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AcosBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def atan(input):
+    """atan(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:319):
+        self: grad / (self * self + 1)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.atan(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AtanBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def sinh(input):
+    """sinh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:327):
+        self: grad * cosh(self)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.sinh(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SinhBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def cosh(input):
+    """cosh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:335):
+        self: grad * sinh(self)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.cosh(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = CoshBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def asinh(input):
+    """asinh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:343):
+        self: grad / sqrt(self * self + 1)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.asinh(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AsinhBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def acosh(input):
+    """acosh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:351):
+        self: grad / sqrt((self - 1) * (self + 1))
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.acosh(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AcoshBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def atanh(input):
+    """atanh(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:359):
+        self: grad / (1 - self * self)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.atanh(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AtanhBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def floor(input):
+    """floor(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:370):
+        self: zeros_like(grad)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.floor(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = FloorBackward0((self_edge,))
+    result = wrap(out, node)
+    return result
+
+
+def ceil(input):
+    """ceil(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:377):
+        self: zeros_like(grad)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.ceil(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = CeilBackward0((self_edge,))
+    result = wrap(out, node)
+    return result
+
+
+def round(input, *, decimals=0):
+    """round(Tensor self, *, int decimals=0) -> Tensor
+
+    Derivatives (derivatives.yaml:385):
+        self: zeros_like(grad)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.round(data_of(self), decimals=decimals)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = RoundBackward0((self_edge,))
+    result = wrap(out, node)
+    return result
+
+
+def trunc(input):
+    """trunc(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:393):
+        self: zeros_like(grad)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.trunc(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = TruncBackward0((self_edge,))
+    result = wrap(out, node)
+    return result
+
+
+def fix(input):
+    """fix(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:400):
+        self: zeros_like(grad)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.fix(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = FixBackward0((self_edge,))
+    result = wrap(out, node)
+    return result
+
+
+def frac(input):
+    """frac(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:407):
+        self: grad
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.frac(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = FracBackward0((self_edge,))
+    result = wrap(out, node)
+    return result
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
+
+    Derivatives (derivatives.yaml:416):
+        self: grad * finite_mask(self)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = NanToNumBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
 def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:227):
+    Derivatives (derivatives.yaml:429):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -408,7 +873,7 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:239):
+    Derivatives (derivatives.yaml:441):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -435,7 +900,7 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:250):
+    Derivatives (derivatives.yaml:452):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -463,7 +928,7 @@ def mul(input, other):
 def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:262):
+    Derivatives (derivatives.yaml:464):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
@@ -492,7 +957,7 @@ def div_default(input, other):
 def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:276):
+    Derivatives (derivatives.yaml:478):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
@@ -523,7 +988,7 @@ def pow(input, exponent):
 def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:295):
+    Derivatives (derivatives.yaml:497):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -552,7 +1017,7 @@ def maximum(input, other):
 def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:305):
+    Derivatives (derivatives.yaml:507):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -581,7 +1046,7 @@ def minimum(input, other):
 def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:315):
+    Derivatives (derivatives.yaml:517):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -610,7 +1075,7 @@ def where(condition, input, other):
 def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:329):
+    Derivatives (derivatives.yaml:533):
         self: grad * clamp_mask(self, min, max)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -630,1251 +1095,10 @@ def clamp_default(input, min=None, max=None):
     return result
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-
-    Derivatives (derivatives.yaml:341):
-        self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = SumBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_dtype = self._data.dtype
-        node._saved_self_shape = self._data.shape
-    node._saved_dim = dim
-    result = wrap(out, node)
-    return result
-
-
-def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-
-    Derivatives (derivatives.yaml:356):
-        self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = MeanBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_dtype = self._data.dtype
-        node._saved_self_shape = self._data.shape
-    node._saved_dim = dim
-    result = wrap(out, node)
-    return result
-
-
-def amax(input, dim=None, keepdim=False):
-    """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
-
-    Derivatives (derivatives.yaml:370):
-        self: spread_to_extrema(grad, self, result, dim)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.amax(data_of(self), dim, keepdim)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = AmaxBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    node._saved_dim = dim
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def amin(input, dim=None, keepdim=False):
-    """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
-
-    Derivatives (derivatives.yaml:382):
-        self: spread_to_extrema(grad, self, result, dim)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.amin(data_of(self), dim, keepdim)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = AminBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    node._saved_dim = dim
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def max_dim(input, dim, keepdim=False):
-    """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-
-    Derivatives (derivatives.yaml:391):
-        self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
-    if not grad_mode.enabled:
-        return return_types_max_dim(wrap(values_out), wrap(indices_out))
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return return_types_max_dim(wrap(values_out), wrap(indices_out))
-    node = MaxBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_ndim = self._data.ndim
-        node._saved_self_shape = self._data.shape
-    node._saved_dim = dim
-    node._saved_keepdim = keepdim
-    values = wrap(values_out, node, 0)
-    indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
-    return return_types_max_dim(values, indices)
-
-
-def max_default(input):
-    """max(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:402):
-        self: spread_to_extrema(grad, self, result, None)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.max_default(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = MaxBackward1((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def min_dim(input, dim, keepdim=False):
-    """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-
-    Derivatives (derivatives.yaml:410):
-        self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
-    if not grad_mode.enabled:
-        return return_types_min_dim(wrap(values_out), wrap(indices_out))
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return return_types_min_dim(wrap(values_out), wrap(indices_out))
-    node = MinBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_ndim = self._data.ndim
-        node._saved_self_shape = self._data.shape
-    node._saved_dim = dim
-    node._saved_keepdim = keepdim
-    values = wrap(values_out, node, 0)
-    indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
-    return return_types_min_dim(values, indices)
-
-
-def min_default(input):
-    """min(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:418):
-        self: spread_to_extrema(grad, self, result, None)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.min_default(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = MinBackward1((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def logsumexp(input, dim, keepdim=False):
-    """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
-
-    Derivatives (derivatives.yaml:425):
-        self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.logsumexp(data_of(self), dim, keepdim)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = LogsumexpBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-        node._saved_self_shape = self._data.shape
-    node._saved_dim = dim
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def gather(input, dim, index):
-    """gather(Tensor self, int dim, Tensor index) -> Tensor
-
-    Derivatives (derivatives.yaml:437):
-        self: gather_backward(grad, dim, index, self.shape)
-        index: non_differentiable
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.gather(data_of(self), dim, data_of(index))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = GatherBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_index = save(index)
-        node._saved_self_shape = self._data.shape
-    node._saved_dim = dim
-    result = wrap(out, node)
-    return result
-
-
-def gather_backward(input, dim, index, shape):
-    """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
-
-    Derivatives (derivatives.yaml:449):
-        self: gather(grad, dim, index)
-        index: non_differentiable
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = GatherBackwardBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_index = save(index)
-    node._saved_dim = dim
-    result = wrap(out, node)
-    return result
-
-
-def reshape(input, shape):
-    """reshape(Tensor self, int[] shape) -> Tensor
-
-    Derivatives (derivatives.yaml:459):
-        self: reshape(grad, self.shape)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.reshape(data_of(self), shape)
-    if not grad_mode.enabled:
-        return wrap_view(out, self)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap_view(out, self)
-    node = ReshapeBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
-    result = wrap_view(out, self, node)
-    return result
-
-
-def transpose(input, dim0, dim1):
-    """transpose(Tensor self, int dim0, int dim1) -> Tensor
-
-    Derivatives (derivatives.yaml:471):
-        self: transpose(grad, dim0, dim1)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.transpose(data_of(self), dim0, dim1)
-    if not grad_mode.enabled:
-        return wrap_view(out, self)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap_view(out, self)
-    node = TransposeBackward0((self_edge,))
-    node._saved_dim0 = dim0
-    node._saved_dim1 = dim1
-    result = wrap_view(out, self, node)
-    return result
-
-
-def permute(input, dims):
-    """permute(Tensor self, int[] dims) -> Tensor
-
-    Derivatives (derivatives.yaml:482):
-        self: permute(grad, inverse_permutation(dims))
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.permute(data_of(self), dims)
-    if not grad_mode.enabled:
-        return wrap_view(out, self)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap_view(out, self)
-    node = PermuteBackward0((self_edge,))
-    node._saved_dims = dims
-    result = wrap_view(out, self, node)
-    return result
-
-
-def expand(input, size):
-    """expand(Tensor self, int[] size) -> Tensor
-
-    Derivatives (derivatives.yaml:493):
-        self: sum_to(grad, self.shape)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.expand(data_of(self), size)
-    if not grad_mode.enabled:
-        return wrap_view(out, self)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap_view(out, self)
-    node = ExpandBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
-    result = wrap_view(out, self, node)
-    return result
-
-
-def squeeze(input, dim=None):
-    """squeeze(Tensor self, int[]? dim=None) -> Tensor
-
-    Derivatives (derivatives.yaml:506):
-        self: reshape(grad, self.shape)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.squeeze(data_of(self), dim)
-    if not grad_mode.enabled:
-        return wrap_view(out, self)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap_view(out, self)
-    node = SqueezeBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
-    result = wrap_view(out, self, node)
-    return result
-
-
-def unsqueeze(input, dim):
-    """unsqueeze(Tensor self, int dim) -> Tensor
-
-    Derivatives (derivatives.yaml:520):
-        self: reshape(grad, self.shape)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.unsqueeze(data_of(self), dim)
-    if not grad_mode.enabled:
-        return wrap_view(out, self)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap_view(out, self)
-    node = UnsqueezeBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
-    result = wrap_view(out, self, node)
-    return result
-
-
-def getitem(input, index):
-    """getitem(Tensor self, Index index) -> Tensor
-
-    Derivatives (derivatives.yaml:531):
-        self: getitem_backward(grad, self.shape, index)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.getitem(data_of(self), index)
-    if not grad_mode.enabled:
-        return wrap_view(out, self)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap_view(out, self)
-    node = GetitemBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
-    node._saved_index = index
-    result = wrap_view(out, self, node)
-    return result
-
-
-def getitem_backward(input, shape, index):
-    """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
-
-    Derivatives (derivatives.yaml:554):
-        self: getitem(grad, index)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.getitem_backward(data_of(self), shape, index)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = GetitemBackwardBackward0((self_edge,))
-    node._saved_index = index
-    result = wrap(out, node)
-    return result
-
-
-def cat(tensors, dim=0):
-    """cat(Tensor[] tensors, int dim=0) -> Tensor
-
-    Derivatives (derivatives.yaml:562):
-        tensors: split_like(grad, dim, tensors.shape)
-    """
-    out = array_ops.cat([data_of(t) for t in tensors], dim)
-    if not grad_mode.enabled:
-        return wrap(out)
-    edges = tuple(edge_of(t) for t in tensors)
-    if not any_edge(edges):
-        return wrap(out)
-    node = CatBackward0(edges)
-    node._saved_tensors_shape = [t.shape for t in tensors]
-    node._saved_dim = dim
-    result = wrap(out, node)
-    return result
-
-
-def stack(tensors, dim=0):
-    """stack(Tensor[] tensors, int dim=0) -> Tensor
-
-    Derivatives (derivatives.yaml:573):
-        tensors: unstack(grad, dim)
-    """
-    out = array_ops.stack([data_of(t) for t in tensors], dim)
-    if not grad_mode.enabled:
-        return wrap(out)
-    edges = tuple(edge_of(t) for t in tensors)
-    if not any_edge(edges):
-        return wrap(out)
-    node = StackBackward0(edges)
-    node._saved_dim = dim
-    result = wrap(out, node)
-    return result
-
-
-def matmul(input, other):
-    """matmul(Tensor self, Tensor other) -> Tensor
-
-    Derivatives (derivatives.yaml:585):
-        self: matmul_grad_self(grad, self.shape, other)
-        other: matmul_grad_other(grad, self, other.shape)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.matmul(data_of(self), data_of(other))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
-    if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
-    node = MatmulBackward0((self_edge, other_edge,))
-    needs_self = self_edge is not NO_EDGE
-    needs_other = other_edge is not NO_EDGE
-    if needs_other:
-        node._raw_saved_self = save(self)
-        node._saved_other_shape = other._data.shape
-    if needs_self:
-        node._raw_saved_other = save(other)
-        node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
-    return result
-
-
-def softmax(input, dim, dtype=None):
-    """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
-
-    Derivatives (derivatives.yaml:607):
-        self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.softmax(data_of(self), dim, dtype)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = SoftmaxBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_dtype = self._data.dtype
-    node._saved_dim = dim
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def log_softmax(input, dim, dtype=None):
-    """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
-
-    Derivatives (derivatives.yaml:618):
-        self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.log_softmax(data_of(self), dim, dtype)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = LogSoftmaxBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_dtype = self._data.dtype
-    node._saved_dim = dim
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def exp2(input):
-    """exp2(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:633):
-        self: grad * result * 0.6931471805599453
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.exp2(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = Exp2Backward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def expm1(input):
-    """expm1(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:642):
-        self: grad * (result + 1)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.expm1(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = Expm1Backward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def log2(input):
-    """log2(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:651):
-        self: grad / (self * 0.6931471805599453)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.log2(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = Log2Backward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def log10(input):
-    """log10(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:659):
-        self: grad / (self * 2.302585092994046)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.log10(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = Log10Backward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def log1p(input):
-    """log1p(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:667):
-        self: grad / (self + 1)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.log1p(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = Log1pBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def rsqrt(input):
-    """rsqrt(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:676):
-        self: -0.5 * grad * result * result * result
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.rsqrt(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = RsqrtBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def square(input):
-    """square(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:684):
-        self: grad * 2 * self
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.square(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = SquareBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def reciprocal(input):
-    """reciprocal(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:692):
-        self: -grad * result * result
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.reciprocal(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = ReciprocalBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def tan(input):
-    """tan(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:701):
-        self: grad * (1 + result * result)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.tan(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = TanBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def asin(input):
-    """asin(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:709):
-        self: grad / sqrt(1 - self * self)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.asin(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = AsinBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def acos(input):
-    """acos(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:717):
-        self: -grad / sqrt(1 - self * self)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.acos(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = AcosBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def atan(input):
-    """atan(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:725):
-        self: grad / (self * self + 1)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.atan(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = AtanBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def sinh(input):
-    """sinh(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:733):
-        self: grad * cosh(self)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.sinh(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = SinhBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def cosh(input):
-    """cosh(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:741):
-        self: grad * sinh(self)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.cosh(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = CoshBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def asinh(input):
-    """asinh(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:749):
-        self: grad / sqrt(self * self + 1)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.asinh(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = AsinhBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def acosh(input):
-    """acosh(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:757):
-        self: grad / sqrt((self - 1) * (self + 1))
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.acosh(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = AcoshBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def atanh(input):
-    """atanh(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:765):
-        self: grad / (1 - self * self)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.atanh(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = AtanhBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def logit(input, eps=None):
-    """logit(Tensor self, float? eps=None) -> Tensor
-
-    Derivatives (derivatives.yaml:775):
-        self: logit_grad(grad, self, eps)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.logit(data_of(self), eps)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = LogitBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    node._saved_eps = eps
-    result = wrap(out, node)
-    return result
-
-
-def erf(input):
-    """erf(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:785):
-        self: grad * 1.1283791670955126 * exp(-(self * self))
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.erf(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = ErfBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def erfc(input):
-    """erfc(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:794):
-        self: grad * -1.1283791670955126 * exp(-(self * self))
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.erfc(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = ErfcBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def erfinv(input):
-    """erfinv(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:803):
-        self: grad * 0.886226925452758 * exp(result * result)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.erfinv(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = ErfinvBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def lgamma(input):
-    """lgamma(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:812):
-        self: grad * digamma(self)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.lgamma(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = LgammaBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def digamma(input):
-    """digamma(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:820):
-        self: grad * polygamma(1, self)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.digamma(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = DigammaBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def polygamma(n, input):
-    """polygamma(int n, Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:830):
-        self: grad * polygamma(n + 1, self)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.polygamma(n, data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = PolygammaBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    node._saved_n = n
-    result = wrap(out, node)
-    return result
-
-
-def special_gammaln(input):
-    """special_gammaln(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:841):
-        self: grad * digamma(self)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.special_gammaln(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = SpecialGammalnBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def special_psi(input):
-    """special_psi(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:850):
-        self: grad * polygamma(1, self)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.special_psi(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = SpecialPsiBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def special_expit(input):
-    """special_expit(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:859):
-        self: grad * result * (1 - result)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.special_expit(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = SpecialExpitBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def sinc(input):
-    """sinc(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:869):
-        self: sinc_grad(grad, self)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.sinc(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = SincBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def floor(input):
-    """floor(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:880):
-        self: zeros_like(grad)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.floor(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = FloorBackward0((self_edge,))
-    result = wrap(out, node)
-    return result
-
-
-def ceil(input):
-    """ceil(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:887):
-        self: zeros_like(grad)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.ceil(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = CeilBackward0((self_edge,))
-    result = wrap(out, node)
-    return result
-
-
-def round(input, *, decimals=0):
-    """round(Tensor self, *, int decimals=0) -> Tensor
-
-    Derivatives (derivatives.yaml:895):
-        self: zeros_like(grad)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.round(data_of(self), decimals=decimals)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = RoundBackward0((self_edge,))
-    result = wrap(out, node)
-    return result
-
-
-def trunc(input):
-    """trunc(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:903):
-        self: zeros_like(grad)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.trunc(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = TruncBackward0((self_edge,))
-    result = wrap(out, node)
-    return result
-
-
-def fix(input):
-    """fix(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:910):
-        self: zeros_like(grad)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.fix(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = FixBackward0((self_edge,))
-    result = wrap(out, node)
-    return result
-
-
-def frac(input):
-    """frac(Tensor self) -> Tensor
-
-    Derivatives (derivatives.yaml:917):
-        self: grad
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.frac(data_of(self))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = FracBackward0((self_edge,))
-    result = wrap(out, node)
-    return result
-
-
 def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:929):
+    Derivatives (derivatives.yaml:547):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1907,7 +1131,7 @@ def clamp_Tensor(input, min=None, max=None):
 def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:941):
+    Derivatives (derivatives.yaml:559):
         self: grad * clamp_mask(self, min, max)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1930,7 +1154,7 @@ def clip_default(input, min=None, max=None):
 def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:948):
+    Derivatives (derivatives.yaml:566):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1960,31 +1184,10 @@ def clip_Tensor(input, min=None, max=None):
     return result
 
 
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
-
-    Derivatives (derivatives.yaml:958):
-        self: grad * finite_mask(self)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = NanToNumBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
 def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:969):
+    Derivatives (derivatives.yaml:579):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -2014,7 +1217,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:979):
+    Derivatives (derivatives.yaml:589):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -2040,7 +1243,7 @@ def floor_divide(input, other):
 def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:989):
+    Derivatives (derivatives.yaml:599):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -2068,7 +1271,7 @@ def remainder(input, other):
 def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1000):
+    Derivatives (derivatives.yaml:610):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -2096,7 +1299,7 @@ def fmod(input, other):
 def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:1010):
+    Derivatives (derivatives.yaml:620):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -2129,7 +1332,7 @@ def float_power(input, exponent):
 def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1021):
+    Derivatives (derivatives.yaml:631):
         self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
     """
@@ -2158,7 +1361,7 @@ def fmax(input, other):
 def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1031):
+    Derivatives (derivatives.yaml:641):
         self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
     """
@@ -2184,68 +1387,10 @@ def fmin(input, other):
     return result
 
 
-def max_other(input, other):
-    """max.other(Tensor self, Tensor other) -> Tensor
-
-    Derivatives (derivatives.yaml:1041):
-        self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
-        other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.max_other(data_of(self), data_of(other))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
-    if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
-    node = MaxBackward2((self_edge, other_edge,))
-    needs_self = self_edge is not NO_EDGE
-    needs_other = other_edge is not NO_EDGE
-    if needs_other:
-        node._saved_other_shape = other._data.shape
-    if needs_self:
-        node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
-def min_other(input, other):
-    """min.other(Tensor self, Tensor other) -> Tensor
-
-    Derivatives (derivatives.yaml:1050):
-        self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
-        other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.min_other(data_of(self), data_of(other))
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
-    if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
-    node = MinBackward2((self_edge, other_edge,))
-    needs_self = self_edge is not NO_EDGE
-    needs_other = other_edge is not NO_EDGE
-    if needs_other:
-        node._saved_other_shape = other._data.shape
-    if needs_self:
-        node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
-    result = wrap(out, node)
-    return result
-
-
 def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1059):
+    Derivatives (derivatives.yaml:651):
         self: sum_to(grad * other / (self * self + other * other), self.shape)
         other: sum_to(-grad * self / (self * self + other * other), other.shape)
     """
@@ -2274,7 +1419,7 @@ def atan2(input, other):
 def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1068):
+    Derivatives (derivatives.yaml:660):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -2306,7 +1451,7 @@ def hypot(input, other):
 def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1077):
+    Derivatives (derivatives.yaml:669):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -2335,7 +1480,7 @@ def logaddexp(input, other):
 def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1086):
+    Derivatives (derivatives.yaml:678):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -2364,7 +1509,7 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1095):
+    Derivatives (derivatives.yaml:687):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -2393,7 +1538,7 @@ def copysign(input, other):
 def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1106):
+    Derivatives (derivatives.yaml:698):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -2422,7 +1567,7 @@ def xlogy(input, other):
 def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1117):
+    Derivatives (derivatives.yaml:709):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -2449,7 +1594,7 @@ def lerp_Scalar(input, end, weight):
 def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1126):
+    Derivatives (derivatives.yaml:718):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -2484,7 +1629,7 @@ def lerp_Tensor(input, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1136):
+    Derivatives (derivatives.yaml:728):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -2518,7 +1663,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1147):
+    Derivatives (derivatives.yaml:739):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -2550,10 +1695,520 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     return result
 
 
+def logit(input, eps=None):
+    """logit(Tensor self, float? eps=None) -> Tensor
+
+    Derivatives (derivatives.yaml:754):
+        self: logit_grad(grad, self, eps)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.logit(data_of(self), eps)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = LogitBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_eps = eps
+    result = wrap(out, node)
+    return result
+
+
+def erf(input):
+    """erf(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:764):
+        self: grad * 1.1283791670955126 * exp(-(self * self))
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.erf(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ErfBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def erfc(input):
+    """erfc(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:773):
+        self: grad * -1.1283791670955126 * exp(-(self * self))
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.erfc(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ErfcBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def erfinv(input):
+    """erfinv(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:782):
+        self: grad * 0.886226925452758 * exp(result * result)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.erfinv(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ErfinvBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def lgamma(input):
+    """lgamma(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:791):
+        self: grad * digamma(self)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.lgamma(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = LgammaBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def digamma(input):
+    """digamma(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:799):
+        self: grad * polygamma(1, self)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.digamma(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = DigammaBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def polygamma(n, input):
+    """polygamma(int n, Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:809):
+        self: grad * polygamma(n + 1, self)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.polygamma(n, data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = PolygammaBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_n = n
+    result = wrap(out, node)
+    return result
+
+
+def special_gammaln(input):
+    """special_gammaln(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:820):
+        self: grad * digamma(self)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.special_gammaln(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SpecialGammalnBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def special_psi(input):
+    """special_psi(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:829):
+        self: grad * polygamma(1, self)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.special_psi(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SpecialPsiBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def special_expit(input):
+    """special_expit(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:838):
+        self: grad * result * (1 - result)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.special_expit(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SpecialExpitBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def sinc(input):
+    """sinc(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:848):
+        self: sinc_grad(grad, self)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.sinc(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SincBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+    Derivatives (derivatives.yaml:862):
+        self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SumBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_dtype = self._data.dtype
+        node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+
+    Derivatives (derivatives.yaml:877):
+        self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MeanBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_dtype = self._data.dtype
+        node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def amax(input, dim=None, keepdim=False):
+    """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:891):
+        self: spread_to_extrema(grad, self, result, dim)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.amax(data_of(self), dim, keepdim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AmaxBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def amin(input, dim=None, keepdim=False):
+    """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:903):
+        self: spread_to_extrema(grad, self, result, dim)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.amin(data_of(self), dim, keepdim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = AminBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def max_dim(input, dim, keepdim=False):
+    """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:912):
+        self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
+    if not grad_mode.enabled:
+        return return_types_max_dim(wrap(values_out), wrap(indices_out))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_max_dim(wrap(values_out), wrap(indices_out))
+    node = MaxBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_ndim = self._data.ndim
+        node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    if needs_self:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_max_dim(values, indices)
+
+
+def max_default(input):
+    """max(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:923):
+        self: spread_to_extrema(grad, self, result, None)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.max_default(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MaxBackward1((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def min_dim(input, dim, keepdim=False):
+    """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:931):
+        self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
+    if not grad_mode.enabled:
+        return return_types_min_dim(wrap(values_out), wrap(indices_out))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_min_dim(wrap(values_out), wrap(indices_out))
+    node = MinBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_ndim = self._data.ndim
+        node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    if needs_self:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_min_dim(values, indices)
+
+
+def min_default(input):
+    """min(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:939):
+        self: spread_to_extrema(grad, self, result, None)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.min_default(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MinBackward1((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def max_other(input, other):
+    """max.other(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:946):
+        self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
+        other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.max_other(data_of(self), data_of(other))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = MaxBackward2((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
+    if needs_other:
+        node._saved_other_shape = other._data.shape
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def min_other(input, other):
+    """min.other(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:955):
+        self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
+        other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.min_other(data_of(self), data_of(other))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = MinBackward2((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
+    if needs_other:
+        node._saved_other_shape = other._data.shape
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    if needs_self or needs_other:
+        node._raw_saved_other = save(other)
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
+def logsumexp(input, dim, keepdim=False):
+    """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:964):
+        self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.logsumexp(data_of(self), dim, keepdim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = LogsumexpBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1164):
+    Derivatives (derivatives.yaml:978):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2579,7 +2234,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1182):
+    Derivatives (derivatives.yaml:996):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2601,7 +2256,7 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1194):
+    Derivatives (derivatives.yaml:1008):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2626,7 +2281,7 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1207):
+    Derivatives (derivatives.yaml:1021):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2650,7 +2305,7 @@ def logcumsumexp(input, dim):
 def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1217):
+    Derivatives (derivatives.yaml:1031):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2674,7 +2329,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
 def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1228):
+    Derivatives (derivatives.yaml:1042):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2700,7 +2355,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
 def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1241):
+    Derivatives (derivatives.yaml:1055):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2724,7 +2379,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
 def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1248):
+    Derivatives (derivatives.yaml:1062):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2746,7 +2401,7 @@ def var_unbiased(input, unbiased=True):
 def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1255):
+    Derivatives (derivatives.yaml:1069):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2772,7 +2427,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
 def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1262):
+    Derivatives (derivatives.yaml:1076):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2793,35 +2448,10 @@ def std_unbiased(input, unbiased=True):
     return result
 
 
-def norm_default(input, p='fro', dim=None, keepdim=False):
-    """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
-
-    Derivatives (derivatives.yaml:1271):
-        self: reduction_norm_backward(grad, self, p, result, dim)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.norm_default(data_of(self), p, dim, keepdim)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = NormBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    node._saved_dim = dim
-    node._saved_p = p
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1287):
+    Derivatives (derivatives.yaml:1083):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2848,7 +2478,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1295):
+    Derivatives (derivatives.yaml:1091):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2877,7 +2507,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1303):
+    Derivatives (derivatives.yaml:1099):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2900,7 +2530,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1311):
+    Derivatives (derivatives.yaml:1107):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2923,7 +2553,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1321):
+    Derivatives (derivatives.yaml:1117):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2950,7 +2580,7 @@ def median_dim(input, dim, keepdim=False):
 def median_default(input):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1329):
+    Derivatives (derivatives.yaml:1125):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2973,7 +2603,7 @@ def median_default(input):
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1336):
+    Derivatives (derivatives.yaml:1132):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2998,7 +2628,7 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1344):
+    Derivatives (derivatives.yaml:1140):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3023,7 +2653,7 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1352):
+    Derivatives (derivatives.yaml:1148):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3050,7 +2680,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1360):
+    Derivatives (derivatives.yaml:1156):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3061,7 +2691,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1368):
+    Derivatives (derivatives.yaml:1164):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3072,7 +2702,7 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1375):
+    Derivatives (derivatives.yaml:1171):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3083,7 +2713,7 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1384):
+    Derivatives (derivatives.yaml:1180):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3094,7 +2724,7 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1393):
+    Derivatives (derivatives.yaml:1189):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3102,10 +2732,133 @@ def count_nonzero(input, dim=None):
     return wrap(out)
 
 
+def reshape(input, shape):
+    """reshape(Tensor self, int[] shape) -> Tensor
+
+    Derivatives (derivatives.yaml:1204):
+        self: reshape(grad, self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.reshape(data_of(self), shape)
+    if not grad_mode.enabled:
+        return wrap_view(out, self)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = ReshapeBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    result = wrap_view(out, self, node)
+    return result
+
+
+def transpose(input, dim0, dim1):
+    """transpose(Tensor self, int dim0, int dim1) -> Tensor
+
+    Derivatives (derivatives.yaml:1216):
+        self: transpose(grad, dim0, dim1)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.transpose(data_of(self), dim0, dim1)
+    if not grad_mode.enabled:
+        return wrap_view(out, self)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = TransposeBackward0((self_edge,))
+    node._saved_dim0 = dim0
+    node._saved_dim1 = dim1
+    result = wrap_view(out, self, node)
+    return result
+
+
+def permute(input, dims):
+    """permute(Tensor self, int[] dims) -> Tensor
+
+    Derivatives (derivatives.yaml:1227):
+        self: permute(grad, inverse_permutation(dims))
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.permute(data_of(self), dims)
+    if not grad_mode.enabled:
+        return wrap_view(out, self)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = PermuteBackward0((self_edge,))
+    node._saved_dims = dims
+    result = wrap_view(out, self, node)
+    return result
+
+
+def expand(input, size):
+    """expand(Tensor self, int[] size) -> Tensor
+
+    Derivatives (derivatives.yaml:1238):
+        self: sum_to(grad, self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.expand(data_of(self), size)
+    if not grad_mode.enabled:
+        return wrap_view(out, self)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = ExpandBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    result = wrap_view(out, self, node)
+    return result
+
+
+def squeeze(input, dim=None):
+    """squeeze(Tensor self, int[]? dim=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1251):
+        self: reshape(grad, self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.squeeze(data_of(self), dim)
+    if not grad_mode.enabled:
+        return wrap_view(out, self)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = SqueezeBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    result = wrap_view(out, self, node)
+    return result
+
+
+def unsqueeze(input, dim):
+    """unsqueeze(Tensor self, int dim) -> Tensor
+
+    Derivatives (derivatives.yaml:1265):
+        self: reshape(grad, self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.unsqueeze(data_of(self), dim)
+    if not grad_mode.enabled:
+        return wrap_view(out, self)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = UnsqueezeBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    result = wrap_view(out, self, node)
+    return result
+
+
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1406):
+    Derivatives (derivatives.yaml:1276):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3126,7 +2879,7 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1417):
+    Derivatives (derivatives.yaml:1287):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3147,7 +2900,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1428):
+    Derivatives (derivatives.yaml:1298):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3168,7 +2921,7 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1436):
+    Derivatives (derivatives.yaml:1306):
         self: swapaxes(grad, axis0, axis1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3188,7 +2941,7 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1443):
+    Derivatives (derivatives.yaml:1313):
         self: swapdims(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3208,7 +2961,7 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1450):
+    Derivatives (derivatives.yaml:1320):
         self: movedim(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3228,7 +2981,7 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1458):
+    Derivatives (derivatives.yaml:1328):
         self: moveaxis(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3248,7 +3001,7 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1465):
+    Derivatives (derivatives.yaml:1335):
         self: t(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3266,7 +3019,7 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1474):
+    Derivatives (derivatives.yaml:1344):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -3288,7 +3041,7 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1483):
+    Derivatives (derivatives.yaml:1353):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3309,7 +3062,7 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1491):
+    Derivatives (derivatives.yaml:1361):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3333,7 +3086,7 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1501):
+    Derivatives (derivatives.yaml:1371):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3356,7 +3109,7 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1509):
+    Derivatives (derivatives.yaml:1379):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -3378,7 +3131,7 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1518):
+    Derivatives (derivatives.yaml:1388):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -3400,7 +3153,7 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1527):
+    Derivatives (derivatives.yaml:1397):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3424,7 +3177,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1538):
+    Derivatives (derivatives.yaml:1408):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3442,10 +3195,47 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     return result
 
 
+def cat(tensors, dim=0):
+    """cat(Tensor[] tensors, int dim=0) -> Tensor
+
+    Derivatives (derivatives.yaml:1418):
+        tensors: split_like(grad, dim, tensors.shape)
+    """
+    out = array_ops.cat([data_of(t) for t in tensors], dim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    edges = tuple(edge_of(t) for t in tensors)
+    if not any_edge(edges):
+        return wrap(out)
+    node = CatBackward0(edges)
+    node._saved_tensors_shape = [t.shape for t in tensors]
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def stack(tensors, dim=0):
+    """stack(Tensor[] tensors, int dim=0) -> Tensor
+
+    Derivatives (derivatives.yaml:1429):
+        tensors: unstack(grad, dim)
+    """
+    out = array_ops.stack([data_of(t) for t in tensors], dim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    edges = tuple(edge_of(t) for t in tensors)
+    if not any_edge(edges):
+        return wrap(out)
+    node = StackBackward0(edges)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1547):
+    Derivatives (derivatives.yaml:1440):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3466,7 +3256,7 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1557):
+    Derivatives (derivatives.yaml:1450):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3487,7 +3277,7 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1565):
+    Derivatives (derivatives.yaml:1458):
         self: stack(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3508,7 +3298,7 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1574):
+    Derivatives (derivatives.yaml:1468):
         self: flip(grad, dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3527,7 +3317,7 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1582):
+    Derivatives (derivatives.yaml:1476):
         self: roll(grad, negated(shifts), dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3547,7 +3337,7 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1590):
+    Derivatives (derivatives.yaml:1484):
         self: repeat_backward(grad, repeats, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3569,7 +3359,7 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1601):
+    Derivatives (derivatives.yaml:1495):
         self: repeat_backward(grad, dims, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3591,7 +3381,7 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1608):
+    Derivatives (derivatives.yaml:1502):
         self: tril(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3610,7 +3400,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1615):
+    Derivatives (derivatives.yaml:1509):
         self: triu(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3629,7 +3419,7 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1622):
+    Derivatives (derivatives.yaml:1516):
         self: diag_backward(grad, self.shape, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3651,7 +3441,7 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1630):
+    Derivatives (derivatives.yaml:1524):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3669,10 +3459,98 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return result
 
 
+def getitem(input, index):
+    """getitem(Tensor self, Index index) -> Tensor
+
+    Derivatives (derivatives.yaml:1539):
+        self: getitem_backward(grad, self.shape, index)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.getitem(data_of(self), index)
+    if not grad_mode.enabled:
+        return wrap_view(out, self)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = GetitemBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    node._saved_index = index
+    result = wrap_view(out, self, node)
+    return result
+
+
+def getitem_backward(input, shape, index):
+    """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
+
+    Derivatives (derivatives.yaml:1562):
+        self: getitem(grad, index)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.getitem_backward(data_of(self), shape, index)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = GetitemBackwardBackward0((self_edge,))
+    node._saved_index = index
+    result = wrap(out, node)
+    return result
+
+
+def gather(input, dim, index):
+    """gather(Tensor self, int dim, Tensor index) -> Tensor
+
+    Derivatives (derivatives.yaml:1570):
+        self: gather_backward(grad, dim, index, self.shape)
+        index: non_differentiable
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.gather(data_of(self), dim, data_of(index))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = GatherBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_index = save(index)
+        node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def gather_backward(input, dim, index, shape):
+    """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
+
+    Derivatives (derivatives.yaml:1582):
+        self: gather(grad, dim, index)
+        index: non_differentiable
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = GatherBackwardBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_index = save(index)
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1640):
+    Derivatives (derivatives.yaml:1591):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -3696,7 +3574,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1649):
+    Derivatives (derivatives.yaml:1600):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -3722,7 +3600,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1659):
+    Derivatives (derivatives.yaml:1610):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -3750,7 +3628,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1669):
+    Derivatives (derivatives.yaml:1620):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -3773,7 +3651,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1676):
+    Derivatives (derivatives.yaml:1627):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -3799,7 +3677,7 @@ def scatter_add(input, dim, index, src):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1685):
+    Derivatives (derivatives.yaml:1636):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -3822,7 +3700,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:1694):
+    Derivatives (derivatives.yaml:1645):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -3849,7 +3727,7 @@ def masked_fill_Tensor(input, mask, value):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1702):
+    Derivatives (derivatives.yaml:1653):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -3873,7 +3751,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1712):
+    Derivatives (derivatives.yaml:1663):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -3893,10 +3771,38 @@ def take_along_dim_backward(input, dim, indices, shape):
     return result
 
 
+def matmul(input, other):
+    """matmul(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:1684):
+        self: matmul_grad_self(grad, self.shape, other)
+        other: matmul_grad_other(grad, self, other.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.matmul(data_of(self), data_of(other))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    other_edge = edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return wrap(out)
+    node = MatmulBackward0((self_edge, other_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_other = other_edge is not NO_EDGE
+    if needs_other:
+        node._raw_saved_self = save(self)
+        node._saved_other_shape = other._data.shape
+    if needs_self:
+        node._raw_saved_other = save(other)
+        node._saved_self_shape = self._data.shape
+    result = wrap(out, node)
+    return result
+
+
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1733):
+    Derivatives (derivatives.yaml:1705):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -3922,7 +3828,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1742):
+    Derivatives (derivatives.yaml:1714):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -3948,7 +3854,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:1750):
+    Derivatives (derivatives.yaml:1722):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -3974,7 +3880,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:1758):
+    Derivatives (derivatives.yaml:1730):
         self: grad * tensor
         tensor: grad * self
     """
@@ -4000,7 +3906,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1766):
+    Derivatives (derivatives.yaml:1738):
         self: grad * other
         other: grad * self
     """
@@ -4026,7 +3932,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1772):
+    Derivatives (derivatives.yaml:1744):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -4054,7 +3960,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:1782):
+    Derivatives (derivatives.yaml:1754):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -4080,7 +3986,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1790):
+    Derivatives (derivatives.yaml:1762):
         tensors: einsum_backward(grad, equation, tensors)
     """
     out = array_ops.einsum(equation, [data_of(t) for t in tensors])
@@ -4099,7 +4005,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:1807):
+    Derivatives (derivatives.yaml:1779):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -4129,7 +4035,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1819):
+    Derivatives (derivatives.yaml:1791):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -4157,7 +4063,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1828):
+    Derivatives (derivatives.yaml:1800):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -4190,7 +4096,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1839):
+    Derivatives (derivatives.yaml:1811):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -4223,7 +4129,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1848):
+    Derivatives (derivatives.yaml:1820):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -4252,7 +4158,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1857):
+    Derivatives (derivatives.yaml:1829):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -4281,7 +4187,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1867):
+    Derivatives (derivatives.yaml:1839):
         self: trace_backward(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4302,7 +4208,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1876):
+    Derivatives (derivatives.yaml:1848):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.linalg_inv(data_of(A))
@@ -4322,7 +4228,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1887):
+    Derivatives (derivatives.yaml:1859):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4343,7 +4249,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1892):
+    Derivatives (derivatives.yaml:1864):
         A: det_backward(grad, A, result)
     """
     out = array_ops.linalg_det(data_of(A))
@@ -4365,7 +4271,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1904):
+    Derivatives (derivatives.yaml:1876):
         self: det_backward(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4388,7 +4294,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1909):
+    Derivatives (derivatives.yaml:1881):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
@@ -4409,7 +4315,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1919):
+    Derivatives (derivatives.yaml:1891):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4431,7 +4337,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1925):
+    Derivatives (derivatives.yaml:1897):
         self: logabsdet_backward(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4452,7 +4358,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1930):
+    Derivatives (derivatives.yaml:1902):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -4479,7 +4385,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1944):
+    Derivatives (derivatives.yaml:1916):
         A: cholesky_backward(grad, result, upper)
     """
     out = array_ops.linalg_cholesky(data_of(A), upper=upper)
@@ -4500,7 +4406,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1954):
+    Derivatives (derivatives.yaml:1926):
         self: cholesky_backward(grad, result, upper)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4522,7 +4428,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:1959):
+    Derivatives (derivatives.yaml:1931):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
@@ -4545,7 +4451,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:1969):
+    Derivatives (derivatives.yaml:1941):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
@@ -4566,7 +4472,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:1976):
+    Derivatives (derivatives.yaml:1948):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
@@ -4590,7 +4496,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:1987):
+    Derivatives (derivatives.yaml:1959):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
@@ -4616,7 +4522,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2000):
+    Derivatives (derivatives.yaml:1972):
         A: svdvals_backward(grad, A)
     """
     out = array_ops.linalg_svdvals(data_of(A))
@@ -4636,7 +4542,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2009):
+    Derivatives (derivatives.yaml:1981):
         A: pinv_backward(grad, result, A)
     """
     out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -4658,7 +4564,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2019):
+    Derivatives (derivatives.yaml:1991):
         self: pinv_backward(grad, result, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4678,161 +4584,10 @@ def pinverse(input, rcond=1e-15):
     return result
 
 
-def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
-    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
-
-    Derivatives (derivatives.yaml:2025):
-        x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
-    """
-    out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
-    if not grad_mode.enabled:
-        return wrap(out)
-    x_edge = edge_of(x)
-    if x_edge is NO_EDGE:
-        return wrap(out)
-    node = LinalgVectorNormBackward0((x_edge,))
-    needs_x = x_edge is not NO_EDGE
-    if needs_x:
-        node._raw_saved_x = save(x)
-    node._saved_dim = dim
-    node._saved_keepdim = keepdim
-    node._saved_ord = ord
-    result = wrap(out, node)
-    if needs_x:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
-
-    Derivatives (derivatives.yaml:2041):
-        A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
-    """
-    out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
-    if not grad_mode.enabled:
-        return wrap(out)
-    A_edge = edge_of(A)
-    if A_edge is NO_EDGE:
-        return wrap(out)
-    node = LinalgMatrixNormBackward0((A_edge,))
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
-    node._saved_dim = dim
-    node._saved_keepdim = keepdim
-    node._saved_ord = ord
-    result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
-
-    Derivatives (derivatives.yaml:2055):
-        A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
-    """
-    out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
-    if not grad_mode.enabled:
-        return wrap(out)
-    A_edge = edge_of(A)
-    if A_edge is NO_EDGE:
-        return wrap(out)
-    node = LinalgMatrixNormBackward1((A_edge,))
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
-    node._saved_dim = dim
-    node._saved_keepdim = keepdim
-    node._saved_ord = ord
-    result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
-
-    Derivatives (derivatives.yaml:2066):
-        A: norm_backward(grad, A, result, ord, dim, keepdim)
-    """
-    out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
-    if not grad_mode.enabled:
-        return wrap(out)
-    A_edge = edge_of(A)
-    if A_edge is NO_EDGE:
-        return wrap(out)
-    node = LinalgNormBackward0((A_edge,))
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
-    node._saved_dim = dim
-    node._saved_keepdim = keepdim
-    node._saved_ord = ord
-    result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
-
-    Derivatives (derivatives.yaml:2078):
-        A: norm_backward(grad, A, result, ord, dim, keepdim)
-    """
-    out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
-    if not grad_mode.enabled:
-        return wrap(out)
-    A_edge = edge_of(A)
-    if A_edge is NO_EDGE:
-        return wrap(out)
-    node = LinalgNormBackward1((A_edge,))
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
-    node._saved_dim = dim
-    node._saved_keepdim = keepdim
-    node._saved_ord = ord
-    result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
-def norm_str_p(input, p, dim=None, keepdim=False):
-    """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
-
-    Derivatives (derivatives.yaml:2089):
-        self: torch_norm_backward(grad, self, result, p, dim, keepdim)
-    """
-    self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
-    if not grad_mode.enabled:
-        return wrap(out)
-    self_edge = edge_of(self)
-    if self_edge is NO_EDGE:
-        return wrap(out)
-    node = NormBackward1((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-    node._saved_dim = dim
-    node._saved_keepdim = keepdim
-    node._saved_p = p
-    result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
-    return result
-
-
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2098):
+    Derivatives (derivatives.yaml:1998):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4862,7 +4617,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2107):
+    Derivatives (derivatives.yaml:2007):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4887,7 +4642,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2114):
+    Derivatives (derivatives.yaml:2014):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -4917,7 +4672,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2126):
+    Derivatives (derivatives.yaml:2026):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -4945,7 +4700,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2137):
+    Derivatives (derivatives.yaml:2037):
         tensors: multi_dot_backward(grad, tensors)
     """
     out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
@@ -4963,7 +4718,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2147):
+    Derivatives (derivatives.yaml:2047):
         A: matrix_power_backward(grad, A, n)
     """
     out = array_ops.linalg_matrix_power(data_of(A), n)
@@ -4984,7 +4739,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2158):
+    Derivatives (derivatives.yaml:2058):
         self: matrix_power_backward(grad, self, n)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5003,10 +4758,255 @@ def matrix_power(input, n):
     return result
 
 
+def norm_default(input, p='fro', dim=None, keepdim=False):
+    """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:2070):
+        self: reduction_norm_backward(grad, self, p, result, dim)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.norm_default(data_of(self), p, dim, keepdim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = NormBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_p = p
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def norm_str_p(input, p, dim=None, keepdim=False):
+    """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:2088):
+        self: torch_norm_backward(grad, self, result, p, dim, keepdim)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = NormBackward1((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_p = p
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
+    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:2095):
+        x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    x_edge = edge_of(x)
+    if x_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgVectorNormBackward0((x_edge,))
+    needs_x = x_edge is not NO_EDGE
+    if needs_x:
+        node._raw_saved_x = save(x)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_x:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
+    """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:2111):
+        A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgMatrixNormBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
+    """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:2125):
+        A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgMatrixNormBackward1((A_edge,))
+    needs_A = A_edge is not NO_EDGE
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
+    """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:2136):
+        A: norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgNormBackward0((A_edge,))
+    needs_A = A_edge is not NO_EDGE
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
+    """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
+
+    Derivatives (derivatives.yaml:2148):
+        A: norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+    out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    A_edge = edge_of(A)
+    if A_edge is NO_EDGE:
+        return wrap(out)
+    node = LinalgNormBackward1((A_edge,))
+    needs_A = A_edge is not NO_EDGE
+    if needs_A:
+        node._raw_saved_A = save(A)
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    node._saved_ord = ord
+    result = wrap(out, node)
+    if needs_A:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def relu(input):
+    """relu(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:2164):
+        self: grad * (result > 0)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.relu(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ReluBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def softmax(input, dim, dtype=None):
+    """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+
+    Derivatives (derivatives.yaml:2174):
+        self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.softmax(data_of(self), dim, dtype)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = SoftmaxBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_dtype = self._data.dtype
+    node._saved_dim = dim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
+def log_softmax(input, dim, dtype=None):
+    """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+
+    Derivatives (derivatives.yaml:2185):
+        self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.log_softmax(data_of(self), dim, dtype)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = LogSoftmaxBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_dtype = self._data.dtype
+    node._saved_dim = dim
+    result = wrap(out, node)
+    if needs_self:
+        node._raw_saved_result = save(result, is_output=True)
+    return result
+
+
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2169):
+    Derivatives (derivatives.yaml:2195):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     out = array_ops.leaky_relu(data_of(input), negative_slope)
@@ -5027,7 +5027,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2178):
+    Derivatives (derivatives.yaml:2204):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     out = array_ops.elu(data_of(input), alpha)
@@ -5048,7 +5048,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2187):
+    Derivatives (derivatives.yaml:2213):
         input: grad * selu_slope(input)
     """
     out = array_ops.selu(data_of(input))
@@ -5068,7 +5068,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2195):
+    Derivatives (derivatives.yaml:2221):
         self: grad * normal_pdf(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5089,7 +5089,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2201):
+    Derivatives (derivatives.yaml:2227):
         input: grad * gelu_derivative(input, approximate)
     """
     out = array_ops.gelu(data_of(input), approximate=approximate)
@@ -5110,7 +5110,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2211):
+    Derivatives (derivatives.yaml:2237):
         input: grad * silu_derivative(input)
     """
     out = array_ops.silu(data_of(input))
@@ -5130,7 +5130,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2217):
+    Derivatives (derivatives.yaml:2243):
         input: grad * softplus_slope(input, beta, threshold)
     """
     out = array_ops.softplus(data_of(input), beta, threshold)
@@ -5152,7 +5152,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2227):
+    Derivatives (derivatives.yaml:2253):
         input: grad * mish_derivative(input)
     """
     out = array_ops.mish(data_of(input))
@@ -5172,7 +5172,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2233):
+    Derivatives (derivatives.yaml:2259):
         input: grad * hardtanh_mask(input, min_val, max_val)
     """
     out = array_ops.hardtanh(data_of(input), min_val, max_val)
@@ -5194,7 +5194,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2242):
+    Derivatives (derivatives.yaml:2268):
         input: grad * hardsigmoid_slope(input)
     """
     out = array_ops.hardsigmoid(data_of(input))
@@ -5214,7 +5214,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2249):
+    Derivatives (derivatives.yaml:2275):
         input: grad * hardswish_slope(input)
     """
     out = array_ops.hardswish(data_of(input))
@@ -5234,7 +5234,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2256):
+    Derivatives (derivatives.yaml:2282):
         input: grad * sigmoid(-input)
     """
     out = array_ops.logsigmoid(data_of(input))
@@ -5254,7 +5254,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2264):
+    Derivatives (derivatives.yaml:2290):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -5277,7 +5277,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2275):
+    Derivatives (derivatives.yaml:2305):
         input: matmul(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -5308,7 +5308,7 @@ def linear(input, weight, bias=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2289):
+    Derivatives (derivatives.yaml:2319):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -5340,7 +5340,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2306):
+    Derivatives (derivatives.yaml:2336):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -5367,7 +5367,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2319):
+    Derivatives (derivatives.yaml:2349):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -5395,7 +5395,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2331):
+    Derivatives (derivatives.yaml:2361):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -5424,7 +5424,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2346):
+    Derivatives (derivatives.yaml:2376):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
@@ -5453,7 +5453,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2376):
+    Derivatives (derivatives.yaml:2404):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5489,7 +5489,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2390):
+    Derivatives (derivatives.yaml:2418):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5525,7 +5525,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2402):
+    Derivatives (derivatives.yaml:2430):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5561,7 +5561,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2417):
+    Derivatives (derivatives.yaml:2445):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5597,7 +5597,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2429):
+    Derivatives (derivatives.yaml:2457):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5633,7 +5633,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2441):
+    Derivatives (derivatives.yaml:2469):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5669,7 +5669,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:2457):
+    Derivatives (derivatives.yaml:2485):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -5700,7 +5700,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2472):
+    Derivatives (derivatives.yaml:2500):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5723,7 +5723,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2482):
+    Derivatives (derivatives.yaml:2510):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5749,7 +5749,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2490):
+    Derivatives (derivatives.yaml:2518):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5772,7 +5772,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2503):
+    Derivatives (derivatives.yaml:2531):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5798,7 +5798,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2513):
+    Derivatives (derivatives.yaml:2541):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -5823,7 +5823,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2522):
+    Derivatives (derivatives.yaml:2550):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -5849,7 +5849,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:2535):
+    Derivatives (derivatives.yaml:2563):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -5872,7 +5872,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2546):
+    Derivatives (derivatives.yaml:2574):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
@@ -5892,7 +5892,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2555):
+    Derivatives (derivatives.yaml:2583):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
@@ -5912,7 +5912,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2568):
+    Derivatives (derivatives.yaml:2596):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     out = array_ops.pad(data_of(input), pad, mode, value)
@@ -5934,7 +5934,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:2582):
+    Derivatives (derivatives.yaml:2610):
         output_grad: repad(grad, pad, mode)
     """
     out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
@@ -5953,7 +5953,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2594):
+    Derivatives (derivatives.yaml:2622):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

@@ -18,7 +18,7 @@ class GeneratedNode(Node):
 
 
 class SumToSizeBackward0(GeneratedNode):
-    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:91).
+    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:95).
 
     self: expand(grad, self.shape)
     """
@@ -36,7 +36,7 @@ class SumToSizeBackward0(GeneratedNode):
 
 
 class ToCopyBackward0(GeneratedNode):
-    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:99).
+    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:103).
 
     self: _to_copy(grad, self.dtype)
     """
@@ -54,7 +54,7 @@ class ToCopyBackward0(GeneratedNode):
 
 
 class FillBackward0(GeneratedNode):
-    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:105).
+    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:109).
 
     self: zeros_like(grad)
     """
@@ -72,7 +72,7 @@ class FillBackward0(GeneratedNode):
 
 
 class CopyFromBackward0(GeneratedNode):
-    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:111).
+    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:115).
 
     self: zeros_like(grad)
     src: sum_to(grad, src.shape)
@@ -94,7 +94,7 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:120).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:128).
 
     self: grad
     """
@@ -112,7 +112,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:124).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:132).
 
     self: neg(grad)
     """
@@ -130,7 +130,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:133).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:141).
 
     self: grad * result
     """
@@ -154,7 +154,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:142).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:150).
 
     self: grad / self
     """
@@ -178,7 +178,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:151).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:159).
 
     self: grad / (2 * result)
     """
@@ -202,7 +202,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:160).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:168).
 
     self: grad * cos(self)
     """
@@ -226,7 +226,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:169).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:177).
 
     self: -(grad * sin(self))
     """
@@ -250,7 +250,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:178).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:186).
 
     self: grad * (1 - result * result)
     """
@@ -274,7 +274,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:187).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:195).
 
     self: grad * result * (1 - result)
     """
@@ -297,32 +297,8 @@ class SigmoidBackward0(GeneratedNode):
         self._released = True
 
 
-class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:196).
-
-    self: grad * (result > 0)
-    """
-
-    __slots__ = ('_raw_saved_result',)
-    _saved_slots = ('_raw_saved_result',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_self = grad * (result > 0)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = FREED
-        self._released = True
-
-
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:208).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:206).
 
     self: grad * sign(self)
     """
@@ -346,7 +322,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:218).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:216).
 
     self: zeros_like(grad)
     """
@@ -363,8 +339,548 @@ class SignBackward0(GeneratedNode):
         return (grad_self,)
 
 
+class Exp2Backward0(GeneratedNode):
+    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:226).
+
+    self: grad * result * 0.6931471805599453
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * result * 0.6931471805599453
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
+
+class Expm1Backward0(GeneratedNode):
+    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:235).
+
+    self: grad * (result + 1)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * (result + 1)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
+
+class Log2Backward0(GeneratedNode):
+    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:244).
+
+    self: grad / (self * 0.6931471805599453)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (self_ * 0.6931471805599453)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class Log10Backward0(GeneratedNode):
+    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:252).
+
+    self: grad / (self * 2.302585092994046)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (self_ * 2.302585092994046)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class Log1pBackward0(GeneratedNode):
+    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:260).
+
+    self: grad / (self + 1)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (self_ + 1)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class RsqrtBackward0(GeneratedNode):
+    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:269).
+
+    self: -0.5 * grad * result * result * result
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = -0.5 * grad * result * result * result
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
+
+class SquareBackward0(GeneratedNode):
+    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:277).
+
+    self: grad * 2 * self
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * 2 * self_
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class ReciprocalBackward0(GeneratedNode):
+    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:285).
+
+    self: -grad * result * result
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = -grad * result * result
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
+
+class TanBackward0(GeneratedNode):
+    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:295).
+
+    self: grad * (1 + result * result)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * (1 + result * result)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
+
+class AsinBackward0(GeneratedNode):
+    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:303).
+
+    self: grad / sqrt(1 - self * self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / F.sqrt(1 - self_ * self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class AcosBackward0(GeneratedNode):
+    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:311).
+
+    self: -grad / sqrt(1 - self * self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = -grad / F.sqrt(1 - self_ * self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class AtanBackward0(GeneratedNode):
+    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:319).
+
+    self: grad / (self * self + 1)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (self_ * self_ + 1)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class SinhBackward0(GeneratedNode):
+    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:327).
+
+    self: grad * cosh(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.cosh(self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class CoshBackward0(GeneratedNode):
+    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:335).
+
+    self: grad * sinh(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.sinh(self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class AsinhBackward0(GeneratedNode):
+    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:343).
+
+    self: grad / sqrt(self * self + 1)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / F.sqrt(self_ * self_ + 1)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class AcoshBackward0(GeneratedNode):
+    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:351).
+
+    self: grad / sqrt((self - 1) * (self + 1))
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / F.sqrt((self_ - 1) * (self_ + 1))
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class AtanhBackward0(GeneratedNode):
+    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:359).
+
+    self: grad / (1 - self * self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad / (1 - self_ * self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class FloorBackward0(GeneratedNode):
+    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:370).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self,)
+
+
+class CeilBackward0(GeneratedNode):
+    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:377).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self,)
+
+
+class RoundBackward0(GeneratedNode):
+    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:385).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self,)
+
+
+class TruncBackward0(GeneratedNode):
+    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:393).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self,)
+
+
+class FixBackward0(GeneratedNode):
+    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:400).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self,)
+
+
+class FracBackward0(GeneratedNode):
+    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:407).
+
+    self: grad
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = grad
+        return (grad_self,)
+
+
+class NanToNumBackward0(GeneratedNode):
+    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:416).
+
+    self: grad * finite_mask(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.finite_mask(self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:227).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:429).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -386,7 +902,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:239).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:441).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -408,7 +924,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:250).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:452).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -437,7 +953,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:262).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:464).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape)
@@ -467,7 +983,7 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:276).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:478).
 
     self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
     exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
@@ -499,7 +1015,7 @@ class PowBackward0(GeneratedNode):
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:295).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:497).
 
     self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
@@ -530,7 +1046,7 @@ class MaximumBackward0(GeneratedNode):
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:305).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:507).
 
     self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
     other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
@@ -561,7 +1077,7 @@ class MinimumBackward0(GeneratedNode):
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:315).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:517).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -591,7 +1107,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:329).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:533).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -614,1300 +1130,8 @@ class ClampBackward0(GeneratedNode):
         self._released = True
 
 
-class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:341).
-
-    self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
-    """
-
-    __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.cast_to(F.unreduce(grad, self._saved_self_shape, self._saved_dim), self._saved_self_dtype)
-        return (grad_self,)
-
-
-class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:356).
-
-    self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
-    """
-
-    __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.cast_to(F.unreduce(grad, self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim), self._saved_self_dtype)
-        return (grad_self,)
-
-
-class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:370).
-
-    self: spread_to_extrema(grad, self, result, dim)
-    """
-
-    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
-    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = self._raw_saved_self = FREED
-        self._released = True
-
-
-class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:382).
-
-    self: spread_to_extrema(grad, self, result, dim)
-    """
-
-    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
-    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = self._raw_saved_self = FREED
-        self._released = True
-
-
-class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:391).
-
-    self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
-    """
-
-    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
-    _saved_slots = ('_raw_saved_indices',)
-    num_outputs = 2
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad_values = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
-            grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_indices = FREED
-        self._released = True
-
-
-class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:402).
-
-    self: spread_to_extrema(grad, self, result, None)
-    """
-
-    __slots__ = ('_raw_saved_result', '_raw_saved_self')
-    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.spread_to_extrema(grad, self_, result, None)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = self._raw_saved_self = FREED
-        self._released = True
-
-
-class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:410).
-
-    self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
-    """
-
-    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
-    _saved_slots = ('_raw_saved_indices',)
-    num_outputs = 2
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad_values = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
-            grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_indices = FREED
-        self._released = True
-
-
-class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:418).
-
-    self: spread_to_extrema(grad, self, result, None)
-    """
-
-    __slots__ = ('_raw_saved_result', '_raw_saved_self')
-    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.spread_to_extrema(grad, self_, result, None)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = self._raw_saved_self = FREED
-        self._released = True
-
-
-class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:425).
-
-    self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
-    """
-
-    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_shape')
-    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim) * F.exp(self_ - F.unreduce(result, self._saved_self_shape, self._saved_dim))
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = self._raw_saved_self = FREED
-        self._released = True
-
-
-class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:437).
-
-    self: gather_backward(grad, dim, index, self.shape)
-    index: non_differentiable
-    """
-
-    __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
-    _saved_slots = ('_raw_saved_index',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            index = unpack(self._raw_saved_index, self, F.as_tensors)
-            grad_self = F.gather_backward(grad, self._saved_dim, index, self._saved_self_shape)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_index = FREED
-        self._released = True
-
-
-class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:449).
-
-    self: gather(grad, dim, index)
-    index: non_differentiable
-    """
-
-    __slots__ = ('_raw_saved_index', '_saved_dim')
-    _saved_slots = ('_raw_saved_index',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            index = unpack(self._raw_saved_index, self, F.as_tensors)
-            grad_self = F.gather(grad, self._saved_dim, index)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_index = FREED
-        self._released = True
-
-
-class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:459).
-
-    self: reshape(grad, self.shape)
-    """
-
-    __slots__ = ('_saved_self_shape',)
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self,)
-
-
-class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:471).
-
-    self: transpose(grad, dim0, dim1)
-    """
-
-    __slots__ = ('_saved_dim0', '_saved_dim1')
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.transpose(grad, self._saved_dim0, self._saved_dim1)
-        return (grad_self,)
-
-
-class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:482).
-
-    self: permute(grad, inverse_permutation(dims))
-    """
-
-    __slots__ = ('_saved_dims',)
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.permute(grad, F.inverse_permutation(self._saved_dims))
-        return (grad_self,)
-
-
-class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:493).
-
-    self: sum_to(grad, self.shape)
-    """
-
-    __slots__ = ('_saved_self_shape',)
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(grad, self._saved_self_shape)
-        return (grad_self,)
-
-
-class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:506).
-
-    self: reshape(grad, self.shape)
-    """
-
-    __slots__ = ('_saved_self_shape',)
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self,)
-
-
-class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:520).
-
-    self: reshape(grad, self.shape)
-    """
-
-    __slots__ = ('_saved_self_shape',)
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self,)
-
-
-class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:531).
-
-    self: getitem_backward(grad, self.shape, index)
-    """
-
-    __slots__ = ('_saved_index', '_saved_self_shape')
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.getitem_backward(grad, self._saved_self_shape, self._saved_index)
-        return (grad_self,)
-
-
-class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:554).
-
-    self: getitem(grad, index)
-    """
-
-    __slots__ = ('_saved_index',)
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.getitem(grad, self._saved_index)
-        return (grad_self,)
-
-
-class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:562).
-
-    tensors: split_like(grad, dim, tensors.shape)
-    """
-
-    __slots__ = ('_saved_dim', '_saved_tensors_shape')
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        return tuple(F.split_like(grad, self._saved_dim, self._saved_tensors_shape))
-
-
-class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:573).
-
-    tensors: unstack(grad, dim)
-    """
-
-    __slots__ = ('_saved_dim',)
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        return tuple(F.unstack(grad, self._saved_dim))
-
-
-class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:585).
-
-    self: matmul_grad_self(grad, self.shape, other)
-    other: matmul_grad_other(grad, self, other.shape)
-    """
-
-    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
-    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        grad_other = None
-        if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            grad_self = F.matmul_grad_self(grad, self._saved_self_shape, other)
-        if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_other = F.matmul_grad_other(grad, self_, self._saved_other_shape)
-        return (grad_self, grad_other)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_other = self._raw_saved_self = FREED
-        self._released = True
-
-
-class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:607).
-
-    self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
-    """
-
-    __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
-    _saved_slots = ('_raw_saved_result',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_self = F.cast_back(result * (grad - F.sum(grad * result, self._saved_dim, True)), self._saved_self_dtype)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = FREED
-        self._released = True
-
-
-class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:618).
-
-    self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
-    """
-
-    __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
-    _saved_slots = ('_raw_saved_result',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_self = F.cast_back(grad - F.exp(result) * F.sum(grad, self._saved_dim, True), self._saved_self_dtype)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = FREED
-        self._released = True
-
-
-class Exp2Backward0(GeneratedNode):
-    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:633).
-
-    self: grad * result * 0.6931471805599453
-    """
-
-    __slots__ = ('_raw_saved_result',)
-    _saved_slots = ('_raw_saved_result',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_self = grad * result * 0.6931471805599453
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = FREED
-        self._released = True
-
-
-class Expm1Backward0(GeneratedNode):
-    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:642).
-
-    self: grad * (result + 1)
-    """
-
-    __slots__ = ('_raw_saved_result',)
-    _saved_slots = ('_raw_saved_result',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_self = grad * (result + 1)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = FREED
-        self._released = True
-
-
-class Log2Backward0(GeneratedNode):
-    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:651).
-
-    self: grad / (self * 0.6931471805599453)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad / (self_ * 0.6931471805599453)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class Log10Backward0(GeneratedNode):
-    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:659).
-
-    self: grad / (self * 2.302585092994046)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad / (self_ * 2.302585092994046)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class Log1pBackward0(GeneratedNode):
-    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:667).
-
-    self: grad / (self + 1)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad / (self_ + 1)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class RsqrtBackward0(GeneratedNode):
-    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:676).
-
-    self: -0.5 * grad * result * result * result
-    """
-
-    __slots__ = ('_raw_saved_result',)
-    _saved_slots = ('_raw_saved_result',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_self = -0.5 * grad * result * result * result
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = FREED
-        self._released = True
-
-
-class SquareBackward0(GeneratedNode):
-    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:684).
-
-    self: grad * 2 * self
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad * 2 * self_
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class ReciprocalBackward0(GeneratedNode):
-    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:692).
-
-    self: -grad * result * result
-    """
-
-    __slots__ = ('_raw_saved_result',)
-    _saved_slots = ('_raw_saved_result',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_self = -grad * result * result
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = FREED
-        self._released = True
-
-
-class TanBackward0(GeneratedNode):
-    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:701).
-
-    self: grad * (1 + result * result)
-    """
-
-    __slots__ = ('_raw_saved_result',)
-    _saved_slots = ('_raw_saved_result',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_self = grad * (1 + result * result)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = FREED
-        self._released = True
-
-
-class AsinBackward0(GeneratedNode):
-    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:709).
-
-    self: grad / sqrt(1 - self * self)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad / F.sqrt(1 - self_ * self_)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class AcosBackward0(GeneratedNode):
-    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:717).
-
-    self: -grad / sqrt(1 - self * self)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = -grad / F.sqrt(1 - self_ * self_)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class AtanBackward0(GeneratedNode):
-    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:725).
-
-    self: grad / (self * self + 1)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad / (self_ * self_ + 1)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class SinhBackward0(GeneratedNode):
-    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:733).
-
-    self: grad * cosh(self)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad * F.cosh(self_)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class CoshBackward0(GeneratedNode):
-    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:741).
-
-    self: grad * sinh(self)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad * F.sinh(self_)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class AsinhBackward0(GeneratedNode):
-    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:749).
-
-    self: grad / sqrt(self * self + 1)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad / F.sqrt(self_ * self_ + 1)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class AcoshBackward0(GeneratedNode):
-    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:757).
-
-    self: grad / sqrt((self - 1) * (self + 1))
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad / F.sqrt((self_ - 1) * (self_ + 1))
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class AtanhBackward0(GeneratedNode):
-    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:765).
-
-    self: grad / (1 - self * self)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad / (1 - self_ * self_)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class LogitBackward0(GeneratedNode):
-    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:775).
-
-    self: logit_grad(grad, self, eps)
-    """
-
-    __slots__ = ('_raw_saved_self', '_saved_eps')
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.logit_grad(grad, self_, self._saved_eps)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class ErfBackward0(GeneratedNode):
-    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:785).
-
-    self: grad * 1.1283791670955126 * exp(-(self * self))
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad * 1.1283791670955126 * F.exp(-(self_ * self_))
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class ErfcBackward0(GeneratedNode):
-    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:794).
-
-    self: grad * -1.1283791670955126 * exp(-(self * self))
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad * -1.1283791670955126 * F.exp(-(self_ * self_))
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class ErfinvBackward0(GeneratedNode):
-    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:803).
-
-    self: grad * 0.886226925452758 * exp(result * result)
-    """
-
-    __slots__ = ('_raw_saved_result',)
-    _saved_slots = ('_raw_saved_result',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_self = grad * 0.886226925452758 * F.exp(result * result)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = FREED
-        self._released = True
-
-
-class LgammaBackward0(GeneratedNode):
-    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:812).
-
-    self: grad * digamma(self)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad * F.digamma(self_)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class DigammaBackward0(GeneratedNode):
-    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:820).
-
-    self: grad * polygamma(1, self)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad * F.polygamma(1, self_)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class PolygammaBackward0(GeneratedNode):
-    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:830).
-
-    self: grad * polygamma(n + 1, self)
-    """
-
-    __slots__ = ('_raw_saved_self', '_saved_n')
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad * F.polygamma(self._saved_n + 1, self_)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class SpecialGammalnBackward0(GeneratedNode):
-    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:841).
-
-    self: grad * digamma(self)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad * F.digamma(self_)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class SpecialPsiBackward0(GeneratedNode):
-    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:850).
-
-    self: grad * polygamma(1, self)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad * F.polygamma(1, self_)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class SpecialExpitBackward0(GeneratedNode):
-    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:859).
-
-    self: grad * result * (1 - result)
-    """
-
-    __slots__ = ('_raw_saved_result',)
-    _saved_slots = ('_raw_saved_result',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_self = grad * result * (1 - result)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = FREED
-        self._released = True
-
-
-class SincBackward0(GeneratedNode):
-    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:869).
-
-    self: sinc_grad(grad, self)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.sinc_grad(grad, self_)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
-class FloorBackward0(GeneratedNode):
-    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:880).
-
-    self: zeros_like(grad)
-    """
-
-    __slots__ = ()
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.zeros_like(grad)
-        return (grad_self,)
-
-
-class CeilBackward0(GeneratedNode):
-    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:887).
-
-    self: zeros_like(grad)
-    """
-
-    __slots__ = ()
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.zeros_like(grad)
-        return (grad_self,)
-
-
-class RoundBackward0(GeneratedNode):
-    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:895).
-
-    self: zeros_like(grad)
-    """
-
-    __slots__ = ()
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.zeros_like(grad)
-        return (grad_self,)
-
-
-class TruncBackward0(GeneratedNode):
-    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:903).
-
-    self: zeros_like(grad)
-    """
-
-    __slots__ = ()
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.zeros_like(grad)
-        return (grad_self,)
-
-
-class FixBackward0(GeneratedNode):
-    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:910).
-
-    self: zeros_like(grad)
-    """
-
-    __slots__ = ()
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.zeros_like(grad)
-        return (grad_self,)
-
-
-class FracBackward0(GeneratedNode):
-    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:917).
-
-    self: grad
-    """
-
-    __slots__ = ()
-    _saved_slots = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = grad
-        return (grad_self,)
-
-
 class ClampBackward1(GeneratedNode):
-    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:929).
+    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:547).
 
     self: grad * clamp_tensor_masks(self, min, max, "self")
     min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
@@ -1947,7 +1171,7 @@ class ClampBackward1(GeneratedNode):
 
 
 class ClipBackward0(GeneratedNode):
-    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:941).
+    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:559).
 
     self: grad * clamp_mask(self, min, max)
     """
@@ -1971,7 +1195,7 @@ class ClipBackward0(GeneratedNode):
 
 
 class ClipBackward1(GeneratedNode):
-    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:948).
+    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:566).
 
     self: grad * clamp_tensor_masks(self, min, max, "self")
     min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
@@ -2010,32 +1234,8 @@ class ClipBackward1(GeneratedNode):
         self._released = True
 
 
-class NanToNumBackward0(GeneratedNode):
-    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:958).
-
-    self: grad * finite_mask(self)
-    """
-
-    __slots__ = ('_raw_saved_self',)
-    _saved_slots = ('_raw_saved_self',)
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = grad * F.finite_mask(self_)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_self = FREED
-        self._released = True
-
-
 class DivBackward1(GeneratedNode):
-    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:969).
+    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:579).
 
     self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
@@ -2065,7 +1265,7 @@ class DivBackward1(GeneratedNode):
 
 
 class FloorDivideBackward0(GeneratedNode):
-    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:979).
+    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:589).
 
     self: zeros_shaped(grad, self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -2087,7 +1287,7 @@ class FloorDivideBackward0(GeneratedNode):
 
 
 class RemainderBackward0(GeneratedNode):
-    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:989).
+    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:599).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
@@ -2116,7 +1316,7 @@ class RemainderBackward0(GeneratedNode):
 
 
 class FmodBackward0(GeneratedNode):
-    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1000).
+    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:610).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
@@ -2145,7 +1345,7 @@ class FmodBackward0(GeneratedNode):
 
 
 class FloatPowerBackward0(GeneratedNode):
-    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:1010).
+    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:620).
 
     self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
     exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
@@ -2177,7 +1377,7 @@ class FloatPowerBackward0(GeneratedNode):
 
 
 class FmaxBackward0(GeneratedNode):
-    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1021).
+    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:631).
 
     self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
     other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
@@ -2208,7 +1408,7 @@ class FmaxBackward0(GeneratedNode):
 
 
 class FminBackward0(GeneratedNode):
-    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1031).
+    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:641).
 
     self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
     other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
@@ -2238,70 +1438,8 @@ class FminBackward0(GeneratedNode):
         self._released = True
 
 
-class MaxBackward2(GeneratedNode):
-    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1041).
-
-    self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
-    other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
-    """
-
-    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
-    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        grad_other = None
-        if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.sum_to(grad * F.extremum_share(self_, other, 'gt'), self._saved_self_shape)
-        if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'gt'), self._saved_other_shape)
-        return (grad_self, grad_other)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_other = self._raw_saved_self = FREED
-        self._released = True
-
-
-class MinBackward2(GeneratedNode):
-    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1050).
-
-    self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
-    other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
-    """
-
-    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
-    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        grad_other = None
-        if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.sum_to(grad * F.extremum_share(self_, other, 'lt'), self._saved_self_shape)
-        if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'lt'), self._saved_other_shape)
-        return (grad_self, grad_other)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_other = self._raw_saved_self = FREED
-        self._released = True
-
-
 class Atan2Backward0(GeneratedNode):
-    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1059).
+    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:651).
 
     self: sum_to(grad * other / (self * self + other * other), self.shape)
     other: sum_to(-grad * self / (self * self + other * other), other.shape)
@@ -2332,7 +1470,7 @@ class Atan2Backward0(GeneratedNode):
 
 
 class HypotBackward0(GeneratedNode):
-    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1068).
+    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:660).
 
     self: sum_to(grad * self / result, self.shape)
     other: sum_to(grad * other / result, other.shape)
@@ -2363,7 +1501,7 @@ class HypotBackward0(GeneratedNode):
 
 
 class LogaddexpBackward0(GeneratedNode):
-    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1077).
+    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:669).
 
     self: sum_to(grad / (1 + exp(other - self)), self.shape)
     other: sum_to(grad / (1 + exp(self - other)), other.shape)
@@ -2394,7 +1532,7 @@ class LogaddexpBackward0(GeneratedNode):
 
 
 class Logaddexp2Backward0(GeneratedNode):
-    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1086).
+    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:678).
 
     self: sum_to(grad / (1 + exp2(other - self)), self.shape)
     other: sum_to(grad / (1 + exp2(self - other)), other.shape)
@@ -2425,7 +1563,7 @@ class Logaddexp2Backward0(GeneratedNode):
 
 
 class CopysignBackward0(GeneratedNode):
-    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1095).
+    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:687).
 
     self: sum_to(grad * copysign_ratio(self, result), self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -2454,7 +1592,7 @@ class CopysignBackward0(GeneratedNode):
 
 
 class XlogyBackward0(GeneratedNode):
-    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1106).
+    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:698).
 
     self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
     other: sum_to(grad * self / other, other.shape)
@@ -2485,7 +1623,7 @@ class XlogyBackward0(GeneratedNode):
 
 
 class LerpBackward0(GeneratedNode):
-    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1117).
+    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:709).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2507,7 +1645,7 @@ class LerpBackward0(GeneratedNode):
 
 
 class LerpBackward1(GeneratedNode):
-    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1126).
+    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:718).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2542,7 +1680,7 @@ class LerpBackward1(GeneratedNode):
 
 
 class AddcmulBackward0(GeneratedNode):
-    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1136).
+    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:728).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
@@ -2575,7 +1713,7 @@ class AddcmulBackward0(GeneratedNode):
 
 
 class AddcdivBackward0(GeneratedNode):
-    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1147).
+    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:739).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
@@ -2608,8 +1746,545 @@ class AddcdivBackward0(GeneratedNode):
         self._released = True
 
 
+class LogitBackward0(GeneratedNode):
+    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:754).
+
+    self: logit_grad(grad, self, eps)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_eps')
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.logit_grad(grad, self_, self._saved_eps)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class ErfBackward0(GeneratedNode):
+    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:764).
+
+    self: grad * 1.1283791670955126 * exp(-(self * self))
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * 1.1283791670955126 * F.exp(-(self_ * self_))
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class ErfcBackward0(GeneratedNode):
+    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:773).
+
+    self: grad * -1.1283791670955126 * exp(-(self * self))
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * -1.1283791670955126 * F.exp(-(self_ * self_))
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class ErfinvBackward0(GeneratedNode):
+    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:782).
+
+    self: grad * 0.886226925452758 * exp(result * result)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * 0.886226925452758 * F.exp(result * result)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
+
+class LgammaBackward0(GeneratedNode):
+    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:791).
+
+    self: grad * digamma(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.digamma(self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class DigammaBackward0(GeneratedNode):
+    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:799).
+
+    self: grad * polygamma(1, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.polygamma(1, self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class PolygammaBackward0(GeneratedNode):
+    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:809).
+
+    self: grad * polygamma(n + 1, self)
+    """
+
+    __slots__ = ('_raw_saved_self', '_saved_n')
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.polygamma(self._saved_n + 1, self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class SpecialGammalnBackward0(GeneratedNode):
+    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:820).
+
+    self: grad * digamma(self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.digamma(self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class SpecialPsiBackward0(GeneratedNode):
+    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:829).
+
+    self: grad * polygamma(1, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = grad * F.polygamma(1, self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class SpecialExpitBackward0(GeneratedNode):
+    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:838).
+
+    self: grad * result * (1 - result)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * result * (1 - result)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
+
+class SincBackward0(GeneratedNode):
+    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:848).
+
+    self: sinc_grad(grad, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sinc_grad(grad, self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class SumBackward0(GeneratedNode):
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:862).
+
+    self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
+    """
+
+    __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.cast_to(F.unreduce(grad, self._saved_self_shape, self._saved_dim), self._saved_self_dtype)
+        return (grad_self,)
+
+
+class MeanBackward0(GeneratedNode):
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:877).
+
+    self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
+    """
+
+    __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.cast_to(F.unreduce(grad, self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim), self._saved_self_dtype)
+        return (grad_self,)
+
+
+class AmaxBackward0(GeneratedNode):
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:891).
+
+    self: spread_to_extrema(grad, self, result, dim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
+class AminBackward0(GeneratedNode):
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:903).
+
+    self: spread_to_extrema(grad, self, result, dim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
+class MaxBackward0(GeneratedNode):
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:912).
+
+    self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_indices',)
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_values = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
+
+
+class MaxBackward1(GeneratedNode):
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:923).
+
+    self: spread_to_extrema(grad, self, result, None)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.spread_to_extrema(grad, self_, result, None)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
+class MinBackward0(GeneratedNode):
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:931).
+
+    self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_indices',)
+    num_outputs = 2
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_values = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
+
+
+class MinBackward1(GeneratedNode):
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:939).
+
+    self: spread_to_extrema(grad, self, result, None)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.spread_to_extrema(grad, self_, result, None)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
+class MaxBackward2(GeneratedNode):
+    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:946).
+
+    self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
+    other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * F.extremum_share(self_, other, 'gt'), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'gt'), self._saved_other_shape)
+        return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
+
+class MinBackward2(GeneratedNode):
+    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:955).
+
+    self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
+    other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.sum_to(grad * F.extremum_share(self_, other, 'lt'), self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.sum_to(grad * F.extremum_share(other, self_, 'lt'), self._saved_other_shape)
+        return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
+
+class LogsumexpBackward0(GeneratedNode):
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:964).
+
+    self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim) * F.exp(self_ - F.unreduce(result, self._saved_self_shape, self._saved_dim))
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
 class ProdBackward0(GeneratedNode):
-    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1164).
+    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:978).
 
     self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
@@ -2634,7 +2309,7 @@ class ProdBackward0(GeneratedNode):
 
 
 class CumsumBackward0(GeneratedNode):
-    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1182).
+    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:996).
 
     self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
@@ -2652,7 +2327,7 @@ class CumsumBackward0(GeneratedNode):
 
 
 class CumprodBackward0(GeneratedNode):
-    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1194).
+    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1008).
 
     self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
@@ -2677,7 +2352,7 @@ class CumprodBackward0(GeneratedNode):
 
 
 class LogcumsumexpBackward0(GeneratedNode):
-    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1207).
+    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1021).
 
     self: logcumsumexp_backward(grad, self, result, dim)
     """
@@ -2702,7 +2377,7 @@ class LogcumsumexpBackward0(GeneratedNode):
 
 
 class VarBackward0(GeneratedNode):
-    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1217).
+    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1031).
 
     self: var_backward(grad, self, dim, correction, keepdim)
     """
@@ -2726,7 +2401,7 @@ class VarBackward0(GeneratedNode):
 
 
 class StdBackward0(GeneratedNode):
-    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1228).
+    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1042).
 
     self: std_backward(grad, self, result, dim, correction, keepdim)
     """
@@ -2751,7 +2426,7 @@ class StdBackward0(GeneratedNode):
 
 
 class VarBackward1(GeneratedNode):
-    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1241).
+    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1055).
 
     self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -2775,7 +2450,7 @@ class VarBackward1(GeneratedNode):
 
 
 class VarBackward2(GeneratedNode):
-    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1248).
+    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1062).
 
     self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
@@ -2799,7 +2474,7 @@ class VarBackward2(GeneratedNode):
 
 
 class StdBackward1(GeneratedNode):
-    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1255).
+    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1069).
 
     self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -2824,7 +2499,7 @@ class StdBackward1(GeneratedNode):
 
 
 class StdBackward2(GeneratedNode):
-    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1262).
+    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1076).
 
     self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
@@ -2848,33 +2523,8 @@ class StdBackward2(GeneratedNode):
         self._released = True
 
 
-class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1271).
-
-    self: reduction_norm_backward(grad, self, p, result, dim)
-    """
-
-    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
-    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.reduction_norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = self._raw_saved_self = FREED
-        self._released = True
-
-
 class VarMeanBackward0(GeneratedNode):
-    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1287).
+    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1083).
 
     self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -2901,7 +2551,7 @@ class VarMeanBackward0(GeneratedNode):
 
 
 class StdMeanBackward0(GeneratedNode):
-    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1295).
+    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1091).
 
     self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -2929,7 +2579,7 @@ class StdMeanBackward0(GeneratedNode):
 
 
 class NansumBackward0(GeneratedNode):
-    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1303).
+    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1099).
 
     self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
@@ -2953,7 +2603,7 @@ class NansumBackward0(GeneratedNode):
 
 
 class NanmeanBackward0(GeneratedNode):
-    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1311).
+    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1107).
 
     self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
@@ -2977,7 +2627,7 @@ class NanmeanBackward0(GeneratedNode):
 
 
 class MedianBackward0(GeneratedNode):
-    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1321).
+    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1117).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -3002,7 +2652,7 @@ class MedianBackward0(GeneratedNode):
 
 
 class MedianBackward1(GeneratedNode):
-    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1329).
+    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1125).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -3027,7 +2677,7 @@ class MedianBackward1(GeneratedNode):
 
 
 class CummaxBackward0(GeneratedNode):
-    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1336).
+    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1132).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -3052,7 +2702,7 @@ class CummaxBackward0(GeneratedNode):
 
 
 class CumminBackward0(GeneratedNode):
-    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1344).
+    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1140).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -3077,7 +2727,7 @@ class CumminBackward0(GeneratedNode):
 
 
 class AminmaxBackward0(GeneratedNode):
-    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1352).
+    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1148).
 
     self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
@@ -3106,7 +2756,7 @@ class AminmaxBackward0(GeneratedNode):
 
 
 class ArgmaxBackward0(GeneratedNode):
-    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1360).
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1156).
 
     self: non_differentiable
     """
@@ -3120,7 +2770,7 @@ class ArgmaxBackward0(GeneratedNode):
 
 
 class ArgminBackward0(GeneratedNode):
-    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1368).
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1164).
 
     self: non_differentiable
     """
@@ -3134,7 +2784,7 @@ class ArgminBackward0(GeneratedNode):
 
 
 class AnyBackward0(GeneratedNode):
-    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1375).
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1171).
 
     self: non_differentiable
     """
@@ -3148,7 +2798,7 @@ class AnyBackward0(GeneratedNode):
 
 
 class AllBackward0(GeneratedNode):
-    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1384).
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1180).
 
     self: non_differentiable
     """
@@ -3162,7 +2812,7 @@ class AllBackward0(GeneratedNode):
 
 
 class CountNonzeroBackward0(GeneratedNode):
-    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1393).
+    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1189).
 
     self: non_differentiable
     """
@@ -3175,8 +2825,116 @@ class CountNonzeroBackward0(GeneratedNode):
         return ()
 
 
+class ReshapeBackward0(GeneratedNode):
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1204).
+
+    self: reshape(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self,)
+
+
+class TransposeBackward0(GeneratedNode):
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1216).
+
+    self: transpose(grad, dim0, dim1)
+    """
+
+    __slots__ = ('_saved_dim0', '_saved_dim1')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.transpose(grad, self._saved_dim0, self._saved_dim1)
+        return (grad_self,)
+
+
+class PermuteBackward0(GeneratedNode):
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1227).
+
+    self: permute(grad, inverse_permutation(dims))
+    """
+
+    __slots__ = ('_saved_dims',)
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.permute(grad, F.inverse_permutation(self._saved_dims))
+        return (grad_self,)
+
+
+class ExpandBackward0(GeneratedNode):
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1238).
+
+    self: sum_to(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.sum_to(grad, self._saved_self_shape)
+        return (grad_self,)
+
+
+class SqueezeBackward0(GeneratedNode):
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1251).
+
+    self: reshape(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self,)
+
+
+class UnsqueezeBackward0(GeneratedNode):
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1265).
+
+    self: reshape(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self,)
+
+
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1406).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1276).
 
     self: reshape(grad, self.shape)
     """
@@ -3194,7 +2952,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1417).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1287).
 
     self: reshape(grad, self.shape)
     """
@@ -3212,7 +2970,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1428).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1298).
 
     self: reshape(grad, self.shape)
     """
@@ -3230,7 +2988,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1436).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1306).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -3248,7 +3006,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1443).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1313).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -3266,7 +3024,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1450).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1320).
 
     self: movedim(grad, destination, source)
     """
@@ -3284,7 +3042,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1458).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1328).
 
     self: moveaxis(grad, destination, source)
     """
@@ -3302,7 +3060,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1465).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1335).
 
     self: t(grad)
     """
@@ -3320,7 +3078,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1474).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1344).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -3339,7 +3097,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1483).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1353).
 
     self: sum_to(grad, self.shape)
     """
@@ -3357,7 +3115,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1491).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1361).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -3375,7 +3133,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1501).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1371).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -3393,7 +3151,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1509).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1379).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -3412,7 +3170,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1518).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1388).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -3431,7 +3189,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1527).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1397).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -3449,7 +3207,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1538).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1408).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -3466,8 +3224,38 @@ class DiagonalBackwardBackward0(GeneratedNode):
         return (grad_self,)
 
 
+class CatBackward0(GeneratedNode):
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1418).
+
+    tensors: split_like(grad, dim, tensors.shape)
+    """
+
+    __slots__ = ('_saved_dim', '_saved_tensors_shape')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        return tuple(F.split_like(grad, self._saved_dim, self._saved_tensors_shape))
+
+
+class StackBackward0(GeneratedNode):
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1429).
+
+    tensors: unstack(grad, dim)
+    """
+
+    __slots__ = ('_saved_dim',)
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        return tuple(F.unstack(grad, self._saved_dim))
+
+
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1547).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1440).
 
     self: cat(grads, dim)
     """
@@ -3485,7 +3273,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1557).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1450).
 
     self: cat(grads, dim)
     """
@@ -3503,7 +3291,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1565).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1458).
 
     self: stack(grads, dim)
     """
@@ -3521,7 +3309,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1574).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1468).
 
     self: flip(grad, dims)
     """
@@ -3539,7 +3327,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1582).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1476).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -3557,7 +3345,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1590).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1484).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -3575,7 +3363,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1601).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1495).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -3593,7 +3381,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1608).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1502).
 
     self: tril(grad, diagonal)
     """
@@ -3611,7 +3399,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1615).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1509).
 
     self: triu(grad, diagonal)
     """
@@ -3629,7 +3417,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1622).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1516).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -3647,7 +3435,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1630).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1524).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -3664,8 +3452,94 @@ class DiagEmbedBackward0(GeneratedNode):
         return (grad_self,)
 
 
+class GetitemBackward0(GeneratedNode):
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:1539).
+
+    self: getitem_backward(grad, self.shape, index)
+    """
+
+    __slots__ = ('_saved_index', '_saved_self_shape')
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.getitem_backward(grad, self._saved_self_shape, self._saved_index)
+        return (grad_self,)
+
+
+class GetitemBackwardBackward0(GeneratedNode):
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:1562).
+
+    self: getitem(grad, index)
+    """
+
+    __slots__ = ('_saved_index',)
+    _saved_slots = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.getitem(grad, self._saved_index)
+        return (grad_self,)
+
+
+class GatherBackward0(GeneratedNode):
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1570).
+
+    self: gather_backward(grad, dim, index, self.shape)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_index',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_self = F.gather_backward(grad, self._saved_dim, index, self._saved_self_shape)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_index = FREED
+        self._released = True
+
+
+class GatherBackwardBackward0(GeneratedNode):
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:1582).
+
+    self: gather(grad, dim, index)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_dim')
+    _saved_slots = ('_raw_saved_index',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            grad_self = F.gather(grad, self._saved_dim, index)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_index = FREED
+        self._released = True
+
+
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1640).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1591).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -3690,7 +3564,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1649).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1600).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -3719,7 +3593,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1659).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1610).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -3749,7 +3623,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1669).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1620).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -3774,7 +3648,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1676).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1627).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -3803,7 +3677,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1685).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1636).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -3828,7 +3702,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1694).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1645).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -3858,7 +3732,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1702).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1653).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -3883,7 +3757,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1712).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1663).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -3907,8 +3781,37 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
         self._released = True
 
 
+class MatmulBackward0(GeneratedNode):
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1684).
+
+    self: matmul_grad_self(grad, self.shape, other)
+    other: matmul_grad_other(grad, self, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            grad_self = F.matmul_grad_self(grad, self._saved_self_shape, other)
+        if self.next_functions[1][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_other = F.matmul_grad_other(grad, self_, self._saved_other_shape)
+        return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
+
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1733).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1705).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -3937,7 +3840,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1742).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1714).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -3966,7 +3869,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:1750).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:1722).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -3995,7 +3898,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:1758).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:1730).
 
     self: grad * tensor
     tensor: grad * self
@@ -4024,7 +3927,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1766).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1738).
 
     self: grad * other
     other: grad * self
@@ -4053,7 +3956,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1772).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1744).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -4082,7 +3985,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:1782).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:1754).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -4111,7 +4014,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:1790).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:1762).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -4132,7 +4035,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:1807).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:1779).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -4161,7 +4064,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1819).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1791).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -4190,7 +4093,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1828).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1800).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -4223,7 +4126,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1839).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:1811).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -4256,7 +4159,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:1848).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:1820).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -4285,7 +4188,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:1857).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:1829).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -4314,7 +4217,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:1867).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:1839).
 
     self: trace_backward(grad, self.shape)
     """
@@ -4332,7 +4235,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:1876).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:1848).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -4356,7 +4259,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:1887).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:1859).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -4380,7 +4283,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:1892).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:1864).
 
     A: det_backward(grad, A, result)
     """
@@ -4405,7 +4308,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:1904).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:1876).
 
     self: det_backward(grad, self, result)
     """
@@ -4430,7 +4333,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1909).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1881).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -4455,7 +4358,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1919).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:1891).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -4480,7 +4383,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:1925).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:1897).
 
     self: logabsdet_backward(grad, self)
     """
@@ -4504,7 +4407,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:1930).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:1902).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -4534,7 +4437,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:1944).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:1916).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -4558,7 +4461,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:1954).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:1926).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -4582,7 +4485,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:1959).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:1931).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -4610,7 +4513,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:1969).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:1941).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -4634,7 +4537,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:1976).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:1948).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -4662,7 +4565,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:1987).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:1959).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -4692,7 +4595,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2000).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:1972).
 
     A: svdvals_backward(grad, A)
     """
@@ -4716,7 +4619,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2009).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:1981).
 
     A: pinv_backward(grad, result, A)
     """
@@ -4741,7 +4644,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2019).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:1991).
 
     self: pinv_backward(grad, result, self)
     """
@@ -4765,158 +4668,8 @@ class PinverseBackward0(GeneratedNode):
         self._released = True
 
 
-class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2025).
-
-    x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
-    """
-
-    __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord')
-    _saved_slots = ('_raw_saved_result', '_raw_saved_x')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_x = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            x = unpack(self._raw_saved_x, self, F.as_tensors)
-            grad_x = F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
-        return (grad_x,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = self._raw_saved_x = FREED
-        self._released = True
-
-
-class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2041).
-
-    A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
-    """
-
-    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
-    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_A = None
-        if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
-        return (grad_A,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_A = self._raw_saved_result = FREED
-        self._released = True
-
-
-class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2055).
-
-    A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
-    """
-
-    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
-    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_A = None
-        if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
-        return (grad_A,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_A = self._raw_saved_result = FREED
-        self._released = True
-
-
-class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2066).
-
-    A: norm_backward(grad, A, result, ord, dim, keepdim)
-    """
-
-    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
-    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_A = None
-        if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
-        return (grad_A,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_A = self._raw_saved_result = FREED
-        self._released = True
-
-
-class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2078).
-
-    A: norm_backward(grad, A, result, ord, dim, keepdim)
-    """
-
-    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
-    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_A = None
-        if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
-        return (grad_A,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_A = self._raw_saved_result = FREED
-        self._released = True
-
-
-class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2089).
-
-    self: torch_norm_backward(grad, self, result, p, dim, keepdim)
-    """
-
-    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
-    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)
-        return (grad_self,)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_result = self._raw_saved_self = FREED
-        self._released = True
-
-
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2098).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:1998).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -4947,7 +4700,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2107).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2007).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -4975,7 +4728,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2114).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2014).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -5005,7 +4758,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2126).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2026).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -5034,7 +4787,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2137).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2037).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -5055,7 +4808,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2147).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2047).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -5079,7 +4832,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2158).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2058).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -5102,8 +4855,255 @@ class MatrixPowerBackward0(GeneratedNode):
         self._released = True
 
 
+class NormBackward0(GeneratedNode):
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2070).
+
+    self: reduction_norm_backward(grad, self, p, result, dim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.reduction_norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
+class NormBackward1(GeneratedNode):
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2088).
+
+    self: torch_norm_backward(grad, self, result, p, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
+class LinalgVectorNormBackward0(GeneratedNode):
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2095).
+
+    x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_x')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_x = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            x = unpack(self._raw_saved_x, self, F.as_tensors)
+            grad_x = F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_x,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_x = FREED
+        self._released = True
+
+
+class LinalgMatrixNormBackward0(GeneratedNode):
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2111).
+
+    A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_result = FREED
+        self._released = True
+
+
+class LinalgMatrixNormBackward1(GeneratedNode):
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2125).
+
+    A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_result = FREED
+        self._released = True
+
+
+class LinalgNormBackward0(GeneratedNode):
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2136).
+
+    A: norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_result = FREED
+        self._released = True
+
+
+class LinalgNormBackward1(GeneratedNode):
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2148).
+
+    A: norm_backward(grad, A, result, ord, dim, keepdim)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_result = FREED
+        self._released = True
+
+
+class ReluBackward0(GeneratedNode):
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:2164).
+
+    self: grad * (result > 0)
+    """
+
+    __slots__ = ('_raw_saved_result',)
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = grad * (result > 0)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
+
+class SoftmaxBackward0(GeneratedNode):
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2174).
+
+    self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
+    """
+
+    __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = F.cast_back(result * (grad - F.sum(grad * result, self._saved_dim, True)), self._saved_self_dtype)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
+
+class LogSoftmaxBackward0(GeneratedNode):
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2185).
+
+    self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
+    """
+
+    __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
+    _saved_slots = ('_raw_saved_result',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            grad_self = F.cast_back(grad - F.exp(result) * F.sum(grad, self._saved_dim, True), self._saved_self_dtype)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = FREED
+        self._released = True
+
+
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2169).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2195).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -5127,7 +5127,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2178).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2204).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -5151,7 +5151,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:2187).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:2213).
 
     input: grad * selu_slope(input)
     """
@@ -5175,7 +5175,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2195).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2221).
 
     self: grad * normal_pdf(self)
     """
@@ -5199,7 +5199,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2201).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2227).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -5223,7 +5223,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:2211).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:2237).
 
     input: grad * silu_derivative(input)
     """
@@ -5247,7 +5247,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2217).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2243).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -5271,7 +5271,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:2227).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:2253).
 
     input: grad * mish_derivative(input)
     """
@@ -5295,7 +5295,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2233).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2259).
 
     input: grad * hardtanh_mask(input, min_val, max_val)
     """
@@ -5319,7 +5319,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2242).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2268).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -5343,7 +5343,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2249).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2275).
 
     input: grad * hardswish_slope(input)
     """
@@ -5367,7 +5367,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2256).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2282).
 
     input: grad * sigmoid(-input)
     """
@@ -5391,7 +5391,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2264).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2290).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -5416,7 +5416,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2275).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2305).
 
     input: matmul(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -5449,7 +5449,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2289).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2319).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -5483,7 +5483,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:2306).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:2336).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -5513,7 +5513,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2319).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2349).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -5547,7 +5547,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2331).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2361).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -5581,7 +5581,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:2346).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:2376).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -5615,7 +5615,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2376).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2404).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -5648,7 +5648,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2390).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2418).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -5681,7 +5681,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2402).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2430).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -5714,7 +5714,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2417).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2445).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -5747,7 +5747,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2429).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2457).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -5780,7 +5780,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2441).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2469).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -5813,7 +5813,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:2457).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:2485).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -5842,7 +5842,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2472).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2500).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -5867,7 +5867,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2482).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2510).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -5891,7 +5891,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2490).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2518).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -5916,7 +5916,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2503).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2531).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -5940,7 +5940,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:2513).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:2541).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -5958,7 +5958,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:2522).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:2550).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -5976,7 +5976,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:2535).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:2563).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -5994,7 +5994,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2546).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2574).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -6012,7 +6012,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2555).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2583).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -6030,7 +6030,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:2568).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:2596).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -6048,7 +6048,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:2582).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:2610).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -6066,7 +6066,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:2594).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:2622).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
