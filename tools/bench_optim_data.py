@@ -10,7 +10,7 @@ minigrad / PyTorch (below 1: minigrad is faster).
 
 It also trains a small MLP (functional ops, Adam, CosineAnnealingLR, a shuffled
 DataLoader) for 3000 steps and prints the process's resident memory every 500 steps:
-it stays flat (67316 KiB at every mark here).
+it stays flat (the same number at every mark here, torch loaded alongside).
 
 Measured here (2 shared cores, best of 5): SGD(momentum) 0.31x, Adam 0.33x,
 AdamW 0.39x, RMSprop 0.35x, Adagrad 0.31x; the DataLoader epoch 0.06x
