@@ -47,7 +47,7 @@ def check_forward(text, args, kernels, where):
     return sorted(used_kernels)
 
 
-def analyze_formula(text, input_name, args, outputs, vocabulary, where):
+def analyze_formula(text, input_name, args, outputs, vocabulary, where, line=0):
     """Parse one formula, check every name, and return its :class:`Formula`."""
     tree = _parse(text, where, "formula")
     scope = _Scope(args, outputs, vocabulary)
@@ -56,7 +56,8 @@ def analyze_formula(text, input_name, args, outputs, vocabulary, where):
     code = ast.unparse(ast.fix_missing_locations(ast.Expression(body)))
     return Formula(input=input_name, text=text.strip(), code=code,
                    tensors=tuple(sorted(rewriter.tensors)), metadata=tuple(sorted(rewriter.metadata)),
-                   scalars=tuple(sorted(rewriter.scalars)), grads=tuple(sorted(rewriter.grads, key=str)))
+                   scalars=tuple(sorted(rewriter.scalars)), grads=tuple(sorted(rewriter.grads, key=str)),
+                   line=line)
 
 
 class _Scope:

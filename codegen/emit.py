@@ -318,6 +318,21 @@ class OpView:
     def return_type(self):
         return f"return_types_{self.func_name}" if not self.op.single_output and not self.op.list_output else ""
 
+    def metadata(self):
+        """[(attribute, value)]: the node's YAML facts as class attributes, for error messages
+        and tools (the engine's gradient check, trace): data, never parsed from docstrings."""
+        op = self.op
+        names = tuple(a.name for a in self.diff_args)
+        saved = sorted({t for f in op.formulas for t in f.tensors}
+                       | {f"{n}.{a}" for f in op.formulas for n, a in f.metadata}
+                       | {s for f in op.formulas for s in f.scalars})
+        return [("_op_name", op.full_name),
+                ("_yaml_line", op.line),
+                ("_input_names", names),
+                ("_formulas", {n: op.formula_for(n).text for n in names}),
+                ("_yaml_lines", {n: op.formula_for(n).line for n in names}),
+                ("_saved_fields", tuple(saved))]
+
     def formula_doc(self):
         return [f"{f.input}: {f.text}" for f in self.op.formulas] + \
                [f"{n}: non_differentiable" for n in self.op.non_differentiable]

@@ -145,7 +145,7 @@ def _build_op(fields, line, where, vocabulary, kernels):
             non_diff.append(arg.name)
             continue
         formulas.append(analyze.analyze_formula(str(text), arg.name, args, outputs, vocabulary,
-                                                where_formula))
+                                                where_formula, formula_line))
     samples = _samples(fields, args, label)
     return OpSpec(name=base, overload=overload, schema=str(schema).strip(), line=line,
                   args=tuple(args), outputs=tuple(outputs), forward=str(forward_text).strip(),

@@ -55,6 +55,7 @@ class Formula:
     metadata: tuple        # (name, attr) pairs it reads
     scalars: tuple         # non-tensor arguments it reads
     grads: tuple           # output indices whose gradient it reads ("all" = every one)
+    line: int = 0          # its line in derivatives.yaml
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,15 @@ from minigrad.autograd.support import fill_undefined, once_differentiable_backwa
 
 
 class GeneratedNode(Node):
+    """A node generated from one derivatives.yaml entry.
+
+    Its YAML facts are class attributes (see docs/adding_ops.md): `_op_name`,
+    `_yaml_path`, `_yaml_line` (the entry), `_input_names` (one per next_functions
+    edge, in order; a `Tensor[]` input is one name for all its edges), `_formulas`
+    and `_yaml_lines` (input name -> formula text / its line), `_saved_fields`.
+    """
     __slots__ = ()
+    _yaml_path = 'derivatives.yaml'
     _array_formulas = FormulaNamespace("minigrad._generated.array_ops", as_tensors=False)
     _tensor_formulas = FormulaNamespace("minigrad._generated.functions", as_tensors=True)
 
@@ -25,6 +33,12 @@ class SumToSizeBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'sum_to_size'
+    _yaml_line = 95
+    _input_names = ('self',)
+    _formulas = {'self': 'expand(grad, self.shape)'}
+    _yaml_lines = {'self': 97}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -43,6 +57,12 @@ class ToCopyBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_dtype',)
     _saved_slots = ()
+    _op_name = '_to_copy'
+    _yaml_line = 103
+    _input_names = ('self',)
+    _formulas = {'self': '_to_copy(grad, self.dtype)'}
+    _yaml_lines = {'self': 105}
+    _saved_fields = ('self.dtype',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -61,6 +81,12 @@ class FillBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = '_fill'
+    _yaml_line = 109
+    _input_names = ('self',)
+    _formulas = {'self': 'zeros_like(grad)'}
+    _yaml_lines = {'self': 111}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -80,6 +106,12 @@ class CopyFromBackward0(GeneratedNode):
 
     __slots__ = ('_saved_src_shape',)
     _saved_slots = ()
+    _op_name = '_copy_from'
+    _yaml_line = 115
+    _input_names = ('self', 'src')
+    _formulas = {'self': 'zeros_like(grad)', 'src': 'sum_to(grad, src.shape)'}
+    _yaml_lines = {'self': 117, 'src': 118}
+    _saved_fields = ('src.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -101,6 +133,12 @@ class CloneBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'clone'
+    _yaml_line = 128
+    _input_names = ('self',)
+    _formulas = {'self': 'grad'}
+    _yaml_lines = {'self': 130}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -119,6 +157,12 @@ class NegBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'neg'
+    _yaml_line = 132
+    _input_names = ('self',)
+    _formulas = {'self': 'neg(grad)'}
+    _yaml_lines = {'self': 134}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -137,6 +181,12 @@ class ExpBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'exp'
+    _yaml_line = 141
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * result'}
+    _yaml_lines = {'self': 143}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -161,6 +211,12 @@ class LogBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'log'
+    _yaml_line = 150
+    _input_names = ('self',)
+    _formulas = {'self': 'grad / self'}
+    _yaml_lines = {'self': 152}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -185,6 +241,12 @@ class SqrtBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'sqrt'
+    _yaml_line = 159
+    _input_names = ('self',)
+    _formulas = {'self': 'grad / (2 * result)'}
+    _yaml_lines = {'self': 161}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -209,6 +271,12 @@ class SinBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'sin'
+    _yaml_line = 168
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * cos(self)'}
+    _yaml_lines = {'self': 170}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -233,6 +301,12 @@ class CosBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'cos'
+    _yaml_line = 177
+    _input_names = ('self',)
+    _formulas = {'self': '-(grad * sin(self))'}
+    _yaml_lines = {'self': 179}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -257,6 +331,12 @@ class TanhBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'tanh'
+    _yaml_line = 186
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * (1 - result * result)'}
+    _yaml_lines = {'self': 188}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -281,6 +361,12 @@ class SigmoidBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'sigmoid'
+    _yaml_line = 195
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * result * (1 - result)'}
+    _yaml_lines = {'self': 197}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -305,6 +391,12 @@ class AbsBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'abs'
+    _yaml_line = 206
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * sign(self)'}
+    _yaml_lines = {'self': 208}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -329,6 +421,12 @@ class SignBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'sign'
+    _yaml_line = 216
+    _input_names = ('self',)
+    _formulas = {'self': 'zeros_like(grad)'}
+    _yaml_lines = {'self': 218}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -347,6 +445,12 @@ class Exp2Backward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'exp2'
+    _yaml_line = 226
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * result * 0.6931471805599453'}
+    _yaml_lines = {'self': 228}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -371,6 +475,12 @@ class Expm1Backward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'expm1'
+    _yaml_line = 235
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * (result + 1)'}
+    _yaml_lines = {'self': 237}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -395,6 +505,12 @@ class Log2Backward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'log2'
+    _yaml_line = 244
+    _input_names = ('self',)
+    _formulas = {'self': 'grad / (self * 0.6931471805599453)'}
+    _yaml_lines = {'self': 246}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -419,6 +535,12 @@ class Log10Backward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'log10'
+    _yaml_line = 252
+    _input_names = ('self',)
+    _formulas = {'self': 'grad / (self * 2.302585092994046)'}
+    _yaml_lines = {'self': 254}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -443,6 +565,12 @@ class Log1pBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'log1p'
+    _yaml_line = 260
+    _input_names = ('self',)
+    _formulas = {'self': 'grad / (self + 1)'}
+    _yaml_lines = {'self': 262}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -467,6 +595,12 @@ class RsqrtBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'rsqrt'
+    _yaml_line = 269
+    _input_names = ('self',)
+    _formulas = {'self': '-0.5 * grad * result * result * result'}
+    _yaml_lines = {'self': 271}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -491,6 +625,12 @@ class SquareBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'square'
+    _yaml_line = 277
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * 2 * self'}
+    _yaml_lines = {'self': 279}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -515,6 +655,12 @@ class ReciprocalBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'reciprocal'
+    _yaml_line = 285
+    _input_names = ('self',)
+    _formulas = {'self': '-grad * result * result'}
+    _yaml_lines = {'self': 287}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -539,6 +685,12 @@ class TanBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'tan'
+    _yaml_line = 295
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * (1 + result * result)'}
+    _yaml_lines = {'self': 297}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -563,6 +715,12 @@ class AsinBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'asin'
+    _yaml_line = 303
+    _input_names = ('self',)
+    _formulas = {'self': 'grad / sqrt(1 - self * self)'}
+    _yaml_lines = {'self': 305}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -587,6 +745,12 @@ class AcosBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'acos'
+    _yaml_line = 311
+    _input_names = ('self',)
+    _formulas = {'self': '-grad / sqrt(1 - self * self)'}
+    _yaml_lines = {'self': 313}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -611,6 +775,12 @@ class AtanBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'atan'
+    _yaml_line = 319
+    _input_names = ('self',)
+    _formulas = {'self': 'grad / (self * self + 1)'}
+    _yaml_lines = {'self': 321}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -635,6 +805,12 @@ class SinhBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'sinh'
+    _yaml_line = 327
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * cosh(self)'}
+    _yaml_lines = {'self': 329}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -659,6 +835,12 @@ class CoshBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'cosh'
+    _yaml_line = 335
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * sinh(self)'}
+    _yaml_lines = {'self': 337}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -683,6 +865,12 @@ class AsinhBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'asinh'
+    _yaml_line = 343
+    _input_names = ('self',)
+    _formulas = {'self': 'grad / sqrt(self * self + 1)'}
+    _yaml_lines = {'self': 345}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -707,6 +895,12 @@ class AcoshBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'acosh'
+    _yaml_line = 351
+    _input_names = ('self',)
+    _formulas = {'self': 'grad / sqrt((self - 1) * (self + 1))'}
+    _yaml_lines = {'self': 353}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -731,6 +925,12 @@ class AtanhBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'atanh'
+    _yaml_line = 359
+    _input_names = ('self',)
+    _formulas = {'self': 'grad / (1 - self * self)'}
+    _yaml_lines = {'self': 361}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -755,6 +955,12 @@ class FloorBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'floor'
+    _yaml_line = 370
+    _input_names = ('self',)
+    _formulas = {'self': 'zeros_like(grad)'}
+    _yaml_lines = {'self': 372}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -773,6 +979,12 @@ class CeilBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'ceil'
+    _yaml_line = 377
+    _input_names = ('self',)
+    _formulas = {'self': 'zeros_like(grad)'}
+    _yaml_lines = {'self': 379}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -791,6 +1003,12 @@ class RoundBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'round'
+    _yaml_line = 385
+    _input_names = ('self',)
+    _formulas = {'self': 'zeros_like(grad)'}
+    _yaml_lines = {'self': 387}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -809,6 +1027,12 @@ class TruncBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'trunc'
+    _yaml_line = 393
+    _input_names = ('self',)
+    _formulas = {'self': 'zeros_like(grad)'}
+    _yaml_lines = {'self': 395}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -827,6 +1051,12 @@ class FixBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'fix'
+    _yaml_line = 400
+    _input_names = ('self',)
+    _formulas = {'self': 'zeros_like(grad)'}
+    _yaml_lines = {'self': 402}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -845,6 +1075,12 @@ class FracBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'frac'
+    _yaml_line = 407
+    _input_names = ('self',)
+    _formulas = {'self': 'grad'}
+    _yaml_lines = {'self': 409}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -863,6 +1099,12 @@ class NanToNumBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'nan_to_num'
+    _yaml_line = 416
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * finite_mask(self)'}
+    _yaml_lines = {'self': 418}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -888,6 +1130,12 @@ class AddBackward0(GeneratedNode):
 
     __slots__ = ('_saved_alpha', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
+    _op_name = 'add'
+    _yaml_line = 429
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
+    _yaml_lines = {'other': 432, 'self': 431}
+    _saved_fields = ('alpha', 'other.shape', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -910,6 +1158,12 @@ class SubBackward0(GeneratedNode):
 
     __slots__ = ('_saved_alpha', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
+    _op_name = 'sub'
+    _yaml_line = 441
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(-maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
+    _yaml_lines = {'other': 444, 'self': 443}
+    _saved_fields = ('alpha', 'other.shape', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -932,6 +1186,12 @@ class MulBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'mul'
+    _yaml_line = 452
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad * self, other.shape)', 'self': 'sum_to(grad * other, self.shape)'}
+    _yaml_lines = {'other': 455, 'self': 454}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -961,6 +1221,12 @@ class DivBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'div'
+    _yaml_line = 464
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(-grad * self / (other * other), other.shape)', 'self': 'sum_to(grad / other, self.shape)'}
+    _yaml_lines = {'other': 467, 'self': 466}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -991,6 +1257,12 @@ class PowBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
+    _op_name = 'pow'
+    _yaml_line = 478
+    _input_names = ('self', 'exponent')
+    _formulas = {'exponent': 'sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)', 'self': 'sum_to(pow_grad_self(grad, self, exponent), self.shape)'}
+    _yaml_lines = {'exponent': 481, 'self': 480}
+    _saved_fields = ('exponent', 'exponent.shape', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1023,6 +1295,12 @@ class MaximumBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'maximum'
+    _yaml_line = 497
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad * extremum_share(other, self, "gt"), other.shape)', 'self': 'sum_to(grad * extremum_share(self, other, "gt"), self.shape)'}
+    _yaml_lines = {'other': 500, 'self': 499}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1054,6 +1332,12 @@ class MinimumBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'minimum'
+    _yaml_line = 507
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad * extremum_share(other, self, "lt"), other.shape)', 'self': 'sum_to(grad * extremum_share(self, other, "lt"), self.shape)'}
+    _yaml_lines = {'other': 510, 'self': 509}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1086,6 +1370,12 @@ class WhereBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_condition', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_condition',)
+    _op_name = 'where'
+    _yaml_line = 517
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(where(condition, 0.0, grad), other.shape)', 'self': 'sum_to(where(condition, grad, 0.0), self.shape)'}
+    _yaml_lines = {'other': 521, 'self': 520}
+    _saved_fields = ('condition', 'other.shape', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1114,6 +1404,12 @@ class ClampBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'clamp'
+    _yaml_line = 533
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * clamp_mask(self, min, max)'}
+    _yaml_lines = {'self': 535}
+    _saved_fields = ('max', 'min', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1140,6 +1436,12 @@ class ClampBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
+    _op_name = 'clamp.Tensor'
+    _yaml_line = 547
+    _input_names = ('self', 'min', 'max')
+    _formulas = {'max': 'sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)', 'min': 'sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)', 'self': 'grad * clamp_tensor_masks(self, min, max, "self")'}
+    _yaml_lines = {'max': 551, 'min': 550, 'self': 549}
+    _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1178,6 +1480,12 @@ class ClipBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'clip'
+    _yaml_line = 559
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * clamp_mask(self, min, max)'}
+    _yaml_lines = {'self': 561}
+    _saved_fields = ('max', 'min', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1204,6 +1512,12 @@ class ClipBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
+    _op_name = 'clip.Tensor'
+    _yaml_line = 566
+    _input_names = ('self', 'min', 'max')
+    _formulas = {'max': 'sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)', 'min': 'sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)', 'self': 'grad * clamp_tensor_masks(self, min, max, "self")'}
+    _yaml_lines = {'max': 570, 'min': 569, 'self': 568}
+    _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1243,6 +1557,12 @@ class DivBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_rounding_mode', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'div.Tensor_mode'
+    _yaml_line = 579
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)'}
+    _yaml_lines = {'other': 582, 'self': 581}
+    _saved_fields = ('other', 'other.shape', 'rounding_mode', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1273,6 +1593,12 @@ class FloorDivideBackward0(GeneratedNode):
 
     __slots__ = ('_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
+    _op_name = 'floor_divide'
+    _yaml_line = 589
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'zeros_shaped(grad, self.shape)'}
+    _yaml_lines = {'other': 592, 'self': 591}
+    _saved_fields = ('other.shape', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1295,6 +1621,12 @@ class RemainderBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'remainder'
+    _yaml_line = 599
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
+    _yaml_lines = {'other': 602, 'self': 601}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1324,6 +1656,12 @@ class FmodBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'fmod'
+    _yaml_line = 610
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
+    _yaml_lines = {'other': 613, 'self': 612}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1353,6 +1691,12 @@ class FloatPowerBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_dtype', '_saved_exponent_shape', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
+    _op_name = 'float_power'
+    _yaml_line = 620
+    _input_names = ('self', 'exponent')
+    _formulas = {'exponent': '_to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)', 'self': '_to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)'}
+    _yaml_lines = {'exponent': 623, 'self': 622}
+    _saved_fields = ('exponent', 'exponent.dtype', 'exponent.shape', 'result', 'self', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1385,6 +1729,12 @@ class FmaxBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'fmax'
+    _yaml_line = 631
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)', 'self': 'sum_to(grad * fmax_mask(self, other, "ge"), self.shape)'}
+    _yaml_lines = {'other': 634, 'self': 633}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1416,6 +1766,12 @@ class FminBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'fmin'
+    _yaml_line = 641
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)', 'self': 'sum_to(grad * fmax_mask(self, other, "le"), self.shape)'}
+    _yaml_lines = {'other': 644, 'self': 643}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1447,6 +1803,12 @@ class Atan2Backward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'atan2'
+    _yaml_line = 651
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(-grad * self / (self * self + other * other), other.shape)', 'self': 'sum_to(grad * other / (self * self + other * other), self.shape)'}
+    _yaml_lines = {'other': 654, 'self': 653}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1478,6 +1840,12 @@ class HypotBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self')
+    _op_name = 'hypot'
+    _yaml_line = 660
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad * other / result, other.shape)', 'self': 'sum_to(grad * self / result, self.shape)'}
+    _yaml_lines = {'other': 663, 'self': 662}
+    _saved_fields = ('other', 'other.shape', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1509,6 +1877,12 @@ class LogaddexpBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'logaddexp'
+    _yaml_line = 669
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad / (1 + exp(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp(other - self)), self.shape)'}
+    _yaml_lines = {'other': 672, 'self': 671}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1540,6 +1914,12 @@ class Logaddexp2Backward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'logaddexp2'
+    _yaml_line = 678
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad / (1 + exp2(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp2(other - self)), self.shape)'}
+    _yaml_lines = {'other': 681, 'self': 680}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1571,6 +1951,12 @@ class CopysignBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'copysign'
+    _yaml_line = 687
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad * copysign_ratio(self, result), self.shape)'}
+    _yaml_lines = {'other': 690, 'self': 689}
+    _saved_fields = ('other.shape', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1600,6 +1986,12 @@ class XlogyBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'xlogy'
+    _yaml_line = 698
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad * self / other, other.shape)', 'self': 'sum_to(xlogy_grad_self(grad, self, other), self.shape)'}
+    _yaml_lines = {'other': 701, 'self': 700}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1631,6 +2023,12 @@ class LerpBackward0(GeneratedNode):
 
     __slots__ = ('_saved_end_shape', '_saved_self_shape', '_saved_weight')
     _saved_slots = ()
+    _op_name = 'lerp.Scalar'
+    _yaml_line = 709
+    _input_names = ('self', 'end')
+    _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)'}
+    _yaml_lines = {'end': 712, 'self': 711}
+    _saved_fields = ('end.shape', 'self.shape', 'weight')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1654,6 +2052,12 @@ class LerpBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight', '_saved_end_shape', '_saved_self_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight')
+    _op_name = 'lerp.Tensor'
+    _yaml_line = 718
+    _input_names = ('self', 'end', 'weight')
+    _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)', 'weight': 'sum_to(grad * (end - self), weight.shape)'}
+    _yaml_lines = {'end': 721, 'self': 720, 'weight': 722}
+    _saved_fields = ('end', 'end.shape', 'self', 'self.shape', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1689,6 +2093,12 @@ class AddcmulBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
     _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
+    _op_name = 'addcmul'
+    _yaml_line = 728
+    _input_names = ('self', 'tensor1', 'tensor2')
+    _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)'}
+    _yaml_lines = {'self': 730, 'tensor1': 731, 'tensor2': 732}
+    _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1722,6 +2132,12 @@ class AddcdivBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
     _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
+    _op_name = 'addcdiv'
+    _yaml_line = 739
+    _input_names = ('self', 'tensor1', 'tensor2')
+    _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)'}
+    _yaml_lines = {'self': 741, 'tensor1': 742, 'tensor2': 743}
+    _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1754,6 +2170,12 @@ class LogitBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_saved_eps')
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'logit'
+    _yaml_line = 754
+    _input_names = ('self',)
+    _formulas = {'self': 'logit_grad(grad, self, eps)'}
+    _yaml_lines = {'self': 756}
+    _saved_fields = ('eps', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1778,6 +2200,12 @@ class ErfBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'erf'
+    _yaml_line = 764
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * 1.1283791670955126 * exp(-(self * self))'}
+    _yaml_lines = {'self': 766}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1802,6 +2230,12 @@ class ErfcBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'erfc'
+    _yaml_line = 773
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * -1.1283791670955126 * exp(-(self * self))'}
+    _yaml_lines = {'self': 775}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1826,6 +2260,12 @@ class ErfinvBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'erfinv'
+    _yaml_line = 782
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * 0.886226925452758 * exp(result * result)'}
+    _yaml_lines = {'self': 784}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1850,6 +2290,12 @@ class LgammaBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'lgamma'
+    _yaml_line = 791
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * digamma(self)'}
+    _yaml_lines = {'self': 793}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1874,6 +2320,12 @@ class DigammaBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'digamma'
+    _yaml_line = 799
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * polygamma(1, self)'}
+    _yaml_lines = {'self': 801}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1898,6 +2350,12 @@ class PolygammaBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'polygamma'
+    _yaml_line = 809
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * polygamma(n + 1, self)'}
+    _yaml_lines = {'self': 811}
+    _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1922,6 +2380,12 @@ class SpecialGammalnBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'special_gammaln'
+    _yaml_line = 820
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * digamma(self)'}
+    _yaml_lines = {'self': 822}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1946,6 +2410,12 @@ class SpecialPsiBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'special_psi'
+    _yaml_line = 829
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * polygamma(1, self)'}
+    _yaml_lines = {'self': 831}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1970,6 +2440,12 @@ class SpecialExpitBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'special_expit'
+    _yaml_line = 838
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * result * (1 - result)'}
+    _yaml_lines = {'self': 840}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1994,6 +2470,12 @@ class SincBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'sinc'
+    _yaml_line = 848
+    _input_names = ('self',)
+    _formulas = {'self': 'sinc_grad(grad, self)'}
+    _yaml_lines = {'self': 850}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2018,6 +2500,12 @@ class SumBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
+    _op_name = 'sum'
+    _yaml_line = 862
+    _input_names = ('self',)
+    _formulas = {'self': 'cast_to(unreduce(grad, self.shape, dim), self.dtype)'}
+    _yaml_lines = {'self': 864}
+    _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2036,6 +2524,12 @@ class MeanBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
+    _op_name = 'mean'
+    _yaml_line = 877
+    _input_names = ('self',)
+    _formulas = {'self': 'cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)'}
+    _yaml_lines = {'self': 879}
+    _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2054,6 +2548,12 @@ class AmaxBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'amax'
+    _yaml_line = 891
+    _input_names = ('self',)
+    _formulas = {'self': 'spread_to_extrema(grad, self, result, dim)'}
+    _yaml_lines = {'self': 893}
+    _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2079,6 +2579,12 @@ class AminBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'amin'
+    _yaml_line = 903
+    _input_names = ('self',)
+    _formulas = {'self': 'spread_to_extrema(grad, self, result, dim)'}
+    _yaml_lines = {'self': 905}
+    _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2104,6 +2610,12 @@ class MaxBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
+    _op_name = 'max.dim'
+    _yaml_line = 912
+    _input_names = ('self',)
+    _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
+    _yaml_lines = {'self': 914}
+    _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -2129,6 +2641,12 @@ class MaxBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'max'
+    _yaml_line = 923
+    _input_names = ('self',)
+    _formulas = {'self': 'spread_to_extrema(grad, self, result, None)'}
+    _yaml_lines = {'self': 925}
+    _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2154,6 +2672,12 @@ class MinBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
+    _op_name = 'min.dim'
+    _yaml_line = 931
+    _input_names = ('self',)
+    _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
+    _yaml_lines = {'self': 933}
+    _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -2179,6 +2703,12 @@ class MinBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'min'
+    _yaml_line = 939
+    _input_names = ('self',)
+    _formulas = {'self': 'spread_to_extrema(grad, self, result, None)'}
+    _yaml_lines = {'self': 941}
+    _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2205,6 +2735,12 @@ class MaxBackward2(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'max.other'
+    _yaml_line = 946
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad * extremum_share(other, self, "gt"), other.shape)', 'self': 'sum_to(grad * extremum_share(self, other, "gt"), self.shape)'}
+    _yaml_lines = {'other': 949, 'self': 948}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2236,6 +2772,12 @@ class MinBackward2(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'min.other'
+    _yaml_line = 955
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad * extremum_share(other, self, "lt"), other.shape)', 'self': 'sum_to(grad * extremum_share(self, other, "lt"), self.shape)'}
+    _yaml_lines = {'other': 958, 'self': 957}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2266,6 +2808,12 @@ class LogsumexpBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'logsumexp'
+    _yaml_line = 964
+    _input_names = ('self',)
+    _formulas = {'self': 'unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))'}
+    _yaml_lines = {'self': 966}
+    _saved_fields = ('dim', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2291,6 +2839,12 @@ class ProdBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'prod'
+    _yaml_line = 978
+    _input_names = ('self',)
+    _formulas = {'self': 'cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)'}
+    _yaml_lines = {'self': 980}
+    _saved_fields = ('dim', 'keepdim', 'result', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2316,6 +2870,12 @@ class CumsumBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim', '_saved_self_dtype')
     _saved_slots = ()
+    _op_name = 'cumsum'
+    _yaml_line = 996
+    _input_names = ('self',)
+    _formulas = {'self': 'cast_to(cumsum_backward(grad, dim), self.dtype)'}
+    _yaml_lines = {'self': 998}
+    _saved_fields = ('dim', 'self.dtype')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2334,6 +2894,12 @@ class CumprodBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'cumprod'
+    _yaml_line = 1008
+    _input_names = ('self',)
+    _formulas = {'self': 'cast_to(cumprod_backward(grad, self, dim, result), self.dtype)'}
+    _yaml_lines = {'self': 1010}
+    _saved_fields = ('dim', 'result', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2359,6 +2925,12 @@ class LogcumsumexpBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'logcumsumexp'
+    _yaml_line = 1021
+    _input_names = ('self',)
+    _formulas = {'self': 'logcumsumexp_backward(grad, self, result, dim)'}
+    _yaml_lines = {'self': 1023}
+    _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2384,6 +2956,12 @@ class VarBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'var'
+    _yaml_line = 1031
+    _input_names = ('self',)
+    _formulas = {'self': 'var_backward(grad, self, dim, correction, keepdim)'}
+    _yaml_lines = {'self': 1033}
+    _saved_fields = ('correction', 'dim', 'keepdim', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2408,6 +2986,12 @@ class StdBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'std'
+    _yaml_line = 1042
+    _input_names = ('self',)
+    _formulas = {'self': 'std_backward(grad, self, result, dim, correction, keepdim)'}
+    _yaml_lines = {'self': 1044}
+    _saved_fields = ('correction', 'dim', 'keepdim', 'result', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2433,6 +3017,12 @@ class VarBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'var.dim'
+    _yaml_line = 1055
+    _input_names = ('self',)
+    _formulas = {'self': 'var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)'}
+    _yaml_lines = {'self': 1057}
+    _saved_fields = ('dim', 'keepdim', 'self', 'unbiased')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2457,6 +3047,12 @@ class VarBackward2(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_saved_unbiased')
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'var.unbiased'
+    _yaml_line = 1062
+    _input_names = ('self',)
+    _formulas = {'self': 'var_backward(grad, self, None, unbiased_correction(unbiased), False)'}
+    _yaml_lines = {'self': 1064}
+    _saved_fields = ('self', 'unbiased')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2481,6 +3077,12 @@ class StdBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'std.dim'
+    _yaml_line = 1069
+    _input_names = ('self',)
+    _formulas = {'self': 'std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)'}
+    _yaml_lines = {'self': 1071}
+    _saved_fields = ('dim', 'keepdim', 'result', 'self', 'unbiased')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2506,6 +3108,12 @@ class StdBackward2(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_unbiased')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'std.unbiased'
+    _yaml_line = 1076
+    _input_names = ('self',)
+    _formulas = {'self': 'std_backward(grad, self, result, None, unbiased_correction(unbiased), False)'}
+    _yaml_lines = {'self': 1078}
+    _saved_fields = ('result', 'self', 'unbiased')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2531,6 +3139,12 @@ class VarMeanBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'var_mean'
+    _yaml_line = 1083
+    _input_names = ('self',)
+    _formulas = {'self': 'var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)'}
+    _yaml_lines = {'self': 1085}
+    _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -2558,6 +3172,12 @@ class StdMeanBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_raw_saved_std', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self', '_raw_saved_std')
+    _op_name = 'std_mean'
+    _yaml_line = 1091
+    _input_names = ('self',)
+    _formulas = {'self': 'std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)'}
+    _yaml_lines = {'self': 1093}
+    _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape', 'std')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -2586,6 +3206,12 @@ class NansumBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'nansum'
+    _yaml_line = 1099
+    _input_names = ('self',)
+    _formulas = {'self': 'cast_to(nansum_backward(grad, self, dim), self.dtype)'}
+    _yaml_lines = {'self': 1101}
+    _saved_fields = ('dim', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2610,6 +3236,12 @@ class NanmeanBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'nanmean'
+    _yaml_line = 1107
+    _input_names = ('self',)
+    _formulas = {'self': 'cast_to(nanmean_backward(grad, self, dim), self.dtype)'}
+    _yaml_lines = {'self': 1109}
+    _saved_fields = ('dim', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2634,6 +3266,12 @@ class MedianBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
+    _op_name = 'median.dim'
+    _yaml_line = 1117
+    _input_names = ('self',)
+    _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
+    _yaml_lines = {'self': 1119}
+    _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -2659,6 +3297,12 @@ class MedianBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'median'
+    _yaml_line = 1125
+    _input_names = ('self',)
+    _formulas = {'self': 'spread_to_extrema(grad, self, result, None)'}
+    _yaml_lines = {'self': 1127}
+    _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2684,6 +3328,12 @@ class CummaxBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
+    _op_name = 'cummax'
+    _yaml_line = 1132
+    _input_names = ('self',)
+    _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
+    _yaml_lines = {'self': 1134}
+    _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -2709,6 +3359,12 @@ class CumminBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
+    _op_name = 'cummin'
+    _yaml_line = 1140
+    _input_names = ('self',)
+    _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
+    _yaml_lines = {'self': 1142}
+    _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -2734,6 +3390,12 @@ class AminmaxBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_dim', '_saved_output_meta')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
+    _op_name = 'aminmax'
+    _yaml_line = 1148
+    _input_names = ('self',)
+    _formulas = {'self': 'spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)'}
+    _yaml_lines = {'self': 1150}
+    _saved_fields = ('dim', 'max', 'min', 'self')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -2763,6 +3425,12 @@ class ArgmaxBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'argmax'
+    _yaml_line = 1156
+    _input_names = ()
+    _formulas = {}
+    _yaml_lines = {}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2777,6 +3445,12 @@ class ArgminBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'argmin'
+    _yaml_line = 1164
+    _input_names = ()
+    _formulas = {}
+    _yaml_lines = {}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2791,6 +3465,12 @@ class AnyBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'any'
+    _yaml_line = 1171
+    _input_names = ()
+    _formulas = {}
+    _yaml_lines = {}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2805,6 +3485,12 @@ class AllBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'all'
+    _yaml_line = 1180
+    _input_names = ()
+    _formulas = {}
+    _yaml_lines = {}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2819,6 +3505,12 @@ class CountNonzeroBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 'count_nonzero'
+    _yaml_line = 1189
+    _input_names = ()
+    _formulas = {}
+    _yaml_lines = {}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2833,6 +3525,12 @@ class ReshapeBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'reshape'
+    _yaml_line = 1204
+    _input_names = ('self',)
+    _formulas = {'self': 'reshape(grad, self.shape)'}
+    _yaml_lines = {'self': 1206}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2851,6 +3549,12 @@ class TransposeBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
+    _op_name = 'transpose'
+    _yaml_line = 1216
+    _input_names = ('self',)
+    _formulas = {'self': 'transpose(grad, dim0, dim1)'}
+    _yaml_lines = {'self': 1218}
+    _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2869,6 +3573,12 @@ class PermuteBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
+    _op_name = 'permute'
+    _yaml_line = 1227
+    _input_names = ('self',)
+    _formulas = {'self': 'permute(grad, inverse_permutation(dims))'}
+    _yaml_lines = {'self': 1229}
+    _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2887,6 +3597,12 @@ class ExpandBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'expand'
+    _yaml_line = 1238
+    _input_names = ('self',)
+    _formulas = {'self': 'sum_to(grad, self.shape)'}
+    _yaml_lines = {'self': 1240}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2905,6 +3621,12 @@ class SqueezeBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'squeeze'
+    _yaml_line = 1251
+    _input_names = ('self',)
+    _formulas = {'self': 'reshape(grad, self.shape)'}
+    _yaml_lines = {'self': 1253}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2923,6 +3645,12 @@ class UnsqueezeBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'unsqueeze'
+    _yaml_line = 1265
+    _input_names = ('self',)
+    _formulas = {'self': 'reshape(grad, self.shape)'}
+    _yaml_lines = {'self': 1267}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2941,6 +3669,12 @@ class ViewBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'view'
+    _yaml_line = 1276
+    _input_names = ('self',)
+    _formulas = {'self': 'reshape(grad, self.shape)'}
+    _yaml_lines = {'self': 1278}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2959,6 +3693,12 @@ class FlattenBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'flatten'
+    _yaml_line = 1287
+    _input_names = ('self',)
+    _formulas = {'self': 'reshape(grad, self.shape)'}
+    _yaml_lines = {'self': 1289}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2977,6 +3717,12 @@ class UnflattenBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'unflatten'
+    _yaml_line = 1298
+    _input_names = ('self',)
+    _formulas = {'self': 'reshape(grad, self.shape)'}
+    _yaml_lines = {'self': 1300}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2995,6 +3741,12 @@ class SwapaxesBackward0(GeneratedNode):
 
     __slots__ = ('_saved_axis0', '_saved_axis1')
     _saved_slots = ()
+    _op_name = 'swapaxes'
+    _yaml_line = 1306
+    _input_names = ('self',)
+    _formulas = {'self': 'swapaxes(grad, axis0, axis1)'}
+    _yaml_lines = {'self': 1308}
+    _saved_fields = ('axis0', 'axis1')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3013,6 +3765,12 @@ class SwapdimsBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
+    _op_name = 'swapdims'
+    _yaml_line = 1313
+    _input_names = ('self',)
+    _formulas = {'self': 'swapdims(grad, dim0, dim1)'}
+    _yaml_lines = {'self': 1315}
+    _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3031,6 +3789,12 @@ class MovedimBackward0(GeneratedNode):
 
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
+    _op_name = 'movedim'
+    _yaml_line = 1320
+    _input_names = ('self',)
+    _formulas = {'self': 'movedim(grad, destination, source)'}
+    _yaml_lines = {'self': 1322}
+    _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3049,6 +3813,12 @@ class MoveaxisBackward0(GeneratedNode):
 
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
+    _op_name = 'moveaxis'
+    _yaml_line = 1328
+    _input_names = ('self',)
+    _formulas = {'self': 'moveaxis(grad, destination, source)'}
+    _yaml_lines = {'self': 1330}
+    _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3067,6 +3837,12 @@ class TBackward0(GeneratedNode):
 
     __slots__ = ()
     _saved_slots = ()
+    _op_name = 't'
+    _yaml_line = 1335
+    _input_names = ('self',)
+    _formulas = {'self': 't(grad)'}
+    _yaml_lines = {'self': 1337}
+    _saved_fields = ()
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3086,6 +3862,12 @@ class ExpandAsBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'expand_as'
+    _yaml_line = 1344
+    _input_names = ('self',)
+    _formulas = {'self': 'sum_to(grad, self.shape)'}
+    _yaml_lines = {'self': 1346}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3104,6 +3886,12 @@ class BroadcastToBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'broadcast_to'
+    _yaml_line = 1353
+    _input_names = ('self',)
+    _formulas = {'self': 'sum_to(grad, self.shape)'}
+    _yaml_lines = {'self': 1355}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3122,6 +3910,12 @@ class NarrowBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim', '_saved_length', '_saved_self_shape', '_saved_start')
     _saved_slots = ()
+    _op_name = 'narrow'
+    _yaml_line = 1361
+    _input_names = ('self',)
+    _formulas = {'self': 'getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))'}
+    _yaml_lines = {'self': 1363}
+    _saved_fields = ('dim', 'length', 'self.shape', 'start')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3140,6 +3934,12 @@ class SelectBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim', '_saved_index', '_saved_self_shape')
     _saved_slots = ()
+    _op_name = 'select'
+    _yaml_line = 1371
+    _input_names = ('self',)
+    _formulas = {'self': 'getitem_backward(grad, self.shape, select_index(self.shape, dim, index))'}
+    _yaml_lines = {'self': 1373}
+    _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3159,6 +3959,12 @@ class ViewAsBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'view_as'
+    _yaml_line = 1379
+    _input_names = ('self',)
+    _formulas = {'self': 'reshape(grad, self.shape)'}
+    _yaml_lines = {'self': 1381}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3178,6 +3984,12 @@ class ReshapeAsBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'reshape_as'
+    _yaml_line = 1388
+    _input_names = ('self',)
+    _formulas = {'self': 'reshape(grad, self.shape)'}
+    _yaml_lines = {'self': 1390}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3196,6 +4008,12 @@ class DiagonalBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset', '_saved_self_shape')
     _saved_slots = ()
+    _op_name = 'diagonal'
+    _yaml_line = 1397
+    _input_names = ('self',)
+    _formulas = {'self': 'diagonal_backward(grad, self.shape, offset, dim1, dim2)'}
+    _yaml_lines = {'self': 1399}
+    _saved_fields = ('dim1', 'dim2', 'offset', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3214,6 +4032,12 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
+    _op_name = 'diagonal_backward'
+    _yaml_line = 1408
+    _input_names = ('self',)
+    _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
+    _yaml_lines = {'self': 1410}
+    _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3232,6 +4056,12 @@ class CatBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim', '_saved_tensors_shape')
     _saved_slots = ()
+    _op_name = 'cat'
+    _yaml_line = 1418
+    _input_names = ('tensors',)
+    _formulas = {'tensors': 'split_like(grad, dim, tensors.shape)'}
+    _yaml_lines = {'tensors': 1420}
+    _saved_fields = ('dim', 'tensors.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3247,6 +4077,12 @@ class StackBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim',)
     _saved_slots = ()
+    _op_name = 'stack'
+    _yaml_line = 1429
+    _input_names = ('tensors',)
+    _formulas = {'tensors': 'unstack(grad, dim)'}
+    _yaml_lines = {'tensors': 1431}
+    _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3262,6 +4098,12 @@ class SplitBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
+    _op_name = 'split'
+    _yaml_line = 1440
+    _input_names = ('self',)
+    _formulas = {'self': 'cat(grads, dim)'}
+    _yaml_lines = {'self': 1442}
+    _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3280,6 +4122,12 @@ class ChunkBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
+    _op_name = 'chunk'
+    _yaml_line = 1450
+    _input_names = ('self',)
+    _formulas = {'self': 'cat(grads, dim)'}
+    _yaml_lines = {'self': 1452}
+    _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3298,6 +4146,12 @@ class UnbindBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
+    _op_name = 'unbind'
+    _yaml_line = 1458
+    _input_names = ('self',)
+    _formulas = {'self': 'stack(grads, dim)'}
+    _yaml_lines = {'self': 1460}
+    _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3316,6 +4170,12 @@ class FlipBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
+    _op_name = 'flip'
+    _yaml_line = 1468
+    _input_names = ('self',)
+    _formulas = {'self': 'flip(grad, dims)'}
+    _yaml_lines = {'self': 1470}
+    _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3334,6 +4194,12 @@ class RollBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dims', '_saved_shifts')
     _saved_slots = ()
+    _op_name = 'roll'
+    _yaml_line = 1476
+    _input_names = ('self',)
+    _formulas = {'self': 'roll(grad, negated(shifts), dims)'}
+    _yaml_lines = {'self': 1478}
+    _saved_fields = ('dims', 'shifts')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3352,6 +4218,12 @@ class RepeatBackward0(GeneratedNode):
 
     __slots__ = ('_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
+    _op_name = 'repeat'
+    _yaml_line = 1484
+    _input_names = ('self',)
+    _formulas = {'self': 'repeat_backward(grad, repeats, self.shape)'}
+    _yaml_lines = {'self': 1486}
+    _saved_fields = ('repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3370,6 +4242,12 @@ class TileBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dims', '_saved_self_shape')
     _saved_slots = ()
+    _op_name = 'tile'
+    _yaml_line = 1495
+    _input_names = ('self',)
+    _formulas = {'self': 'repeat_backward(grad, dims, self.shape)'}
+    _yaml_lines = {'self': 1497}
+    _saved_fields = ('dims', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3388,6 +4266,12 @@ class TrilBackward0(GeneratedNode):
 
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
+    _op_name = 'tril'
+    _yaml_line = 1502
+    _input_names = ('self',)
+    _formulas = {'self': 'tril(grad, diagonal)'}
+    _yaml_lines = {'self': 1504}
+    _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3406,6 +4290,12 @@ class TriuBackward0(GeneratedNode):
 
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
+    _op_name = 'triu'
+    _yaml_line = 1509
+    _input_names = ('self',)
+    _formulas = {'self': 'triu(grad, diagonal)'}
+    _yaml_lines = {'self': 1511}
+    _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3424,6 +4314,12 @@ class DiagBackward0(GeneratedNode):
 
     __slots__ = ('_saved_diagonal', '_saved_self_shape')
     _saved_slots = ()
+    _op_name = 'diag'
+    _yaml_line = 1516
+    _input_names = ('self',)
+    _formulas = {'self': 'diag_backward(grad, self.shape, diagonal)'}
+    _yaml_lines = {'self': 1518}
+    _saved_fields = ('diagonal', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3442,6 +4338,12 @@ class DiagEmbedBackward0(GeneratedNode):
 
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
+    _op_name = 'diag_embed'
+    _yaml_line = 1524
+    _input_names = ('self',)
+    _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
+    _yaml_lines = {'self': 1526}
+    _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3460,6 +4362,12 @@ class GetitemBackward0(GeneratedNode):
 
     __slots__ = ('_saved_index', '_saved_self_shape')
     _saved_slots = ()
+    _op_name = 'getitem'
+    _yaml_line = 1539
+    _input_names = ('self',)
+    _formulas = {'self': 'getitem_backward(grad, self.shape, index)'}
+    _yaml_lines = {'self': 1541}
+    _saved_fields = ('index', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3478,6 +4386,12 @@ class GetitemBackwardBackward0(GeneratedNode):
 
     __slots__ = ('_saved_index',)
     _saved_slots = ()
+    _op_name = 'getitem_backward'
+    _yaml_line = 1562
+    _input_names = ('self',)
+    _formulas = {'self': 'getitem(grad, index)'}
+    _yaml_lines = {'self': 1564}
+    _saved_fields = ('index',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3497,6 +4411,12 @@ class GatherBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
+    _op_name = 'gather'
+    _yaml_line = 1570
+    _input_names = ('self',)
+    _formulas = {'self': 'gather_backward(grad, dim, index, self.shape)'}
+    _yaml_lines = {'self': 1572}
+    _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3522,6 +4442,12 @@ class GatherBackwardBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
+    _op_name = 'gather_backward'
+    _yaml_line = 1582
+    _input_names = ('self',)
+    _formulas = {'self': 'gather(grad, dim, index)'}
+    _yaml_lines = {'self': 1584}
+    _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3547,6 +4473,12 @@ class IndexSelectBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
+    _op_name = 'index_select'
+    _yaml_line = 1591
+    _input_names = ('self',)
+    _formulas = {'self': 'index_add(new_zeros(grad, self.shape), dim, index, grad)'}
+    _yaml_lines = {'self': 1593}
+    _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3573,6 +4505,12 @@ class IndexAddBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
+    _op_name = 'index_add'
+    _yaml_line = 1600
+    _input_names = ('self', 'source')
+    _formulas = {'self': 'grad', 'source': 'maybe_multiply(index_select(grad, dim, index), alpha)'}
+    _yaml_lines = {'self': 1602, 'source': 1604}
+    _saved_fields = ('alpha', 'dim', 'index')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3602,6 +4540,12 @@ class ScatterBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
+    _op_name = 'scatter.src'
+    _yaml_line = 1610
+    _input_names = ('self', 'src')
+    _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
+    _yaml_lines = {'self': 1612, 'src': 1614}
+    _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3631,6 +4575,12 @@ class ScatterBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
+    _op_name = 'scatter.value'
+    _yaml_line = 1620
+    _input_names = ('self',)
+    _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)'}
+    _yaml_lines = {'self': 1622}
+    _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3657,6 +4607,12 @@ class ScatterAddBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
+    _op_name = 'scatter_add'
+    _yaml_line = 1627
+    _input_names = ('self', 'src')
+    _formulas = {'self': 'grad', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
+    _yaml_lines = {'self': 1629, 'src': 1631}
+    _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3685,6 +4641,12 @@ class MaskedFillBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
+    _op_name = 'masked_fill.Scalar'
+    _yaml_line = 1636
+    _input_names = ('self',)
+    _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)'}
+    _yaml_lines = {'self': 1638}
+    _saved_fields = ('mask', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3711,6 +4673,12 @@ class MaskedFillBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
+    _op_name = 'masked_fill.Tensor'
+    _yaml_line = 1645
+    _input_names = ('self', 'value')
+    _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)', 'value': 'sum(where(mask, grad, 0.0))'}
+    _yaml_lines = {'self': 1647, 'value': 1649}
+    _saved_fields = ('mask', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3740,6 +4708,12 @@ class TakeAlongDimBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
+    _op_name = 'take_along_dim'
+    _yaml_line = 1653
+    _input_names = ('self',)
+    _formulas = {'self': 'take_along_dim_backward(grad, dim, indices, self.shape)'}
+    _yaml_lines = {'self': 1655}
+    _saved_fields = ('dim', 'indices', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3765,6 +4739,12 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_indices', '_saved_dim')
     _saved_slots = ('_raw_saved_indices',)
+    _op_name = 'take_along_dim_backward'
+    _yaml_line = 1663
+    _input_names = ('self',)
+    _formulas = {'self': 'take_along_dim(grad, indices, dim)'}
+    _yaml_lines = {'self': 1665}
+    _saved_fields = ('dim', 'indices')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3790,6 +4770,12 @@ class MatmulBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'matmul'
+    _yaml_line = 1684
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'matmul_grad_other(grad, self, other.shape)', 'self': 'matmul_grad_self(grad, self.shape, other)'}
+    _yaml_lines = {'other': 1687, 'self': 1686}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3819,6 +4805,12 @@ class MmBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
+    _op_name = 'mm'
+    _yaml_line = 1705
+    _input_names = ('self', 'mat2')
+    _formulas = {'mat2': 'mm(transpose(self, 0, 1), grad)', 'self': 'mm(grad, transpose(mat2, 0, 1))'}
+    _yaml_lines = {'mat2': 1708, 'self': 1707}
+    _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3848,6 +4840,12 @@ class BmmBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
+    _op_name = 'bmm'
+    _yaml_line = 1714
+    _input_names = ('self', 'mat2')
+    _formulas = {'mat2': 'bmm(transpose(self, 1, 2), grad)', 'self': 'bmm(grad, transpose(mat2, 1, 2))'}
+    _yaml_lines = {'mat2': 1717, 'self': 1716}
+    _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3877,6 +4875,12 @@ class MvBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_raw_saved_vec')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec')
+    _op_name = 'mv'
+    _yaml_line = 1722
+    _input_names = ('self', 'vec')
+    _formulas = {'self': 'outer(grad, vec)', 'vec': 'mv(transpose(self, 0, 1), grad)'}
+    _yaml_lines = {'self': 1724, 'vec': 1725}
+    _saved_fields = ('self', 'vec')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3906,6 +4910,12 @@ class DotBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_raw_saved_tensor')
     _saved_slots = ('_raw_saved_self', '_raw_saved_tensor')
+    _op_name = 'dot'
+    _yaml_line = 1730
+    _input_names = ('self', 'tensor')
+    _formulas = {'self': 'grad * tensor', 'tensor': 'grad * self'}
+    _yaml_lines = {'self': 1732, 'tensor': 1733}
+    _saved_fields = ('self', 'tensor')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3935,6 +4945,12 @@ class VdotBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'vdot'
+    _yaml_line = 1738
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'grad * self', 'self': 'grad * other'}
+    _yaml_lines = {'other': 1741, 'self': 1740}
+    _saved_fields = ('other', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3964,6 +4980,12 @@ class InnerBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'inner'
+    _yaml_line = 1744
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'inner_grad_other(grad, self, other.shape)', 'self': 'inner_grad_self(grad, self.shape, other)'}
+    _yaml_lines = {'other': 1747, 'self': 1746}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3993,6 +5015,12 @@ class OuterBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_raw_saved_vec2')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec2')
+    _op_name = 'outer'
+    _yaml_line = 1754
+    _input_names = ('self', 'vec2')
+    _formulas = {'self': 'mv(grad, vec2)', 'vec2': 'mv(transpose(grad, 0, 1), self)'}
+    _yaml_lines = {'self': 1756, 'vec2': 1757}
+    _saved_fields = ('self', 'vec2')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4021,6 +5049,12 @@ class EinsumBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_tensors', '_saved_equation')
     _saved_slots = ('_raw_saved_tensors',)
+    _op_name = 'einsum'
+    _yaml_line = 1762
+    _input_names = ('tensors',)
+    _formulas = {'tensors': 'einsum_backward(grad, equation, tensors)'}
+    _yaml_lines = {'tensors': 1764}
+    _saved_fields = ('equation', 'tensors')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4043,6 +5077,12 @@ class TensordotBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dims_other', '_saved_dims_self', '_saved_other_ndim', '_saved_self_ndim')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'tensordot'
+    _yaml_line = 1779
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)', 'self': 'tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)'}
+    _yaml_lines = {'other': 1782, 'self': 1781}
+    _saved_fields = ('dims_other', 'dims_self', 'other', 'other.ndim', 'self', 'self.ndim')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4072,6 +5112,12 @@ class KronBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'kron'
+    _yaml_line = 1791
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'kron_grad_other(grad, self, other.shape)', 'self': 'kron_grad_self(grad, self.shape, other)'}
+    _yaml_lines = {'other': 1794, 'self': 1793}
+    _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4102,6 +5148,12 @@ class AddmmBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_mat1', '_raw_saved_mat2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat1', '_raw_saved_mat2')
+    _op_name = 'addmm'
+    _yaml_line = 1800
+    _input_names = ('self', 'mat1', 'mat2')
+    _formulas = {'mat1': 'maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)', 'mat2': 'maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
+    _yaml_lines = {'mat1': 1803, 'mat2': 1804, 'self': 1802}
+    _saved_fields = ('alpha', 'beta', 'mat1', 'mat2', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4135,6 +5187,12 @@ class BaddbmmBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_batch1', '_raw_saved_batch2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_batch1', '_raw_saved_batch2')
+    _op_name = 'baddbmm'
+    _yaml_line = 1811
+    _input_names = ('self', 'batch1', 'batch2')
+    _formulas = {'batch1': 'maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)', 'batch2': 'maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
+    _yaml_lines = {'batch1': 1814, 'batch2': 1815, 'self': 1813}
+    _saved_fields = ('alpha', 'batch1', 'batch2', 'beta', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4167,6 +5225,12 @@ class CrossBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'cross'
+    _yaml_line = 1820
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(cross(grad, self, dim), other.shape)', 'self': 'sum_to(cross(other, grad, dim), self.shape)'}
+    _yaml_lines = {'other': 1823, 'self': 1822}
+    _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4196,6 +5260,12 @@ class LinalgCrossBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'linalg_cross'
+    _yaml_line = 1829
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'self': 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)'}
+    _yaml_lines = {'other': 1832, 'self': 1831}
+    _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4224,6 +5294,12 @@ class TraceBackward0(GeneratedNode):
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
+    _op_name = 'trace'
+    _yaml_line = 1839
+    _input_names = ('self',)
+    _formulas = {'self': 'trace_backward(grad, self.shape)'}
+    _yaml_lines = {'self': 1841}
+    _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4242,6 +5318,12 @@ class LinalgInvBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'linalg_inv'
+    _yaml_line = 1848
+    _input_names = ('A',)
+    _formulas = {'A': '-matmul(mT(result), matmul(grad, mT(result)))'}
+    _yaml_lines = {'A': 1850}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4266,6 +5348,12 @@ class InverseBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'inverse'
+    _yaml_line = 1859
+    _input_names = ('self',)
+    _formulas = {'self': '-matmul(mT(result), matmul(grad, mT(result)))'}
+    _yaml_lines = {'self': 1861}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4290,6 +5378,12 @@ class LinalgDetBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+    _op_name = 'linalg_det'
+    _yaml_line = 1864
+    _input_names = ('A',)
+    _formulas = {'A': 'det_backward(grad, A, result)'}
+    _yaml_lines = {'A': 1866}
+    _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4315,6 +5409,12 @@ class DetBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'det'
+    _yaml_line = 1876
+    _input_names = ('self',)
+    _formulas = {'self': 'det_backward(grad, self, result)'}
+    _yaml_lines = {'self': 1878}
+    _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4340,6 +5440,12 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
+    _op_name = 'linalg_slogdet'
+    _yaml_line = 1881
+    _input_names = ('A',)
+    _formulas = {'A': 'logabsdet_backward(grad_logabsdet, A)'}
+    _yaml_lines = {'A': 1883}
+    _saved_fields = ('A',)
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -4365,6 +5471,12 @@ class SlogdetBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'slogdet'
+    _yaml_line = 1891
+    _input_names = ('self',)
+    _formulas = {'self': 'logabsdet_backward(grad_logabsdet, self)'}
+    _yaml_lines = {'self': 1893}
+    _saved_fields = ('self',)
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -4390,6 +5502,12 @@ class LogdetBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'logdet'
+    _yaml_line = 1897
+    _input_names = ('self',)
+    _formulas = {'self': 'logabsdet_backward(grad, self)'}
+    _yaml_lines = {'self': 1899}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4415,6 +5533,12 @@ class LinalgSolveBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+    _op_name = 'linalg_solve'
+    _yaml_line = 1902
+    _input_names = ('A', 'B')
+    _formulas = {'A': 'solve_grad_A(grad, A, result, B.shape, left)', 'B': 'solve_grad_B(grad, A, B.shape, left)'}
+    _yaml_lines = {'A': 1904, 'B': 1905}
+    _saved_fields = ('A', 'B.shape', 'left', 'result')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4444,6 +5568,12 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'linalg_cholesky'
+    _yaml_line = 1916
+    _input_names = ('A',)
+    _formulas = {'A': 'cholesky_backward(grad, result, upper)'}
+    _yaml_lines = {'A': 1918}
+    _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4468,6 +5598,12 @@ class CholeskyBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'cholesky'
+    _yaml_line = 1926
+    _input_names = ('self',)
+    _formulas = {'self': 'cholesky_backward(grad, result, upper)'}
+    _yaml_lines = {'self': 1928}
+    _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4492,6 +5628,12 @@ class LinalgEighBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors', '_saved_output_meta')
     _saved_slots = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors')
+    _op_name = 'linalg_eigh'
+    _yaml_line = 1931
+    _input_names = ('A',)
+    _formulas = {'A': 'eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)'}
+    _yaml_lines = {'A': 1933}
+    _saved_fields = ('eigenvalues', 'eigenvectors')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -4520,6 +5662,12 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_A', '_saved_UPLO')
     _saved_slots = ('_raw_saved_A',)
+    _op_name = 'linalg_eigvalsh'
+    _yaml_line = 1941
+    _input_names = ('A',)
+    _formulas = {'A': 'eigvalsh_backward(grad, A, UPLO)'}
+    _yaml_lines = {'A': 1943}
+    _saved_fields = ('A', 'UPLO')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4544,6 +5692,12 @@ class LinalgQrBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_mode', '_saved_output_meta')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
+    _op_name = 'linalg_qr'
+    _yaml_line = 1948
+    _input_names = ('A',)
+    _formulas = {'A': 'qr_backward(grad_Q, grad_R, Q, R, mode)'}
+    _yaml_lines = {'A': 1950}
+    _saved_fields = ('Q', 'R', 'mode')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -4572,6 +5726,12 @@ class LinalgSvdBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh', '_saved_full_matrices', '_saved_output_meta')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh')
+    _op_name = 'linalg_svd'
+    _yaml_line = 1959
+    _input_names = ('A',)
+    _formulas = {'A': 'svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)'}
+    _yaml_lines = {'A': 1961}
+    _saved_fields = ('S', 'U', 'Vh', 'full_matrices')
     num_outputs = 3
 
     def apply(self, grads, create_graph):
@@ -4602,6 +5762,12 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
+    _op_name = 'linalg_svdvals'
+    _yaml_line = 1972
+    _input_names = ('A',)
+    _formulas = {'A': 'svdvals_backward(grad, A)'}
+    _yaml_lines = {'A': 1974}
+    _saved_fields = ('A',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4626,6 +5792,12 @@ class LinalgPinvBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+    _op_name = 'linalg_pinv'
+    _yaml_line = 1981
+    _input_names = ('A',)
+    _formulas = {'A': 'pinv_backward(grad, result, A)'}
+    _yaml_lines = {'A': 1983}
+    _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4651,6 +5823,12 @@ class PinverseBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'pinverse'
+    _yaml_line = 1991
+    _input_names = ('self',)
+    _formulas = {'self': 'pinv_backward(grad, result, self)'}
+    _yaml_lines = {'self': 1993}
+    _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4676,6 +5854,12 @@ class SvdBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self', '_saved_compute_uv', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self')
+    _op_name = 'svd'
+    _yaml_line = 1998
+    _input_names = ('self',)
+    _formulas = {'self': 'torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)'}
+    _yaml_lines = {'self': 2000}
+    _saved_fields = ('S', 'U', 'V', 'compute_uv', 'self', 'some')
     num_outputs = 3
 
     def apply(self, grads, create_graph):
@@ -4707,6 +5891,12 @@ class QrBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
+    _op_name = 'qr'
+    _yaml_line = 2007
+    _input_names = ('self',)
+    _formulas = {'self': 'qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))'}
+    _yaml_lines = {'self': 2009}
+    _saved_fields = ('Q', 'R', 'some')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -4736,6 +5926,12 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left', '_saved_unitriangular', '_saved_upper')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+    _op_name = 'linalg_solve_triangular'
+    _yaml_line = 2014
+    _input_names = ('A', 'B')
+    _formulas = {'A': 'solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)', 'B': 'solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)'}
+    _yaml_lines = {'A': 2016, 'B': 2017}
+    _saved_fields = ('A', 'B.shape', 'left', 'result', 'unitriangular', 'upper')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4766,6 +5962,12 @@ class LinalgVecdotBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
+    _op_name = 'linalg_vecdot'
+    _yaml_line = 2026
+    _input_names = ('x', 'y')
+    _formulas = {'x': 'vecdot_grad(grad, y, dim, x.shape)', 'y': 'vecdot_grad(grad, x, dim, y.shape)'}
+    _yaml_lines = {'x': 2028, 'y': 2029}
+    _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4794,6 +5996,12 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_tensors',)
     _saved_slots = ('_raw_saved_tensors',)
+    _op_name = 'linalg_multi_dot'
+    _yaml_line = 2037
+    _input_names = ('tensors',)
+    _formulas = {'tensors': 'multi_dot_backward(grad, tensors)'}
+    _yaml_lines = {'tensors': 2039}
+    _saved_fields = ('tensors',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4815,6 +6023,12 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_A', '_saved_n')
     _saved_slots = ('_raw_saved_A',)
+    _op_name = 'linalg_matrix_power'
+    _yaml_line = 2047
+    _input_names = ('A',)
+    _formulas = {'A': 'matrix_power_backward(grad, A, n)'}
+    _yaml_lines = {'A': 2049}
+    _saved_fields = ('A', 'n')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4839,6 +6053,12 @@ class MatrixPowerBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
+    _op_name = 'matrix_power'
+    _yaml_line = 2058
+    _input_names = ('self',)
+    _formulas = {'self': 'matrix_power_backward(grad, self, n)'}
+    _yaml_lines = {'self': 2060}
+    _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4863,6 +6083,12 @@ class NormBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'norm'
+    _yaml_line = 2070
+    _input_names = ('self',)
+    _formulas = {'self': 'reduction_norm_backward(grad, self, p, result, dim)'}
+    _yaml_lines = {'self': 2072}
+    _saved_fields = ('dim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4888,6 +6114,12 @@ class NormBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'norm.str_p'
+    _yaml_line = 2088
+    _input_names = ('self',)
+    _formulas = {'self': 'torch_norm_backward(grad, self, result, p, dim, keepdim)'}
+    _yaml_lines = {'self': 2090}
+    _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4913,6 +6145,12 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_result', '_raw_saved_x')
+    _op_name = 'linalg_vector_norm'
+    _yaml_line = 2095
+    _input_names = ('x',)
+    _formulas = {'x': 'vector_norm_backward(grad, x, result, ord, dim, keepdim)'}
+    _yaml_lines = {'x': 2097}
+    _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4938,6 +6176,12 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+    _op_name = 'linalg_matrix_norm'
+    _yaml_line = 2111
+    _input_names = ('A',)
+    _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
+    _yaml_lines = {'A': 2113}
+    _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4963,6 +6207,12 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+    _op_name = 'linalg_matrix_norm.str_ord'
+    _yaml_line = 2125
+    _input_names = ('A',)
+    _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
+    _yaml_lines = {'A': 2127}
+    _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4988,6 +6238,12 @@ class LinalgNormBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+    _op_name = 'linalg_norm'
+    _yaml_line = 2136
+    _input_names = ('A',)
+    _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
+    _yaml_lines = {'A': 2138}
+    _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5013,6 +6269,12 @@ class LinalgNormBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
+    _op_name = 'linalg_norm.ord_str'
+    _yaml_line = 2148
+    _input_names = ('A',)
+    _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
+    _yaml_lines = {'A': 2150}
+    _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5038,6 +6300,12 @@ class ReluBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'relu'
+    _yaml_line = 2164
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * (result > 0)'}
+    _yaml_lines = {'self': 2166}
+    _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5062,6 +6330,12 @@ class SoftmaxBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'softmax'
+    _yaml_line = 2174
+    _input_names = ('self',)
+    _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
+    _yaml_lines = {'self': 2176}
+    _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5086,6 +6360,12 @@ class LogSoftmaxBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
+    _op_name = 'log_softmax'
+    _yaml_line = 2185
+    _input_names = ('self',)
+    _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
+    _yaml_lines = {'self': 2187}
+    _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5110,6 +6390,12 @@ class LeakyReluBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'leaky_relu'
+    _yaml_line = 2195
+    _input_names = ('input',)
+    _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
+    _yaml_lines = {'input': 2197}
+    _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5134,6 +6420,12 @@ class EluBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'elu'
+    _yaml_line = 2204
+    _input_names = ('input',)
+    _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
+    _yaml_lines = {'input': 2206}
+    _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5158,6 +6450,12 @@ class SeluBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'selu'
+    _yaml_line = 2213
+    _input_names = ('input',)
+    _formulas = {'input': 'grad * selu_slope(input)'}
+    _yaml_lines = {'input': 2215}
+    _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5182,6 +6480,12 @@ class NormalCdfBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
+    _op_name = '_normal_cdf'
+    _yaml_line = 2221
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * normal_pdf(self)'}
+    _yaml_lines = {'self': 2223}
+    _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5206,6 +6510,12 @@ class GeluBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'gelu'
+    _yaml_line = 2227
+    _input_names = ('input',)
+    _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
+    _yaml_lines = {'input': 2229}
+    _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5230,6 +6540,12 @@ class SiluBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'silu'
+    _yaml_line = 2237
+    _input_names = ('input',)
+    _formulas = {'input': 'grad * silu_derivative(input)'}
+    _yaml_lines = {'input': 2239}
+    _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5254,6 +6570,12 @@ class SoftplusBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'softplus'
+    _yaml_line = 2243
+    _input_names = ('input',)
+    _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
+    _yaml_lines = {'input': 2245}
+    _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5278,6 +6600,12 @@ class MishBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'mish'
+    _yaml_line = 2253
+    _input_names = ('input',)
+    _formulas = {'input': 'grad * mish_derivative(input)'}
+    _yaml_lines = {'input': 2255}
+    _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5302,6 +6630,12 @@ class HardtanhBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'hardtanh'
+    _yaml_line = 2259
+    _input_names = ('input',)
+    _formulas = {'input': 'grad * hardtanh_mask(input, min_val, max_val)'}
+    _yaml_lines = {'input': 2261}
+    _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5326,6 +6660,12 @@ class HardsigmoidBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'hardsigmoid'
+    _yaml_line = 2268
+    _input_names = ('input',)
+    _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
+    _yaml_lines = {'input': 2270}
+    _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5350,6 +6690,12 @@ class HardswishBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'hardswish'
+    _yaml_line = 2275
+    _input_names = ('input',)
+    _formulas = {'input': 'grad * hardswish_slope(input)'}
+    _yaml_lines = {'input': 2277}
+    _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5374,6 +6720,12 @@ class LogsigmoidBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'logsigmoid'
+    _yaml_line = 2282
+    _input_names = ('input',)
+    _formulas = {'input': 'grad * sigmoid(-input)'}
+    _yaml_lines = {'input': 2284}
+    _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5399,6 +6751,12 @@ class MaskedScaleBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
+    _op_name = '_masked_scale'
+    _yaml_line = 2290
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * mask * scale'}
+    _yaml_lines = {'self': 2292}
+    _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5425,6 +6783,12 @@ class LinearBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+    _op_name = 'linear'
+    _yaml_line = 2305
+    _input_names = ('input', 'weight', 'bias')
+    _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'matmul(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
+    _yaml_lines = {'bias': 2309, 'input': 2307, 'weight': 2308}
+    _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5458,6 +6822,12 @@ class LayerNormBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+    _op_name = 'layer_norm'
+    _yaml_line = 2319
+    _input_names = ('input', 'weight', 'bias')
+    _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
+    _yaml_lines = {'bias': 2323, 'input': 2321, 'weight': 2322}
+    _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5491,6 +6861,12 @@ class RmsNormBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+    _op_name = 'rms_norm'
+    _yaml_line = 2336
+    _input_names = ('input', 'weight')
+    _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
+    _yaml_lines = {'input': 2338, 'weight': 2339}
+    _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5522,6 +6898,12 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+    _op_name = '_batch_norm_training'
+    _yaml_line = 2349
+    _input_names = ('input', 'weight', 'bias')
+    _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
+    _yaml_lines = {'bias': 2353, 'input': 2351, 'weight': 2352}
+    _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5556,6 +6938,12 @@ class GroupNormBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+    _op_name = 'group_norm'
+    _yaml_line = 2361
+    _input_names = ('input', 'weight', 'bias')
+    _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
+    _yaml_lines = {'bias': 2365, 'input': 2363, 'weight': 2364}
+    _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5590,6 +6978,12 @@ class CrossEntropyBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
+    _op_name = 'cross_entropy'
+    _yaml_line = 2376
+    _input_names = ('input', 'target')
+    _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)'}
+    _yaml_lines = {'input': 2378, 'target': 2379}
+    _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5624,6 +7018,12 @@ class Conv1dBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+    _op_name = 'conv1d'
+    _yaml_line = 2404
+    _input_names = ('input', 'weight', 'bias')
+    _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
+    _yaml_lines = {'bias': 2408, 'input': 2406, 'weight': 2407}
+    _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5657,6 +7057,12 @@ class Conv1dBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+    _op_name = 'conv1d.padding'
+    _yaml_line = 2418
+    _input_names = ('input', 'weight', 'bias')
+    _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
+    _yaml_lines = {'bias': 2422, 'input': 2420, 'weight': 2421}
+    _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5690,6 +7096,12 @@ class Conv2dBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+    _op_name = 'conv2d'
+    _yaml_line = 2430
+    _input_names = ('input', 'weight', 'bias')
+    _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
+    _yaml_lines = {'bias': 2434, 'input': 2432, 'weight': 2433}
+    _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5723,6 +7135,12 @@ class Conv2dBackward1(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+    _op_name = 'conv2d.padding'
+    _yaml_line = 2445
+    _input_names = ('input', 'weight', 'bias')
+    _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
+    _yaml_lines = {'bias': 2449, 'input': 2447, 'weight': 2448}
+    _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5756,6 +7174,12 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+    _op_name = 'conv_transpose1d'
+    _yaml_line = 2457
+    _input_names = ('input', 'weight', 'bias')
+    _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
+    _yaml_lines = {'bias': 2461, 'input': 2459, 'weight': 2460}
+    _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5789,6 +7213,12 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+    _op_name = 'conv_transpose2d'
+    _yaml_line = 2469
+    _input_names = ('input', 'weight', 'bias')
+    _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
+    _yaml_lines = {'bias': 2473, 'input': 2471, 'weight': 2472}
+    _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5821,6 +7251,12 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
+    _op_name = 'convolution_backward_weight'
+    _yaml_line = 2485
+    _input_names = ('output_grad', 'input')
+    _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
+    _yaml_lines = {'input': 2488, 'output_grad': 2487}
+    _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5849,6 +7285,12 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
+    _op_name = 'max_pool1d_with_indices'
+    _yaml_line = 2500
+    _input_names = ('input',)
+    _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
+    _yaml_lines = {'input': 2502}
+    _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -5874,6 +7316,12 @@ class MaxPool1dBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'max_pool1d'
+    _yaml_line = 2510
+    _input_names = ('input',)
+    _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
+    _yaml_lines = {'input': 2512}
+    _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5898,6 +7346,12 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
+    _op_name = 'max_pool2d_with_indices'
+    _yaml_line = 2518
+    _input_names = ('input',)
+    _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
+    _yaml_lines = {'input': 2520}
+    _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
     def apply(self, grads, create_graph):
@@ -5923,6 +7377,12 @@ class MaxPool2dBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'max_pool2d'
+    _yaml_line = 2531
+    _input_names = ('input',)
+    _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
+    _yaml_lines = {'input': 2533}
+    _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5947,6 +7407,12 @@ class AvgPool1dBackward0(GeneratedNode):
 
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
+    _op_name = 'avg_pool1d'
+    _yaml_line = 2541
+    _input_names = ('input',)
+    _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
+    _yaml_lines = {'input': 2543}
+    _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5965,6 +7431,12 @@ class AvgPool2dBackward0(GeneratedNode):
 
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
+    _op_name = 'avg_pool2d'
+    _yaml_line = 2550
+    _input_names = ('input',)
+    _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
+    _yaml_lines = {'input': 2552}
+    _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5983,6 +7455,12 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
+    _op_name = 'avg_pool_backward'
+    _yaml_line = 2563
+    _input_names = ('output_grad',)
+    _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
+    _yaml_lines = {'output_grad': 2565}
+    _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -6001,6 +7479,12 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
+    _op_name = 'adaptive_avg_pool1d'
+    _yaml_line = 2574
+    _input_names = ('input',)
+    _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
+    _yaml_lines = {'input': 2576}
+    _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -6019,6 +7503,12 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
+    _op_name = 'adaptive_avg_pool2d'
+    _yaml_line = 2583
+    _input_names = ('input',)
+    _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
+    _yaml_lines = {'input': 2585}
+    _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -6037,6 +7527,12 @@ class PadBackward0(GeneratedNode):
 
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
+    _op_name = 'pad'
+    _yaml_line = 2596
+    _input_names = ('input',)
+    _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
+    _yaml_lines = {'input': 2598}
+    _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -6055,6 +7551,12 @@ class PadBackwardBackward0(GeneratedNode):
 
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
+    _op_name = 'pad_backward'
+    _yaml_line = 2610
+    _input_names = ('output_grad',)
+    _formulas = {'output_grad': 'repad(grad, pad, mode)'}
+    _yaml_lines = {'output_grad': 2612}
+    _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -6074,6 +7576,12 @@ class EmbeddingBackward0(GeneratedNode):
 
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
+    _op_name = 'embedding'
+    _yaml_line = 2622
+    _input_names = ('weight',)
+    _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
+    _yaml_lines = {'weight': 2625}
+    _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas

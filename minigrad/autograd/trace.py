@@ -164,8 +164,7 @@ class trace:
         rename["result"] = out_names[0]
         for i, out_name in enumerate(out_names):
             rename[f"grads[{i}]"] = f"d{root}_d{out_name}"
-        for arg, formula in formulas:
-            grad_index = list(dict(formulas)).index(arg)
+        for grad_index, (arg, formula) in enumerate(formulas):
             if grad_index >= len(grad_inputs) or grad_inputs[grad_index] is None:
                 continue
             target = inputs.get(arg, arg)
@@ -201,18 +200,12 @@ def _user_name(tensor):
     return None
 
 
-@functools.lru_cache(maxsize=None)
 def _formulas(node_class):
-    """``[(input name, formula text)]`` from a generated node class's docstring."""
-    doc = node_class.__doc__ or ""
-    pairs = []
-    for line in doc.splitlines()[1:]:
-        line = line.strip()
-        if ":" in line and not line.startswith(("Backward", ">>>")):
-            arg, _, formula = line.partition(":")
-            if arg.isidentifier():
-                pairs.append((arg, formula.strip()))
-    return tuple(pairs)
+    """``[(input name, formula text)]`` of a generated node class, in input order
+    (empty for hand-written nodes: they have no formulas to show)."""
+    names = getattr(node_class, "_input_names", ())
+    texts = getattr(node_class, "_formulas", {})
+    return tuple((name, texts[name]) for name in names if name in texts)
 
 
 class _Rename(ast.NodeTransformer):
