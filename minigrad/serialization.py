@@ -20,8 +20,10 @@ checkpoint intact (PyTorch's truncates it first).
 3
 """
 import base64
+import codecs
 import collections
 import copyreg
+import importlib
 import io
 import json
 import math
@@ -204,6 +206,7 @@ class _SafeUnpickler(pickle.Unpickler):
                 ("builtins", "object"): object, ("builtins", "set"): set,
                 ("builtins", "frozenset"): frozenset, ("builtins", "complex"): complex,
                 ("builtins", "slice"): slice, ("builtins", "range"): range,
+                ("_codecs", "encode"): codecs.encode,  # bytes under pickle protocol 2
                 ("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype,
                 ("numpy._core.multiarray", "_reconstruct"): _reconstruct,
                 ("numpy.core.multiarray", "_reconstruct"): _reconstruct}
@@ -212,12 +215,23 @@ class _SafeUnpickler(pickle.Unpickler):
         if module.startswith("numpy") and name.endswith("DType"):  # numpy 2's dtype classes
             return getattr(np.dtypes, name)
         found = self._BUILTIN.get((module, name)) or _safe_globals.get((module, name))
-        if found is None and module == "minigrad.nn.parameter" and name == "Parameter":
-            found = _parameter_class()
+        if found is None:
+            found = _tensor_class(module, name)
         if found is None:
             raise pickle.UnpicklingError(_WEIGHTS_ONLY_ERROR.format(name=f"{module}.{name}",
                                                                     short=name))
         return found
+
+
+def _tensor_class(module, name):
+    """A Tensor subclass defined in minigrad itself (``nn.Parameter``), else None."""
+    if module != "minigrad" and not module.startswith("minigrad."):
+        return None
+    try:
+        found = getattr(importlib.import_module(module), name, None)
+    except ImportError:
+        return None
+    return found if isinstance(found, type) and issubclass(found, Tensor) else None
 
 
 def _parameter_class():

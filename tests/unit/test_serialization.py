@@ -220,3 +220,18 @@ def test_missing_parent_directory_and_file_errors_match_torch(tmp_path):
         mg.save(1, tmp_path / "missing" / "x.pt")
     with pytest.raises(FileNotFoundError):
         mg.load(tmp_path / "nothing.pt")
+
+
+def test_tensors_inside_pickled_objects_load_once_the_object_is_allowed():
+    buffer = io.BytesIO()
+    cfg = Config(1)
+    cfg.scale = mg.tensor([1.0, 2.0], requires_grad=True)
+    mg.save({"cfg": cfg}, buffer)
+    try:
+        serialization.add_safe_globals([Config])
+        buffer.seek(0)
+        back = mg.load(buffer)
+    finally:
+        serialization.clear_safe_globals()
+    assert back["cfg"].depth == 1 and back["cfg"].scale.tolist() == [1.0, 2.0]
+    assert back["cfg"].scale.requires_grad
