@@ -187,3 +187,19 @@ def test_step_with_an_epoch_uses_the_closed_form_as_torch(name, options):
             warnings.simplefilter("ignore")
             t_sched.step(epoch)
         assert sched.get_last_lr() == pytest.approx(t_sched.get_last_lr(), rel=1e-12)
+
+
+def test_chained_scheduler_matches_torch():
+    def build(lib, opt):
+        sch = lib.optim.lr_scheduler
+        return sch.ChainedScheduler([sch.ConstantLR(opt, factor=0.1, total_iters=2),
+                                     sch.ExponentialLR(opt, gamma=0.9)])
+
+    opt, t_opt = _optimizers()
+    sched, t_sched = build(mg, opt), build(torch, t_opt)
+    np.testing.assert_allclose(_sequence(opt, sched, 10), _sequence(t_opt, t_sched, 10), rtol=1e-12)
+    other, _ = _optimizers()
+    with pytest.raises(ValueError, match="expects all schedulers to belong to the same optimizer"):
+        lr_scheduler.ChainedScheduler([lr_scheduler.StepLR(opt, 2), lr_scheduler.StepLR(other, 2)])
+    with pytest.raises(ValueError, match="does not support `ReduceLROnPlateau`"):
+        lr_scheduler.SequentialLR(opt, [lr_scheduler.ReduceLROnPlateau(opt)], milestones=[])
