@@ -12,7 +12,7 @@ class Sampler:
     """Base class: subclasses write ``__iter__`` (yielding keys) and, usually, ``__len__``."""
 
     def __init__(self, data_source=None):
-        pass
+        """``data_source`` is accepted (and unused) for older subclasses that pass it up."""
 
     def __iter__(self):
         raise NotImplementedError
