@@ -1,9 +1,16 @@
-"""Argument checks shared by the Adam family (PyTorch's messages)."""
+"""Argument checks shared by the optimizers (PyTorch's messages)."""
+from minigrad._tensor import Tensor
+
+
+def check_lr(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
 
 
 def check_adam_args(lr, betas, eps, weight_decay):
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
+    check_lr(lr)
     if not 0.0 <= eps:
         raise ValueError(f"Invalid epsilon value: {eps}")
     if not 0.0 <= betas[0] < 1.0:

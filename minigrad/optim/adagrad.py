@@ -2,6 +2,7 @@
 import numpy as np
 
 from minigrad._tensor import _wrap
+from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
     Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
     _step_tensor)
@@ -22,8 +23,7 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 <= lr_decay:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
         if not 0.0 <= weight_decay:

@@ -3,6 +3,7 @@ import numpy as np
 
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
+from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import Optimizer, _bump, _no_grad_step, _scalar
 
 __all__ = ["LBFGS"]
@@ -141,8 +142,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,

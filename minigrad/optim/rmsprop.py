@@ -3,6 +3,7 @@ import numpy as np
 
 from minigrad._tensor import _wrap
 from minigrad.optim.adam import _lerp_
+from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
     Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
     _step_tensor)
@@ -24,8 +25,7 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= momentum:

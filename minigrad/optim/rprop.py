@@ -2,6 +2,7 @@
 import numpy as np
 
 from minigrad._tensor import _wrap
+from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
     Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
     _step_tensor)
@@ -19,8 +20,7 @@ class Rprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         _check_differentiable(differentiable)

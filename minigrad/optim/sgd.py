@@ -2,6 +2,7 @@
 import numpy as np
 
 from minigrad._tensor import _wrap
+from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
     Optimizer, _bump, _check_differentiable, _evaluate, _no_grad_step, _scalar)
 
@@ -22,8 +23,7 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:

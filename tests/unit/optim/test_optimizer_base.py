@@ -211,3 +211,29 @@ def test_deepcopied_and_pickled_optimizers_keep_working():
     for clone in (copy.deepcopy(opt), pickle.loads(pickle.dumps(opt))):
         assert clone._params[0] is clone.param_groups[0]["params"][0]
         assert clone.state_dict()["state"][0]["n_iter"] == opt.state_dict()["state"][0]["n_iter"]
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta",
+                                  "Adamax", "NAdam", "RAdam", "Rprop", "LBFGS"])
+def test_lr_may_be_a_one_element_tensor(name):
+    w = mg.tensor(np.array([1.0, 2.0]), requires_grad=True)
+    t = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
+        getattr(optim, name)([w], lr=mg.tensor([0.1, 0.2]))
+    opt = getattr(optim, name)([w], lr=mg.tensor(0.05))
+    t_opt = getattr(torch.optim, name)([t], lr=torch.tensor(0.05))
+
+    def closure():
+        opt.zero_grad()
+        loss = ((w - 3) ** 2).sum()
+        loss.backward()
+        return loss
+
+    def t_closure():
+        t_opt.zero_grad()
+        loss = ((t - 3) ** 2).sum()
+        loss.backward()
+        return loss
+    for _ in range(3):
+        opt.step(closure), t_opt.step(t_closure)
+    np.testing.assert_allclose(w._data, t.detach().numpy(), rtol=1e-6)
