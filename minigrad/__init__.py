@@ -9,7 +9,8 @@
 Every op and its derivative is declared in derivatives.yaml; the code in
 minigrad/_generated/ is written from it by `python -m codegen`.
 """
-from minigrad._tensor import Tensor  # noqa: F401  (first: it binds the generated methods)
+from minigrad._tensor import Tensor  # noqa: F401
+from minigrad import _tensor_methods  # noqa: F401  (second: binds ops, operators, hooks to Tensor)
 from minigrad import autograd  # noqa: F401
 from minigrad.autograd.grad_mode import (  # noqa: F401
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled)

@@ -12,9 +12,10 @@ A Tensor holds
 - ``_extras``: rarely used state (hooks, retain_grad, the leaf's accumulator),
   kept in one dict so the common Tensor stays small and quick to build.
 
-The differentiable ops themselves are generated from derivatives.yaml into
-``minigrad/_generated/functions.py`` and attached as methods at the bottom of
-this module.
+This module imports nothing that needs Tensor back.  The differentiable ops are
+generated from derivatives.yaml into ``minigrad/_generated/``; they, the operators,
+hooks and ``backward`` are bound to Tensor by ``minigrad/_tensor_methods.py``, and
+in-place ops run through ``minigrad/autograd/inplace.py``.
 """
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ import numpy as np
 from minigrad import _conversions, _device, _dtypes
 from minigrad.autograd import clogs as _clogs
 from minigrad.autograd import grad_mode
-from minigrad.autograd.errors import LEAF_INPLACE_ERROR
 
 
 class Tensor:
@@ -165,8 +165,15 @@ class Tensor:
         self._data = value._data
 
     def detach(self):
-        """A tensor that shares data and version counter but has no history."""
-        return _make_view(self._data, self)
+        """A tensor that shares data and version counter but has no history.
+
+        As in PyTorch it shares storage, never graph: it is not an autograd view of
+        ``self``, so its own views never join ``self``'s graph (an in-place op on
+        ``self`` leaves them alone, and writes through them are invisible to autograd).
+        """
+        out = _make_view(self._data, self)
+        out._base = None
+        return out
 
     def detach_(self):
         if self._base is not None and self._base._requires_grad:
@@ -175,29 +182,9 @@ class Tensor:
         self._requires_grad = False
         return self
 
-    # ------------------------------------------------------------ hooks
-    def register_hook(self, hook):
-        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a
-        replacement.  Returns a handle with ``.remove()``.
-
-        >>> h = x.register_hook(lambda g: g * 2)
-        """
-        from minigrad.autograd.hooks import register_tensor_hook
-        return register_tensor_hook(self, hook)
-
-    def retain_grad(self):
-        """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
-        from minigrad.autograd.hooks import retain_grad
-        retain_grad(self)
-
     @property
     def retains_grad(self):
         return self.grad_fn is not None and bool((self._extras or {}).get("retains_grad"))
-
-    def register_post_accumulate_grad_hook(self, hook):
-        """``hook(tensor)`` runs after a leaf's ``.grad`` was updated (optimizer-in-backward)."""
-        from minigrad.autograd.hooks import register_post_accumulate_grad_hook
-        return register_post_accumulate_grad_hook(self, hook)
 
     def numpy(self):
         if self._requires_grad:
@@ -213,14 +200,6 @@ class Tensor:
 
     def tolist(self):
         return self._data.tolist()
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf that requires grad.
-
-        >>> x = mg.tensor(3.0, requires_grad=True); (x * x).backward(); x.grad
-        tensor(6.)
-        """
-        _functional.backward(self, gradient, retain_graph, create_graph, inputs)
 
     # ----------------------------------------------------------- conversions
     def to(self, *args, **kwargs):
@@ -321,13 +300,6 @@ class Tensor:
             return self._data.item().__format__(spec)
         return object.__format__(self, spec)
 
-    # numpy functions and ufuncs on Tensors run minigrad's differentiable ops.
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return _numpy_interop.array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        return _numpy_interop.array_function(func, types, args, kwargs)
-
     def __hash__(self):
         return id(self)
 
@@ -344,7 +316,7 @@ class Tensor:
                 "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
                 "this may be because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001")
-        import copy
+        import copy  # only deepcopy needs it
         new = memo[id(self)] = _rebuild_tensor(type(self), self._data.copy(), self._requires_grad)
         if self.grad is not None:
             new.grad = copy.deepcopy(self.grad, memo)
@@ -356,33 +328,6 @@ class Tensor:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
-
-    # ------------------------------------------------------------- operators
-    # Every operator calls a generated, differentiable function.
-    def __add__(self, other): return _F.add(self, other)
-    def __radd__(self, other): return _F.add(other, self)
-    def __sub__(self, other): return _F.sub(self, other)
-    def __rsub__(self, other): return _F.sub(other, self)
-    def __mul__(self, other): return _F.mul(self, other)
-    def __rmul__(self, other): return _F.mul(other, self)
-    def __truediv__(self, other): return _F.div(self, other)
-    def __rtruediv__(self, other): return _F.div(other, self)
-    def __pow__(self, other): return _F.pow(self, other)
-    def __rpow__(self, other): return _F.pow(other, self)
-    def __matmul__(self, other): return _F.matmul(self, other)
-    def __rmatmul__(self, other): return _F.matmul(other, self)
-    def __neg__(self): return _F.neg(self)
-    def __pos__(self): return self
-    def __abs__(self): return _F.abs(self)
-    def __mod__(self, other): return _F.remainder(self, other)
-    def __rmod__(self, other): return _F.remainder(other, self)
-    def __floordiv__(self, other): return _F.floor_divide(self, other)
-    def __rfloordiv__(self, other): return _F.floor_divide(other, self)
-    def __getitem__(self, index): return _F.getitem(self, index)
-
-    def __setitem__(self, index, value):
-        from minigrad.autograd.views import setitem
-        setitem(self, index, value)
 
     # Comparisons give boolean tensors, which never require grad.
     def __eq__(self, other): return _compare(np.equal, self, other)
@@ -401,28 +346,11 @@ class Tensor:
     def __imul__(self, other): return self.mul_(other)
     def __itruediv__(self, other): return self.div_(other)
 
-    # add_, exp_, clamp_ ...: generated for every elementwise-shaped op (methods.py).
-
-    def zero_(self):
-        return self.fill_(0)
-
-    def fill_(self, value):
-        return apply_inplace(self, _F._fill, value)
-
-    def copy_(self, src):
-        return apply_inplace(self, _F._copy_from, src)
-
     @property
     def output_nr(self):
         """Which output of its ``grad_fn`` this tensor is (0 for a leaf)."""
         return self._output_nr
 
-    from minigrad._new_tensors import (  # noqa: E402  (methods: self is the first argument)
-        new_empty, new_full, new_ones, new_tensor, new_zeros, split_with_sizes)
-
-    def polygamma(self, n):
-        """``x.polygamma(n)`` is ``minigrad.polygamma(n, x)`` (torch's argument order)."""
-        return _F.polygamma(n, self)
 
 
 
@@ -470,125 +398,3 @@ def _make_view(array, source, grad_fn=None, output_nr=0):
 def _compare(ufunc, a, b):
     return _wrap(ufunc(a._data if isinstance(a, Tensor) else a,
                        b._data if isinstance(b, Tensor) else b))
-
-
-INFERENCE_INPLACE_ERROR = (
-    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
-    "clone to get a normal tensor before doing inplace update.See "
-    "https://github.com/pytorch/rfcs/pull/17 for more details.")
-
-
-def apply_inplace(self, op, *args, **kwargs):
-    """Run ``op`` out of place, write the result into ``self``, and rebase history.
-
-    The derivative is the out-of-place op's, declared once in derivatives.yaml; the
-    tensor's ``grad_fn`` becomes that op's node.  Views of ``self`` see the new data
-    and the shared version counter moves, so saved copies know they are stale.
-    An in-place op on a view also rewrites its base's history (autograd/views.py).
-    """
-    if self._extras is not None and self._extras.get("inference") and not grad_mode.inference:
-        raise RuntimeError(INFERENCE_INPLACE_ERROR)
-    recording = grad_mode.enabled and (
-        self._requires_grad or _any_requires_grad(args) or _any_requires_grad(kwargs.values())
-        or (self._base is not None and self._base._requires_grad))
-    if recording and self.grad_fn is None and self._requires_grad:
-        raise RuntimeError(LEAF_INPLACE_ERROR)
-    if recording and self._base is not None:
-        from minigrad.autograd.views import inplace_on_view
-        return inplace_on_view(self, op, args, kwargs)
-    if not recording:
-        if _numpy_inplace(self, op, args, kwargs):
-            return self
-        with grad_mode.no_grad():
-            out = op(self, *args, **kwargs)
-        _write(self, out._data)
-        return self
-    _rebase(self, op, args, kwargs)
-    if self._extras is not None and self._extras.get("views"):
-        from minigrad.autograd.views import refresh_views
-        refresh_views(self)
-    return self
-
-
-def _numpy_inplace(self, op, args, kwargs):
-    """``p -= lr * p.grad`` under no_grad: numpy's in-place ufunc, no temporary copy.
-
-    Only for the four arithmetic ops; anything unusual (broadcasting into ``self``,
-    a dtype change, extra arguments) returns False and takes the general path."""
-    ufunc = _NUMPY_INPLACE.get(op)
-    if ufunc is None or len(args) != 1 or (kwargs and kwargs != {"alpha": 1}):
-        return False
-    other = args[0]._data if isinstance(args[0], Tensor) else args[0]
-    if not self._data.flags.writeable or np.result_type(self._data, other) != self._data.dtype:
-        return False
-    try:
-        ufunc(self._data, other, out=self._data)
-    except ValueError:  # other does not broadcast to self's shape
-        return False
-    self._version_counter[0] += 1
-    return True
-
-
-def _rebase(self, op, args, kwargs):
-    """Record ``op(self, ...)``, write its value into ``self``, make its node ``self``'s grad_fn."""
-    # The op saves its inputs by reference; give it a snapshot of ``self`` that
-    # keeps the old value and the old history, since ``self`` is about to change.
-    snapshot = _wrap(self._data.copy(), self.grad_fn, self._output_nr)
-    snapshot._requires_grad = self._requires_grad
-    out = op(snapshot, *args, **kwargs)
-    _write(self, out._data)
-    self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
-    self._requires_grad = out._requires_grad
-    out.grad_fn.rebind_output(out._output_nr, self)
-    if self._extras is not None and self._extras.get("retains_grad"):
-        from minigrad.autograd.hooks import move_retain_grad
-        move_retain_grad(self, snapshot.grad_fn, snapshot._output_nr)
-    return out.grad_fn
-
-
-def _write(self, values):
-    if not self._data.flags.writeable:
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers "
-            "to a single memory location (an expanded tensor). Please clone() the tensor "
-            "before performing the operation.")
-    if values.shape != self._data.shape:
-        raise RuntimeError(
-            f"output with shape {list(self._data.shape)} doesn't match the broadcast "
-            f"shape {list(values.shape)}")
-    np.copyto(self._data, values, casting="unsafe")
-    self._version_counter[0] += 1
-
-
-def _any_requires_grad(values):
-    for v in values:
-        if isinstance(v, Tensor) and v._requires_grad:
-            return True
-    return False
-
-
-# Bound at the bottom to break the import cycle: generated functions need Tensor.
-from minigrad._generated import functions as _F  # noqa: E402
-
-_NUMPY_INPLACE = {_F.add: np.add, _F.sub: np.subtract, _F.mul: np.multiply, _F.div: np.true_divide}
-from minigrad.autograd import functional as _functional  # noqa: E402
-from minigrad._generated.methods import METHODS  # noqa: E402
-from minigrad import numpy_interop as _numpy_interop  # noqa: E402
-
-for _name, _fn in METHODS.items():
-    setattr(Tensor, _name, _fn)
-del _name, _fn
-
-# Random fills and draws (minigrad/_sampling.py): x.normal_(), x.uniform_(-k, k), x.bernoulli() ...
-from minigrad import _sampling  # noqa: E402
-
-for _name in ("normal_", "uniform_", "bernoulli_", "exponential_", "random_", "bernoulli",
-              "multinomial"):
-    setattr(Tensor, _name, getattr(_sampling, _name))
-
-# x.new_zeros(...) and friends: factories in x's dtype (minigrad/creation.py)
-from minigrad import creation as _creation  # noqa: E402
-
-for _name in ("new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"):
-    setattr(Tensor, _name, getattr(_creation, _name))
-del _name

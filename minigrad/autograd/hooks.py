@@ -13,6 +13,7 @@ Hooks see and return Tensors, also in a plain backward where the engine itself
 works on arrays.
 """
 import itertools
+import weakref
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
 _handle_ids = itertools.count()
@@ -119,7 +120,6 @@ def register_tensor_hook(tensor, fn):
 
 
 def retain_grad(tensor):
-    import weakref
     if not tensor._requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if tensor.grad_fn is None:

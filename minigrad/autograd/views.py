@@ -22,8 +22,11 @@ import weakref
 
 import numpy as np
 
+from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
+from minigrad.autograd.hooks import move_retain_grad
 from minigrad.autograd.node import Node
+from minigrad.kernels.core import index_key, sum_to_shape
 
 VIEW_OF_LEAF_ERROR = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation. "
@@ -68,7 +71,7 @@ def _live_views(base):
     return result
 
 
-def _registration(view):
+def registration(view):
     entry = ((view._base._extras or {}).get("views") or {}).get(id(view))
     if entry is None or entry[0]() is not view:
         return None
@@ -103,7 +106,7 @@ def _byte_offsets(array, origin):
     return offsets
 
 
-class _IndexMap:
+class IndexMap:
     """A view's place in its base, computed on first use (most graphs never need it)."""
 
     __slots__ = ("view_array", "base_array", "_index")
@@ -130,7 +133,7 @@ class _IndexMap:
 def _scatter(grad, where, create_graph):
     """Zeros shaped like the base with ``grad`` (shaped like the view) added at the view."""
     if create_graph:
-        from minigrad._generated import functions as Fn
+        from minigrad._generated import functions as Fn  # generated ops import views (cycle)
         flat = Fn.getitem_backward(grad, (where.size,), where.index)
         return Fn.reshape(flat, where.base_shape)
     flat = np.zeros(where.size, dtype=grad.dtype)
@@ -179,8 +182,7 @@ class CopySlices(Node):
         grad, where = grads[0], self.where
         index = where.index
         if create_graph:
-            from minigrad._generated import functions as Fn
-            from minigrad._tensor import Tensor, _wrap
+            from minigrad._generated import functions as Fn  # generated ops import views (cycle)
             grad = grad if isinstance(grad, Tensor) else _wrap(grad)
             flat = Fn.reshape(grad, (-1,))
             results = self._view_first(self.fn.apply([Fn.getitem(flat, index)], True))
@@ -206,41 +208,6 @@ class CopySlices(Node):
 
 
 # --------------------------------------------------------------- the operations
-def inplace_on_view(view, op, args, kwargs):
-    """``op`` in place on ``view`` while recording: rebase the view's base onto CopySlices."""
-    from minigrad._tensor import _any_requires_grad, _rebase, _write, _wrap, apply_inplace
-    base = view._base
-    entry = _registration(view)
-    if entry is not None and not entry[1] and base._requires_grad:
-        raise RuntimeError(NO_GRAD_VIEW_ERROR)
-    inputs_require_grad = _any_requires_grad(args) or _any_requires_grad(kwargs.values())
-    if entry is None or not (view._requires_grad or inputs_require_grad):
-        # detach() and other views with no autograd link to their base: the base's
-        # history does not change, as in PyTorch.
-        if view._requires_grad or inputs_require_grad:
-            _rebase(view, op, args, kwargs)
-        else:
-            with grad_mode.no_grad():
-                apply_inplace(view, op, *args, **kwargs)
-        return view
-    if base._requires_grad and base.grad_fn is None:
-        raise RuntimeError(VIEW_OF_LEAF_ERROR)
-    where = _IndexMap(view._data, base._data)
-    old = _wrap(view._data.copy(), view.grad_fn, view._output_nr)
-    old._requires_grad = view._requires_grad
-    out = op(old, *args, **kwargs)
-    _write(view, out._data)
-    base_edge = (base.grad_fn, base._output_nr) if base.grad_fn is not None else (None, 0)
-    node = CopySlices(base_edge, out.grad_fn, where)
-    out.grad_fn.rebind_output(out._output_nr, view)
-    base.grad_fn, base._output_nr, base._requires_grad = node, 0, True
-    if base._extras.get("retains_grad"):
-        from minigrad.autograd.hooks import move_retain_grad
-        move_retain_grad(base, base_edge[0], base_edge[1])
-    refresh_views(base)
-    return view
-
-
 def rebase_on_view(view, fn, view_nr):
     """A custom Function (node ``fn``, whose input ``view_nr`` is ``view``) changed ``view``
     in place and said so with ``mark_dirty``: the base's history becomes CopySlices(fn)
@@ -249,7 +216,7 @@ def rebase_on_view(view, fn, view_nr):
     Returns False for a view with no autograd link to its base (``detach()``): then
     only the view itself gets ``fn`` as its history."""
     base = view._base
-    entry = _registration(view)
+    entry = registration(view)
     if entry is None:
         return False
     if not entry[1] and base._requires_grad:
@@ -257,14 +224,13 @@ def rebase_on_view(view, fn, view_nr):
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
     base_edge = (base.grad_fn, base._output_nr) if base.grad_fn is not None else (None, 0)
-    base.grad_fn = CopySlices(base_edge, fn, _IndexMap(view._data, base._data), view_nr)
+    base.grad_fn = CopySlices(base_edge, fn, IndexMap(view._data, base._data), view_nr)
     base._output_nr, base._requires_grad = 0, True
     if base._extras is not None and base._extras.get("retains_grad"):
-        from minigrad.autograd.hooks import move_retain_grad
         move_retain_grad(base, base_edge[0], base_edge[1])
     refresh_views(base)
     if not isinstance(view.grad_fn, AsStridedBackward0):  # a view the registry does not know
-        view.grad_fn = AsStridedBackward0((base.grad_fn, 0), _IndexMap(view._data, base._data))
+        view.grad_fn = AsStridedBackward0((base.grad_fn, 0), IndexMap(view._data, base._data))
         view._output_nr, view._requires_grad = 0, True
     return True
 
@@ -276,47 +242,11 @@ def refresh_views(base):
     edge = (base.grad_fn, base._output_nr)
     for view in _live_views(base):
         old_fn, old_nr = view.grad_fn, view._output_nr
-        view.grad_fn = AsStridedBackward0(edge, _IndexMap(view._data, base._data))
+        view.grad_fn = AsStridedBackward0(edge, IndexMap(view._data, base._data))
         view._output_nr = 0
         view._requires_grad = True
         if view._extras is not None and view._extras.get("retains_grad"):
-            from minigrad.autograd.hooks import move_retain_grad
-            move_retain_grad(view, old_fn, old_nr)
-
-
-def setitem(tensor, key, value):
-    """``tensor[key] = value``: a copy into a view for a basic key, index_put otherwise."""
-    from minigrad._tensor import Tensor, apply_inplace
-    if _is_basic_key(key):
-        view = tensor[key]
-        if view._base is not None or view._data.base is not None:
-            view.copy_(value)
-            return
-    if isinstance(value, Tensor) and value.dtype != tensor.dtype:
-        value = value.to(tensor.dtype)
-    apply_inplace(tensor, _index_put, key, value)
-
-
-def _is_basic_key(key):
-    parts = key if isinstance(key, tuple) else (key,)
-    return all(p is None or p is Ellipsis or isinstance(p, slice)
-               or (isinstance(p, (int, np.integer)) and not isinstance(p, bool)) for p in parts)
-
-
-def _index_put(tensor, key, value):
-    """``tensor`` with ``tensor[key]`` replaced by ``value``, out of place (index_put)."""
-    from minigrad.autograd.node import edge_of
-    from minigrad.kernels.core import index_key
-    from minigrad._tensor import Tensor, _wrap
-    array_key = index_key(key)
-    out = tensor._data.copy()
-    out[array_key] = value._data if isinstance(value, Tensor) else value
-    requires = tensor._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
-    if not (grad_mode.enabled and requires):
-        return _wrap(out)
-    value_shape = value.shape if isinstance(value, Tensor) else ()
-    node = IndexPutBackward0((edge_of(tensor), edge_of(value)), key, tensor.shape, value_shape)
-    return _wrap(out, node)
+                move_retain_grad(view, old_fn, old_nr)
 
 
 class IndexPutBackward0(Node):
@@ -329,17 +259,15 @@ class IndexPutBackward0(Node):
         self.key, self.shape, self.value_shape = key, shape, value_shape
 
     def apply(self, grads, create_graph):
-        from minigrad.kernels.core import index_key
         grad, key = grads[0], index_key(self.key)
         keep = np.ones(self.shape, dtype=bool)
         keep[key] = False  # select with it, not multiply: inf * 0 would be NaN
         if create_graph:
-            from minigrad._generated import functions as Fn
+            from minigrad._generated import functions as Fn  # generated ops import views (cycle)
             grad_self = Fn.where(keep, grad, 0.0) if self.needs_input_grad(0) else None
             grad_value = (Fn.sum_to_size(Fn.getitem(grad, self.key), self.value_shape)
                           if self.needs_input_grad(1) else None)
             return grad_self, grad_value
-        from minigrad.kernels.core import sum_to_shape
         grad_self = np.where(keep, grad, 0) if self.needs_input_grad(0) else None
         grad_value = (sum_to_shape(np.asarray(grad[key]), self.value_shape)
                       if self.needs_input_grad(1) else None)

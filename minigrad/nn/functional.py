@@ -24,7 +24,8 @@ from minigrad.kernels.nn import check_reduction as _check_reduction
 from minigrad.kernels.nn import class_dim as _class_dim
 from minigrad.kernels.nn import index_targets as _index_targets
 from minigrad.kernels.nn import one_hot_array as _one_hot_array
-from minigrad._tensor import Tensor, _wrap, apply_inplace
+from minigrad._tensor import Tensor, _wrap
+from minigrad.autograd.inplace import apply_inplace
 
 
 def _as_tensor(x):

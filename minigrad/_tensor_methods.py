@@ -1,0 +1,121 @@
+"""Binds to Tensor the methods that need modules which themselves need Tensor.
+
+``minigrad/_tensor.py`` defines the class and imports nothing that imports it
+back; this module adds the operators, the generated ops (``x.exp()``, ``x.exp_()``),
+hooks, ``backward``, sampling and factory methods.  ``minigrad/__init__.py``
+imports it right after ``_tensor``, so every Tensor a user sees has them.
+
+>>> import minigrad as mg
+>>> (mg.tensor([1.0, 2.0]) * 2).exp_()
+tensor([ 7.3890557, 54.59815  ])
+"""
+from __future__ import annotations
+
+from minigrad import _new_tensors, _sampling, creation, numpy_interop
+from minigrad._generated import functions as F
+from minigrad._generated.methods import METHODS
+from minigrad._tensor import Tensor
+from minigrad.autograd import functional, hooks
+from minigrad.autograd.inplace import apply_inplace, setitem
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf that requires grad.
+
+    >>> x = mg.tensor(3.0, requires_grad=True); (x * x).backward(); x.grad
+    tensor(6.)
+    """
+    functional.backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+def register_hook(self, hook):
+    """``hook(grad)`` runs when this tensor's gradient is computed; it may return a
+    replacement.  Returns a handle with ``.remove()``.
+
+    >>> h = x.register_hook(lambda g: g * 2)
+    """
+    return hooks.register_tensor_hook(self, hook)
+
+
+def retain_grad(self):
+    """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
+    hooks.retain_grad(self)
+
+
+def register_post_accumulate_grad_hook(self, hook):
+    """``hook(tensor)`` runs after a leaf's ``.grad`` was updated (optimizer-in-backward)."""
+    return hooks.register_post_accumulate_grad_hook(self, hook)
+
+
+def zero_(self):
+    return self.fill_(0)
+
+
+def fill_(self, value):
+    return apply_inplace(self, F._fill, value)
+
+
+def copy_(self, src):
+    return apply_inplace(self, F._copy_from, src)
+
+
+def polygamma(self, n):
+    """``x.polygamma(n)`` is ``minigrad.polygamma(n, x)`` (torch's argument order)."""
+    return F.polygamma(n, self)
+
+
+# numpy functions and ufuncs on Tensors run minigrad's differentiable ops.
+def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+    return numpy_interop.array_ufunc(ufunc, method, inputs, kwargs)
+
+
+def __array_function__(self, func, types, args, kwargs):
+    return numpy_interop.array_function(func, types, args, kwargs)
+
+
+# Every operator calls a generated, differentiable function.
+_OPERATORS = {
+    "__add__": lambda self, other: F.add(self, other),
+    "__radd__": lambda self, other: F.add(other, self),
+    "__sub__": lambda self, other: F.sub(self, other),
+    "__rsub__": lambda self, other: F.sub(other, self),
+    "__mul__": lambda self, other: F.mul(self, other),
+    "__rmul__": lambda self, other: F.mul(other, self),
+    "__truediv__": lambda self, other: F.div(self, other),
+    "__rtruediv__": lambda self, other: F.div(other, self),
+    "__pow__": lambda self, other: F.pow(self, other),
+    "__rpow__": lambda self, other: F.pow(other, self),
+    "__matmul__": lambda self, other: F.matmul(self, other),
+    "__rmatmul__": lambda self, other: F.matmul(other, self),
+    "__mod__": lambda self, other: F.remainder(self, other),
+    "__rmod__": lambda self, other: F.remainder(other, self),
+    "__floordiv__": lambda self, other: F.floor_divide(self, other),
+    "__rfloordiv__": lambda self, other: F.floor_divide(other, self),
+    "__neg__": lambda self: F.neg(self),
+    "__pos__": lambda self: self,
+    "__abs__": lambda self: F.abs(self),
+    "__getitem__": lambda self, index: F.getitem(self, index),
+    "__setitem__": setitem,
+}
+
+
+def _bind():
+    for name, fn in _OPERATORS.items():
+        fn.__name__ = fn.__qualname__ = name
+        setattr(Tensor, name, fn)
+    for fn in (backward, register_hook, retain_grad, register_post_accumulate_grad_hook,
+               zero_, fill_, copy_, polygamma, __array_ufunc__, __array_function__):
+        setattr(Tensor, fn.__name__, fn)
+    for name, fn in METHODS.items():  # generated: x.exp(), x.exp_(), x.sum_to_size(...)
+        setattr(Tensor, name, fn)
+    # x.normal_(), x.uniform_(-k, k), x.bernoulli() ... (minigrad/_sampling.py)
+    for name in ("normal_", "uniform_", "bernoulli_", "exponential_", "random_", "bernoulli",
+                 "multinomial"):
+        setattr(Tensor, name, getattr(_sampling, name))
+    setattr(Tensor, "split_with_sizes", _new_tensors.split_with_sizes)
+    # x.new_zeros(...) and friends: factories in x's dtype (minigrad/creation.py)
+    for name in ("new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"):
+        setattr(Tensor, name, getattr(creation, name))
+
+
+_bind()

@@ -1,0 +1,186 @@
+"""In-place ops: run the out-of-place op, write its value into the tensor, rebase history.
+
+PyTorch's ``rebase_history``: an in-place op has no derivative of its own; the
+out-of-place op's node (declared once in derivatives.yaml) becomes the tensor's
+``grad_fn`` and the tensor's version counter moves, so saved copies know they are
+stale.  In-place ops on views also rewrite their base's history (autograd/views.py).
+
+>>> import minigrad as mg
+>>> x = mg.tensor([1.0, 2.0], requires_grad=True).clone()
+>>> x.mul_(3.0).grad_fn
+<MulBackward0>
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad._generated import functions as _F
+from minigrad._tensor import Tensor, _wrap
+from minigrad.autograd import grad_mode
+from minigrad.autograd.errors import LEAF_INPLACE_ERROR
+from minigrad.autograd.hooks import move_retain_grad
+from minigrad.autograd.node import edge_of
+from minigrad.autograd.views import (
+    NO_GRAD_VIEW_ERROR, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, IndexPutBackward0, refresh_views,
+    registration)
+from minigrad.kernels.core import index_key
+
+INFERENCE_INPLACE_ERROR = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def apply_inplace(self, op, *args, **kwargs):
+    """Run ``op`` out of place, write the result into ``self``, and rebase history.
+
+    The derivative is the out-of-place op's, declared once in derivatives.yaml; the
+    tensor's ``grad_fn`` becomes that op's node.  Views of ``self`` see the new data
+    and the shared version counter moves, so saved copies know they are stale.
+    An in-place op on a view also rewrites its base's history (autograd/views.py).
+    """
+    if self._extras is not None and self._extras.get("inference") and not grad_mode.inference:
+        raise RuntimeError(INFERENCE_INPLACE_ERROR)
+    recording = grad_mode.enabled and (
+        self._requires_grad or any_requires_grad(args) or any_requires_grad(kwargs.values())
+        or (self._base is not None and self._base._requires_grad))
+    if recording and self.grad_fn is None and self._requires_grad:
+        raise RuntimeError(LEAF_INPLACE_ERROR)
+    if recording and self._base is not None:
+        return inplace_on_view(self, op, args, kwargs)
+    if not recording:
+        if _numpy_inplace(self, op, args, kwargs):
+            return self
+        with grad_mode.no_grad():
+            out = op(self, *args, **kwargs)
+        write(self, out._data)
+        return self
+    rebase(self, op, args, kwargs)
+    if self._extras is not None and self._extras.get("views"):
+        refresh_views(self)
+    return self
+
+
+_NUMPY_INPLACE = {_F.add: np.add, _F.sub: np.subtract, _F.mul: np.multiply, _F.div: np.true_divide}
+
+
+def _numpy_inplace(self, op, args, kwargs):
+    """``p -= lr * p.grad`` under no_grad: numpy's in-place ufunc, no temporary copy.
+
+    Only for the four arithmetic ops; anything unusual (broadcasting into ``self``,
+    a dtype change, extra arguments) returns False and takes the general path."""
+    ufunc = _NUMPY_INPLACE.get(op)
+    if ufunc is None or len(args) != 1 or (kwargs and kwargs != {"alpha": 1}):
+        return False
+    other = args[0]._data if isinstance(args[0], Tensor) else args[0]
+    if not self._data.flags.writeable or np.result_type(self._data, other) != self._data.dtype:
+        return False
+    try:
+        ufunc(self._data, other, out=self._data)
+    except ValueError:  # other does not broadcast to self's shape
+        return False
+    self._version_counter[0] += 1
+    return True
+
+
+def rebase(self, op, args, kwargs):
+    """Record ``op(self, ...)``, write its value into ``self``, make its node ``self``'s grad_fn."""
+    # The op saves its inputs by reference; give it a snapshot of ``self`` that
+    # keeps the old value and the old history, since ``self`` is about to change.
+    snapshot = _wrap(self._data.copy(), self.grad_fn, self._output_nr)
+    snapshot._requires_grad = self._requires_grad
+    out = op(snapshot, *args, **kwargs)
+    write(self, out._data)
+    self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
+    self._requires_grad = out._requires_grad
+    out.grad_fn.rebind_output(out._output_nr, self)
+    if self._extras is not None and self._extras.get("retains_grad"):
+        move_retain_grad(self, snapshot.grad_fn, snapshot._output_nr)
+    return out.grad_fn
+
+
+def write(self, values):
+    """Copy ``values`` into ``self``'s storage (same shape; cast to ``self``'s dtype)."""
+    if not self._data.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers "
+            "to a single memory location (an expanded tensor). Please clone() the tensor "
+            "before performing the operation.")
+    if values.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast "
+            f"shape {list(values.shape)}")
+    np.copyto(self._data, values, casting="unsafe")
+    self._version_counter[0] += 1
+
+
+def any_requires_grad(values):
+    for v in values:
+        if isinstance(v, Tensor) and v._requires_grad:
+            return True
+    return False
+
+
+# ------------------------------------------------------------- on views
+def inplace_on_view(view, op, args, kwargs):
+    """``op`` in place on ``view`` while recording: rebase the view's base onto CopySlices."""
+    base = view._base
+    entry = registration(view)
+    if entry is not None and not entry[1] and base._requires_grad:
+        raise RuntimeError(NO_GRAD_VIEW_ERROR)
+    inputs_require_grad = any_requires_grad(args) or any_requires_grad(kwargs.values())
+    if entry is None or not (view._requires_grad or inputs_require_grad):
+        # detach() and other views with no autograd link to their base: the base's
+        # history does not change, as in PyTorch.
+        if view._requires_grad or inputs_require_grad:
+            rebase(view, op, args, kwargs)
+        else:
+            with grad_mode.no_grad():
+                apply_inplace(view, op, *args, **kwargs)
+        return view
+    if base._requires_grad and base.grad_fn is None:
+        raise RuntimeError(VIEW_OF_LEAF_ERROR)
+    where = IndexMap(view._data, base._data)
+    old = _wrap(view._data.copy(), view.grad_fn, view._output_nr)
+    old._requires_grad = view._requires_grad
+    out = op(old, *args, **kwargs)
+    write(view, out._data)
+    base_edge = (base.grad_fn, base._output_nr) if base.grad_fn is not None else (None, 0)
+    node = CopySlices(base_edge, out.grad_fn, where)
+    out.grad_fn.rebind_output(out._output_nr, view)
+    base.grad_fn, base._output_nr, base._requires_grad = node, 0, True
+    if base._extras.get("retains_grad"):
+        move_retain_grad(base, base_edge[0], base_edge[1])
+    refresh_views(base)
+    return view
+
+
+def setitem(tensor, key, value):
+    """``tensor[key] = value``: a copy into a view for a basic key, index_put otherwise."""
+    if _is_basic_key(key):
+        view = tensor[key]
+        if view._base is not None or view._data.base is not None:
+            view.copy_(value)
+            return
+    if isinstance(value, Tensor) and value.dtype != tensor.dtype:
+        value = value.to(tensor.dtype)
+    apply_inplace(tensor, _index_put, key, value)
+
+
+def _is_basic_key(key):
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(p is None or p is Ellipsis or isinstance(p, slice)
+               or (isinstance(p, (int, np.integer)) and not isinstance(p, bool)) for p in parts)
+
+
+def _index_put(tensor, key, value):
+    """``tensor`` with ``tensor[key]`` replaced by ``value``, out of place (index_put)."""
+    array_key = index_key(key)
+    out = tensor._data.copy()
+    out[array_key] = value._data if isinstance(value, Tensor) else value
+    requires = tensor._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
+    if not (grad_mode.enabled and requires):
+        return _wrap(out)
+    value_shape = value.shape if isinstance(value, Tensor) else ()
+    node = IndexPutBackward0((edge_of(tensor), edge_of(value)), key, tensor.shape, value_shape)
+    return _wrap(out, node)
