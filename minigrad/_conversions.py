@@ -18,7 +18,7 @@ _BY_LEGACY = {name: dtype for dtype, name in _LEGACY.items()}
 def to(tensor, *args, dtype=None, device=None, non_blocking=False, copy=False,
        memory_format=None):
     """``tensor`` converted as ``Tensor.to`` is asked to (see the module docstring)."""
-    from minigrad._tensor import Tensor
+    from minigrad._tensor import Tensor  # at call time: _tensor imports this module
     args = list(args)
     if args and isinstance(args[0], Tensor):
         other = args.pop(0)
@@ -38,7 +38,7 @@ def to(tensor, *args, dtype=None, device=None, non_blocking=False, copy=False,
     target = tensor._data.dtype if dtype is None else _dtypes.numpy_dtype(dtype)
     if target == tensor._data.dtype:
         return tensor.clone() if copy else tensor
-    from minigrad._generated import functions as F
+    from minigrad._generated import functions as F  # at call time: they import _tensor
     return F._to_copy(tensor, target)
 
 

@@ -18,6 +18,7 @@ import contextlib
 import numpy as np
 
 from minigrad._device import as_device
+from minigrad._tensor import _wrap
 
 _DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() starts from
 _STATE_BYTES = 16  # each of PCG64's two 128-bit integers
@@ -58,7 +59,6 @@ class Generator:
 
     def get_state(self):
         """The stream's position as a uint8 tensor (feed it back to ``set_state``)."""
-        from minigrad._tensor import _wrap
         state = self._numpy.bit_generator.state
         parts = [state["state"]["state"].to_bytes(_STATE_BYTES, "little"),
                  state["state"]["inc"].to_bytes(_STATE_BYTES, "little"),
