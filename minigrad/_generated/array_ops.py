@@ -14,7 +14,7 @@ from minigrad.kernels import *  # noqa: F401,F403 - the forward expressions' hel
 
 def sum_to_size(self, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor"""
-    return sum_to_shape(self, size)
+    return sum_to(self, size)
 
 
 def _to_copy(self, dtype):

@@ -19,7 +19,7 @@ OPS = {
         'sum_to_size', 'sum_to_size(Tensor self, int[] size) -> Tensor', 95,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
-        'sum_to_shape(self, size)',
+        'sum_to(self, size)',
         (CompileFormula('self', 'expand(grad, self.shape)', 'F.expand(grad, self._saved_self_shape)'), ),
         (), False, '',
         False, 'SumToSizeBackward0'),

@@ -26,7 +26,7 @@ from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.hooks import move_retain_grad
 from minigrad.autograd.node import Node
-from minigrad.kernels.core import index_key, sum_to_shape
+from minigrad.kernels.core import index_key, sum_to
 
 VIEW_OF_LEAF_ERROR = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation. "
@@ -269,6 +269,6 @@ class IndexPutBackward0(Node):
                           if self.needs_input_grad(1) else None)
             return grad_self, grad_value
         grad_self = np.where(keep, grad, 0) if self.needs_input_grad(0) else None
-        grad_value = (sum_to_shape(np.asarray(grad[key]), self.value_shape)
+        grad_value = (sum_to(np.asarray(grad[key]), self.value_shape)
                       if self.needs_input_grad(1) else None)
         return grad_self, grad_value

@@ -18,8 +18,9 @@ def sum_array(x, dim, keepdim, dtype=None):
     return np.add.reduce(x, axis=axes(dim), keepdims=keepdim, dtype=dtype)
 
 
-def sum_to_shape(x, shape):
-    """Sum ``x`` down to ``shape``: undo numpy broadcasting."""
+def sum_to(x, shape):
+    """Sum array ``x`` down to ``shape``: undo numpy broadcasting (the op ``sum_to_size``;
+    the formula helper ``sum_to`` in autograd/formulas/core.py calls it)."""
     shape = tuple(shape)
     if x.shape == shape:
         return x

@@ -314,7 +314,7 @@ def take_along_dim_backward_array(grad, dim, indices, shape):
     The forward broadcast the input against ``indices`` in the other dims, so the sum
     is formed at the broadcast shape and then summed down to ``shape``.
     """
-    from minigrad.kernels.core import scatter_add_into_zeros, sum_to_shape
+    from minigrad.kernels.core import scatter_add_into_zeros, sum_to
     shape = tuple(shape)
     if dim is None:
         out = np.zeros(int(np.prod(shape)), dtype=grad.dtype)
@@ -324,4 +324,4 @@ def take_along_dim_backward_array(grad, dim, indices, shape):
     wide = list(grad.shape)
     wide[dim] = shape[dim]
     indices = np.broadcast_to(indices, grad.shape)
-    return sum_to_shape(scatter_add_into_zeros(grad, dim, indices, tuple(wide)), shape)
+    return sum_to(scatter_add_into_zeros(grad, dim, indices, tuple(wide)), shape)
