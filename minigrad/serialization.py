@@ -236,7 +236,7 @@ def _tensor_class(module, name):
 
 def _parameter_class():
     try:
-        from minigrad.nn import Parameter
+        from minigrad.nn import Parameter  # at call time: minigrad.nn may not define it
     except ImportError:  # nn.Parameter not built yet: parameters load as tensors
         return None
     return Parameter

@@ -32,8 +32,8 @@ UNCOMMENTED_LAZY_IMPORTS = {
     "minigrad/distributed/collectives.py", "minigrad/kernels/nn.py",
     "minigrad/kernels/reductions.py", "minigrad/kernels/shape.py",
     "minigrad/nn/functional.py", "minigrad/nn/parallel/distributed.py",
-    "minigrad/numpy_interop.py", "minigrad/serialization.py",
-    "minigrad/utils/checkpoint.py", "minigrad/utils/data/_collate.py", "minigrad/viz.py",
+    "minigrad/numpy_interop.py",
+    "minigrad/utils/checkpoint.py", "minigrad/viz.py",
 }
 
 

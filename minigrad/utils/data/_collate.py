@@ -28,7 +28,7 @@ def _stack(arrays):
 
 
 def _stack_recorded(tensors):
-    from minigrad import stack
+    from minigrad import stack  # the package imports utils.data: only at call time
     _stack([t._data for t in tensors])  # the shape check and its message
     return stack(tensors)
 
