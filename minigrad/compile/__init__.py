@@ -1,0 +1,278 @@
+"""``minigrad.compile``: trace a function once, generate its forward and backward.
+
+>>> @minigrad.compile
+... def f(a, b):
+...     return ((a + b) * b).sum()
+>>> f(a, b).backward()          # first call: traced (runs eagerly), code generated
+>>> f(a, b).backward()          # same guards: the generated code runs
+>>> print(f.source())           # the generated forward and backward, line by line
+
+The first call with a new *guard* (input shapes, dtypes, requires_grad pattern,
+aliasing, grad mode, the values of non-Tensor arguments) runs ``fn`` eagerly while
+recording its ops (see tracer.py), then generates straight-line code from the
+ops' derivatives.yaml entries (generate.py): one forward, and one backward per
+pattern of output gradients that arrive.  A single graph node (runtime.py) links
+the compiled region into the ordinary autograd graph, so ``backward``,
+``autograd.grad``, hooks, ``retain_graph`` and the version checks work as in
+eager mode; ``create_graph=True`` replays the region eagerly for that call.
+
+What the trace cannot replay (``.item()``, ``bool(t)``, numpy on data, in-place ops,
+random draws, hooks registered inside) is a graph break: that guard runs eagerly
+from then on (``fullgraph=True`` raises instead, naming the line).  Calls under
+anomaly mode or saved-tensor hooks run eagerly.  Values read from closures or
+globals that are not Tensors (a Python float, ``module.training``) are not
+guarded: pass them as arguments to have them guarded.
+"""
+import functools
+import warnings
+
+from minigrad.autograd import anomaly, grad_mode
+from minigrad.autograd.saved import saved_hooks
+from minigrad.compile.tracer import GraphBreak, Tracer, format_where, state
+
+__all__ = ["compile", "CompiledFunction", "GraphBreak", "CACHE_SIZE_LIMIT"]
+
+#: distinct guards compiled per function before new ones run eagerly (torch's default)
+CACHE_SIZE_LIMIT = 8
+_BACKENDS = (None, "inductor", "minigrad", "eager")
+_MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None,
+            options=None, disable=False):
+    """Compile ``model`` (a function or an ``nn.Module``); usable as a decorator.
+
+    >>> fast = minigrad.compile(lambda x: (x * x).sum())
+    >>> @minigrad.compile(fullgraph=True)
+    ... def g(x): return x.tanh()
+    """
+    if dynamic:
+        raise NotImplementedError("minigrad.compile(dynamic=True): dynamic shapes are not "
+                                  "supported; each new shape is compiled again (dynamic=None)")
+    if backend not in _BACKENDS:
+        raise ValueError(f"minigrad.compile: unknown backend {backend!r}; "
+                         f"use one of {', '.join(repr(b) for b in _BACKENDS)}")
+    if mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: "
+                           + ", ".join(m for m in _MODES if m))
+    if model is None:
+        return functools.partial(compile, fullgraph=fullgraph, dynamic=dynamic,
+                                 backend=backend, mode=mode, options=options, disable=disable)
+    if not callable(model):
+        raise RuntimeError("compile() expects a callable (a function or an nn.Module), "
+                           f"got {type(model).__name__}")
+    return CompiledFunction(model, fullgraph=fullgraph, eager=disable or backend == "eager")
+
+
+class _EagerEntry:
+    """A guard whose trace broke: it runs the function eagerly."""
+
+    def __init__(self, breaks):
+        self.breaks = breaks
+
+
+class CompiledFunction:
+    """What ``minigrad.compile`` returns: call it like the function it wraps."""
+
+    def __init__(self, fn, fullgraph=False, eager=False):
+        self.fn = fn
+        self.fullgraph = fullgraph
+        self.eager = eager
+        self._cache = {}          # guard key -> [entry]  (entries differ in externals)
+        self._latest = None
+        self._warned = False
+        functools.update_wrapper(self, fn, updated=())
+        _created.append(self)
+
+    def __repr__(self):
+        return f"<minigrad.compile of {getattr(self.fn, '__qualname__', self.fn)!r}>"
+
+    def __get__(self, instance, owner):
+        return self if instance is None else functools.partial(self, instance)
+
+    def __call__(self, *args, **kwargs):
+        if self.eager or anomaly.flags.enabled or saved_hooks.stack or state.tracer is not None:
+            return self.fn(*args, **kwargs)   # (inside another trace: its ops are recorded there)
+        tensors = []
+        try:
+            key = (grad_mode.flags.enabled, grad_mode.flags.inference,
+                   _key(args, tensors), _key(kwargs, tensors) if kwargs else None)
+        except TypeError:           # an unhashable argument: nothing to guard on
+            return self.fn(*args, **kwargs)
+        if len(tensors) != len({id(t) for t in tensors}):
+            key = key + (tuple(tensors.index(t) for t in tensors),)
+        entries = self._cache.get(key)
+        if entries is not None:
+            for entry in entries:
+                if type(entry) is _EagerEntry:
+                    return self.fn(*args, **kwargs)
+                if not entry.externals or _externals_match(entry):
+                    return entry.run(entry.gather(args, kwargs))
+        return self._compile_and_call(key, args, kwargs)
+
+    # ------------------------------------------------------------ compiling
+    def _compile_and_call(self, key, args, kwargs):
+        if len(self._cache) >= CACHE_SIZE_LIMIT and key not in self._cache:
+            if not self._warned:
+                self._warned = True
+                warnings.warn(f"minigrad.compile: {self!r} was compiled for "
+                              f"{CACHE_SIZE_LIMIT} different guards (shapes, dtypes, "
+                              "requires_grad, argument values); new ones run eagerly. "
+                              "Raise minigrad.compile.CACHE_SIZE_LIMIT if this is expected.",
+                              stacklevel=3)
+            return self.fn(*args, **kwargs)
+        from minigrad.compile.runtime import CompiledEntry
+        tracer = Tracer(self.fullgraph)
+        paths = list(_tensor_paths(args, kwargs))
+        result = tracer.run(self.fn, args, kwargs, paths)
+        program = tracer.program
+        entry = None
+        if not program.breaks:
+            try:
+                entry = CompiledEntry(program, getattr(self.fn, "__name__", "fn"),
+                                      record_graph=grad_mode.flags.enabled)
+            except NotImplementedError as exc:
+                tracer.graph_break(str(exc))
+        if entry is None:
+            entry = _EagerEntry(program.breaks)
+        else:
+            entry.gather = _gatherer(program)
+        entry.key = key
+        self._cache.setdefault(key, []).append(entry)
+        self._latest = entry
+        return result
+
+    # ------------------------------------------------------------ reading
+    def source(self):
+        """The generated forward and backward(s) of the most recent compilation.
+
+        Each line's comment names its op and derivatives.yaml line (and, in the forward,
+        the line of your function that called it)."""
+        entry = self._latest
+        if entry is None:
+            raise RuntimeError("source(): nothing is compiled yet: code is generated on the "
+                               "first call (call the compiled function once)")
+        if type(entry) is _EagerEntry:
+            return "# not compiled: graph break(s), this guard runs eagerly\n" + \
+                "".join(f"#   {format_where(w)}: {r}\n" for r, w in entry.breaks)
+        return entry.source()
+
+    def explain(self):
+        """Each compiled guard, its graph breaks, and how many ops it holds (a string)."""
+        lines = [f"{self!r}: {len(self._cache)} guard(s)"]
+        for key, entries in self._cache.items():
+            for entry in entries:
+                lines.append(f"  guard: {describe_key(key)}")
+                if type(entry) is _EagerEntry:
+                    lines.append("    runs eagerly: graph break(s)")
+                    lines.extend(f"      {format_where(w)}: {r}" for r, w in entry.breaks)
+                else:
+                    program = entry.program
+                    lines.append(f"    compiled: {len(program.records)} ops, "
+                                 f"{len(entry.input_vids)} inputs "
+                                 f"({len(entry.externals)} captured from outside)")
+        return "\n".join(lines)
+
+
+_created = []   # every CompiledFunction (compile_explain reports them)
+
+
+def _key(value, tensors):
+    from minigrad._tensor import Tensor
+    if isinstance(value, Tensor):
+        tensors.append(value)
+        return (value._data.shape, value._data.dtype, value._requires_grad)
+    kind = type(value)
+    if kind is tuple or kind is list:
+        return (kind, tuple([_key(v, tensors) for v in value]))
+    if kind is dict:
+        return (kind, tuple((k, _key(v, tensors)) for k, v in value.items()))
+    if kind in (int, float, bool, str, complex, type(None), slice):
+        return (kind, value)
+    hash(value)
+    return (kind, value) if kind.__hash__ is not object.__hash__ else (kind, id(value))
+
+
+def describe_key(key):
+    grad_enabled, inference, args, kwargs = key[:4]
+    text = f"grad mode {'on' if grad_enabled else 'off'}"
+    if inference:
+        text += ", inference mode"
+    text += f", args {_describe(args)}"
+    if kwargs is not None:
+        text += f", kwargs {_describe(kwargs)}"
+    if len(key) > 4:
+        text += f", aliasing {key[4]}"
+    return text
+
+
+def _describe(key):
+    if len(key) == 3 and isinstance(key[0], tuple):
+        shape, dtype, requires_grad = key
+        return f"Tensor{list(shape)} {dtype}{' requires_grad' if requires_grad else ''}"
+    kind, value = key
+    if kind in (tuple, list):
+        inner = ", ".join(_describe(v) for v in value)
+        return f"({inner})" if kind is tuple else f"[{inner}]"
+    if kind is dict:
+        return "{" + ", ".join(f"{k}: {_describe(v)}" for k, v in value) + "}"
+    return f"{kind.__name__}={value!r}"
+
+
+def _tensor_paths(args, kwargs):
+    """(path, Tensor) for every Tensor argument; a path is how ``_gatherer`` finds it again."""
+    from minigrad._tensor import Tensor
+
+    def walk(value, path):
+        if isinstance(value, Tensor):
+            yield path, value
+        elif type(value) in (tuple, list):
+            for i, v in enumerate(value):
+                yield from walk(v, path + (i,))
+        elif type(value) is dict:
+            for k, v in value.items():
+                yield from walk(v, path + (k,))
+    yield from walk(args, ("args",))
+    if kwargs:
+        yield from walk(kwargs, ("kwargs",))
+
+
+def _gatherer(program):
+    """A function (args, kwargs) -> the region's input Tensors, one per program input."""
+    getters = []
+    for kind, key, _ in program.inputs:
+        if kind == "external":
+            getters.append(functools.partial(_constant, key))
+        elif key[0] == "args" and len(key) == 2:
+            getters.append(functools.partial(_positional, key[1]))
+        else:
+            getters.append(functools.partial(_nested, key))
+    if all(type(g.func) is type(_positional) and g.func is _positional for g in getters):
+        indices = [g.args[0] for g in getters]
+        return lambda args, kwargs: [args[i] for i in indices]
+    return lambda args, kwargs: [g(args, kwargs) for g in getters]
+
+
+def _constant(tensor, args, kwargs):
+    return tensor
+
+
+def _positional(index, args, kwargs):
+    return args[index]
+
+
+def _nested(path, args, kwargs):
+    value = args if path[0] == "args" else kwargs
+    for step in path[1:]:
+        value = value[step]
+    return value
+
+
+def _externals_match(entry):
+    values = entry.program.values
+    for slot, tensor in entry.externals:
+        value = values[entry.program.inputs[slot][2]]
+        if (tensor._data.shape != value.shape or tensor._data.dtype != value.dtype
+                or tensor._requires_grad != value.requires_grad):
+            return False
+    return True

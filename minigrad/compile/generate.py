@@ -1,0 +1,478 @@
+"""From a traced Program to Python source: one forward, one backward per gradient pattern.
+
+Every line comes from derivatives.yaml: the forward line of an op is its `forward:`
+expression with the traced arguments substituted (constants folded, `np.` replaced
+by the inputs' array namespace `xp`), and the backward line of an input is its
+formula with the saved names replaced by the forward's variables, metadata and
+scalar arguments replaced by the traced constants.  Calls a formula makes to other
+ops (`cos(self)`, `expand(grad, shape)`) are inlined from their own `forward:`
+when that is plain substitution.  `sum_to(x, shape)` disappears where the shapes
+already match.  Formulas run only for inputs that need a gradient and only when a
+gradient reaches the op (None patterns are specialized away), and the forward
+keeps only the arrays the backward reads.
+"""
+import ast
+import math
+import warnings
+
+import numpy as np
+
+from minigrad._generated.compile_table import OPS
+
+_LITERAL_TYPES = (bool, int, str, type(None))
+
+
+class Source:
+    """Generated lines with their comments; ``text()`` is what ``source()`` shows."""
+
+    def __init__(self, header):
+        self.lines = [header]
+
+    def emit(self, code, comment=""):
+        self.lines.append((code, comment))
+
+    def text(self):
+        out = [self.lines[0]]
+        width = max([len(c) for c, _ in self.lines[1:]] + [0]) + 4
+        for code, comment in self.lines[1:]:
+            out.append(f"    {code:<{width}}# {comment}" if comment else f"    {code}")
+        return "\n".join(out) + "\n"
+
+
+class Constants:
+    """Values that are not Python literals get a name in the generated module's globals."""
+
+    def __init__(self):
+        self.values = {}
+
+    def node(self, value):
+        if _is_literal(value):
+            return ast.parse(repr(value), mode="eval").body
+        for name, existing in self.values.items():
+            if existing is value:
+                return ast.Name(name, ast.Load())
+        name = f"_k{len(self.values)}"
+        self.values[name] = value
+        return ast.Name(name, ast.Load())
+
+
+def _is_literal(value):
+    if isinstance(value, _LITERAL_TYPES):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, tuple):
+        return all(_is_literal(v) for v in value)
+    return False
+
+
+def var(vid):
+    return f"v{vid}"
+
+
+def gvar(vid):
+    return f"g{vid}"
+
+
+# ---------------------------------------------------------------------- forward
+def forward_source(program, constants, saved):
+    """``def forward(<inputs>): ... return (<outputs>), (<saved>)``."""
+    inputs = unique_inputs(program)
+    src = Source(f"def forward({', '.join(var(v) for v in inputs)}):")
+    src.emit(f"xp = namespace_of({var(inputs[0])})" if inputs else "xp = np",
+             "the array namespace of the inputs (numpy, CuPy, ...)")
+    for index, record in enumerate(program.records):
+        mapping = {name: arg_node(ref, constants) for name, ref in record.args.items()}
+        expr = inline_forward(record.op, mapping, constants)
+        targets = [var(v) if v is not None else "_" for v in record.outputs]
+        if record.op.outputs[0].type == "Tensor[]":
+            lhs = ", ".join(targets) + ("," if len(targets) == 1 else "")
+        else:
+            lhs = ", ".join(targets)
+        src.emit(f"{lhs} = {ast.unparse(expr)}", _forward_comment(record))
+    outs = output_vids(program)
+    src.emit(f"return ({_tuple(var(v) for v in outs)}), ({_tuple(var(v) for v in saved)})")
+    return src
+
+
+def _tuple(names):
+    names = list(names)
+    return ", ".join(names) + ("," if len(names) == 1 else "")
+
+
+def _forward_comment(record):
+    op = record.op
+    yaml = f"derivatives.yaml:{op.line}" if op.line else "(comparison: no gradient)"
+    path, line, _ = record.where
+    return f"{op.name}  {yaml}  <- {_short(path)}:{line}"
+
+
+def _short(path):
+    return path.rsplit("/", 1)[-1]
+
+
+def unique_inputs(program):
+    seen = []
+    for _, _, vid in program.inputs:
+        if vid not in seen:
+            seen.append(vid)
+    return seen
+
+
+def output_vids(program):
+    """The op-made values the function returns, once each, in order."""
+    found = []
+
+    def walk(tree):
+        kind = tree[0]
+        if kind == "tensor" and program.values[tree[1]].producer[0] != "input":
+            if tree[1] not in found:
+                found.append(tree[1])
+        elif kind == "seq":
+            for item in tree[2]:
+                walk(item)
+    walk(program.output_tree)
+    return found
+
+
+def arg_node(ref, constants):
+    kind = ref[0]
+    if kind == "value":
+        return ast.Name(var(ref[1]), ast.Load())
+    if kind == "list":
+        return ast.List([arg_node(r, constants) for r in ref[1]], ast.Load())
+    if kind == "tuple":
+        return ast.Tuple([arg_node(r, constants) for r in ref[1]], ast.Load())
+    return constants.node(ref[1])
+
+
+# ---------------------------------------------------------------------- inlining
+def inline_forward(op, mapping, constants):
+    """The op's forward expression with its arguments replaced by ``mapping`` (ast nodes)."""
+    tree = ast.parse(op.forward, mode="eval").body
+    full = {}
+    for a in op.args:
+        if a.name in mapping:
+            full[a.name] = mapping[a.name]
+        else:
+            full[a.name] = constants.node(a.default)
+    return fold(_Substitute(full).visit(tree))
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        if node.id in self.mapping:
+            return _copy(self.mapping[node.id])
+        if node.id == "np":
+            return ast.Name("xp", ast.Load())
+        return node
+
+
+def _copy(node):
+    return ast.parse(ast.unparse(node), mode="eval").body if not isinstance(node, ast.Name) \
+        else ast.Name(node.id, ast.Load())
+
+
+def fold(tree):
+    """Fold what the traced constants decide: ``a if alpha == 1 else b`` with alpha=1 is ``a``."""
+    return ast.fix_missing_locations(_Fold().visit(tree))
+
+
+class _Fold(ast.NodeTransformer):
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        known, value = _evaluate(node.test)
+        if known:
+            return node.body if value else node.orelse
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        known, value = _evaluate(node)
+        return ast.Constant(value) if known and isinstance(value, bool) else node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        known, value = _evaluate(node)
+        return ast.Constant(value) if known and isinstance(value, bool) else node
+
+
+_SAFE_NAMES = {"None": None, "True": True, "False": False, "isinstance": isinstance,
+               "len": len, "tuple": tuple, "int": int, "float": float, "bool": bool}
+
+
+def _evaluate(node):
+    """(True, value) when ``node`` only reads literals."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id not in _SAFE_NAMES:
+            return False, None
+        if isinstance(sub, (ast.Attribute, ast.Subscript)):
+            return False, None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)   # `x is None` folded: as intended
+            code = compile(ast.fix_missing_locations(ast.Expression(node)), "<fold>", "eval")
+        return True, eval(code, {"__builtins__": {}}, dict(_SAFE_NAMES))
+    except Exception:  # noqa: BLE001 - not foldable: keep it for run time
+        return False, None
+
+
+# ---------------------------------------------------------------------- backward
+class Backward:
+    """The backward of a program for one pattern of defined output gradients."""
+
+    def __init__(self, program, constants, live_outputs):
+        self.program, self.constants = program, constants
+        self.live = {}                       # vid -> gradient defined so far
+        for vid, alive in zip(output_vids_requiring_grad(program), live_outputs):
+            self.live[vid] = alive
+        self.shapes = {}
+        for v in program.values:
+            self.shapes[var(v.id)] = v.shape
+            self.shapes[gvar(v.id)] = v.shape
+        self.src = None
+        self.reads = []                      # forward variables read (vids)
+
+    def build(self):
+        program = self.program
+        outs = output_vids_requiring_grad(program)
+        src = Source("def backward(grads, inputs, saved):")
+        self.body = []
+        self.temp = 0
+        for index in range(len(program.records) - 1, -1, -1):
+            self._record(program.records[index])
+        reads = sorted(self.reads)
+        input_vids = [v for v in unique_inputs(program) if v in self.reads]
+        saved_vids = [v for v in reads if v not in input_vids]
+        self.input_vids, self.saved_vids = input_vids, saved_vids
+        src.emit(f"{_tuple(gvar(v) for v in outs)} = grads", "gradients of the outputs (None: not used)")
+        if input_vids:
+            src.emit(f"{_tuple(var(v) for v in input_vids)} = inputs",
+                     "inputs the formulas read (version-checked)")
+        if saved_vids:
+            src.emit(f"{_tuple(var(v) for v in saved_vids)} = saved", "saved by the forward")
+        first = gvar(outs[0]) if outs else "None"
+        src.emit(f"xp = namespace_of({first})", "the array namespace of the gradients")
+        for code, comment in self.body:
+            src.emit(code, comment)
+        result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
+        src.emit(f"return ({_tuple(result)})")
+        self.src = src
+        return self
+
+    def _record(self, record):
+        op = record.op
+        live = [v is not None and self.live.get(v, False) for v in record.outputs]
+        if not any(live) or not op.formulas:
+            return
+        for formula in op.formulas:
+            ref = record.args.get(formula.input)
+            targets = self._targets(ref)
+            if not targets:
+                continue
+            expr = self._formula(record, formula, live)
+            comment = f"{op.name}: {formula.input}: {formula.text}  derivatives.yaml:{op.line}"
+            if ref[0] == "list":
+                name = f"t{self.temp}"
+                self.temp += 1
+                self.body.append((f"{name} = {ast.unparse(expr)}", comment))
+                for position, vid in targets:
+                    self._accumulate(vid, f"{name}[{position}]", "")
+            else:
+                self._accumulate(targets[0][1], ast.unparse(expr), comment)
+
+    def _targets(self, ref):
+        if ref is None:
+            return []
+        values = self.program.values
+        if ref[0] == "value":
+            return [(0, ref[1])] if values[ref[1]].requires_grad else []
+        if ref[0] == "list":
+            return [(i, r[1]) for i, r in enumerate(ref[1])
+                    if r[0] == "value" and values[r[1]].requires_grad]
+        return []
+
+    def _accumulate(self, vid, code, comment):
+        name = gvar(vid)
+        if self.live.get(vid):
+            self.body.append((f"{name} = {name} + {code}", comment))
+        else:
+            self.body.append((f"{name} = {code}", comment))
+            self.live[vid] = True
+
+    def _formula(self, record, formula, live):
+        op = record.op
+        names = {}
+        for a in op.args:
+            ref = record.args.get(a.name)
+            local = "self_" if a.name == "self" else a.name
+            if ref is not None:
+                names[local] = arg_node(ref, self.constants)
+                names[f"self._saved_{a.name}"] = arg_node(ref, self.constants) \
+                    if ref[0] == "const" or a.type == "Index" else None
+                if a.type.startswith("Tensor"):
+                    for attr in ("shape", "ndim", "dtype"):
+                        names[f"self._saved_{a.name}_{attr}"] = self._metadata(ref, attr)
+        grads = []
+        for position, (out, vid) in enumerate(zip(op.outputs, record.outputs)):
+            if vid is not None:
+                names[out.name] = ast.Name(var(vid), ast.Load())
+                for attr in ("shape", "ndim", "dtype"):
+                    names[f"self._saved_{out.name}_{attr}"] = self._metadata(("value", vid), attr)
+            grads.append(self._grad_node(vid, live[position], op))
+        if op.outputs[0].type == "Tensor[]":
+            # a list output: every element is one value
+            for position, vid in enumerate(record.outputs):
+                if position:
+                    grads.append(self._grad_node(vid, live[position], op))
+        tree = ast.parse(formula.code, mode="eval").body
+        tree = _FormulaRewrite(self, names, grads, op).visit(tree)
+        return fold(tree)
+
+    def _grad_node(self, vid, live, op):
+        if vid is not None and live:
+            return ast.Name(gvar(vid), ast.Load())
+        if vid is not None and op.fills_undefined and self.program.values[vid].dtype.kind == "f":
+            value = self.program.values[vid]
+            return ast.parse(f"xp.zeros({value.shape!r}, dtype={self._const_src(value.dtype)})",
+                             mode="eval").body
+        return ast.Constant(None)
+
+    def _const_src(self, value):
+        return ast.unparse(self.constants.node(value))
+
+    def _metadata(self, ref, attr):
+        if ref[0] == "value":
+            value = self.program.values[ref[1]]
+            return self.constants.node(getattr(value, attr))
+        if ref[0] == "list":
+            return self.constants.node(tuple(getattr(self.program.values[r[1]], attr)
+                                             for r in ref[1] if r[0] == "value"))
+        from minigrad.autograd.support import dtype_of, ndim_of, shape_of
+        return self.constants.node({"shape": shape_of, "ndim": ndim_of,
+                                    "dtype": dtype_of}[attr](ref[1]))
+
+
+class _FormulaRewrite(ast.NodeTransformer):
+    """A formula's names -> the forward's variables and the traced constants."""
+
+    def __init__(self, backward, names, grads, op):
+        self.backward, self.names, self.grads, self.op = backward, names, grads, op
+
+    def _note(self, node):
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and sub.id.startswith("v") and sub.id[1:].isdigit():
+                vid = int(sub.id[1:])
+                if vid not in self.backward.reads:
+                    self.backward.reads.append(vid)
+        return node
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            key = f"self.{node.attr}"
+            if self.names.get(key) is not None:
+                return self._note(_copy(self.names[key]))
+            raise NotImplementedError(f"minigrad.compile: formula reads {node.attr}")
+        self.generic_visit(node)
+        return node
+
+    def visit_Subscript(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == "grads" and \
+                isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
+            return _copy(self.grads[node.slice.value])
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node):
+        if node.id == "grad":
+            return _copy(self.grads[0])
+        if node.id == "grads":
+            return ast.List([_copy(g) for g in self.grads], ast.Load())
+        if node.id.startswith("grad_"):
+            for position, out in enumerate(self.op.outputs):
+                if node.id == f"grad_{out.name}":
+                    return _copy(self.grads[position])
+        if node.id in self.names and self.names[node.id] is not None:
+            return self._note(_copy(self.names[node.id]))
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "F"):
+            return node
+        if func.attr == "maybe_multiply" and len(node.args) == 2:
+            known, alpha = _evaluate(node.args[1])
+            if known and alpha == 1:
+                return node.args[0]
+        if func.attr == "sum_to" and len(node.args) == 2 and not node.keywords:
+            known, shape = _evaluate(node.args[1])
+            if known and _shape_of(node.args[0], self.backward.shapes) == tuple(shape):
+                return node.args[0]   # nothing was broadcast: sum_to is the identity
+        inlined = _inline_call(func.attr, node, self.backward.constants)
+        return inlined if inlined is not None else node
+
+
+def _inline_call(name, call, constants):
+    """``F.op(args)`` -> op's forward expression, when every argument is used once or is simple."""
+    op = OPS.get(name)
+    if op is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    positional = [a for a in op.args if not a.kwarg_only]
+    if len(call.args) > len(positional):
+        return None
+    mapping = {a.name: value for a, value in zip(positional, call.args)}
+    for keyword in call.keywords:
+        if keyword.arg is None or keyword.arg not in {a.name for a in op.args}:
+            return None
+        mapping[keyword.arg] = keyword.value
+    for a in op.args:
+        if a.name not in mapping and not a.has_default:
+            return None
+    tree = ast.parse(op.forward, mode="eval")
+    uses = {}
+    for sub in ast.walk(tree):
+        if isinstance(sub, ast.Name):
+            uses[sub.id] = uses.get(sub.id, 0) + 1
+    for arg_name, value in mapping.items():
+        simple = isinstance(value, (ast.Name, ast.Constant))
+        if uses.get(arg_name, 0) > 1 and not simple:
+            return None
+    if any(isinstance(sub, (ast.Lambda, ast.comprehension)) for sub in ast.walk(tree)):
+        return None
+    return inline_forward(op, mapping, constants)
+
+
+def _shape_of(node, shapes):
+    """The shape of an elementwise expression over known variables, or None."""
+    if isinstance(node, ast.Name):
+        return shapes.get(node.id)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
+        return ()
+    if isinstance(node, ast.UnaryOp):
+        return _shape_of(node.operand, shapes)
+    if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
+        parts = [_shape_of(node.left, shapes), _shape_of(node.right, shapes)]
+    elif isinstance(node, ast.Compare):
+        parts = [_shape_of(node.left, shapes)] + [_shape_of(c, shapes) for c in node.comparators]
+    else:
+        return None
+    if any(p is None for p in parts):
+        return None
+    try:
+        return tuple(np.broadcast_shapes(*parts))
+    except ValueError:
+        return None
+
+
+def output_vids_requiring_grad(program):
+    return [v for v in output_vids(program) if program.values[v].requires_grad]
+
+
+def edge_vids(program):
+    """Region inputs that require grad: one graph edge each."""
+    return [v for v in unique_inputs(program) if program.values[v].requires_grad]

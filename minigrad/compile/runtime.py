@@ -1,0 +1,184 @@
+"""A compiled entry: the generated functions for one guard, and the node that links
+the compiled region into the ordinary autograd graph."""
+import numpy as np
+
+from minigrad.compile.namespace import namespace_of
+from minigrad._tensor import _wrap
+from minigrad.autograd import grad_mode
+from minigrad.autograd.errors import FREED_GRAPH_ERROR
+from minigrad.autograd.namespace import ARRAYS
+from minigrad.autograd.node import Node, edge_of
+from minigrad.autograd.saved import SavedTensor, unpack
+from minigrad.autograd.support import wrap_view
+from minigrad.compile import generate
+from minigrad.compile.generate import (Backward, Constants, edge_vids, forward_source,
+                                       output_vids, unique_inputs)
+
+
+class CompiledEntry:
+    """Generated forward + backward(s) for one traced program."""
+
+    def __init__(self, program, name, record_graph):
+        self.program = program
+        self.name = name
+        self.constants = Constants()
+        self.input_vids = unique_inputs(program)
+        self.slot_of = {vid: i for i, vid in enumerate(self.input_vids)}
+        self.output_vids = output_vids(program)
+        self.grad_outputs = [v for v in self.output_vids if program.values[v].requires_grad]
+        self.edge_slots = [self.slot_of[v] for v in edge_vids(program)]
+        self.record_graph = record_graph and bool(self.grad_outputs) and bool(self.edge_slots)
+        self._backwards = {}
+        if self.record_graph:
+            full = Backward(program, self.constants, [True] * len(self.grad_outputs)).build()
+            self._backwards[(True,) * len(self.grad_outputs)] = self._compile_backward(full)
+            self.backward_inputs = [self.slot_of[v] for v in full.input_vids]
+            saved = full.saved_vids
+            self.full_backward = full
+        else:
+            self.backward_inputs, saved, self.full_backward = [], [], None
+        self.forward_src = forward_source(program, self.constants, saved)
+        self.forward = self._define(self.forward_src.text(), "forward")
+        self.positions = {vid: i for i, vid in enumerate(self.output_vids)}
+        self.grad_position = {vid: i for i, vid in enumerate(self.grad_outputs)}
+        self.view_outputs = any(r.op.view for r in program.records)
+        self.externals = [(slot, key) for slot, (kind, key, _) in enumerate(program.inputs)
+                          if kind == "external"]
+
+    # ------------------------------------------------------------ building
+    def _define(self, text, name):
+        namespace = dict(vars(_array_ops()))
+        namespace.update(self.constants.values)
+        namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np)
+        code = compile(text, f"<minigrad.compile {self.name} {name}>", "exec")
+        exec(code, namespace)  # noqa: S102 - our own generated source
+        return namespace[name]
+
+    def _compile_backward(self, backward):
+        fn = self._define(backward.src.text(), "backward")
+        fn.source = backward.src
+        return fn
+
+    def backward_for(self, pattern):
+        fn = self._backwards.get(pattern)
+        if fn is None:
+            built = Backward(self.program, self.constants, list(pattern)).build()
+            fn = self._backwards[pattern] = self._compile_backward(built)
+        return fn
+
+    def source(self):
+        text = self.forward_src.text()
+        for pattern, fn in self._backwards.items():
+            live = ", ".join("grad" if p else "None" for p in pattern)
+            text += f"\n# backward for output gradients ({live})\n" + fn.source.text()
+        return text
+
+    # ------------------------------------------------------------ running
+    def run(self, tensors):
+        """``tensors``: the region's input Tensors, one per slot of program.inputs."""
+        unique = [tensors[i] for i in self._first_slots()]
+        outs, saved = self.forward(*[t._data for t in unique])
+        node = None
+        if self.record_graph and grad_mode.flags.enabled:
+            edges = tuple(edge_of(unique[s]) for s in self.edge_slots)
+            node = CompiledBackward(self, edges, unique, saved)
+        made = {}
+        for vid, array in zip(self.output_vids, outs):
+            position = self.grad_position.get(vid)
+            source = self._view_source(array, unique) if self.view_outputs else None
+            grad_fn = node if position is not None else None
+            if source is not None:
+                made[vid] = wrap_view(array, source, grad_fn, position or 0)
+            else:
+                made[vid] = _wrap(array, grad_fn, position or 0)
+        return _build(self.program.output_tree, made, self, unique)
+
+    def _first_slots(self):
+        first = getattr(self, "_first", None)
+        if first is None:
+            seen, first = set(), []
+            for i, (_, _, vid) in enumerate(self.program.inputs):
+                if vid not in seen:
+                    seen.add(vid)
+                    first.append(i)
+            self._first = first
+        return first
+
+    @staticmethod
+    def _view_source(array, inputs):
+        for t in inputs:
+            if np.may_share_memory(array, t._data):
+                return t
+        return None
+
+
+def _build(tree, made, entry, unique):
+    kind = tree[0]
+    if kind == "tensor":
+        vid = tree[1]
+        if vid in made:
+            return made[vid]
+        return unique[entry.slot_of[vid]]
+    if kind == "seq":
+        return tree[1](_build(t, made, entry, unique) for t in tree[2])
+    return tree[1]
+
+
+def _array_ops():
+    from minigrad._generated import array_ops
+    return array_ops
+
+
+class CompiledBackward(Node):
+    """One node for a whole compiled region: its backward is the generated function.
+
+    Inputs the formulas read are saved as SavedTensors (version-checked on use, freed
+    after backward without retain_graph, like every node's); under create_graph=True
+    the region is replayed eagerly so the gradient is itself differentiable.
+    """
+
+    def __init__(self, entry, edges, inputs, saved):
+        super().__init__(edges)
+        self.entry = entry
+        self.num_outputs = len(entry.grad_outputs)
+        self._inputs = [SavedTensor(t) for t in inputs]
+        self._saved = saved
+
+    def name(self):
+        return f"CompiledBackward[{self.entry.name}]"
+
+    def apply(self, grads, create_graph):
+        if self._released:
+            raise RuntimeError(FREED_GRAPH_ERROR)
+        entry = self.entry
+        if create_graph:
+            return self._replay(grads)
+        inputs = [unpack(self._inputs[s], self, False) for s in entry.backward_inputs]
+        pattern = tuple(g is not None for g in grads)
+        return entry.backward_for(pattern)(grads, inputs, self._saved)
+
+    def release(self):
+        self._saved = None
+        self._inputs = None
+        self._released = True
+
+    def _replay(self, grads):
+        """create_graph=True: run the recorded ops eagerly on the saved inputs, then
+        differentiate that graph with create_graph=True (reentrant backward)."""
+        from minigrad.autograd import grad as autograd_grad
+        from minigrad.compile.replay import replay
+        inputs = [s.unpack(self, True) for s in self._inputs]
+        with grad_mode.enable_grad():
+            values = replay(self.entry.program, inputs)
+            outputs, given = [], []
+            for vid, g in zip(self.entry.grad_outputs, grads):
+                if g is not None:
+                    outputs.append(values[vid])
+                    given.append(g if not isinstance(g, np.ndarray) else _wrap(g))
+            targets = [inputs[s] for s in self.entry.edge_slots]
+            found = autograd_grad(outputs, targets, given, retain_graph=True, create_graph=True,
+                                  allow_unused=True)
+        return tuple(found)
+
+
+__all__ = ["CompiledEntry", "CompiledBackward", "generate"]

@@ -1,0 +1,428 @@
+"""Run a function eagerly once while recording every op it calls: the trace.
+
+Tracing *is* an eager call: the user's function runs on the real inputs and its
+result is the call's result.  Meanwhile every op of ``minigrad/_generated/functions.py``
+(patched for the duration) appends a :class:`Record` to the :class:`Program`: which op,
+its arguments (traced values or constants), its outputs.  Anything the compiler
+could not replay faithfully is a graph break, recorded with the user's line:
+reading data as Python values (``.item()``, ``bool(t)``, ``float(t)``, ``.tolist()``,
+``.numpy()``), in-place ops, hooks registered inside, random draws, a backward
+inside.  A program with a break is not compiled: that call signature runs eagerly
+(or, with ``fullgraph=True``, the break raises at once, naming the line).
+"""
+import inspect
+import linecache
+import os
+import sys
+import threading
+import types
+
+import numpy as np
+
+from minigrad._generated.compile_table import OPS
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class GraphBreak(RuntimeError):
+    """Raised under ``fullgraph=True`` where the trace meets something it cannot compile."""
+
+
+class Value:
+    """A traced array: made by a recorded op, or an input of the region."""
+
+    __slots__ = ("id", "shape", "dtype", "requires_grad", "producer")
+
+    def __init__(self, vid, array, requires_grad, producer):
+        self.id = vid
+        self.shape = tuple(array.shape)
+        self.dtype = array.dtype
+        self.requires_grad = requires_grad
+        self.producer = producer   # (record index, output position) or ("input", slot)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+
+class Record:
+    """One recorded op call: ``op`` (a compile_table entry), ``args`` {schema name: ref},
+    ``outputs`` (Value ids, or None for a non-Tensor output), and the user's line."""
+
+    __slots__ = ("op", "func_name", "args", "outputs", "where")
+
+    def __init__(self, op, func_name, args, outputs, where):
+        self.op, self.func_name, self.args, self.outputs, self.where = op, func_name, args, outputs, where
+
+
+class Program:
+    """What a trace found: inputs, ops, outputs, breaks."""
+
+    def __init__(self):
+        self.values = []          # Value by id
+        self.inputs = []          # (kind, key, vid): ("arg", path) or ("external", Tensor)
+        self.records = []
+        self.output_tree = None   # see Tracer.flatten_output
+        self.breaks = []          # (reason, where)
+
+
+# Pseudo-ops: comparisons and the like are not registry ops (they never require grad),
+# but masks made from traced values must be recomputed on every call.
+_COMPARE = {np.equal: "equal", np.not_equal: "not_equal", np.less: "less",
+            np.less_equal: "less_equal", np.greater: "greater",
+            np.greater_equal: "greater_equal", np.logical_and: "logical_and",
+            np.logical_or: "logical_or"}
+
+
+class PseudoOp:
+    """Quacks like a compile_table entry for ops that record no node."""
+
+    def __init__(self, name, forward, args):
+        self.name, self.forward, self.line, self.schema = name, forward, 0, f"Tensor.{name}"
+        self.args = tuple(_Arg(a) for a in args)
+        self.outputs = (_Out(),)
+        self.formulas, self.non_differentiable = (), tuple(args)
+        self.view, self.once_differentiable, self.fills_undefined = False, "", False
+        self.node_name = ""
+
+
+class _Arg:
+    def __init__(self, name):
+        self.name, self.type, self.default, self.has_default, self.kwarg_only = name, "Tensor", None, False, False
+
+
+class _Out:
+    name, type, differentiable = "result", "Tensor", False
+
+
+_PSEUDO = {name: PseudoOp(name, f"xp.{name}(self, other)", ("self", "other"))
+           for name in _COMPARE.values()}
+_PSEUDO["alias"] = PseudoOp("alias", "self", ("self",))
+
+
+class _State(threading.local):
+    tracer = None
+
+
+state = _State()
+
+
+class Tracer:
+    """Patches the ops, runs ``fn``, and unpatches; see the module docstring."""
+
+    def __init__(self, fullgraph=False):
+        self.fullgraph = fullgraph
+        self.program = Program()
+        self.depth = 0
+        self._by_id = {}          # id(Tensor) -> vid
+        self._tensors = {}        # vid -> the traced Tensor
+        self._keep = []           # Tensors seen: their ids stay unique while tracing
+        self._created = set()     # ids of Tensors made during the trace
+        self._patches = []
+        self._swapped = []        # (function, its own code) while its calls are intercepted
+
+    # -------------------------------------------------------------- running
+    def run(self, fn, args, kwargs, tensor_paths):
+        for path, tensor in tensor_paths:
+            self._add_input(("arg", path), tensor)
+        versions = [(t, t._version_counter[0]) for _, t in tensor_paths]
+        if state.tracer is not None:
+            raise RuntimeError("minigrad.compile: a compiled function was called while "
+                               "another one is being traced (nested compile is not supported)")
+        state.tracer = self
+        self._patch_all()
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            self._unpatch_all()
+            state.tracer = None
+        for t, version in versions:
+            if t._version_counter[0] != version:
+                self.graph_break("an input was modified in place")
+        self.program.output_tree = self.flatten_output(result)
+        return result
+
+    # -------------------------------------------------------------- values
+    def _new_value(self, tensor, producer):
+        vid = len(self.program.values)
+        self.program.values.append(Value(vid, tensor._data, tensor._requires_grad, producer))
+        self._by_id[id(tensor)] = vid
+        self._tensors[vid] = tensor
+        self._keep.append(tensor)
+        return vid
+
+    def _add_input(self, key, tensor):
+        vid = self._by_id.get(id(tensor))
+        if vid is not None and self.program.values[vid].producer[0] == "input":
+            # the same Tensor twice: one slot (the guard remembers the aliasing)
+            self.program.inputs.append((key[0], key[1], vid))
+            return vid
+        vid = self._new_value(tensor, ("input", len(self.program.inputs)))
+        self.program.inputs.append((key[0], key[1], vid))
+        return vid
+
+    def ref(self, value):
+        """How a recorded op's argument is replayed: ("value", vid), ("list", refs) or ("const", x)."""
+        from minigrad._tensor import Tensor
+        if isinstance(value, Tensor):
+            vid = self._by_id.get(id(value))
+            if vid is not None:
+                return ("value", vid)
+            return self._unknown_tensor(value)
+        if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
+            return ("list" if isinstance(value, list) else "tuple", [self.ref(v) for v in value])
+        if _contains_tensor(value):
+            self.graph_break("a Tensor inside an index or container argument")
+            return ("const", value)
+        return ("const", value)
+
+    def _unknown_tensor(self, tensor):
+        """A Tensor no recorded op made: captured from outside, or made in the function."""
+        if id(tensor) not in self._created:
+            return ("value", self._add_input(("external", tensor), tensor))
+        array = tensor._data
+        for vid, kept in self._tensors.items():
+            if kept._data is array:
+                # t.data / t.detach(): the same array, without history
+                return ("value", self._record_pseudo("alias", {"self": ("value", vid)}, tensor))
+            if np.may_share_memory(kept._data, array):
+                self.graph_break("a tensor that shares memory with a traced value outside the "
+                                 "recorded ops")
+                return ("const", array.copy())
+        if tensor._requires_grad:
+            self.graph_break("a tensor that requires grad was created inside the function")
+        return ("const", array.copy())
+
+    # -------------------------------------------------------------- records
+    def record(self, func_name, fn, args, kwargs, out):
+        op = OPS[func_name]
+        try:
+            bound = _signature(fn).bind(*args, **kwargs)
+        except TypeError:
+            return  # the op raised already (wrong arguments); nothing to replay
+        bound.apply_defaults()
+        names = [a.name for a in op.args]
+        refs = {}
+        for (public, value), name in zip(bound.arguments.items(), names):
+            refs[name] = self.ref(value)
+        self._record_outputs(op, func_name, refs, out)
+
+    def _record_pseudo(self, name, refs, out):
+        return self._record_outputs(_PSEUDO[name], name, refs, out)[0]
+
+    def _record_outputs(self, op, func_name, refs, out):
+        from minigrad._tensor import Tensor
+        index = len(self.program.records)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        vids = []
+        for position, o in enumerate(outs):
+            vids.append(self._new_value(o, (index, position)) if isinstance(o, Tensor) else None)
+        self.program.records.append(Record(op, func_name, refs, vids, user_line()))
+        return vids
+
+    def record_compare(self, ufunc, a, b, out):
+        if self.depth:
+            return
+        self._record_pseudo(_COMPARE[ufunc], {"self": self.ref(a), "other": self.ref(b)}, out)
+
+    # -------------------------------------------------------------- breaks
+    def graph_break(self, reason):
+        where = user_line()
+        self.program.breaks.append((reason, where))
+        if self.fullgraph:
+            raise GraphBreak(f"minigrad.compile(fullgraph=True): graph break at {format_where(where)}: "
+                             f"{reason}")
+
+    def flatten_output(self, result):
+        """The returned structure: ("tensor", vid) | ("input", vid) | ("seq", type, items) |
+        ("const", value)."""
+        from minigrad._tensor import Tensor
+        if isinstance(result, Tensor):
+            ref = self.ref(result)
+            if ref[0] != "value":
+                return ("const", result)
+            return ("tensor", ref[1])
+        if type(result) in (tuple, list):
+            return ("seq", type(result), [self.flatten_output(r) for r in result])
+        if result is None or isinstance(result, (bool, int, float, str)):
+            return ("const", result)
+        self.graph_break(f"the function returns a {type(result).__name__} (compiled functions "
+                         "return Tensors, tuples or lists of them, and Python constants)")
+        return ("const", result)
+
+    # -------------------------------------------------------------- patching
+    def _patch(self, owner, name, value):
+        self._patches.append((owner, name, owner.__dict__[name] if isinstance(owner, type)
+                              else getattr(owner, name)))
+        setattr(owner, name, value)
+
+    def _unpatch_all(self):
+        for owner, name, original in reversed(self._patches):
+            setattr(owner, name, original)
+        for fn, code in reversed(self._swapped):
+            fn.__code__ = code
+            _HANDLERS.pop(id(fn), None)
+        self._patches, self._swapped = [], []
+
+    def _patch_all(self):
+        import minigrad.nn.functional as nnf
+        from minigrad import _sampling, _tensor, random as mrandom
+        from minigrad._generated import functions, methods
+        for name, fn in list(vars(functions).items()):
+            if inspect.isfunction(fn) and fn.__module__ == functions.__name__ and name in OPS:
+                self._intercept(fn, self._op_handler(name))
+        Tensor = _tensor.Tensor
+        original_init, created, keep = _tensor._init, self._created, self._keep
+
+        def init(t, *args, **kwargs):
+            created.add(id(t))
+            keep.append(t)
+            return original_init(t, *args, **kwargs)
+        self._patch(_tensor, "_init", init)
+        original_compare = _tensor._compare
+
+        def compare(ufunc, a, b):
+            out = original_compare(ufunc, a, b)
+            self.record_compare(ufunc, a, b, out)
+            return out
+        self._patch(_tensor, "_compare", compare)
+        for name, reason in _BREAKING_METHODS.items():
+            self._patch(Tensor, name, self._breaking(Tensor.__dict__[name], reason))
+        done = set()
+        for module in _inplace_modules(_tensor, methods, nnf):
+            if module.apply_inplace not in done:
+                done.add(module.apply_inplace)
+                self._intercept(module.apply_inplace, self._breaking_handler("an in-place op"))
+        self._intercept(mrandom.numpy_rng, self._breaking_handler("a random op"))
+        del _sampling
+
+    def _intercept(self, fn, handler):
+        """Route every call of ``fn`` -- through any reference to it -- to
+        ``handler(original, args, kwargs)`` until the trace ends (its code is swapped)."""
+        trampoline, original = _trampoline(fn)
+        _HANDLERS[id(fn)] = (handler, original)
+        saved_code = fn.__code__
+        fn.__code__ = trampoline
+        self._swapped.append((fn, saved_code))
+
+    def _op_handler(self, func_name):
+        tracer = self
+
+        def handle(original, args, kwargs):
+            if state.tracer is not tracer:   # another thread, while this one traces
+                return original(*args, **kwargs)
+            tracer.depth += 1
+            try:
+                out = original(*args, **kwargs)
+            finally:
+                tracer.depth -= 1
+            if tracer.depth == 0:
+                tracer.record(func_name, original, args, kwargs, out)
+            return out
+        return handle
+
+    def _breaking_handler(self, reason):
+        tracer = self
+
+        def handle(original, args, kwargs):
+            if state.tracer is tracer and tracer.depth == 0:
+                tracer.graph_break(reason)
+            return original(*args, **kwargs)
+        return handle
+
+    def _breaking(self, fn, reason, plain=False):
+        tracer = self
+
+        def breaking(*args, **kwargs):
+            if tracer.depth == 0:
+                what = reason if plain else f"{reason}"
+                tracer.graph_break(what)
+            return fn(*args, **kwargs)
+        if isinstance(fn, property):
+            return property(lambda t: breaking(t))
+        return breaking
+
+
+_BREAKING_METHODS = {
+    "item": "Tensor.item() reads a value as a Python number",
+    "tolist": "Tensor.tolist() reads the values",
+    "numpy": "Tensor.numpy() hands the data to numpy",
+    "__array__": "numpy reads the tensor's data (np.asarray / a numpy call)",
+    "__bool__": "bool(tensor): a branch on data",
+    "__float__": "float(tensor) reads a value",
+    "__int__": "int(tensor) reads a value",
+    "__index__": "a tensor used as a Python index reads a value",
+    "register_hook": "a hook registered inside the compiled function",
+    "retain_grad": "retain_grad() inside the compiled function",
+    "backward": "backward() inside the compiled function",
+    "__setitem__": "an in-place assignment (tensor[...] = ...)",
+}
+
+
+_SIGNATURES = {}
+_HANDLERS = {}       # id(intercepted function) -> (handler, a copy of the original)
+_TRAMPOLINES = {}    # intercepted function -> (trampoline code, original copy)
+
+
+def _trampoline(fn):
+    """Code that forwards a call to ``_HANDLERS[id(fn)]``, and a copy of ``fn`` to call."""
+    found = _TRAMPOLINES.get(fn)
+    if found is None:
+        source = (f"def {fn.__name__}(*args, **kwargs):\n"
+                  f"    handler, original = __minigrad_compile_handlers__[{id(fn)}]\n"
+                  "    return handler(original, args, kwargs)\n")
+        namespace = {}
+        exec(compile(source, fn.__code__.co_filename, "exec"), namespace)  # noqa: S102
+        original = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                                      fn.__closure__)
+        original.__kwdefaults__ = fn.__kwdefaults__
+        original.__wrapped_op__ = fn
+        fn.__globals__["__minigrad_compile_handlers__"] = _HANDLERS
+        found = _TRAMPOLINES[fn] = (namespace[fn.__name__].__code__, original)
+    return found
+
+
+def _signature(fn):
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        sig = _SIGNATURES[fn] = inspect.signature(fn)
+    return sig
+
+
+def _inplace_modules(*known):
+    """Every module that holds a reference to apply_inplace (in-place ops go through it)."""
+    import importlib
+    modules = list(known)
+    try:
+        modules.append(importlib.import_module("minigrad.autograd.inplace"))
+    except ImportError:
+        pass
+    return [m for m in modules if hasattr(m, "apply_inplace")]
+
+
+def _contains_tensor(value):
+    from minigrad._tensor import Tensor
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_contains_tensor(v) for v in value)
+    if isinstance(value, slice):
+        return any(_contains_tensor(v) for v in (value.start, value.stop, value.step))
+    return False
+
+
+def user_line():
+    """(file, line, source) of the innermost frame outside minigrad: the user's line."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_PACKAGE_DIR + os.sep):
+            line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+            return (frame.f_code.co_filename, frame.f_lineno, line)
+        frame = frame.f_back
+    return ("<unknown>", 0, "")
+
+
+def format_where(where):
+    path, line, source = where
+    return f"{path}:{line}" + (f" `{source}`" if source else "")
