@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import _conversions, _device, _dtypes
+from minigrad._grad_assign import check_grad_assignment
 from minigrad.autograd import clogs as _clogs
 from minigrad.autograd import grad_mode
 
@@ -36,7 +37,7 @@ class Tensor:
     tensor([4., 6.])
     """
 
-    __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_output_nr",
+    __slots__ = ("_data", "_grad", "grad_fn", "_requires_grad", "_output_nr",
                  "_version_counter", "_base", "_extras", "__weakref__")
 
     __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
@@ -114,11 +115,23 @@ class Tensor:
 
     # ------------------------------------------------------- autograd state
     @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:  # the engine and optimizers set checked gradients; users may not
+            check_grad_assignment(self, value)
+        self._grad = value
+
+    @property
     def requires_grad(self):
         return self._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, flag):
+        if type(flag) is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         if self.grad_fn is not None:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to "
@@ -135,6 +148,11 @@ class Tensor:
         self._requires_grad = bool(flag)
 
     def requires_grad_(self, requires_grad=True):
+        if type(requires_grad) is not bool:
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {type(requires_grad).__name__}")
+        if requires_grad and self.grad_fn is not None:
+            return self  # a result already requires grad: a no-op, as in PyTorch
         self.requires_grad = requires_grad
         return self
 
@@ -357,7 +375,7 @@ class Tensor:
 def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
     """Set every field of Tensor ``t`` (the one place that lists them)."""
     t._data = array
-    t.grad = None
+    t._grad = None
     t.grad_fn = grad_fn
     t._requires_grad = grad_fn is not None
     t._output_nr = output_nr

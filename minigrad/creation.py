@@ -22,7 +22,10 @@ def _float_dtype(dtype):
     return default_numpy() if dtype is None else numpy_dtype(dtype)
 
 
-def _made(array, requires_grad, device=None):
+def _made(array, requires_grad, device=None, name="tensor"):
+    if type(requires_grad) is not bool:  # torch refuses 1, "yes", numpy's bool
+        raise TypeError(f"{name}(): argument 'requires_grad' must be bool, "
+                        f"not {type(requires_grad).__name__}")
     as_device(device)
     t = _wrap(array)
     if requires_grad:

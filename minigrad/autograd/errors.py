@@ -25,3 +25,7 @@ VERSION_ERROR = (
     "{current}; expected version {saved} instead. Hint: enable anomaly detection to find "
     "the operation that failed to compute its gradient, with "
     "minigrad.autograd.set_detect_anomaly(True).")
+
+DETACHED_SAVED_ERROR = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This "
+    "is not supported, please use out-of-place `.detach()` instead")

@@ -128,6 +128,9 @@ def inplace_on_view(view, op, args, kwargs):
     entry = registration(view)
     if entry is not None and not entry[1] and base._requires_grad:
         raise RuntimeError(NO_GRAD_VIEW_ERROR)
+    if entry is not None and base._requires_grad and base.grad_fn is None:
+        # also for a view made before the leaf's requires_grad_(), as PyTorch
+        raise RuntimeError(VIEW_OF_LEAF_ERROR)
     inputs_require_grad = any_requires_grad(args) or any_requires_grad(kwargs.values())
     if entry is None or not (view._requires_grad or inputs_require_grad):
         # detach() and other views with no autograd link to their base: the base's

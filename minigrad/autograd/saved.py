@@ -9,7 +9,7 @@ output is rebuilt as a Tensor whose ``grad_fn`` is the unpacking node.
 """
 import threading
 
-from minigrad.autograd.errors import FREED_GRAPH_ERROR, VERSION_ERROR
+from minigrad.autograd.errors import DETACHED_SAVED_ERROR, FREED_GRAPH_ERROR, VERSION_ERROR
 
 
 class _Hooks(threading.local):
@@ -24,7 +24,8 @@ saved_hooks = _Hooks()
 
 
 class SavedTensor:
-    __slots__ = ("tensor", "_data", "version", "counter", "output_nr", "packed", "unpack_hook")
+    __slots__ = ("tensor", "_data", "version", "counter", "output_nr", "packed", "unpack_hook",
+                 "had_history")
 
     def __init__(self, tensor, is_output=False):
         if tensor._extras is not None and tensor._extras.get("inference"):
@@ -36,6 +37,9 @@ class SavedTensor:
         self.counter = tensor._version_counter
         self.version = tensor._version_counter[0]
         self.unpack_hook = None
+        # a saved input with history that later loses it (detach_()) would silently drop
+        # the second-order terms through it: PyTorch refuses to unpack it, and so do we
+        self.had_history = not is_output and tensor.grad_fn is not None
         if saved_hooks.stack:
             pack, self.unpack_hook = saved_hooks.stack[-1]
             self.tensor, self._data = None, None
@@ -58,6 +62,8 @@ class SavedTensor:
                                 f"got result of type {type(value).__name__}")
             return value if as_tensor else value._data
         if self.tensor is not None:
+            if self.had_history and self.tensor.grad_fn is None:
+                raise RuntimeError(DETACHED_SAVED_ERROR)
             return self.tensor if as_tensor else self.tensor._data
         if not as_tensor:
             return self._data
@@ -122,7 +128,11 @@ def unpack(saved, node, as_tensor):
     if type(saved) is SavedTensor:
         if not as_tensor and saved.counter[0] == saved.version and saved.unpack_hook is None:
             # the plain backward's common case, without a method call
-            return saved._data if saved.tensor is None else saved.tensor._data
+            tensor = saved.tensor
+            if tensor is None:
+                return saved._data
+            if tensor.grad_fn is not None or not saved.had_history:
+                return tensor._data
         return saved.unpack(node, as_tensor)
     if saved is FREED:
         raise RuntimeError(FREED_GRAPH_ERROR)

@@ -133,7 +133,8 @@ def unbind_array(x, dim):
     if x.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     dim = _wrap_dim(dim, x.ndim, "unbind")
-    return [x[(slice(None),) * dim + (i,)] for i in range(x.shape[dim])]
+    # the trailing ``...`` keeps a 0-d piece a view, not a numpy scalar copy
+    return [x[(slice(None),) * dim + (i, Ellipsis)] for i in range(x.shape[dim])]
 
 
 def narrow_key(shape, dim, start, length):
@@ -156,7 +157,7 @@ def select_key(shape, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(shape)} at dimension {dim}")
-    return (slice(None),) * dim + (index % size,)
+    return (slice(None),) * dim + (index % size, Ellipsis)  # `...`: a 0-d result stays a view
 
 
 def repeat_array(x, repeats):

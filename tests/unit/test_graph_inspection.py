@@ -54,7 +54,8 @@ def test_requires_grad_propagation_and_is_leaf():
         mg.tensor([1, 2]).requires_grad_()
     assert not (a > 0).requires_grad
     e = a.detach()
-    assert e.is_leaf and not e.requires_grad and e._base is a
+    # shares a's storage, not its graph: no autograd view (e._base is None, as torch)
+    assert e.is_leaf and not e.requires_grad and e._base is None
 
 
 def test_no_grad_and_enable_grad():
