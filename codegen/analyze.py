@@ -7,18 +7,37 @@ node's saved slots, metadata and non-tensor arguments are node attributes.
 """
 import ast
 import builtins
+import math
 
+import numpy as np
+
+from codegen.errors import SpecError, did_you_mean
 from codegen.model import METADATA_ATTRS, Formula
 
 FORMULA_BUILTINS = frozenset({"len", "tuple", "list", "range", "int", "float", "bool", "slice",
                               "isinstance", "zip", "sorted", "reversed", "enumerate", "None",
                               "True", "False", "Ellipsis"})
-FORWARD_MODULES = frozenset({"np", "math"})
+FORWARD_MODULES = {"np": np, "math": math}
 
 
 def _error(where, message):
-    from codegen.load import SpecError
     return SpecError(f"{where}: {message}")
+
+
+def _module_attribute(node):
+    """(module, attribute) for `np.x` / `math.x`, else None."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id in FORWARD_MODULES:
+        return node.value.id, node.attr
+    return None
+
+
+def _check_module_attribute(module, attr, where, what, text):
+    if not hasattr(FORWARD_MODULES[module], attr):
+        candidates = [f"{m}.{a}" for m, mod in FORWARD_MODULES.items() for a in dir(mod)
+                      if not a.startswith("_")]
+        raise _error(where, f"unknown name '{module}.{attr}' in {what} `{text}`."
+                     f"{did_you_mean(f'{module}.{attr}', candidates)}")
 
 
 def _parse(text, where, what):
@@ -32,14 +51,17 @@ def _parse(text, where, what):
 def check_forward(text, args, kernels, where):
     """Validate a forward expression; return the kernel functions it calls."""
     tree = _parse(text, where, "forward")
-    known = {a.name for a in args} | FORWARD_MODULES | kernels | set(dir(builtins))
+    known = {a.name for a in args} | set(FORWARD_MODULES) | kernels | set(dir(builtins))
+    local = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
     used_kernels = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Lambda, ast.comprehension)):
-            continue
+        if _module_attribute(node):
+            _check_module_attribute(*_module_attribute(node), where, "forward", text.strip())
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            if node.id not in known:
-                raise _error(where, f"unknown name '{node.id}' in forward `{text.strip()}`. In scope: "
+            if node.id not in known and node.id not in local:
+                raise _error(where, f"unknown name '{node.id}' in forward `{text.strip()}`."
+                             f"{did_you_mean(node.id, known)} In scope: "
                              "the arguments, np, math, builtins and the functions of minigrad/kernels/ "
                              "(add a helper there if numpy has no single call for this).")
             if node.id in kernels:
@@ -88,6 +110,15 @@ class _Rewriter(ast.NodeTransformer):
         raise _error(self.where, f"{message} in formula `{self.text}`")
 
     def visit_Attribute(self, node):
+        constant = _module_attribute(node)
+        if constant:  # np.pi, math.e ...: numbers work over arrays and Tensors alike
+            _check_module_attribute(*constant, self.where, "formula", self.text)
+            value = getattr(FORWARD_MODULES[constant[0]], constant[1])
+            if isinstance(value, float):
+                return ast.copy_location(ast.Constant(value), node)
+            self.fail(f"'{constant[0]}.{constant[1]}' is not allowed: formulas call ops (by "
+                      "name) and formula helpers, never numpy or math functions; only their "
+                      "float constants (np.pi, math.e ...) may be used")
         if isinstance(node.value, ast.Name) and node.attr in METADATA_ATTRS:
             name = node.value.id
             if name in self.scope.tensor_args or name in self.scope.outputs:
@@ -120,8 +151,8 @@ class _Rewriter(ast.NodeTransformer):
             return node
         if name in FORMULA_BUILTINS:
             return node
-        self.fail(f"unknown function '{name}': use an op from derivatives.yaml or a helper "
-                  "from minigrad/autograd/formulas/")
+        self.fail(f"unknown function '{name}'.{did_you_mean(name, self.scope.vocabulary)} Use "
+                  "an op from derivatives.yaml or a helper from minigrad/autograd/formulas/")
 
     def visit_Name(self, node):
         name, scope = node.id, self.scope
@@ -142,10 +173,23 @@ class _Rewriter(ast.NodeTransformer):
             return _node_attr(f"_saved_{name}")
         if name in FORMULA_BUILTINS:
             return node
-        hint = " (this op has several outputs: use grads[i] or grad_<output name>)" \
-            if name == "grad" else ""
-        self.fail(f"unknown name '{name}'{hint}. In scope: grad/grads, the inputs, "
-                  "the outputs (result), non-tensor arguments, ops and formula helpers")
+        self.fail(f"unknown name '{name}'{self._several_outputs(name)}."
+                  f"{did_you_mean(name, self._known())} In scope: grad/grads, the inputs, the "
+                  "outputs (result), non-tensor arguments, ops and formula helpers")
+
+    def _known(self):
+        scope = self.scope
+        return (set(scope.tensor_args) | set(scope.outputs) | scope.scalar_args
+                | scope.grad_names() | set(scope.vocabulary) | FORMULA_BUILTINS)
+
+    def _several_outputs(self, name):
+        """`grad` / `result` in an op with named outputs: name the ones to use."""
+        outputs = [o for o in self.scope.outputs if o != "result"]
+        if name not in ("grad", "result") or not outputs:
+            return ""
+        use = " or ".join(f"grad_{o}" for o in outputs) + " (or grads[i])" if name == "grad" \
+            else " or ".join(outputs)
+        return f" (this op has several outputs, {', '.join(outputs)}: use {use})"
 
     def generic_visit(self, node):
         if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,

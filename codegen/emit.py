@@ -1,4 +1,5 @@
 """Render the registry with Jinja and write only files whose content changed."""
+import ast
 import os
 import pprint
 
@@ -65,6 +66,28 @@ def render_readme(registry, root):
     head, rest = text.split(OPS_START, 1)
     tail = rest.split(OPS_END, 1)[1]
     return {"README.md": f"{head}{OPS_START}\n{body}\n{OPS_END}{tail}"}
+
+
+def generated_ops(root, package_dir="minigrad/_generated"):
+    """Full names of the ops the current generated nodes.py has, in order ([] if none).
+
+    Read with ``ast`` from each node class's ``_op_name``, never imported: the generated
+    code may be the very thing being repaired."""
+    text = _read(os.path.join(root, package_dir, "nodes.py"))
+    if text is None:
+        return []
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    names = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.Assign) and any(
+                        isinstance(t, ast.Name) and t.id == "_op_name" for t in item.targets):
+                    names.append(ast.literal_eval(item.value))
+    return names
 
 
 def write_if_changed(files, root):

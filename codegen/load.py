@@ -11,17 +11,15 @@ import re
 import yaml
 
 from codegen import analyze
+from codegen.errors import SpecError, did_you_mean
 from codegen.model import ARG_TYPES, NO_DEFAULT, Arg, OpSpec, Output, Registry, SampleSpec
+from codegen.tensor_names import hand_written_names
 
 KNOWN_KEYS = ("name", "forward", "samples", "derived_samples", "output_differentiability",
-              "view", "once_differentiable", "method", "modules")
+              "view", "once_differentiable", "method", "modules", "inplace")
 RESERVED_ARG_NAMES = ("F", "grad", "grads", "result", "node", "out", "outs")
 SCHEMA = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?\s*\((.*)\)\s*->\s*(.+?)\s*$")
 MODULES = ("minigrad", "minigrad.linalg", "minigrad.nn.functional", "minigrad.special", "minigrad.fft")
-
-
-class SpecError(Exception):
-    """A problem in derivatives.yaml, with its file:line, the entry and the fix."""
 
 
 def load_registry(path, package_root=None):
@@ -51,7 +49,36 @@ def load_registry(path, package_root=None):
         index = node_counts.get(op.name, 0)
         node_counts[op.name] = index + 1
         ops.append(_with_node_index(op, index))
+    _check_method_names(ops, where, hand_written_names(package_root))
     return Registry(ops=tuple(ops), path=where, helpers=frozenset(helpers))
+
+
+def method_names(ops):
+    """{Tensor method name: (op, key)} for every method codegen binds: `x.exp()` from an
+    entry (one per overloaded name) and `x.exp_()` from `inplace: true`."""
+    groups = {}
+    for op in ops:
+        groups.setdefault(op.name, []).append(op)
+    names = {}
+    for op in ops:
+        grouped = len(groups[op.name]) > 1 or op.overload
+        method = op.name if grouped else op.func_name
+        if op.method:
+            names.setdefault(method, (op, "name"))
+        if op.inplace:
+            names.setdefault(method + "_", (op, "inplace"))
+    return names
+
+
+def _check_method_names(ops, where, reserved):
+    """A generated method must not replace a hand-written Tensor attribute."""
+    for method, (op, key) in method_names(ops).items():
+        if method in reserved:
+            line = op.inplace_line if key == "inplace" else op.line
+            fix = "drop `inplace: true`" if key == "inplace" else "rename the op or set `method: false`"
+            raise SpecError(f"{where}:{line}: in entry '{op.full_name}', key '{key}': the generated "
+                            f"method `Tensor.{method}` would replace minigrad's own "
+                            f"`Tensor.{method}`; {fix}.")
 
 
 def _with_node_index(op, index):
@@ -93,10 +120,20 @@ def _read_entries(text, where):
                             "`- name: op(Tensor self) -> Tensor`.")
         fields = {}
         for key_node, value_node in item.value:
+            key, key_line = str(key_node.value), key_node.start_mark.line + 1
+            if key in fields:  # YAML keeps the last one silently: a formula would vanish
+                name = fields.get("name", ("?",))[0]
+                raise SpecError(f"{where}:{key_line}: in entry '{_short_name(name)}', key '{key}': "
+                                f"given twice (first at line {fields[key][1]}). Keep one.")
             value = loader.construct_object(value_node, deep=True)
-            fields[str(key_node.value)] = (value, key_node.start_mark.line + 1)
+            fields[key] = (value, key_line)
         entries.append((fields, line))
     return entries
+
+
+def _short_name(schema):
+    match = SCHEMA.match(str(schema))
+    return f"{match.group(1)}{'.' + match.group(2) if match.group(2) else ''}" if match else str(schema)
 
 
 def _build_op(fields, line, where, vocabulary, kernels):
@@ -110,24 +147,31 @@ def _build_op(fields, line, where, vocabulary, kernels):
     for key, (value, key_line) in fields.items():
         if key in KNOWN_KEYS or key in arg_names:
             continue
-        if isinstance(value, str) and key.isidentifier():
+        key_hint, arg_hint = did_you_mean(key, KNOWN_KEYS), did_you_mean(key, arg_names)
+        if isinstance(value, str) and key.isidentifier() and not key_hint:
             raise SpecError(
-                f"{label.format(line=key_line)}: formula for '{key}', but {base} has no input "
-                f"named '{key}' (inputs: {', '.join(a.name for a in args if a.is_differentiable_kind) or 'none'}). "
-                "Use the input's name from the schema.")
-        raise SpecError(f"{label.format(line=key_line)}: unknown key '{key}'. Known keys: "
-                        f"{', '.join(KNOWN_KEYS)}, or an input's name for its formula.")
+                f"{label.format(line=key_line)}, key '{key}': formula for '{key}', but {base} has "
+                f"no input named '{key}'.{arg_hint} Inputs: "
+                f"{', '.join(a.name for a in args if a.is_differentiable_kind) or 'none'}.")
+        raise SpecError(f"{label.format(line=key_line)}: unknown key '{key}'.{key_hint or arg_hint} "
+                        f"Known keys: {', '.join(KNOWN_KEYS)}, or an input's name for its formula.")
     if "forward" not in fields:
         raise SpecError(f"{label.format(line=line)}: no `forward:`. Add the numpy expression "
                         "computing the output, e.g. `forward: np.exp(self)`.")
     outputs = _apply_output_differentiability(fields, outputs, label)
     view = _flag(fields, "view", False, label)
     method = _flag(fields, "method", True, label)
+    inplace = _flag(fields, "inplace", False, label)
+    inplace_line = fields.get("inplace", (None, line))[1]
+    if inplace and (view or not method or len(outputs) != 1 or outputs[0].type != "Tensor"):
+        raise SpecError(f"{label.format(line=inplace_line)}, key 'inplace': an in-place method "
+                        "(`x.op_()`) needs a Tensor method (`method: true`) with one Tensor "
+                        "output that is not a view; drop `inplace: true`.")
     once = fields.get("once_differentiable", ("", line))[0] or ""
     modules = _modules(fields, label)
     forward_text, forward_line = fields["forward"]
     forward_names = analyze.check_forward(str(forward_text), args, kernels,
-                                          label.format(line=forward_line))
+                                          label.format(line=forward_line) + ", key 'forward'")
     formulas, non_diff = [], []
     for arg in args:
         if arg.name not in fields:
@@ -137,7 +181,7 @@ def _build_op(fields, line, where, vocabulary, kernels):
                     f"formula. Add `{arg.name}: <derivative>` or `{arg.name}: non_differentiable`.")
             continue
         text, formula_line = fields[arg.name]
-        where_formula = label.format(line=formula_line)
+        where_formula = label.format(line=formula_line) + f", key '{arg.name}'"
         if not arg.is_differentiable_kind:
             raise SpecError(f"{where_formula}: '{arg.name}' is a {arg.type}, not a Tensor; only "
                             "Tensor inputs get a formula. Remove this line.")
@@ -151,7 +195,8 @@ def _build_op(fields, line, where, vocabulary, kernels):
                   args=tuple(args), outputs=tuple(outputs), forward=str(forward_text).strip(),
                   forward_names=tuple(forward_names), formulas=tuple(formulas),
                   non_differentiable=tuple(non_diff), samples=samples, view=view,
-                  once_differentiable=str(once), method=method, modules=modules)
+                  once_differentiable=str(once), method=method, modules=modules,
+                  inplace=inplace, inplace_line=inplace_line)
 
 
 def _flag(fields, key, default, label):
@@ -272,8 +317,9 @@ def _samples(fields, args, label):
                             "shapes or values.")
         for name in item:
             if name not in by_name and name not in SAMPLE_OPTIONS:
-                raise SpecError(f"{where}: sample gives '{name}', which is not an argument "
-                                f"(arguments: {', '.join(by_name)}).")
+                raise SpecError(f"{where}, key 'samples': sample gives '{name}', which is not an "
+                                f"argument.{did_you_mean(name, list(by_name) + list(SAMPLE_OPTIONS))}"
+                                f" Arguments: {', '.join(by_name)}.")
         raw.append(_with_default_tensors(dict(item), args, where))
     derived = fields.get("derived_samples", (True, 0))[0]
     if derived:
@@ -353,6 +399,7 @@ def _render_sample(item, args, where):
     return SampleSpec(args=rendered, fast=fast, skip_gradgrad=skip)
 
 
+SAMPLE_DTYPES = ("float64", "float32", "int64", "bool")
 INDEX_SAMPLE_NAMES = frozenset({"tensor", "None", "Ellipsis", "True", "False"})
 TENSOR_SPEC_KEYS = ("shape", "domain", "dtype", "values", "high", "distinct", "noncontiguous",
                     "spectrum", "symmetric",
@@ -403,10 +450,17 @@ def _tensor_spec(name, value, where):
     if isinstance(value, list) and all(isinstance(n, int) for n in value):
         return f"T({value!r})"
     if isinstance(value, dict):
-        unknown = set(value) - set(TENSOR_SPEC_KEYS)
+        unknown = sorted(set(value) - set(TENSOR_SPEC_KEYS))
         if unknown:
-            raise SpecError(f"{where}: sample for '{name}' has unknown key(s) {sorted(unknown)}; "
-                            f"tensor specs take {', '.join(TENSOR_SPEC_KEYS)}.")
+            raise SpecError(f"{where}, key 'samples': sample for '{name}' has unknown key "
+                            f"'{unknown[0]}'.{did_you_mean(unknown[0], TENSOR_SPEC_KEYS)} Tensor "
+                            f"specs take {', '.join(TENSOR_SPEC_KEYS)}.")
+        dtype = value.get("dtype", "float64")
+        if dtype not in SAMPLE_DTYPES:
+            raise SpecError(f"{where}, key 'samples': sample for '{name}' has dtype {dtype!r}, "
+                            "which the generated checks cannot honour (finite differences need "
+                            f"float64, and float32 is checked against them). Use one of "
+                            f"{', '.join(SAMPLE_DTYPES)}.")
         return "T(" + ", ".join(f"{k}={_literal(v)}" for k, v in value.items()) + ")"
     raise SpecError(f"{where}: sample for tensor '{name}' must be a shape like [3, 4] or a "
                     f"mapping like {{shape: [3, 4], domain: [0.1, 2]}}; got {value!r}.")

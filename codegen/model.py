@@ -83,6 +83,8 @@ class OpSpec:
     method: bool = True
     modules: tuple = ("minigrad",)
     node_index: int = 0
+    inplace: bool = False  # also generate `x.<name>_()` (only where torch has it)
+    inplace_line: int = 0
 
     @property
     def full_name(self):

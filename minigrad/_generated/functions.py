@@ -174,7 +174,7 @@ def neg(input):
 def exp(input):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:141):
+    Derivatives (derivatives.yaml:142):
         self: grad * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -195,7 +195,7 @@ def exp(input):
 def log(input):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:150):
+    Derivatives (derivatives.yaml:152):
         self: grad / self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -216,7 +216,7 @@ def log(input):
 def sqrt(input):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:159):
+    Derivatives (derivatives.yaml:162):
         self: grad / (2 * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -237,7 +237,7 @@ def sqrt(input):
 def sin(input):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:168):
+    Derivatives (derivatives.yaml:172):
         self: grad * cos(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -258,7 +258,7 @@ def sin(input):
 def cos(input):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:177):
+    Derivatives (derivatives.yaml:182):
         self: -(grad * sin(self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -279,7 +279,7 @@ def cos(input):
 def tanh(input):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:186):
+    Derivatives (derivatives.yaml:192):
         self: grad * (1 - result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -300,7 +300,7 @@ def tanh(input):
 def sigmoid(input):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:195):
+    Derivatives (derivatives.yaml:202):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -321,7 +321,7 @@ def sigmoid(input):
 def abs(input):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:206):
+    Derivatives (derivatives.yaml:214):
         self: grad * sign(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -342,7 +342,7 @@ def abs(input):
 def sign(input):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:216):
+    Derivatives (derivatives.yaml:225):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -360,7 +360,7 @@ def sign(input):
 def exp2(input):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:226):
+    Derivatives (derivatives.yaml:236):
         self: grad * result * 0.6931471805599453
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -381,7 +381,7 @@ def exp2(input):
 def expm1(input):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:235):
+    Derivatives (derivatives.yaml:246):
         self: grad * (result + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -402,7 +402,7 @@ def expm1(input):
 def log2(input):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:244):
+    Derivatives (derivatives.yaml:256):
         self: grad / (self * 0.6931471805599453)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -423,7 +423,7 @@ def log2(input):
 def log10(input):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:252):
+    Derivatives (derivatives.yaml:265):
         self: grad / (self * 2.302585092994046)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -444,7 +444,7 @@ def log10(input):
 def log1p(input):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:260):
+    Derivatives (derivatives.yaml:274):
         self: grad / (self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -465,7 +465,7 @@ def log1p(input):
 def rsqrt(input):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:269):
+    Derivatives (derivatives.yaml:284):
         self: -0.5 * grad * result * result * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -486,7 +486,7 @@ def rsqrt(input):
 def square(input):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:277):
+    Derivatives (derivatives.yaml:293):
         self: grad * 2 * self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -507,7 +507,7 @@ def square(input):
 def reciprocal(input):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:285):
+    Derivatives (derivatives.yaml:302):
         self: -grad * result * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -528,7 +528,7 @@ def reciprocal(input):
 def tan(input):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:295):
+    Derivatives (derivatives.yaml:313):
         self: grad * (1 + result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -549,7 +549,7 @@ def tan(input):
 def asin(input):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:303):
+    Derivatives (derivatives.yaml:322):
         self: grad / sqrt(1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -570,7 +570,7 @@ def asin(input):
 def acos(input):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:311):
+    Derivatives (derivatives.yaml:331):
         self: -grad / sqrt(1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -591,7 +591,7 @@ def acos(input):
 def atan(input):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:319):
+    Derivatives (derivatives.yaml:340):
         self: grad / (self * self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -612,7 +612,7 @@ def atan(input):
 def sinh(input):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:327):
+    Derivatives (derivatives.yaml:349):
         self: grad * cosh(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -633,7 +633,7 @@ def sinh(input):
 def cosh(input):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:335):
+    Derivatives (derivatives.yaml:358):
         self: grad * sinh(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -654,7 +654,7 @@ def cosh(input):
 def asinh(input):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:343):
+    Derivatives (derivatives.yaml:367):
         self: grad / sqrt(self * self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -675,7 +675,7 @@ def asinh(input):
 def acosh(input):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:351):
+    Derivatives (derivatives.yaml:376):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -696,7 +696,7 @@ def acosh(input):
 def atanh(input):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:359):
+    Derivatives (derivatives.yaml:385):
         self: grad / (1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -717,7 +717,7 @@ def atanh(input):
 def floor(input):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:370):
+    Derivatives (derivatives.yaml:397):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -735,7 +735,7 @@ def floor(input):
 def ceil(input):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:377):
+    Derivatives (derivatives.yaml:405):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -753,7 +753,7 @@ def ceil(input):
 def round(input, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:385):
+    Derivatives (derivatives.yaml:414):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -771,7 +771,7 @@ def round(input, *, decimals=0):
 def trunc(input):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:393):
+    Derivatives (derivatives.yaml:423):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -789,7 +789,7 @@ def trunc(input):
 def fix(input):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:400):
+    Derivatives (derivatives.yaml:431):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -807,7 +807,7 @@ def fix(input):
 def frac(input):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:407):
+    Derivatives (derivatives.yaml:439):
         self: grad
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -825,7 +825,7 @@ def frac(input):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:416):
+    Derivatives (derivatives.yaml:449):
         self: grad * finite_mask(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -846,7 +846,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:429):
+    Derivatives (derivatives.yaml:463):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -873,7 +873,7 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:441):
+    Derivatives (derivatives.yaml:476):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -900,7 +900,7 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:452):
+    Derivatives (derivatives.yaml:488):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -928,7 +928,7 @@ def mul(input, other):
 def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:464):
+    Derivatives (derivatives.yaml:501):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
@@ -957,7 +957,7 @@ def div_default(input, other):
 def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:478):
+    Derivatives (derivatives.yaml:516):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
@@ -988,7 +988,7 @@ def pow(input, exponent):
 def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:497):
+    Derivatives (derivatives.yaml:536):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -1017,7 +1017,7 @@ def maximum(input, other):
 def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:507):
+    Derivatives (derivatives.yaml:546):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -1046,7 +1046,7 @@ def minimum(input, other):
 def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:517):
+    Derivatives (derivatives.yaml:556):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -1075,7 +1075,7 @@ def where(condition, input, other):
 def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:533):
+    Derivatives (derivatives.yaml:572):
         self: grad * clamp_mask(self, min, max)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1098,7 +1098,7 @@ def clamp_default(input, min=None, max=None):
 def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:547):
+    Derivatives (derivatives.yaml:587):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1131,7 +1131,7 @@ def clamp_Tensor(input, min=None, max=None):
 def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:559):
+    Derivatives (derivatives.yaml:600):
         self: grad * clamp_mask(self, min, max)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1154,7 +1154,7 @@ def clip_default(input, min=None, max=None):
 def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:566):
+    Derivatives (derivatives.yaml:608):
         self: grad * clamp_tensor_masks(self, min, max, "self")
         min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
         max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
@@ -1187,7 +1187,7 @@ def clip_Tensor(input, min=None, max=None):
 def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:579):
+    Derivatives (derivatives.yaml:622):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -1217,7 +1217,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:589):
+    Derivatives (derivatives.yaml:633):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1243,7 +1243,7 @@ def floor_divide(input, other):
 def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:599):
+    Derivatives (derivatives.yaml:644):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -1271,7 +1271,7 @@ def remainder(input, other):
 def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:610):
+    Derivatives (derivatives.yaml:656):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -1299,7 +1299,7 @@ def fmod(input, other):
 def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:620):
+    Derivatives (derivatives.yaml:667):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -1332,7 +1332,7 @@ def float_power(input, exponent):
 def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:631):
+    Derivatives (derivatives.yaml:679):
         self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
     """
@@ -1361,7 +1361,7 @@ def fmax(input, other):
 def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:641):
+    Derivatives (derivatives.yaml:689):
         self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
         other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
     """
@@ -1390,7 +1390,7 @@ def fmin(input, other):
 def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:651):
+    Derivatives (derivatives.yaml:699):
         self: sum_to(grad * other / (self * self + other * other), self.shape)
         other: sum_to(-grad * self / (self * self + other * other), other.shape)
     """
@@ -1419,7 +1419,7 @@ def atan2(input, other):
 def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:660):
+    Derivatives (derivatives.yaml:709):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -1451,7 +1451,7 @@ def hypot(input, other):
 def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:669):
+    Derivatives (derivatives.yaml:719):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -1480,7 +1480,7 @@ def logaddexp(input, other):
 def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:678):
+    Derivatives (derivatives.yaml:728):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -1509,7 +1509,7 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:687):
+    Derivatives (derivatives.yaml:737):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1538,7 +1538,7 @@ def copysign(input, other):
 def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:698):
+    Derivatives (derivatives.yaml:749):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -1567,7 +1567,7 @@ def xlogy(input, other):
 def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:709):
+    Derivatives (derivatives.yaml:761):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -1594,7 +1594,7 @@ def lerp_Scalar(input, end, weight):
 def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:718):
+    Derivatives (derivatives.yaml:771):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -1629,7 +1629,7 @@ def lerp_Tensor(input, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:728):
+    Derivatives (derivatives.yaml:782):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -1663,7 +1663,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:739):
+    Derivatives (derivatives.yaml:794):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -1698,7 +1698,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def logit(input, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:754):
+    Derivatives (derivatives.yaml:810):
         self: logit_grad(grad, self, eps)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1720,7 +1720,7 @@ def logit(input, eps=None):
 def erf(input):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:764):
+    Derivatives (derivatives.yaml:821):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1741,7 +1741,7 @@ def erf(input):
 def erfc(input):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:773):
+    Derivatives (derivatives.yaml:831):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1762,7 +1762,7 @@ def erfc(input):
 def erfinv(input):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:782):
+    Derivatives (derivatives.yaml:841):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1783,7 +1783,7 @@ def erfinv(input):
 def lgamma(input):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:791):
+    Derivatives (derivatives.yaml:851):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1804,7 +1804,7 @@ def lgamma(input):
 def digamma(input):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:799):
+    Derivatives (derivatives.yaml:860):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1825,7 +1825,7 @@ def digamma(input):
 def polygamma(n, input):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:809):
+    Derivatives (derivatives.yaml:871):
         self: grad * polygamma(n + 1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1847,7 +1847,7 @@ def polygamma(n, input):
 def special_gammaln(input):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:820):
+    Derivatives (derivatives.yaml:882):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1868,7 +1868,7 @@ def special_gammaln(input):
 def special_psi(input):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:829):
+    Derivatives (derivatives.yaml:891):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1889,7 +1889,7 @@ def special_psi(input):
 def special_expit(input):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:838):
+    Derivatives (derivatives.yaml:900):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1910,7 +1910,7 @@ def special_expit(input):
 def sinc(input):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:848):
+    Derivatives (derivatives.yaml:910):
         self: sinc_grad(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1931,7 +1931,7 @@ def sinc(input):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:862):
+    Derivatives (derivatives.yaml:925):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1954,7 +1954,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:877):
+    Derivatives (derivatives.yaml:940):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1977,7 +1977,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def amax(input, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:891):
+    Derivatives (derivatives.yaml:954):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2001,7 +2001,7 @@ def amax(input, dim=None, keepdim=False):
 def amin(input, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:903):
+    Derivatives (derivatives.yaml:966):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2025,7 +2025,7 @@ def amin(input, dim=None, keepdim=False):
 def max_dim(input, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:912):
+    Derivatives (derivatives.yaml:975):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2052,7 +2052,7 @@ def max_dim(input, dim, keepdim=False):
 def max_default(input):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:923):
+    Derivatives (derivatives.yaml:986):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2075,7 +2075,7 @@ def max_default(input):
 def min_dim(input, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:931):
+    Derivatives (derivatives.yaml:994):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2102,7 +2102,7 @@ def min_dim(input, dim, keepdim=False):
 def min_default(input):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:939):
+    Derivatives (derivatives.yaml:1002):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2125,7 +2125,7 @@ def min_default(input):
 def max_other(input, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:946):
+    Derivatives (derivatives.yaml:1009):
         self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
     """
@@ -2154,7 +2154,7 @@ def max_other(input, other):
 def min_other(input, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:955):
+    Derivatives (derivatives.yaml:1018):
         self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
         other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
     """
@@ -2183,7 +2183,7 @@ def min_other(input, other):
 def logsumexp(input, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:964):
+    Derivatives (derivatives.yaml:1027):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2208,7 +2208,7 @@ def logsumexp(input, dim, keepdim=False):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:978):
+    Derivatives (derivatives.yaml:1041):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2234,7 +2234,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:996):
+    Derivatives (derivatives.yaml:1059):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2256,7 +2256,7 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1008):
+    Derivatives (derivatives.yaml:1072):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2281,7 +2281,7 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1021):
+    Derivatives (derivatives.yaml:1086):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2305,7 +2305,7 @@ def logcumsumexp(input, dim):
 def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1031):
+    Derivatives (derivatives.yaml:1096):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2329,7 +2329,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
 def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1042):
+    Derivatives (derivatives.yaml:1107):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2355,7 +2355,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
 def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1055):
+    Derivatives (derivatives.yaml:1120):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2379,7 +2379,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
 def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1062):
+    Derivatives (derivatives.yaml:1127):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2401,7 +2401,7 @@ def var_unbiased(input, unbiased=True):
 def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1069):
+    Derivatives (derivatives.yaml:1134):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2427,7 +2427,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
 def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1076):
+    Derivatives (derivatives.yaml:1141):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2451,7 +2451,7 @@ def std_unbiased(input, unbiased=True):
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1083):
+    Derivatives (derivatives.yaml:1148):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2478,7 +2478,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1091):
+    Derivatives (derivatives.yaml:1156):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2507,7 +2507,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1099):
+    Derivatives (derivatives.yaml:1164):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2530,7 +2530,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1107):
+    Derivatives (derivatives.yaml:1172):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2553,7 +2553,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1117):
+    Derivatives (derivatives.yaml:1182):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2580,7 +2580,7 @@ def median_dim(input, dim, keepdim=False):
 def median_default(input):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1125):
+    Derivatives (derivatives.yaml:1190):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2603,7 +2603,7 @@ def median_default(input):
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1132):
+    Derivatives (derivatives.yaml:1197):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2628,7 +2628,7 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1140):
+    Derivatives (derivatives.yaml:1205):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2653,7 +2653,7 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1148):
+    Derivatives (derivatives.yaml:1213):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2680,7 +2680,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1156):
+    Derivatives (derivatives.yaml:1221):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2691,7 +2691,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1164):
+    Derivatives (derivatives.yaml:1229):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2702,7 +2702,7 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1171):
+    Derivatives (derivatives.yaml:1236):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2713,7 +2713,7 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1180):
+    Derivatives (derivatives.yaml:1245):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2724,7 +2724,7 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1189):
+    Derivatives (derivatives.yaml:1254):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2735,7 +2735,7 @@ def count_nonzero(input, dim=None):
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1204):
+    Derivatives (derivatives.yaml:1269):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2756,7 +2756,7 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1216):
+    Derivatives (derivatives.yaml:1281):
         self: transpose(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2776,7 +2776,7 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1227):
+    Derivatives (derivatives.yaml:1292):
         self: permute(grad, inverse_permutation(dims))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2795,7 +2795,7 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1238):
+    Derivatives (derivatives.yaml:1303):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2816,7 +2816,7 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1251):
+    Derivatives (derivatives.yaml:1316):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2837,7 +2837,7 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1265):
+    Derivatives (derivatives.yaml:1330):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2858,7 +2858,7 @@ def unsqueeze(input, dim):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1276):
+    Derivatives (derivatives.yaml:1341):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2879,7 +2879,7 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1287):
+    Derivatives (derivatives.yaml:1352):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2900,7 +2900,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1298):
+    Derivatives (derivatives.yaml:1363):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2921,7 +2921,7 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1306):
+    Derivatives (derivatives.yaml:1371):
         self: swapaxes(grad, axis0, axis1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2941,7 +2941,7 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1313):
+    Derivatives (derivatives.yaml:1378):
         self: swapdims(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2961,7 +2961,7 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1320):
+    Derivatives (derivatives.yaml:1385):
         self: movedim(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2981,7 +2981,7 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1328):
+    Derivatives (derivatives.yaml:1393):
         self: moveaxis(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3001,7 +3001,7 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1335):
+    Derivatives (derivatives.yaml:1400):
         self: t(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3019,7 +3019,7 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1344):
+    Derivatives (derivatives.yaml:1409):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -3041,7 +3041,7 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1353):
+    Derivatives (derivatives.yaml:1418):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3062,7 +3062,7 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1361):
+    Derivatives (derivatives.yaml:1426):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3086,7 +3086,7 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1371):
+    Derivatives (derivatives.yaml:1436):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3109,7 +3109,7 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1379):
+    Derivatives (derivatives.yaml:1444):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -3131,7 +3131,7 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1388):
+    Derivatives (derivatives.yaml:1453):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -3153,7 +3153,7 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1397):
+    Derivatives (derivatives.yaml:1462):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3177,7 +3177,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1408):
+    Derivatives (derivatives.yaml:1473):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3198,7 +3198,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1418):
+    Derivatives (derivatives.yaml:1483):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -3217,7 +3217,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1429):
+    Derivatives (derivatives.yaml:1494):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -3235,7 +3235,7 @@ def stack(tensors, dim=0):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1440):
+    Derivatives (derivatives.yaml:1505):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3256,7 +3256,7 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1450):
+    Derivatives (derivatives.yaml:1515):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3277,7 +3277,7 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1458):
+    Derivatives (derivatives.yaml:1523):
         self: stack(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3298,7 +3298,7 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1468):
+    Derivatives (derivatives.yaml:1533):
         self: flip(grad, dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3317,7 +3317,7 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1476):
+    Derivatives (derivatives.yaml:1541):
         self: roll(grad, negated(shifts), dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3337,7 +3337,7 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1484):
+    Derivatives (derivatives.yaml:1549):
         self: repeat_backward(grad, repeats, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3359,7 +3359,7 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1495):
+    Derivatives (derivatives.yaml:1560):
         self: repeat_backward(grad, dims, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3381,7 +3381,7 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1502):
+    Derivatives (derivatives.yaml:1567):
         self: tril(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3400,7 +3400,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1509):
+    Derivatives (derivatives.yaml:1575):
         self: triu(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3419,7 +3419,7 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1516):
+    Derivatives (derivatives.yaml:1583):
         self: diag_backward(grad, self.shape, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3441,7 +3441,7 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1524):
+    Derivatives (derivatives.yaml:1591):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3462,7 +3462,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:1539):
+    Derivatives (derivatives.yaml:1606):
         self: getitem_backward(grad, self.shape, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3484,7 +3484,7 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:1562):
+    Derivatives (derivatives.yaml:1629):
         self: getitem(grad, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3503,7 +3503,7 @@ def getitem_backward(input, shape, index):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1570):
+    Derivatives (derivatives.yaml:1637):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -3527,7 +3527,7 @@ def gather(input, dim, index):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1582):
+    Derivatives (derivatives.yaml:1649):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -3550,7 +3550,7 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1591):
+    Derivatives (derivatives.yaml:1658):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -3574,7 +3574,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1600):
+    Derivatives (derivatives.yaml:1667):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -3600,7 +3600,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1610):
+    Derivatives (derivatives.yaml:1678):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -3628,7 +3628,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1620):
+    Derivatives (derivatives.yaml:1689):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -3651,7 +3651,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1627):
+    Derivatives (derivatives.yaml:1697):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -3677,7 +3677,7 @@ def scatter_add(input, dim, index, src):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1636):
+    Derivatives (derivatives.yaml:1707):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -3700,7 +3700,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:1645):
+    Derivatives (derivatives.yaml:1717):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -3727,7 +3727,7 @@ def masked_fill_Tensor(input, mask, value):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1653):
+    Derivatives (derivatives.yaml:1726):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -3751,7 +3751,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1663):
+    Derivatives (derivatives.yaml:1736):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -3774,7 +3774,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1684):
+    Derivatives (derivatives.yaml:1757):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -3802,7 +3802,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1705):
+    Derivatives (derivatives.yaml:1778):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -3828,7 +3828,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1714):
+    Derivatives (derivatives.yaml:1787):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -3854,7 +3854,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:1722):
+    Derivatives (derivatives.yaml:1795):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -3880,7 +3880,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:1730):
+    Derivatives (derivatives.yaml:1803):
         self: grad * tensor
         tensor: grad * self
     """
@@ -3906,7 +3906,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1738):
+    Derivatives (derivatives.yaml:1811):
         self: grad * other
         other: grad * self
     """
@@ -3932,7 +3932,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1744):
+    Derivatives (derivatives.yaml:1817):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -3960,7 +3960,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:1754):
+    Derivatives (derivatives.yaml:1827):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -3986,7 +3986,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1762):
+    Derivatives (derivatives.yaml:1835):
         tensors: einsum_backward(grad, equation, tensors)
     """
     out = array_ops.einsum(equation, [data_of(t) for t in tensors])
@@ -4005,7 +4005,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:1779):
+    Derivatives (derivatives.yaml:1852):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -4035,7 +4035,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1791):
+    Derivatives (derivatives.yaml:1864):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -4063,7 +4063,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1800):
+    Derivatives (derivatives.yaml:1873):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -4096,7 +4096,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1811):
+    Derivatives (derivatives.yaml:1885):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -4129,7 +4129,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1820):
+    Derivatives (derivatives.yaml:1895):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -4158,7 +4158,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1829):
+    Derivatives (derivatives.yaml:1904):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -4187,7 +4187,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1839):
+    Derivatives (derivatives.yaml:1914):
         self: trace_backward(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4208,7 +4208,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1848):
+    Derivatives (derivatives.yaml:1923):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.linalg_inv(data_of(A))
@@ -4228,7 +4228,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1859):
+    Derivatives (derivatives.yaml:1934):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4249,7 +4249,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1864):
+    Derivatives (derivatives.yaml:1939):
         A: det_backward(grad, A, result)
     """
     out = array_ops.linalg_det(data_of(A))
@@ -4271,7 +4271,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1876):
+    Derivatives (derivatives.yaml:1951):
         self: det_backward(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4294,7 +4294,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1881):
+    Derivatives (derivatives.yaml:1956):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
@@ -4315,7 +4315,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1891):
+    Derivatives (derivatives.yaml:1966):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4337,7 +4337,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1897):
+    Derivatives (derivatives.yaml:1972):
         self: logabsdet_backward(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4358,7 +4358,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1902):
+    Derivatives (derivatives.yaml:1977):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -4385,7 +4385,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1916):
+    Derivatives (derivatives.yaml:1991):
         A: cholesky_backward(grad, result, upper)
     """
     out = array_ops.linalg_cholesky(data_of(A), upper=upper)
@@ -4406,7 +4406,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1926):
+    Derivatives (derivatives.yaml:2001):
         self: cholesky_backward(grad, result, upper)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4428,7 +4428,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:1931):
+    Derivatives (derivatives.yaml:2006):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
@@ -4451,7 +4451,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:1941):
+    Derivatives (derivatives.yaml:2016):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
@@ -4472,7 +4472,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:1948):
+    Derivatives (derivatives.yaml:2023):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
@@ -4496,7 +4496,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:1959):
+    Derivatives (derivatives.yaml:2034):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
@@ -4522,7 +4522,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1972):
+    Derivatives (derivatives.yaml:2047):
         A: svdvals_backward(grad, A)
     """
     out = array_ops.linalg_svdvals(data_of(A))
@@ -4542,7 +4542,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1981):
+    Derivatives (derivatives.yaml:2056):
         A: pinv_backward(grad, result, A)
     """
     out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -4564,7 +4564,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:1991):
+    Derivatives (derivatives.yaml:2066):
         self: pinv_backward(grad, result, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4587,7 +4587,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:1998):
+    Derivatives (derivatives.yaml:2073):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4617,7 +4617,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2007):
+    Derivatives (derivatives.yaml:2082):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4642,7 +4642,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2014):
+    Derivatives (derivatives.yaml:2089):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -4672,7 +4672,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2026):
+    Derivatives (derivatives.yaml:2101):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -4700,7 +4700,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2037):
+    Derivatives (derivatives.yaml:2112):
         tensors: multi_dot_backward(grad, tensors)
     """
     out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
@@ -4718,7 +4718,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2047):
+    Derivatives (derivatives.yaml:2122):
         A: matrix_power_backward(grad, A, n)
     """
     out = array_ops.linalg_matrix_power(data_of(A), n)
@@ -4739,7 +4739,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2058):
+    Derivatives (derivatives.yaml:2133):
         self: matrix_power_backward(grad, self, n)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4761,7 +4761,7 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2070):
+    Derivatives (derivatives.yaml:2145):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4786,7 +4786,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2088):
+    Derivatives (derivatives.yaml:2163):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4812,7 +4812,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2095):
+    Derivatives (derivatives.yaml:2170):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
@@ -4837,7 +4837,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2111):
+    Derivatives (derivatives.yaml:2186):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
@@ -4862,7 +4862,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2125):
+    Derivatives (derivatives.yaml:2200):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
@@ -4887,7 +4887,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2136):
+    Derivatives (derivatives.yaml:2211):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
@@ -4912,7 +4912,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2148):
+    Derivatives (derivatives.yaml:2223):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
@@ -4937,7 +4937,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2164):
+    Derivatives (derivatives.yaml:2239):
         self: grad * (result > 0)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4958,7 +4958,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2174):
+    Derivatives (derivatives.yaml:2250):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4982,7 +4982,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2185):
+    Derivatives (derivatives.yaml:2261):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5006,7 +5006,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2195):
+    Derivatives (derivatives.yaml:2271):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     out = array_ops.leaky_relu(data_of(input), negative_slope)
@@ -5027,7 +5027,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2204):
+    Derivatives (derivatives.yaml:2280):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     out = array_ops.elu(data_of(input), alpha)
@@ -5048,7 +5048,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2213):
+    Derivatives (derivatives.yaml:2289):
         input: grad * selu_slope(input)
     """
     out = array_ops.selu(data_of(input))
@@ -5068,7 +5068,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2221):
+    Derivatives (derivatives.yaml:2297):
         self: grad * normal_pdf(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5089,7 +5089,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2227):
+    Derivatives (derivatives.yaml:2303):
         input: grad * gelu_derivative(input, approximate)
     """
     out = array_ops.gelu(data_of(input), approximate=approximate)
@@ -5110,7 +5110,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2237):
+    Derivatives (derivatives.yaml:2313):
         input: grad * silu_derivative(input)
     """
     out = array_ops.silu(data_of(input))
@@ -5130,7 +5130,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2243):
+    Derivatives (derivatives.yaml:2319):
         input: grad * softplus_slope(input, beta, threshold)
     """
     out = array_ops.softplus(data_of(input), beta, threshold)
@@ -5152,7 +5152,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2253):
+    Derivatives (derivatives.yaml:2329):
         input: grad * mish_derivative(input)
     """
     out = array_ops.mish(data_of(input))
@@ -5172,7 +5172,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2259):
+    Derivatives (derivatives.yaml:2335):
         input: grad * hardtanh_mask(input, min_val, max_val)
     """
     out = array_ops.hardtanh(data_of(input), min_val, max_val)
@@ -5194,7 +5194,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2268):
+    Derivatives (derivatives.yaml:2344):
         input: grad * hardsigmoid_slope(input)
     """
     out = array_ops.hardsigmoid(data_of(input))
@@ -5214,7 +5214,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2275):
+    Derivatives (derivatives.yaml:2351):
         input: grad * hardswish_slope(input)
     """
     out = array_ops.hardswish(data_of(input))
@@ -5234,7 +5234,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2282):
+    Derivatives (derivatives.yaml:2358):
         input: grad * sigmoid(-input)
     """
     out = array_ops.logsigmoid(data_of(input))
@@ -5254,7 +5254,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2290):
+    Derivatives (derivatives.yaml:2366):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -5277,7 +5277,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2305):
+    Derivatives (derivatives.yaml:2381):
         input: matmul(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -5308,7 +5308,7 @@ def linear(input, weight, bias=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2319):
+    Derivatives (derivatives.yaml:2395):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -5340,7 +5340,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2336):
+    Derivatives (derivatives.yaml:2412):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -5367,7 +5367,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2349):
+    Derivatives (derivatives.yaml:2425):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -5395,7 +5395,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2361):
+    Derivatives (derivatives.yaml:2437):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -5424,7 +5424,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2376):
+    Derivatives (derivatives.yaml:2452):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
@@ -5453,7 +5453,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2404):
+    Derivatives (derivatives.yaml:2480):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5489,7 +5489,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2418):
+    Derivatives (derivatives.yaml:2494):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5525,7 +5525,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2430):
+    Derivatives (derivatives.yaml:2506):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5561,7 +5561,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2445):
+    Derivatives (derivatives.yaml:2521):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5597,7 +5597,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2457):
+    Derivatives (derivatives.yaml:2533):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5633,7 +5633,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2469):
+    Derivatives (derivatives.yaml:2545):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5669,7 +5669,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:2485):
+    Derivatives (derivatives.yaml:2561):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -5700,7 +5700,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2500):
+    Derivatives (derivatives.yaml:2576):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5723,7 +5723,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2510):
+    Derivatives (derivatives.yaml:2586):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5749,7 +5749,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2518):
+    Derivatives (derivatives.yaml:2594):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5772,7 +5772,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2531):
+    Derivatives (derivatives.yaml:2607):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5798,7 +5798,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2541):
+    Derivatives (derivatives.yaml:2617):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -5823,7 +5823,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2550):
+    Derivatives (derivatives.yaml:2626):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -5849,7 +5849,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:2563):
+    Derivatives (derivatives.yaml:2639):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -5872,7 +5872,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2574):
+    Derivatives (derivatives.yaml:2650):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
@@ -5892,7 +5892,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2583):
+    Derivatives (derivatives.yaml:2659):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
@@ -5912,7 +5912,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2596):
+    Derivatives (derivatives.yaml:2672):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     out = array_ops.pad(data_of(input), pad, mode, value)
@@ -5934,7 +5934,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:2610):
+    Derivatives (derivatives.yaml:2686):
         output_grad: repad(grad, pad, mode)
     """
     out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
@@ -5953,7 +5953,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2622):
+    Derivatives (derivatives.yaml:2698):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
