@@ -121,8 +121,11 @@ class _Encoder:
     def _tensor(self, t):
         record = self.tensor_ids.get(id(t))
         if record is None:
-            kind = "Parameter" if type(t).__name__ == "Parameter" else "Tensor"
-            record = {_TAG: "tensor", "array": self._array(t._data), "class": kind,
+            cls = type(t)
+            if cls is not Tensor and _tensor_class(cls.__module__, cls.__qualname__) is not cls:
+                return self._pickle(t)  # a user's subclass: its class is code, as in torch
+            record = {_TAG: "tensor", "array": self._array(t._data),
+                      "class": [cls.__module__, cls.__qualname__],
                       "requires_grad": bool(t.requires_grad), "device": str(t.device)}
             self.tensor_ids[id(t)] = record
             self.keep_alive.append(t)
@@ -234,14 +237,6 @@ def _tensor_class(module, name):
     return found if isinstance(found, type) and issubclass(found, Tensor) else None
 
 
-def _parameter_class():
-    try:
-        from minigrad.nn import Parameter  # at call time: minigrad.nn may not define it
-    except ImportError:  # nn.Parameter not built yet: parameters load as tensors
-        return None
-    return Parameter
-
-
 class _Decoder:
     def __init__(self, zf, map_location, weights_only, pickle_module):
         self.zf = zf
@@ -293,8 +288,11 @@ class _Decoder:
         key = node["array"]
         if key in self.tensors:
             return self.tensors[key]
-        cls = _parameter_class() if node.get("class") == "Parameter" else None
-        t = _rebuild_tensor(cls or Tensor, self._array(key), node["requires_grad"])
+        module, name = node.get("class", ("minigrad._tensor", "Tensor"))
+        cls = _tensor_class(module, name)
+        if cls is None:
+            raise ValueError(f"a tensor of unknown class {module}.{name}")
+        t = _rebuild_tensor(cls, self._array(key), node["requires_grad"])
         t = self._place(t, node.get("device", "cpu"))
         self.tensors[key] = t
         return t

@@ -235,3 +235,21 @@ def test_tensors_inside_pickled_objects_load_once_the_object_is_allowed():
         serialization.clear_safe_globals()
     assert back["cfg"].depth == 1 and back["cfg"].scale.tolist() == [1.0, 2.0]
     assert back["cfg"].scale.requires_grad
+
+
+class UserTensor(mg.Tensor):
+    """A Tensor subclass outside minigrad: its class is code, so it loads only if trusted."""
+
+
+def test_parameters_load_as_parameters_and_user_subclasses_need_trust():
+    parameter = pytest.importorskip("minigrad.nn.parameter")
+    p = parameter.Parameter(mg.tensor([1.0, 2.0]))
+    back = _round_trip({"p": p, "t": mg.tensor([3.0])})
+    assert type(back["p"]) is parameter.Parameter and back["p"].requires_grad
+    assert type(back["t"]) is mg.Tensor
+
+    buffer = io.BytesIO()
+    mg.save(UserTensor([1.0]), buffer)
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        mg.load(buffer)
