@@ -19,6 +19,8 @@ import inspect
 
 import numpy as np
 
+from minigrad.numpy_composites import NUMPY_COMPOSITES
+
 # --------------------------------------------------------------------- ufuncs
 # numpy ufunc name -> minigrad op name (ufuncs whose names already match need no entry)
 UFUNC_NAMES = {
@@ -27,6 +29,8 @@ UFUNC_NAMES = {
     "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2",
     "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "rint": "round",
     "remainder": "remainder", "mod": "remainder", "conjugate": "conj",
+    # scipy.special's ufuncs dispatch here too
+    "gammaln": "lgamma", "psi": "digamma", "expit": "sigmoid",
 }
 # ufuncs whose result carries no gradient (booleans, integers, tests): computed on the data
 NONDIFFERENTIABLE_UFUNCS = {
@@ -58,12 +62,12 @@ ARG_NAMES = {
 }
 # numpy function name -> minigrad name ("linalg." prefix: minigrad.linalg), when they differ
 FUNCTION_NAMES = {
-    "concatenate": "cat", "concat": "cat", "max": "amax", "min": "amin", "dot": "matmul",
+    "concatenate": "cat", "concat": "cat", "max": "amax", "min": "amin",
     "transpose": "permute", "permute_dims": "permute", "expand_dims": "unsqueeze",
     "clip": "clamp", "swapaxes": "transpose", "moveaxis": "movedim", "broadcast_to": "expand",
     "absolute": "abs", "power": "pow", "multiply": "mul", "subtract": "sub", "divide": "div",
-    "negative": "neg", "around": "round", "round_": "round", "ravel": "flatten",
-    "split": "tensor_split", "array_split": "tensor_split", "take_along_axis": "take_along_dim",
+    "negative": "neg", "around": "round", "round_": "round",
+    "array_split": "tensor_split", "take_along_axis": "take_along_dim",
 }
 # numpy functions whose minigrad (PyTorch) namesake means something else: never dispatched
 DIFFERENT_MEANING = {
@@ -165,6 +169,8 @@ def array_function(func, types, args, kwargs):
     module = (func.__module__ or "numpy").split(".")
     # np.linalg.norm -> "linalg.norm" (minigrad.linalg.norm); np.sum -> "sum"
     qualified = f"{module[1]}.{name}" if len(module) > 1 and module[1] in ("linalg", "fft") else name
+    if qualified in NUMPY_COMPOSITES:
+        return NUMPY_COMPOSITES[qualified](*args, **kwargs)
     if qualified in NONDIFFERENTIABLE_FUNCTIONS and qualified not in _DIFFERENTIABLE_IF_FOUND:
         return _on_data(func, args, kwargs)
     if qualified in DIFFERENT_MEANING:
@@ -252,9 +258,9 @@ def _map_arguments(func, qualified, args, kwargs):
 
 
 # functions whose first n numpy arguments stay positional (numpy and PyTorch agree on order)
-_POSITIONAL = {"where": 3, "matmul": 2, "dot": 2, "outer": 2, "inner": 2, "einsum": 1,
+_POSITIONAL = {"where": 3, "matmul": 2, "outer": 2, "inner": 2, "einsum": 1,
                "tensordot": 2, "maximum": 2, "minimum": 2, "add": 2, "subtract": 2,
-               "multiply": 2, "divide": 2, "power": 2, "cross": 2, "linalg.solve": 2,
+               "multiply": 2, "divide": 2, "power": 2, "linalg.solve": 2,
                "kron": 2, "atan2": 2, "arctan2": 2, "hypot": 2, "take_along_axis": 2,
                "split": 2, "array_split": 2}
 

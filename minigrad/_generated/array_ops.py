@@ -44,17 +44,17 @@ def neg(self):
 
 def exp(self):
     """exp(Tensor self) -> Tensor"""
-    return np.exp(self)
+    return quietly(np.exp, self)
 
 
 def log(self):
     """log(Tensor self) -> Tensor"""
-    return np.log(self)
+    return quietly(np.log, self)
 
 
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor"""
-    return np.sqrt(self)
+    return quietly(np.sqrt, self)
 
 
 def sin(self):
@@ -94,27 +94,27 @@ def exp2(self):
 
 def expm1(self):
     """expm1(Tensor self) -> Tensor"""
-    return np.expm1(self)
+    return quietly(np.expm1, self)
 
 
 def log2(self):
     """log2(Tensor self) -> Tensor"""
-    return np.log2(self)
+    return quietly(np.log2, self)
 
 
 def log10(self):
     """log10(Tensor self) -> Tensor"""
-    return np.log10(self)
+    return quietly(np.log10, self)
 
 
 def log1p(self):
     """log1p(Tensor self) -> Tensor"""
-    return np.log1p(self)
+    return quietly(np.log1p, self)
 
 
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor"""
-    return 1 / np.sqrt(self)
+    return quietly(np.reciprocal, quietly(np.sqrt, self))
 
 
 def square(self):
@@ -124,7 +124,7 @@ def square(self):
 
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor"""
-    return np.true_divide(1, self)
+    return quietly(np.true_divide, 1, self)
 
 
 def tan(self):
@@ -134,12 +134,12 @@ def tan(self):
 
 def asin(self):
     """asin(Tensor self) -> Tensor"""
-    return np.arcsin(self)
+    return quietly(np.arcsin, self)
 
 
 def acos(self):
     """acos(Tensor self) -> Tensor"""
-    return np.arccos(self)
+    return quietly(np.arccos, self)
 
 
 def atan(self):
@@ -149,12 +149,12 @@ def atan(self):
 
 def sinh(self):
     """sinh(Tensor self) -> Tensor"""
-    return np.sinh(self)
+    return quietly(np.sinh, self)
 
 
 def cosh(self):
     """cosh(Tensor self) -> Tensor"""
-    return np.cosh(self)
+    return quietly(np.cosh, self)
 
 
 def asinh(self):
@@ -164,12 +164,12 @@ def asinh(self):
 
 def acosh(self):
     """acosh(Tensor self) -> Tensor"""
-    return np.arccosh(self)
+    return quietly(np.arccosh, self)
 
 
 def atanh(self):
     """atanh(Tensor self) -> Tensor"""
-    return np.arctanh(self)
+    return quietly(np.arctanh, self)
 
 
 def floor(self):
@@ -207,6 +207,16 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     return nan_to_num_array(self, nan, posinf, neginf)
 
 
+def deg2rad(self):
+    """deg2rad(Tensor self) -> Tensor"""
+    return np.deg2rad(self if self.dtype.kind == "f" else self.astype(np.float32))
+
+
+def rad2deg(self):
+    """rad2deg(Tensor self) -> Tensor"""
+    return np.rad2deg(self if self.dtype.kind == "f" else self.astype(np.float32))
+
+
 def add(self, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     return np.add(self, other) if alpha == 1 else np.add(self, np.multiply(alpha, other))
@@ -224,12 +234,12 @@ def mul(self, other):
 
 def div_default(self, other):
     """div(Tensor self, Tensor other) -> Tensor"""
-    return np.true_divide(self, other)
+    return quietly(np.true_divide, self, other)
 
 
 def pow(self, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor"""
-    return np.power(self, exponent)
+    return quietly(np.power, self, exponent)
 
 
 def maximum(self, other):
@@ -279,12 +289,12 @@ def floor_divide(self, other):
 
 def remainder(self, other):
     """remainder(Tensor self, Tensor other) -> Tensor"""
-    return np.remainder(self, other)
+    return quietly(np.remainder, self, other)
 
 
 def fmod(self, other):
     """fmod(Tensor self, Tensor other) -> Tensor"""
-    return np.fmod(self, other)
+    return quietly(np.fmod, self, other)
 
 
 def float_power(self, exponent):
@@ -582,6 +592,31 @@ def count_nonzero(self, dim=None):
     return count_nonzero_array(self, dim)
 
 
+def sort(self, dim=-1, descending=False, *, stable=False):
+    """sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)"""
+    return sort_with_indices(self, dim, descending, stable)
+
+
+def argsort(self, dim=-1, descending=False, *, stable=False):
+    """argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor"""
+    return argsort_array(self, dim, descending, stable)
+
+
+def msort(self):
+    """msort(Tensor self) -> Tensor"""
+    return msort_array(self)
+
+
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    """topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
+    return topk_array(self, k, dim, largest, sorted)
+
+
+def kthvalue(self, k, dim=-1, keepdim=False):
+    """kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    return kthvalue_array(self, k, dim, keepdim)
+
+
 def reshape(self, shape):
     """reshape(Tensor self, int[] shape) -> Tensor"""
     return np.reshape(self, shape)
@@ -757,9 +792,114 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     return diag_embed_array(self, offset, dim1, dim2)
 
 
+def ravel(self):
+    """ravel(Tensor self) -> Tensor"""
+    return np.ravel(self)
+
+
+def atleast_1d(self):
+    """atleast_1d(Tensor self) -> Tensor"""
+    return atleast_array(self, 1)
+
+
+def atleast_2d(self):
+    """atleast_2d(Tensor self) -> Tensor"""
+    return atleast_array(self, 2)
+
+
+def atleast_3d(self):
+    """atleast_3d(Tensor self) -> Tensor"""
+    return atleast_array(self, 3)
+
+
+def hstack(tensors):
+    """hstack(Tensor[] tensors) -> Tensor"""
+    return stack_family_array(tensors, "hstack")
+
+
+def vstack(tensors):
+    """vstack(Tensor[] tensors) -> Tensor"""
+    return stack_family_array(tensors, "vstack")
+
+
+def row_stack(tensors):
+    """row_stack(Tensor[] tensors) -> Tensor"""
+    return stack_family_array(tensors, "vstack")
+
+
+def dstack(tensors):
+    """dstack(Tensor[] tensors) -> Tensor"""
+    return stack_family_array(tensors, "dstack")
+
+
+def column_stack(tensors):
+    """column_stack(Tensor[] tensors) -> Tensor"""
+    return stack_family_array(tensors, "column_stack")
+
+
+def tensor_split(self, indices_or_sections, dim=0):
+    """tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]"""
+    return tensor_split_array(self, indices_or_sections, dim)
+
+
+def hsplit(self, indices_or_sections):
+    """hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]"""
+    return directional_split_array(self, indices_or_sections, "hsplit")
+
+
+def vsplit(self, indices_or_sections):
+    """vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]"""
+    return directional_split_array(self, indices_or_sections, "vsplit")
+
+
+def dsplit(self, indices_or_sections):
+    """dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]"""
+    return directional_split_array(self, indices_or_sections, "dsplit")
+
+
+def diff(self, n=1, dim=-1, prepend=None, append=None):
+    """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor"""
+    return diff_array(self, n, dim, prepend, append)
+
+
+def trapezoid_x(y, x, *, dim=-1):
+    """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor"""
+    return trapezoid_array(y, x, 1.0, dim)
+
+
+def trapezoid_dx(y, *, dx=1, dim=-1):
+    """trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor"""
+    return trapezoid_array(y, None, dx, dim)
+
+
+def repeat_interleave_self_int(self, repeats, dim=None):
+    """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor"""
+    return repeat_interleave_array(self, repeats, dim)
+
+
+def repeat_interleave_self_Tensor(self, repeats, dim=None):
+    """repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor"""
+    return repeat_interleave_array(self, repeats, dim)
+
+
+def rot90(self, k=1, dims=(0, 1)):
+    """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor"""
+    return rot90_array(self, k, dims)
+
+
+def flipud(self):
+    """flipud(Tensor self) -> Tensor"""
+    return flip_lr_ud_array(self, "flipud")
+
+
+def fliplr(self):
+    """fliplr(Tensor self) -> Tensor"""
+    return flip_lr_ud_array(self, "fliplr")
+
+
 def getitem(self, index):
     """getitem(Tensor self, Index index) -> Tensor"""
-    return self[index_key(index)]
+    return getitem_array(self, index)
 
 
 def getitem_backward(self, shape, index):
@@ -1407,6 +1547,17 @@ _NORM_OVERLOADS = (
 )
 
 
+def repeat_interleave(*args, **kwargs):
+    """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor | repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor"""
+    return dispatch("repeat_interleave", _REPEAT_INTERLEAVE_OVERLOADS, args, kwargs, arrays=True)
+
+
+_REPEAT_INTERLEAVE_OVERLOADS = (
+    (repeat_interleave_self_int, (('input', 'Tensor', False, False), ('repeats', 'int', False, False), ('dim', 'int?', True, False))),
+    (repeat_interleave_self_Tensor, (('input', 'Tensor', False, False), ('repeats', 'Tensor', False, False), ('dim', 'int?', True, False))),
+)
+
+
 def scatter(*args, **kwargs):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor | scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor"""
     return dispatch("scatter", _SCATTER_OVERLOADS, args, kwargs, arrays=True)
@@ -1427,6 +1578,17 @@ _STD_OVERLOADS = (
     (std_default, (('input', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
     (std_dim, (('input', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
     (std_unbiased, (('input', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
+)
+
+
+def trapezoid(*args, **kwargs):
+    """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor | trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor"""
+    return dispatch("trapezoid", _TRAPEZOID_OVERLOADS, args, kwargs, arrays=True)
+
+
+_TRAPEZOID_OVERLOADS = (
+    (trapezoid_x, (('y', 'Tensor', False, False), ('x', 'Tensor', False, False), ('dim', 'int', True, True))),
+    (trapezoid_dx, (('y', 'Tensor', False, False), ('dx', 'float', True, True), ('dim', 'int', True, True))),
 )
 
 

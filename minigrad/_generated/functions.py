@@ -33,6 +33,12 @@ return_types_cummin = namedtuple("cummin", ('values', 'indices'))
 
 return_types_aminmax = namedtuple("aminmax", ('min', 'max'))
 
+return_types_sort = namedtuple("sort", ('values', 'indices'))
+
+return_types_topk = namedtuple("topk", ('values', 'indices'))
+
+return_types_kthvalue = namedtuple("kthvalue", ('values', 'indices'))
+
 return_types_linalg_slogdet = namedtuple("linalg_slogdet", ('sign', 'logabsdet'))
 
 return_types_slogdet = namedtuple("slogdet", ('sign', 'logabsdet'))
@@ -843,10 +849,46 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return result
 
 
+def deg2rad(input):
+    """deg2rad(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:458):
+        self: grad * 0.017453292519943295
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.deg2rad(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Deg2radBackward0((self_edge,))
+    result = wrap(out, node)
+    return result
+
+
+def rad2deg(input):
+    """rad2deg(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:463):
+        self: grad * 57.29577951308232
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.rad2deg(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Rad2degBackward0((self_edge,))
+    result = wrap(out, node)
+    return result
+
+
 def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:463):
+    Derivatives (derivatives.yaml:473):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -873,7 +915,7 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:476):
+    Derivatives (derivatives.yaml:486):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -900,7 +942,7 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:488):
+    Derivatives (derivatives.yaml:498):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -928,7 +970,7 @@ def mul(input, other):
 def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:501):
+    Derivatives (derivatives.yaml:511):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
@@ -957,7 +999,7 @@ def div_default(input, other):
 def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:516):
+    Derivatives (derivatives.yaml:526):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
@@ -988,9 +1030,9 @@ def pow(input, exponent):
 def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:536):
-        self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
-        other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
+    Derivatives (derivatives.yaml:546):
+        self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
+        other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.maximum(data_of(self), data_of(other))
@@ -1017,9 +1059,9 @@ def maximum(input, other):
 def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:546):
-        self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
-        other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
+    Derivatives (derivatives.yaml:556):
+        self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
+        other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.minimum(data_of(self), data_of(other))
@@ -1046,7 +1088,7 @@ def minimum(input, other):
 def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:556):
+    Derivatives (derivatives.yaml:566):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -1075,8 +1117,8 @@ def where(condition, input, other):
 def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:572):
-        self: grad * clamp_mask(self, min, max)
+    Derivatives (derivatives.yaml:582):
+        self: masked(grad, clamp_mask(self, min, max))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clamp_default(data_of(self), min, max)
@@ -1098,10 +1140,10 @@ def clamp_default(input, min=None, max=None):
 def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:587):
-        self: grad * clamp_tensor_masks(self, min, max, "self")
-        min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
-        max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
+    Derivatives (derivatives.yaml:597):
+        self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
+        min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
+        max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
@@ -1120,6 +1162,8 @@ def clamp_Tensor(input, min=None, max=None):
         node._saved_max_shape = max._data.shape
     if needs_min:
         node._saved_min_shape = min._data.shape
+    if needs_self:
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_min or needs_max:
         node._raw_saved_max = save(max)
         node._raw_saved_min = save(min)
@@ -1131,8 +1175,8 @@ def clamp_Tensor(input, min=None, max=None):
 def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:600):
-        self: grad * clamp_mask(self, min, max)
+    Derivatives (derivatives.yaml:610):
+        self: masked(grad, clamp_mask(self, min, max))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clip_default(data_of(self), min, max)
@@ -1154,10 +1198,10 @@ def clip_default(input, min=None, max=None):
 def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:608):
-        self: grad * clamp_tensor_masks(self, min, max, "self")
-        min: sum_to(grad * clamp_tensor_masks(self, min, max, "min"), min.shape)
-        max: sum_to(grad * clamp_tensor_masks(self, min, max, "max"), max.shape)
+    Derivatives (derivatives.yaml:618):
+        self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
+        min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
+        max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
@@ -1176,6 +1220,8 @@ def clip_Tensor(input, min=None, max=None):
         node._saved_max_shape = max._data.shape
     if needs_min:
         node._saved_min_shape = min._data.shape
+    if needs_self:
+        node._saved_self_shape = self._data.shape
     if needs_self or needs_min or needs_max:
         node._raw_saved_max = save(max)
         node._raw_saved_min = save(min)
@@ -1187,7 +1233,7 @@ def clip_Tensor(input, min=None, max=None):
 def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:622):
+    Derivatives (derivatives.yaml:632):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -1217,7 +1263,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:633):
+    Derivatives (derivatives.yaml:643):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1243,7 +1289,7 @@ def floor_divide(input, other):
 def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:644):
+    Derivatives (derivatives.yaml:654):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -1271,7 +1317,7 @@ def remainder(input, other):
 def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:656):
+    Derivatives (derivatives.yaml:666):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -1299,7 +1345,7 @@ def fmod(input, other):
 def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:667):
+    Derivatives (derivatives.yaml:677):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -1332,9 +1378,9 @@ def float_power(input, exponent):
 def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:679):
-        self: sum_to(grad * fmax_mask(self, other, "ge"), self.shape)
-        other: sum_to(grad * fmax_other_mask(self, other, "ge"), other.shape)
+    Derivatives (derivatives.yaml:689):
+        self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
+        other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.fmax(data_of(self), data_of(other))
@@ -1361,9 +1407,9 @@ def fmax(input, other):
 def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:689):
-        self: sum_to(grad * fmax_mask(self, other, "le"), self.shape)
-        other: sum_to(grad * fmax_other_mask(self, other, "le"), other.shape)
+    Derivatives (derivatives.yaml:699):
+        self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
+        other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.fmin(data_of(self), data_of(other))
@@ -1390,9 +1436,9 @@ def fmin(input, other):
 def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:699):
-        self: sum_to(grad * other / (self * self + other * other), self.shape)
-        other: sum_to(-grad * self / (self * self + other * other), other.shape)
+    Derivatives (derivatives.yaml:709):
+        self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
+        other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.atan2(data_of(self), data_of(other))
@@ -1419,7 +1465,7 @@ def atan2(input, other):
 def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:709):
+    Derivatives (derivatives.yaml:719):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -1451,7 +1497,7 @@ def hypot(input, other):
 def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:719):
+    Derivatives (derivatives.yaml:729):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -1480,7 +1526,7 @@ def logaddexp(input, other):
 def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:728):
+    Derivatives (derivatives.yaml:738):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -1509,7 +1555,7 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:737):
+    Derivatives (derivatives.yaml:747):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1538,7 +1584,7 @@ def copysign(input, other):
 def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:749):
+    Derivatives (derivatives.yaml:759):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -1567,7 +1613,7 @@ def xlogy(input, other):
 def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:761):
+    Derivatives (derivatives.yaml:771):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -1594,7 +1640,7 @@ def lerp_Scalar(input, end, weight):
 def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:771):
+    Derivatives (derivatives.yaml:781):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -1629,7 +1675,7 @@ def lerp_Tensor(input, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:782):
+    Derivatives (derivatives.yaml:792):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -1663,7 +1709,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:794):
+    Derivatives (derivatives.yaml:804):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -1698,7 +1744,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def logit(input, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:810):
+    Derivatives (derivatives.yaml:820):
         self: logit_grad(grad, self, eps)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1720,7 +1766,7 @@ def logit(input, eps=None):
 def erf(input):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:821):
+    Derivatives (derivatives.yaml:831):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1741,7 +1787,7 @@ def erf(input):
 def erfc(input):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:831):
+    Derivatives (derivatives.yaml:841):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1762,7 +1808,7 @@ def erfc(input):
 def erfinv(input):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:841):
+    Derivatives (derivatives.yaml:851):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1783,7 +1829,7 @@ def erfinv(input):
 def lgamma(input):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:851):
+    Derivatives (derivatives.yaml:861):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1804,7 +1850,7 @@ def lgamma(input):
 def digamma(input):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:860):
+    Derivatives (derivatives.yaml:870):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1825,7 +1871,7 @@ def digamma(input):
 def polygamma(n, input):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:871):
+    Derivatives (derivatives.yaml:881):
         self: grad * polygamma(n + 1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1847,7 +1893,7 @@ def polygamma(n, input):
 def special_gammaln(input):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:882):
+    Derivatives (derivatives.yaml:892):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1868,7 +1914,7 @@ def special_gammaln(input):
 def special_psi(input):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:891):
+    Derivatives (derivatives.yaml:901):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1889,7 +1935,7 @@ def special_psi(input):
 def special_expit(input):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:900):
+    Derivatives (derivatives.yaml:910):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1910,7 +1956,7 @@ def special_expit(input):
 def sinc(input):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:910):
+    Derivatives (derivatives.yaml:920):
         self: sinc_grad(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1931,7 +1977,7 @@ def sinc(input):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:925):
+    Derivatives (derivatives.yaml:935):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1954,7 +2000,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:940):
+    Derivatives (derivatives.yaml:950):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1977,7 +2023,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def amax(input, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:954):
+    Derivatives (derivatives.yaml:964):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2001,7 +2047,7 @@ def amax(input, dim=None, keepdim=False):
 def amin(input, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:966):
+    Derivatives (derivatives.yaml:976):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2025,7 +2071,7 @@ def amin(input, dim=None, keepdim=False):
 def max_dim(input, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:975):
+    Derivatives (derivatives.yaml:985):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2052,7 +2098,7 @@ def max_dim(input, dim, keepdim=False):
 def max_default(input):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:986):
+    Derivatives (derivatives.yaml:996):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2075,7 +2121,7 @@ def max_default(input):
 def min_dim(input, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:994):
+    Derivatives (derivatives.yaml:1004):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2102,7 +2148,7 @@ def min_dim(input, dim, keepdim=False):
 def min_default(input):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1002):
+    Derivatives (derivatives.yaml:1012):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2125,9 +2171,9 @@ def min_default(input):
 def max_other(input, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1009):
-        self: sum_to(grad * extremum_share(self, other, "gt"), self.shape)
-        other: sum_to(grad * extremum_share(other, self, "gt"), other.shape)
+    Derivatives (derivatives.yaml:1019):
+        self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
+        other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.max_other(data_of(self), data_of(other))
@@ -2154,9 +2200,9 @@ def max_other(input, other):
 def min_other(input, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1018):
-        self: sum_to(grad * extremum_share(self, other, "lt"), self.shape)
-        other: sum_to(grad * extremum_share(other, self, "lt"), other.shape)
+    Derivatives (derivatives.yaml:1028):
+        self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
+        other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.min_other(data_of(self), data_of(other))
@@ -2183,7 +2229,7 @@ def min_other(input, other):
 def logsumexp(input, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1027):
+    Derivatives (derivatives.yaml:1037):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2208,7 +2254,7 @@ def logsumexp(input, dim, keepdim=False):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1041):
+    Derivatives (derivatives.yaml:1051):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2234,7 +2280,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1059):
+    Derivatives (derivatives.yaml:1069):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2256,7 +2302,7 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1072):
+    Derivatives (derivatives.yaml:1082):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2281,7 +2327,7 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1086):
+    Derivatives (derivatives.yaml:1096):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2305,7 +2351,7 @@ def logcumsumexp(input, dim):
 def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1096):
+    Derivatives (derivatives.yaml:1106):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2329,7 +2375,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
 def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1107):
+    Derivatives (derivatives.yaml:1117):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2355,7 +2401,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
 def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1120):
+    Derivatives (derivatives.yaml:1130):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2379,7 +2425,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
 def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1127):
+    Derivatives (derivatives.yaml:1137):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2401,7 +2447,7 @@ def var_unbiased(input, unbiased=True):
 def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1134):
+    Derivatives (derivatives.yaml:1144):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2427,7 +2473,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
 def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1141):
+    Derivatives (derivatives.yaml:1151):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2451,7 +2497,7 @@ def std_unbiased(input, unbiased=True):
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1148):
+    Derivatives (derivatives.yaml:1158):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2478,7 +2524,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1156):
+    Derivatives (derivatives.yaml:1166):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2507,7 +2553,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1164):
+    Derivatives (derivatives.yaml:1174):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2530,7 +2576,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1172):
+    Derivatives (derivatives.yaml:1182):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2553,7 +2599,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1182):
+    Derivatives (derivatives.yaml:1192):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2580,8 +2626,8 @@ def median_dim(input, dim, keepdim=False):
 def median_default(input):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1190):
-        self: spread_to_extrema(grad, self, result, None)
+    Derivatives (derivatives.yaml:1200):
+        self: evenly_distribute(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.median_default(data_of(self))
@@ -2603,7 +2649,7 @@ def median_default(input):
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1197):
+    Derivatives (derivatives.yaml:1207):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2628,7 +2674,7 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1205):
+    Derivatives (derivatives.yaml:1215):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2653,7 +2699,7 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1213):
+    Derivatives (derivatives.yaml:1223):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2680,7 +2726,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1221):
+    Derivatives (derivatives.yaml:1231):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2691,7 +2737,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1229):
+    Derivatives (derivatives.yaml:1239):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2702,7 +2748,7 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1236):
+    Derivatives (derivatives.yaml:1246):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2713,7 +2759,7 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1245):
+    Derivatives (derivatives.yaml:1255):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2724,7 +2770,7 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1254):
+    Derivatives (derivatives.yaml:1264):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2732,10 +2778,120 @@ def count_nonzero(input, dim=None):
     return wrap(out)
 
 
+def sort(input, dim=-1, descending=False, *, stable=False):
+    """sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:1276):
+        self: gather_backward(grad_values, dim, indices, self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
+    if not grad_mode.enabled:
+        return return_types_sort(wrap(values_out), wrap(indices_out))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_sort(wrap(values_out), wrap(indices_out))
+    node = SortBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    if needs_self:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_sort(values, indices)
+
+
+def argsort(input, dim=-1, descending=False, *, stable=False):
+    """argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor
+
+    Derivatives (derivatives.yaml:1285):
+        self: non_differentiable
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.argsort(data_of(self), dim, descending, stable=stable)
+    return wrap(out)
+
+
+def msort(input):
+    """msort(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1291):
+        self: gather_backward(grad, 0, argsort(self, 0), self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.msort(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MsortBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+        node._saved_self_shape = self._data.shape
+    result = wrap(out, node)
+    return result
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:1297):
+        self: gather_backward(grad_values, dim, indices, self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
+    if not grad_mode.enabled:
+        return return_types_topk(wrap(values_out), wrap(indices_out))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_topk(wrap(values_out), wrap(indices_out))
+    node = TopkBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    if needs_self:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_topk(values, indices)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:1305):
+        self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
+    if not grad_mode.enabled:
+        return return_types_kthvalue(wrap(values_out), wrap(indices_out))
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_kthvalue(wrap(values_out), wrap(indices_out))
+    node = KthvalueBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_ndim = self._data.ndim
+        node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    if needs_self:
+        node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_kthvalue(values, indices)
+
+
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1269):
+    Derivatives (derivatives.yaml:1320):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2756,7 +2912,7 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1281):
+    Derivatives (derivatives.yaml:1332):
         self: transpose(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2776,7 +2932,7 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1292):
+    Derivatives (derivatives.yaml:1343):
         self: permute(grad, inverse_permutation(dims))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2795,7 +2951,7 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1303):
+    Derivatives (derivatives.yaml:1354):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2816,7 +2972,7 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1316):
+    Derivatives (derivatives.yaml:1367):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2837,7 +2993,7 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1330):
+    Derivatives (derivatives.yaml:1381):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2858,7 +3014,7 @@ def unsqueeze(input, dim):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1341):
+    Derivatives (derivatives.yaml:1392):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2879,7 +3035,7 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1352):
+    Derivatives (derivatives.yaml:1403):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2900,7 +3056,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1363):
+    Derivatives (derivatives.yaml:1414):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2921,7 +3077,7 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1371):
+    Derivatives (derivatives.yaml:1422):
         self: swapaxes(grad, axis0, axis1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2941,7 +3097,7 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1378):
+    Derivatives (derivatives.yaml:1429):
         self: swapdims(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2961,7 +3117,7 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1385):
+    Derivatives (derivatives.yaml:1436):
         self: movedim(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2981,7 +3137,7 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1393):
+    Derivatives (derivatives.yaml:1444):
         self: moveaxis(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3001,7 +3157,7 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1400):
+    Derivatives (derivatives.yaml:1451):
         self: t(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3019,7 +3175,7 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1409):
+    Derivatives (derivatives.yaml:1460):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -3041,7 +3197,7 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1418):
+    Derivatives (derivatives.yaml:1469):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3062,7 +3218,7 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1426):
+    Derivatives (derivatives.yaml:1477):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3086,7 +3242,7 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1436):
+    Derivatives (derivatives.yaml:1487):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3109,7 +3265,7 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1444):
+    Derivatives (derivatives.yaml:1495):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -3131,7 +3287,7 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1453):
+    Derivatives (derivatives.yaml:1504):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -3153,7 +3309,7 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1462):
+    Derivatives (derivatives.yaml:1513):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3177,7 +3333,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1473):
+    Derivatives (derivatives.yaml:1524):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3198,7 +3354,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1483):
+    Derivatives (derivatives.yaml:1534):
         tensors: split_like(grad, dim, tensors.shape)
     """
     out = array_ops.cat([data_of(t) for t in tensors], dim)
@@ -3217,7 +3373,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1494):
+    Derivatives (derivatives.yaml:1545):
         tensors: unstack(grad, dim)
     """
     out = array_ops.stack([data_of(t) for t in tensors], dim)
@@ -3235,7 +3391,7 @@ def stack(tensors, dim=0):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1505):
+    Derivatives (derivatives.yaml:1556):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3256,7 +3412,7 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1515):
+    Derivatives (derivatives.yaml:1566):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3277,7 +3433,7 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1523):
+    Derivatives (derivatives.yaml:1574):
         self: stack(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3298,7 +3454,7 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1533):
+    Derivatives (derivatives.yaml:1584):
         self: flip(grad, dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3317,7 +3473,7 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1541):
+    Derivatives (derivatives.yaml:1592):
         self: roll(grad, negated(shifts), dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3337,7 +3493,7 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1549):
+    Derivatives (derivatives.yaml:1600):
         self: repeat_backward(grad, repeats, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3359,7 +3515,7 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1560):
+    Derivatives (derivatives.yaml:1611):
         self: repeat_backward(grad, dims, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3381,7 +3537,7 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1567):
+    Derivatives (derivatives.yaml:1618):
         self: tril(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3400,7 +3556,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1575):
+    Derivatives (derivatives.yaml:1626):
         self: triu(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3419,7 +3575,7 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1583):
+    Derivatives (derivatives.yaml:1634):
         self: diag_backward(grad, self.shape, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3441,7 +3597,7 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1591):
+    Derivatives (derivatives.yaml:1642):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3459,10 +3615,468 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return result
 
 
+def ravel(input):
+    """ravel(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1654):
+        self: reshape(grad, self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.ravel(data_of(self))
+    if not grad_mode.enabled:
+        return wrap_view(out, self)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = RavelBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    result = wrap_view(out, self, node)
+    return result
+
+
+def atleast_1d(input):
+    """atleast_1d(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1663):
+        self: reshape(grad, self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.atleast_1d(data_of(self))
+    if not grad_mode.enabled:
+        return wrap_view(out, self)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = Atleast1dBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    result = wrap_view(out, self, node)
+    return result
+
+
+def atleast_2d(input):
+    """atleast_2d(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1669):
+        self: reshape(grad, self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.atleast_2d(data_of(self))
+    if not grad_mode.enabled:
+        return wrap_view(out, self)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = Atleast2dBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    result = wrap_view(out, self, node)
+    return result
+
+
+def atleast_3d(input):
+    """atleast_3d(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1675):
+        self: reshape(grad, self.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.atleast_3d(data_of(self))
+    if not grad_mode.enabled:
+        return wrap_view(out, self)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap_view(out, self)
+    node = Atleast3dBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    result = wrap_view(out, self, node)
+    return result
+
+
+def hstack(tensors):
+    """hstack(Tensor[] tensors) -> Tensor
+
+    Derivatives (derivatives.yaml:1681):
+        tensors: stack_family_backward(grad, tensors.shape, "hstack")
+    """
+    out = array_ops.hstack([data_of(t) for t in tensors])
+    if not grad_mode.enabled:
+        return wrap(out)
+    edges = tuple(edge_of(t) for t in tensors)
+    if not any_edge(edges):
+        return wrap(out)
+    node = HstackBackward0(edges)
+    node._saved_tensors_shape = [t.shape for t in tensors]
+    result = wrap(out, node)
+    return result
+
+
+def vstack(tensors):
+    """vstack(Tensor[] tensors) -> Tensor
+
+    Derivatives (derivatives.yaml:1689):
+        tensors: stack_family_backward(grad, tensors.shape, "vstack")
+    """
+    out = array_ops.vstack([data_of(t) for t in tensors])
+    if not grad_mode.enabled:
+        return wrap(out)
+    edges = tuple(edge_of(t) for t in tensors)
+    if not any_edge(edges):
+        return wrap(out)
+    node = VstackBackward0(edges)
+    node._saved_tensors_shape = [t.shape for t in tensors]
+    result = wrap(out, node)
+    return result
+
+
+def row_stack(tensors):
+    """row_stack(Tensor[] tensors) -> Tensor
+
+    Derivatives (derivatives.yaml:1697):
+        tensors: stack_family_backward(grad, tensors.shape, "vstack")
+    """
+    out = array_ops.row_stack([data_of(t) for t in tensors])
+    if not grad_mode.enabled:
+        return wrap(out)
+    edges = tuple(edge_of(t) for t in tensors)
+    if not any_edge(edges):
+        return wrap(out)
+    node = RowStackBackward0(edges)
+    node._saved_tensors_shape = [t.shape for t in tensors]
+    result = wrap(out, node)
+    return result
+
+
+def dstack(tensors):
+    """dstack(Tensor[] tensors) -> Tensor
+
+    Derivatives (derivatives.yaml:1703):
+        tensors: stack_family_backward(grad, tensors.shape, "dstack")
+    """
+    out = array_ops.dstack([data_of(t) for t in tensors])
+    if not grad_mode.enabled:
+        return wrap(out)
+    edges = tuple(edge_of(t) for t in tensors)
+    if not any_edge(edges):
+        return wrap(out)
+    node = DstackBackward0(edges)
+    node._saved_tensors_shape = [t.shape for t in tensors]
+    result = wrap(out, node)
+    return result
+
+
+def column_stack(tensors):
+    """column_stack(Tensor[] tensors) -> Tensor
+
+    Derivatives (derivatives.yaml:1711):
+        tensors: stack_family_backward(grad, tensors.shape, "column_stack")
+    """
+    out = array_ops.column_stack([data_of(t) for t in tensors])
+    if not grad_mode.enabled:
+        return wrap(out)
+    edges = tuple(edge_of(t) for t in tensors)
+    if not any_edge(edges):
+        return wrap(out)
+    node = ColumnStackBackward0(edges)
+    node._saved_tensors_shape = [t.shape for t in tensors]
+    result = wrap(out, node)
+    return result
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]
+
+    Derivatives (derivatives.yaml:1719):
+        self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    outs = array_ops.tensor_split(data_of(self), indices_or_sections, dim)
+    if not grad_mode.enabled:
+        return [wrap_view(o, self) for o in outs]
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return [wrap_view(o, self) for o in outs]
+    node = TensorSplitBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    node._saved_indices_or_sections = indices_or_sections
+    node.num_outputs = len(outs)
+    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    node._saved_output_meta = output_meta(outs)
+    return result
+
+
+def hsplit(input, indices_or_sections):
+    """hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
+
+    Derivatives (derivatives.yaml:1728):
+        self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    outs = array_ops.hsplit(data_of(self), indices_or_sections)
+    if not grad_mode.enabled:
+        return [wrap_view(o, self) for o in outs]
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return [wrap_view(o, self) for o in outs]
+    node = HsplitBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_ndim = self._data.ndim
+        node._saved_self_shape = self._data.shape
+    node._saved_indices_or_sections = indices_or_sections
+    node.num_outputs = len(outs)
+    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    node._saved_output_meta = output_meta(outs)
+    return result
+
+
+def vsplit(input, indices_or_sections):
+    """vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
+
+    Derivatives (derivatives.yaml:1736):
+        self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    outs = array_ops.vsplit(data_of(self), indices_or_sections)
+    if not grad_mode.enabled:
+        return [wrap_view(o, self) for o in outs]
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return [wrap_view(o, self) for o in outs]
+    node = VsplitBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_ndim = self._data.ndim
+        node._saved_self_shape = self._data.shape
+    node._saved_indices_or_sections = indices_or_sections
+    node.num_outputs = len(outs)
+    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    node._saved_output_meta = output_meta(outs)
+    return result
+
+
+def dsplit(input, indices_or_sections):
+    """dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
+
+    Derivatives (derivatives.yaml:1742):
+        self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    outs = array_ops.dsplit(data_of(self), indices_or_sections)
+    if not grad_mode.enabled:
+        return [wrap_view(o, self) for o in outs]
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return [wrap_view(o, self) for o in outs]
+    node = DsplitBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_ndim = self._data.ndim
+        node._saved_self_shape = self._data.shape
+    node._saved_indices_or_sections = indices_or_sections
+    node.num_outputs = len(outs)
+    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    node._saved_output_meta = output_meta(outs)
+    return result
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1750):
+        self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
+        prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
+        append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    prepend_edge = edge_of(prepend)
+    append_edge = edge_of(append)
+    if self_edge is NO_EDGE and prepend_edge is NO_EDGE and append_edge is NO_EDGE:
+        return wrap(out)
+    node = DiffBackward0((self_edge, prepend_edge, append_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_prepend = prepend_edge is not NO_EDGE
+    needs_append = append_edge is not NO_EDGE
+    if needs_self or needs_prepend or needs_append:
+        node._raw_saved_append = save(append)
+        node._raw_saved_prepend = save(prepend)
+        node._saved_self_shape = shape_of(self)
+    node._saved_dim = dim
+    node._saved_n = n
+    result = wrap(out, node)
+    return result
+
+
+def trapezoid_x(y, x, *, dim=-1):
+    """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+
+    Derivatives (derivatives.yaml:1760):
+        y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
+        x: trapezoid_grad_x(grad, y, x.shape, dim)
+    """
+    out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    y_edge = edge_of(y)
+    x_edge = edge_of(x)
+    if y_edge is NO_EDGE and x_edge is NO_EDGE:
+        return wrap(out)
+    node = TrapezoidBackward0((y_edge, x_edge,))
+    needs_y = y_edge is not NO_EDGE
+    needs_x = x_edge is not NO_EDGE
+    if needs_x:
+        node._raw_saved_y = save(y)
+        node._saved_x_shape = x._data.shape
+    if needs_y:
+        node._raw_saved_x = save(x)
+        node._saved_y_shape = y._data.shape
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def trapezoid_dx(y, *, dx=1, dim=-1):
+    """trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+
+    Derivatives (derivatives.yaml:1768):
+        y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
+    """
+    out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    y_edge = edge_of(y)
+    if y_edge is NO_EDGE:
+        return wrap(out)
+    node = TrapezoidBackward1((y_edge,))
+    needs_y = y_edge is not NO_EDGE
+    if needs_y:
+        node._saved_y_shape = y._data.shape
+    node._saved_dim = dim
+    node._saved_dx = dx
+    result = wrap(out, node)
+    return result
+
+
+def repeat_interleave_self_int(input, repeats, dim=None):
+    """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1775):
+        self: repeat_interleave_backward(grad, self.shape, repeats, dim)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = RepeatInterleaveBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    node._saved_repeats = repeats
+    result = wrap(out, node)
+    return result
+
+
+def repeat_interleave_self_Tensor(input, repeats, dim=None):
+    """repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor
+
+    Derivatives (derivatives.yaml:1782):
+        self: repeat_interleave_backward(grad, self.shape, repeats, dim)
+        repeats: non_differentiable
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = RepeatInterleaveBackward1((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_repeats = save(repeats)
+        node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    result = wrap(out, node)
+    return result
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+
+    Derivatives (derivatives.yaml:1789):
+        self: rot90(grad, -k, dims)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.rot90(data_of(self), k, dims)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = Rot90Backward0((self_edge,))
+    node._saved_dims = dims
+    node._saved_k = k
+    result = wrap(out, node)
+    return result
+
+
+def flipud(input):
+    """flipud(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1797):
+        self: flipud(grad)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.flipud(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = FlipudBackward0((self_edge,))
+    result = wrap(out, node)
+    return result
+
+
+def fliplr(input):
+    """fliplr(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1802):
+        self: fliplr(grad)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    out = array_ops.fliplr(data_of(self))
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = FliplrBackward0((self_edge,))
+    result = wrap(out, node)
+    return result
+
+
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:1606):
+    Derivatives (derivatives.yaml:1813):
         self: getitem_backward(grad, self.shape, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3484,7 +4098,7 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:1629):
+    Derivatives (derivatives.yaml:1836):
         self: getitem(grad, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3503,7 +4117,7 @@ def getitem_backward(input, shape, index):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1637):
+    Derivatives (derivatives.yaml:1844):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -3527,7 +4141,7 @@ def gather(input, dim, index):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1649):
+    Derivatives (derivatives.yaml:1856):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -3550,7 +4164,7 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1658):
+    Derivatives (derivatives.yaml:1865):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -3574,7 +4188,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1667):
+    Derivatives (derivatives.yaml:1874):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -3600,7 +4214,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1678):
+    Derivatives (derivatives.yaml:1885):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -3628,7 +4242,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1689):
+    Derivatives (derivatives.yaml:1896):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -3651,7 +4265,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1697):
+    Derivatives (derivatives.yaml:1904):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -3677,7 +4291,7 @@ def scatter_add(input, dim, index, src):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1707):
+    Derivatives (derivatives.yaml:1914):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -3700,7 +4314,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:1717):
+    Derivatives (derivatives.yaml:1924):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -3727,7 +4341,7 @@ def masked_fill_Tensor(input, mask, value):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1726):
+    Derivatives (derivatives.yaml:1933):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -3751,7 +4365,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1736):
+    Derivatives (derivatives.yaml:1943):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -3774,7 +4388,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1757):
+    Derivatives (derivatives.yaml:1964):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -3802,7 +4416,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1778):
+    Derivatives (derivatives.yaml:1985):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -3828,7 +4442,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:1787):
+    Derivatives (derivatives.yaml:1994):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -3854,7 +4468,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:1795):
+    Derivatives (derivatives.yaml:2002):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -3880,7 +4494,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:1803):
+    Derivatives (derivatives.yaml:2010):
         self: grad * tensor
         tensor: grad * self
     """
@@ -3906,7 +4520,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1811):
+    Derivatives (derivatives.yaml:2018):
         self: grad * other
         other: grad * self
     """
@@ -3932,7 +4546,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1817):
+    Derivatives (derivatives.yaml:2024):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -3960,7 +4574,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:1827):
+    Derivatives (derivatives.yaml:2034):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -3986,7 +4600,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1835):
+    Derivatives (derivatives.yaml:2042):
         tensors: einsum_backward(grad, equation, tensors)
     """
     out = array_ops.einsum(equation, [data_of(t) for t in tensors])
@@ -4005,7 +4619,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:1852):
+    Derivatives (derivatives.yaml:2059):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -4035,7 +4649,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1864):
+    Derivatives (derivatives.yaml:2071):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -4063,7 +4677,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1873):
+    Derivatives (derivatives.yaml:2080):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -4096,7 +4710,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1885):
+    Derivatives (derivatives.yaml:2092):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -4129,7 +4743,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1895):
+    Derivatives (derivatives.yaml:2102):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -4158,7 +4772,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1904):
+    Derivatives (derivatives.yaml:2111):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -4187,7 +4801,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1914):
+    Derivatives (derivatives.yaml:2121):
         self: trace_backward(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4208,7 +4822,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1923):
+    Derivatives (derivatives.yaml:2130):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     out = array_ops.linalg_inv(data_of(A))
@@ -4228,7 +4842,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1934):
+    Derivatives (derivatives.yaml:2141):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4249,7 +4863,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:1939):
+    Derivatives (derivatives.yaml:2146):
         A: det_backward(grad, A, result)
     """
     out = array_ops.linalg_det(data_of(A))
@@ -4271,7 +4885,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1951):
+    Derivatives (derivatives.yaml:2158):
         self: det_backward(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4294,7 +4908,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1956):
+    Derivatives (derivatives.yaml:2163):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
@@ -4315,7 +4929,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:1966):
+    Derivatives (derivatives.yaml:2173):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4337,7 +4951,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1972):
+    Derivatives (derivatives.yaml:2179):
         self: logabsdet_backward(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4358,7 +4972,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1977):
+    Derivatives (derivatives.yaml:2184):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -4385,7 +4999,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1991):
+    Derivatives (derivatives.yaml:2198):
         A: cholesky_backward(grad, result, upper)
     """
     out = array_ops.linalg_cholesky(data_of(A), upper=upper)
@@ -4406,7 +5020,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2001):
+    Derivatives (derivatives.yaml:2208):
         self: cholesky_backward(grad, result, upper)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4428,7 +5042,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2006):
+    Derivatives (derivatives.yaml:2213):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
@@ -4451,7 +5065,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2016):
+    Derivatives (derivatives.yaml:2223):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
@@ -4472,7 +5086,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2023):
+    Derivatives (derivatives.yaml:2230):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
@@ -4496,7 +5110,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2034):
+    Derivatives (derivatives.yaml:2241):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
@@ -4522,7 +5136,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2047):
+    Derivatives (derivatives.yaml:2254):
         A: svdvals_backward(grad, A)
     """
     out = array_ops.linalg_svdvals(data_of(A))
@@ -4542,7 +5156,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2056):
+    Derivatives (derivatives.yaml:2263):
         A: pinv_backward(grad, result, A)
     """
     out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -4564,7 +5178,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2066):
+    Derivatives (derivatives.yaml:2273):
         self: pinv_backward(grad, result, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4587,7 +5201,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2073):
+    Derivatives (derivatives.yaml:2280):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4617,7 +5231,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2082):
+    Derivatives (derivatives.yaml:2289):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4642,7 +5256,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2089):
+    Derivatives (derivatives.yaml:2296):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -4672,7 +5286,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2101):
+    Derivatives (derivatives.yaml:2308):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -4700,7 +5314,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2112):
+    Derivatives (derivatives.yaml:2319):
         tensors: multi_dot_backward(grad, tensors)
     """
     out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
@@ -4718,7 +5332,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2122):
+    Derivatives (derivatives.yaml:2329):
         A: matrix_power_backward(grad, A, n)
     """
     out = array_ops.linalg_matrix_power(data_of(A), n)
@@ -4739,7 +5353,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2133):
+    Derivatives (derivatives.yaml:2340):
         self: matrix_power_backward(grad, self, n)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4761,7 +5375,7 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2145):
+    Derivatives (derivatives.yaml:2352):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4786,7 +5400,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2163):
+    Derivatives (derivatives.yaml:2370):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4812,7 +5426,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2170):
+    Derivatives (derivatives.yaml:2377):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
@@ -4837,7 +5451,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2186):
+    Derivatives (derivatives.yaml:2393):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
@@ -4862,7 +5476,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2200):
+    Derivatives (derivatives.yaml:2407):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
@@ -4887,7 +5501,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2211):
+    Derivatives (derivatives.yaml:2418):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
@@ -4912,7 +5526,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2223):
+    Derivatives (derivatives.yaml:2430):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
@@ -4937,8 +5551,8 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2239):
-        self: grad * (result > 0)
+    Derivatives (derivatives.yaml:2446):
+        self: where(result <= 0, 0.0, grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     out = array_ops.relu(data_of(self))
@@ -4958,7 +5572,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2250):
+    Derivatives (derivatives.yaml:2457):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4982,7 +5596,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2261):
+    Derivatives (derivatives.yaml:2468):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5006,7 +5620,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2271):
+    Derivatives (derivatives.yaml:2478):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     out = array_ops.leaky_relu(data_of(input), negative_slope)
@@ -5027,7 +5641,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2280):
+    Derivatives (derivatives.yaml:2487):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     out = array_ops.elu(data_of(input), alpha)
@@ -5048,7 +5662,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2289):
+    Derivatives (derivatives.yaml:2496):
         input: grad * selu_slope(input)
     """
     out = array_ops.selu(data_of(input))
@@ -5068,7 +5682,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2297):
+    Derivatives (derivatives.yaml:2504):
         self: grad * normal_pdf(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5089,7 +5703,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2303):
+    Derivatives (derivatives.yaml:2510):
         input: grad * gelu_derivative(input, approximate)
     """
     out = array_ops.gelu(data_of(input), approximate=approximate)
@@ -5110,7 +5724,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2313):
+    Derivatives (derivatives.yaml:2520):
         input: grad * silu_derivative(input)
     """
     out = array_ops.silu(data_of(input))
@@ -5130,7 +5744,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2319):
+    Derivatives (derivatives.yaml:2526):
         input: grad * softplus_slope(input, beta, threshold)
     """
     out = array_ops.softplus(data_of(input), beta, threshold)
@@ -5152,7 +5766,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2329):
+    Derivatives (derivatives.yaml:2536):
         input: grad * mish_derivative(input)
     """
     out = array_ops.mish(data_of(input))
@@ -5172,8 +5786,8 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2335):
-        input: grad * hardtanh_mask(input, min_val, max_val)
+    Derivatives (derivatives.yaml:2542):
+        input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     out = array_ops.hardtanh(data_of(input), min_val, max_val)
     if not grad_mode.enabled:
@@ -5194,7 +5808,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2344):
+    Derivatives (derivatives.yaml:2551):
         input: grad * hardsigmoid_slope(input)
     """
     out = array_ops.hardsigmoid(data_of(input))
@@ -5214,7 +5828,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2351):
+    Derivatives (derivatives.yaml:2558):
         input: grad * hardswish_slope(input)
     """
     out = array_ops.hardswish(data_of(input))
@@ -5234,7 +5848,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2358):
+    Derivatives (derivatives.yaml:2565):
         input: grad * sigmoid(-input)
     """
     out = array_ops.logsigmoid(data_of(input))
@@ -5254,7 +5868,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2366):
+    Derivatives (derivatives.yaml:2573):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -5277,7 +5891,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2381):
+    Derivatives (derivatives.yaml:2588):
         input: matmul(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -5308,7 +5922,7 @@ def linear(input, weight, bias=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2395):
+    Derivatives (derivatives.yaml:2602):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -5340,7 +5954,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2412):
+    Derivatives (derivatives.yaml:2619):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -5367,7 +5981,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2425):
+    Derivatives (derivatives.yaml:2632):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -5395,7 +6009,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2437):
+    Derivatives (derivatives.yaml:2644):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -5424,7 +6038,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2452):
+    Derivatives (derivatives.yaml:2659):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
@@ -5453,7 +6067,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2480):
+    Derivatives (derivatives.yaml:2687):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5489,7 +6103,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2494):
+    Derivatives (derivatives.yaml:2701):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5525,7 +6139,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2506):
+    Derivatives (derivatives.yaml:2713):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5561,7 +6175,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2521):
+    Derivatives (derivatives.yaml:2728):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5597,7 +6211,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2533):
+    Derivatives (derivatives.yaml:2740):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5633,7 +6247,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2545):
+    Derivatives (derivatives.yaml:2752):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -5669,7 +6283,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:2561):
+    Derivatives (derivatives.yaml:2768):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -5700,7 +6314,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2576):
+    Derivatives (derivatives.yaml:2783):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5723,7 +6337,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2586):
+    Derivatives (derivatives.yaml:2793):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5749,7 +6363,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2594):
+    Derivatives (derivatives.yaml:2801):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5772,7 +6386,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2607):
+    Derivatives (derivatives.yaml:2814):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -5798,7 +6412,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2617):
+    Derivatives (derivatives.yaml:2824):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -5823,7 +6437,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2626):
+    Derivatives (derivatives.yaml:2833):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -5849,7 +6463,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:2639):
+    Derivatives (derivatives.yaml:2846):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -5872,7 +6486,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2650):
+    Derivatives (derivatives.yaml:2857):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
@@ -5892,7 +6506,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2659):
+    Derivatives (derivatives.yaml:2866):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
@@ -5912,7 +6526,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2672):
+    Derivatives (derivatives.yaml:2879):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     out = array_ops.pad(data_of(input), pad, mode, value)
@@ -5934,7 +6548,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:2686):
+    Derivatives (derivatives.yaml:2893):
         output_grad: repad(grad, pad, mode)
     """
     out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
@@ -5953,7 +6567,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2698):
+    Derivatives (derivatives.yaml:2905):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
@@ -6173,6 +6787,21 @@ _NORM_OVERLOADS = (
 )
 
 
+def repeat_interleave(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor  ->  repeat_interleave_self_int
+        repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor  ->  repeat_interleave_self_Tensor
+    """
+    return dispatch("repeat_interleave", _REPEAT_INTERLEAVE_OVERLOADS, args, kwargs)
+
+
+_REPEAT_INTERLEAVE_OVERLOADS = (
+    (repeat_interleave_self_int, (('input', 'Tensor', False, False), ('repeats', 'int', False, False), ('dim', 'int?', True, False))),
+    (repeat_interleave_self_Tensor, (('input', 'Tensor', False, False), ('repeats', 'Tensor', False, False), ('dim', 'int?', True, False))),
+)
+
+
 def scatter(*args, **kwargs):
     """Dispatches to the first overload whose arguments fit:
 
@@ -6202,6 +6831,21 @@ _STD_OVERLOADS = (
     (std_default, (('input', 'Tensor', False, False), ('dim', 'int[]?', True, False), ('correction', 'Scalar?', True, True), ('keepdim', 'bool', True, True))),
     (std_dim, (('input', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
     (std_unbiased, (('input', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
+)
+
+
+def trapezoid(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor  ->  trapezoid_x
+        trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor  ->  trapezoid_dx
+    """
+    return dispatch("trapezoid", _TRAPEZOID_OVERLOADS, args, kwargs)
+
+
+_TRAPEZOID_OVERLOADS = (
+    (trapezoid_x, (('y', 'Tensor', False, False), ('x', 'Tensor', False, False), ('dim', 'int', True, True))),
+    (trapezoid_dx, (('y', 'Tensor', False, False), ('dx', 'float', True, True), ('dim', 'int', True, True))),
 )
 
 

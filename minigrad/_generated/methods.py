@@ -58,6 +58,21 @@ def _tile_method(self, *dims, **kwargs):
     return F.tile(self, *varargs_int_list(dims), **kwargs)
 
 
+def _hsplit_method(self, *indices_or_sections, **kwargs):
+    """`x.hsplit(2, 3)` or `x.hsplit((2, 3))`, as in torch."""
+    return F.hsplit(self, *varargs_int_list(indices_or_sections), **kwargs)
+
+
+def _vsplit_method(self, *indices_or_sections, **kwargs):
+    """`x.vsplit(2, 3)` or `x.vsplit((2, 3))`, as in torch."""
+    return F.vsplit(self, *varargs_int_list(indices_or_sections), **kwargs)
+
+
+def _dsplit_method(self, *indices_or_sections, **kwargs):
+    """`x.dsplit(2, 3)` or `x.dsplit((2, 3))`, as in torch."""
+    return F.dsplit(self, *varargs_int_list(indices_or_sections), **kwargs)
+
+
 def _inplace(fn):
     def method(self, *args, **kwargs):
         return apply_inplace(self, fn, *args, **kwargs)
@@ -103,6 +118,8 @@ METHODS = {
     "fix": F.fix,
     "frac": F.frac,
     "nan_to_num": F.nan_to_num,
+    "deg2rad": F.deg2rad,
+    "rad2deg": F.rad2deg,
     "add": F.add,
     "sub": F.sub,
     "mul": F.mul,
@@ -149,6 +166,11 @@ METHODS = {
     "any": F.any,
     "all": F.all,
     "count_nonzero": F.count_nonzero,
+    "sort": F.sort,
+    "argsort": F.argsort,
+    "msort": F.msort,
+    "topk": F.topk,
+    "kthvalue": F.kthvalue,
     "reshape": _reshape_method,
     "transpose": F.transpose,
     "permute": _permute_method,
@@ -181,6 +203,18 @@ METHODS = {
     "triu": F.triu,
     "diag": F.diag,
     "diag_embed": F.diag_embed,
+    "ravel": F.ravel,
+    "atleast_1d": F.atleast_1d,
+    "atleast_2d": F.atleast_2d,
+    "atleast_3d": F.atleast_3d,
+    "tensor_split": F.tensor_split,
+    "hsplit": _hsplit_method,
+    "vsplit": _vsplit_method,
+    "dsplit": _dsplit_method,
+    "diff": F.diff,
+    "rot90": F.rot90,
+    "flipud": F.flipud,
+    "fliplr": F.fliplr,
     "gather": F.gather,
     "index_select": F.index_select,
     "index_add": F.index_add,
@@ -220,8 +254,10 @@ METHODS = {
     "median": F.median,
     "min": F.min,
     "norm": F.norm,
+    "repeat_interleave": F.repeat_interleave,
     "scatter": F.scatter,
     "std": F.std,
+    "trapezoid": F.trapezoid,
     "var": F.var,
 }
 

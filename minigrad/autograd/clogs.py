@@ -19,6 +19,7 @@ can say where the graph was cut.
 """
 import collections
 import os
+import sys
 import warnings
 import weakref
 
@@ -36,6 +37,30 @@ _HOW = {
     "complex": ("complex()", "a Python complex"),
     "array": ("numpy's __array__ (np.asarray / np.array / a numpy function)", "a numpy array"),
 }
+
+
+_GENERIC_FIX = ("use the minigrad op instead (e.g. minigrad.sqrt(x), not math.sqrt(x); numpy "
+                "functions called on the Tensor itself dispatch to minigrad)")
+
+# scipy.special functions that are plain Python, not ufuncs: they cannot dispatch to minigrad
+_SCIPY_EQUIVALENTS = {"polygamma": "minigrad.special.polygamma(n, x)",
+                      "logsumexp": "minigrad.logsumexp(x, dim)",
+                      "softmax": "minigrad.softmax(x, dim)",
+                      "log_softmax": "minigrad.log_softmax(x, dim)"}
+
+
+def _scipy_hint():
+    """When the conversion happens inside a scipy.special function that has a minigrad
+    equivalent, name it (scipy's ufuncs dispatch; these Python functions cannot)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if (code.co_name in _SCIPY_EQUIVALENTS
+                and f"scipy{os.sep}special" in code.co_filename):
+            return (f"scipy.special.{code.co_name} is not a numpy ufunc, so it cannot dispatch "
+                    f"to minigrad: call {_SCIPY_EQUIVALENTS[code.co_name]} instead")
+        frame = frame.f_back
+    return None
 
 
 class GradientClogWarning(UserWarning):
@@ -113,8 +138,7 @@ def report(tensor, kind):
         f"gradient clog: {call} converted {who} ({origin}, shape {list(tensor.shape)}) to "
         f"{result} at {os.path.basename(site[0])}:{site[1]}; gradients cannot flow through the "
         f"result, so everything computed from it is cut off from the graph. "
-        f"Fix: use the minigrad op instead (e.g. minigrad.sqrt(x), not math.sqrt(x); numpy "
-        f"functions called on the Tensor itself dispatch to minigrad), or call .detach() "
+        f"Fix: {_scipy_hint() or _GENERIC_FIX}, or call .detach() "
         f"(or .item()) first to cut the graph on purpose.")
     if MODE.current == "error":
         raise GradientClogError(message)

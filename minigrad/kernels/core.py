@@ -1,4 +1,6 @@
 """Core numpy building blocks for forward expressions (see kernels/__init__.py)."""
+import math
+
 import numpy as np
 
 
@@ -40,6 +42,14 @@ def expand_array(x, size):
             f"expand: the number of sizes provided ({len(size)}) must be greater or equal "
             f"to the number of dimensions in the tensor ({x.ndim})")
     target = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(size))
+    for i, n in enumerate(target[lead:]):
+        if n != x.shape[i] and x.shape[i] != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({n}) must match the existing size "
+                f"({x.shape[i]}) at non-singleton dimension {i + lead}.  Target sizes: "
+                f"{list(size)}.  Tensor sizes: {list(x.shape)}")
+    if math.prod(target) == x.size:
+        return x.reshape(target)  # nothing repeats: a plain, writable view (as torch)
     return np.broadcast_to(x, target)
 
 
@@ -103,10 +113,23 @@ def _extremum_with_indices(arg_extremum, x, dim, keepdim):
 def scatter_add_into_zeros(src, dim, index, shape):
     """zeros(shape) with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
     out = np.zeros(shape, dtype=src.dtype)
+    if not shape:  # a 0-d tensor is its own only element (torch treats it as 1-d here)
+        return out + src
     dim = dim % len(shape)
     coords = list(np.indices(index.shape, sparse=True))
     coords[dim] = index
     np.add.at(out, tuple(coords), src)
+    return out
+
+
+def getitem_array(x, index):
+    """``x[index]``: a view for a basic key; for an advanced key a fresh C-ordered copy.
+
+    numpy lays some advanced-indexing results out transposed; PyTorch's are contiguous,
+    so ``x[:, [0, 0, 1]].view(6)`` must work."""
+    out = x[index_key(index)]
+    if not out.flags.c_contiguous and not np.may_share_memory(out, x):
+        out = np.ascontiguousarray(out)
     return out
 
 

@@ -1,0 +1,118 @@
+"""numpy forwards of the stacking, splitting and difference ops numpy users reach for:
+``hstack``/``vstack``/``dstack``/``column_stack``, ``atleast_nd``, ``tensor_split`` and
+``hsplit``/``vsplit``/``dsplit``, ``diff``, ``trapezoid``, ``repeat_interleave``,
+``rot90``, ``flipud``/``fliplr``. Errors are PyTorch's."""
+import numpy as np
+
+from minigrad.kernels.shape import _wrap_dim
+
+__all__ = ["stack_family_array", "atleast_array", "tensor_split_keys", "tensor_split_array", "directional_split_array",
+           "directional_split_dim", "diff_array", "trapezoid_array", "repeat_interleave_array",
+           "rot90_array", "flip_lr_ud_array"]
+
+_STACKS = {"hstack": np.hstack, "vstack": np.vstack, "dstack": np.dstack,
+           "column_stack": np.column_stack}
+
+
+def stack_family_array(tensors, kind):
+    if not tensors:
+        raise RuntimeError(f"{kind} expects a non-empty TensorList")
+    return _STACKS[kind](tensors)
+
+
+def atleast_array(x, ndim):
+    return {1: np.atleast_1d, 2: np.atleast_2d, 3: np.atleast_3d}[ndim](x)
+
+
+def tensor_split_keys(shape, indices_or_sections, dim):
+    """The slicing key of each piece of ``torch.tensor_split``: an int is a number of
+    near-equal sections, a list the cut points (pieces may be empty)."""
+    if not shape:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    dim = _wrap_dim(dim, len(shape), "tensor_split")
+    length = shape[dim]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        small, extra = divmod(length, sections)
+        sizes = [small + 1] * extra + [small] * (sections - extra)
+        cuts = list(np.cumsum(sizes)[:-1])
+    else:
+        cuts = [min(max(int(i) + (length if i < 0 else 0), 0), length) for i in indices_or_sections]
+    bounds = [0] + cuts + [length]
+    return [(slice(None),) * dim + (slice(start, max(start, stop)),)
+            for start, stop in zip(bounds, bounds[1:])]
+
+
+def tensor_split_array(x, indices_or_sections, dim):
+    return [x[key] for key in tensor_split_keys(x.shape, indices_or_sections, dim)]
+
+
+def directional_split_dim(kind, ndim):
+    """The dim ``hsplit``/``vsplit``/``dsplit`` cut along (hsplit: 0 for 1-D tensors)."""
+    if kind == "hsplit":
+        return 1 if ndim >= 2 else 0
+    return {"vsplit": 0, "dsplit": 2}[kind]
+
+
+def directional_split_array(x, indices_or_sections, kind):
+    least = {"hsplit": 1, "vsplit": 2, "dsplit": 3}[kind]
+    if x.ndim < least:
+        raise RuntimeError(f"torch.{kind} requires a tensor with at least {least} dimension, but "
+                           f"got a tensor with {x.ndim} dimensions!")
+    dim = directional_split_dim(kind, x.ndim)
+    if isinstance(indices_or_sections, (int, np.integer)) and (
+            indices_or_sections == 0 or x.shape[dim] % indices_or_sections):
+        raise RuntimeError(f"torch.{kind} attempted to split along dimension {dim}, but the size "
+                           f"of the dimension {x.shape[dim]} is not divisible by the split_size "
+                           f"{indices_or_sections}!")
+    return tensor_split_array(x, indices_or_sections, dim)
+
+
+def diff_array(x, n, dim, prepend, append):
+    """``torch.diff``: the n-th forward difference along ``dim``, after prepending/appending."""
+    if x.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    dim = _wrap_dim(dim, x.ndim, "diff")
+    parts = [p for p in (prepend, x, append) if p is not None]
+    full = np.concatenate(parts, axis=dim) if len(parts) > 1 else x
+    return np.diff(full, n=n, axis=dim)
+
+
+def trapezoid_array(y, x, dx, dim):
+    dim = _wrap_dim(dim, y.ndim, "trapezoid")
+    if x is None:
+        return np.trapezoid(y, dx=dx, axis=dim)
+    return np.trapezoid(y, x=x, axis=dim)
+
+
+def repeat_interleave_array(x, repeats, dim):
+    repeats = np.asarray(repeats)
+    if repeats.ndim > 1 or (repeats < 0).any():
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor of non-negative integers")
+    if dim is None:
+        return np.repeat(x.reshape(-1), repeats)
+    return np.repeat(x, repeats, axis=_wrap_dim(dim, x.ndim, "repeat_interleave"))
+
+
+def rot90_array(x, k, dims):
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if x.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {x.ndim}")
+    a, b = (_wrap_dim(d, x.ndim, "rot90") for d in dims)
+    if a == b:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {a} and "
+                           f"dim1 = {b}")
+    return np.rot90(x, k, axes=(a, b)).copy()
+
+
+def flip_lr_ud_array(x, kind):
+    least = 2 if kind == "fliplr" else 1
+    if x.ndim < least:
+        raise RuntimeError(f"Input must be >= {least}-d.")
+    return np.flip(x, 1 if kind == "fliplr" else 0).copy()
