@@ -30,10 +30,7 @@ from minigrad.autograd import anomaly, grad_mode
 from minigrad.autograd.saved import saved_hooks
 from minigrad.compile.tracer import GraphBreak, Tracer, format_where, state
 
-__all__ = ["compile", "CompiledFunction", "GraphBreak", "CACHE_SIZE_LIMIT"]
-
-#: distinct guards compiled per function before new ones run eagerly (torch's default)
-CACHE_SIZE_LIMIT = 8
+__all__ = ["compile", "CompiledFunction", "GraphBreak"]
 _BACKENDS = (None, "inductor", "minigrad", "eager")
 _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
@@ -62,6 +59,10 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
         raise RuntimeError("compile() expects a callable (a function or an nn.Module), "
                            f"got {type(model).__name__}")
     return CompiledFunction(model, fullgraph=fullgraph, eager=disable or backend == "eager")
+
+
+#: distinct guards compiled per function before new ones run eagerly (torch's default: 8)
+compile.cache_size_limit = 8
 
 
 class _EagerEntry:
@@ -112,13 +113,14 @@ class CompiledFunction:
 
     # ------------------------------------------------------------ compiling
     def _compile_and_call(self, key, args, kwargs):
-        if len(self._cache) >= CACHE_SIZE_LIMIT and key not in self._cache:
+        limit = compile.cache_size_limit
+        if len(self._cache) >= limit and key not in self._cache:
             if not self._warned:
                 self._warned = True
                 warnings.warn(f"minigrad.compile: {self!r} was compiled for "
-                              f"{CACHE_SIZE_LIMIT} different guards (shapes, dtypes, "
+                              f"{limit} different guards (shapes, dtypes, "
                               "requires_grad, argument values); new ones run eagerly. "
-                              "Raise minigrad.compile.CACHE_SIZE_LIMIT if this is expected.",
+                              "Raise minigrad.compile.cache_size_limit if this is expected.",
                               stacklevel=3)
             return self.fn(*args, **kwargs)
         from minigrad.compile.runtime import CompiledEntry

@@ -236,7 +236,9 @@ class Backward:
         self.src = None
         self.reads = []                      # forward variables read (vids)
 
-    def build(self):
+    def build(self, layout=None):
+        """``layout``: (input vids, saved vids) of the all-gradients backward, which every
+        pattern's backward unpacks in the same order (the node holds that one set)."""
         program = self.program
         outs = output_vids_requiring_grad(program)
         src = Source("def backward(grads, inputs, saved):")
@@ -247,6 +249,8 @@ class Backward:
         reads = sorted(self.reads)
         input_vids = [v for v in unique_inputs(program) if v in self.reads]
         saved_vids = [v for v in reads if v not in input_vids]
+        if layout is not None:
+            input_vids, saved_vids = layout
         self.input_vids, self.saved_vids = input_vids, saved_vids
         src.emit(f"{_tuple(gvar(v) for v in outs)} = grads", "gradients of the outputs (None: not used)")
         if input_vids:

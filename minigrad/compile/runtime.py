@@ -62,7 +62,9 @@ class CompiledEntry:
     def backward_for(self, pattern):
         fn = self._backwards.get(pattern)
         if fn is None:
-            built = Backward(self.program, self.constants, list(pattern)).build()
+            full = self.full_backward
+            built = Backward(self.program, self.constants, list(pattern)).build(
+                (full.input_vids, full.saved_vids))
             fn = self._backwards[pattern] = self._compile_backward(built)
         return fn
 

@@ -1,0 +1,290 @@
+"""minigrad.compile: guards, graph breaks, fullgraph, and autograd through a compiled region."""
+import warnings
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad.autograd import grad as autograd_grad
+from minigrad.compile import GraphBreak
+
+
+def leaf(*shape, seed=0, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    return minigrad.tensor(rng.uniform(0.5, 1.5, shape).astype(dtype), requires_grad=True)
+
+
+def f(a, b):
+    return ((a + b) * b).sum()
+
+
+def compiled_state(fn):
+    """'compiled' or 'eager' for the guard used last."""
+    return "eager" if fn.source().startswith("# not compiled") else "compiled"
+
+
+def guards(fn):
+    return len(fn._cache)
+
+
+# ------------------------------------------------------------------ basics
+def test_decorator_forms_and_values_match_eager():
+    a, b = leaf(4), leaf(4, seed=1)
+
+    @minigrad.compile
+    def g(a, b):
+        return f(a, b)
+
+    @minigrad.compile(fullgraph=True)
+    def h(a, b):
+        return f(a, b)
+    for fn in (g, h):
+        for _ in range(3):
+            a.grad = b.grad = None
+            out = fn(a, b)
+            out.backward()
+            assert np.allclose(out.item(), f(a, b).item())
+            assert np.allclose(a.grad._data, b._data)
+            assert np.allclose(b.grad._data, a._data + 2 * b._data)
+        assert compiled_state(fn) == "compiled" and guards(fn) == 1
+
+
+def test_second_call_runs_generated_code_not_the_function():
+    calls = []
+
+    @minigrad.compile
+    def g(x):
+        calls.append(1)
+        return x.exp()
+    x = leaf(3)
+    g(x)
+    g(x)
+    g(x)
+    assert len(calls) == 1   # traced once; the generated forward runs afterwards
+
+
+def test_source_names_ops_and_yaml_lines():
+    g = minigrad.compile(f)
+    with pytest.raises(RuntimeError, match="call the compiled function once"):
+        g.source()
+    g(leaf(4), leaf(4, seed=1))
+    text = g.source()
+    namespace = {}
+    exec(compile(text, "<source>", "exec"), namespace)   # the shown source is valid Python
+    assert callable(namespace["forward"]) and callable(namespace["backward"])
+
+
+def test_compile_arguments():
+    with pytest.raises(NotImplementedError, match="dynamic"):
+        minigrad.compile(f, dynamic=True)
+    with pytest.raises(ValueError, match="backend"):
+        minigrad.compile(f, backend="nope")
+    eager = minigrad.compile(f, backend="eager")
+    assert eager(leaf(4), leaf(4)).item() == f(leaf(4), leaf(4)).item()
+
+
+# ------------------------------------------------------------------ guards
+@pytest.mark.parametrize("change", ["shape", "dtype", "requires_grad", "grad_mode", "number",
+                                    "aliasing"])
+def test_each_guard_compiles_again(change):
+    @minigrad.compile
+    def g(a, b, scale=2.0):
+        return (a * b * scale).sum()
+    a, b = leaf(4), leaf(4, seed=1)
+    first = g(a, b)
+    assert guards(g) == 1
+    if change == "shape":
+        a2, b2 = leaf(5), leaf(5, seed=1)
+        args, kwargs = (a2, b2), {}
+    elif change == "dtype":
+        a2, b2 = leaf(4, dtype=np.float32), leaf(4, seed=1, dtype=np.float32)
+        args, kwargs = (a2, b2), {}
+    elif change == "requires_grad":
+        b2 = minigrad.tensor(b._data.copy())
+        args, kwargs = (a, b2), {}
+    elif change == "number":
+        args, kwargs = (a, b), {"scale": 3.0}
+    elif change == "aliasing":
+        args, kwargs = (a, a), {}
+    if change == "grad_mode":
+        with minigrad.no_grad():
+            out = g(a, b)
+        assert out.grad_fn is None
+    else:
+        out = g(*args, **kwargs)
+        expected = (args[0] * args[1] * kwargs.get("scale", 2.0)).sum()
+        assert np.allclose(out.item(), expected.item())
+        assert out.dtype == expected.dtype and out.requires_grad == expected.requires_grad
+    assert guards(g) == 2
+    g(a, b)
+    assert guards(g) == 2   # the first guard is reused
+    assert first.item() == g(a, b).item()
+
+
+def test_captured_tensor_is_read_on_every_call_and_guarded():
+    w = leaf(3)
+
+    @minigrad.compile
+    def g(x):
+        return (x * w).sum()
+    x = leaf(3, seed=2)
+    g(x)
+    with minigrad.no_grad():
+        w.mul_(2.0)            # an optimizer step, outside the function
+    out = g(x)
+    out.backward()
+    assert np.allclose(out.item(), (x._data * w._data).sum())
+    assert np.allclose(w.grad._data, x._data)
+    w2 = w
+    w = leaf(4)                 # a different captured tensor (new shape): compiles again
+    g(leaf(4))
+    assert guards(g) == 2
+    del w2
+
+
+def test_cache_limit_falls_back_to_eager_with_a_warning(monkeypatch):
+    monkeypatch.setattr(minigrad.compile, "cache_size_limit", 2)
+    g = minigrad.compile(lambda x: x.sum())
+    g(leaf(1))
+    g(leaf(2))
+    with pytest.warns(UserWarning, match="new ones run eagerly"):
+        out = g(leaf(3))
+    assert np.allclose(out.item(), leaf(3).sum().item())
+    assert guards(g) == 2
+
+
+# ------------------------------------------------------------------ graph breaks
+BREAKS = {
+    "item": lambda x: x * x.sum().item(),
+    "bool": lambda x: x * 2 if x.sum() > 0 else x * 3,
+    "float": lambda x: x * float(x.sum()),
+    "numpy": lambda x: x * np.asarray(x.detach()).sum(),
+    "tolist": lambda x: x * x.detach().tolist()[0],
+    "inplace_input": lambda x: x.mul_(2),
+    "random": lambda x: x * minigrad.rand(3),
+    "hook": lambda x: _hooked(x),
+}
+
+
+def _hooked(x):
+    y = x * 2
+    y.register_hook(lambda g: g * 10)
+    return y
+
+
+@pytest.mark.parametrize("name", list(BREAKS))
+def test_graph_break_runs_eagerly_and_never_freezes_data(name):
+    fn = BREAKS[name]
+    g = minigrad.compile(fn)
+    x = minigrad.tensor([1.0, 2.0, 3.0], dtype=minigrad.float64, requires_grad=name == "hook")
+    if name == "bool":
+        y = minigrad.tensor([-1.0, -2.0, -3.0], dtype=minigrad.float64)
+        assert np.allclose(g(x)._data, x._data * 2)
+        assert np.allclose(g(y)._data, y._data * 3)  # the other branch: not frozen
+    else:
+        g(x)
+    assert compiled_state(g) == "eager"
+    assert "runs eagerly" in g.explain()
+    if name in ("item", "float"):
+        z = minigrad.tensor([5.0, 6.0, 7.0], dtype=minigrad.float64)
+        assert np.allclose(g(z)._data, z._data * z._data.sum())
+
+
+@pytest.mark.parametrize("name", ["item", "bool", "inplace_input"])
+def test_fullgraph_turns_a_break_into_an_error_naming_the_line(name):
+    g = minigrad.compile(BREAKS[name], fullgraph=True)
+    with pytest.raises(GraphBreak, match=r"test_compile_behaviour.py:\d+"):
+        g(minigrad.tensor([1.0, 2.0, 3.0], dtype=minigrad.float64))
+
+
+# ------------------------------------------------------------------ autograd through a region
+def test_autograd_grad_and_unused_outputs():
+    @minigrad.compile
+    def two(a, b):
+        return a.sin() * b, (a * b).exp()
+    a, b = leaf(3), leaf(3, seed=1)
+    two(a, b)
+    first, second = two(a, b)
+    ga, = autograd_grad([first.sum()], [a], retain_graph=True)   # second output's gradient: None
+    assert np.allclose(ga._data, np.cos(a._data) * b._data)
+    ga, gb = autograd_grad([second.sum()], [a, b])
+    assert np.allclose(gb._data, a._data * np.exp(a._data * b._data))
+
+
+def test_hooks_on_inputs_and_outputs():
+    g = minigrad.compile(lambda x: x.tanh())
+    x = leaf(3)
+    g(x)
+    seen = []
+    x.register_hook(lambda grad: seen.append("input") or grad * 2)
+    y = g(x)
+    y.register_hook(lambda grad: seen.append("output") or grad * 3)
+    y.sum().backward()
+    assert seen == ["output", "input"]
+    assert np.allclose(x.grad._data, 6 * (1 - np.tanh(x._data) ** 2))
+
+
+def test_retain_graph_and_the_freed_graph_error():
+    g = minigrad.compile(lambda x: (x.exp() * x).sum())
+    x = leaf(3)
+    g(x)
+    y = g(x)
+    y.backward(retain_graph=True)
+    y.backward()
+    assert np.allclose(x.grad._data, 2 * (np.exp(x._data) * (1 + x._data)))
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+
+
+def test_version_counter_check_on_inputs():
+    g = minigrad.compile(lambda x, w: (x * w).sum())
+    x, w = leaf(3), minigrad.tensor([1.0, 2.0, 3.0], dtype=minigrad.float64)
+    g(x, w)
+    y = g(x, w)
+    w.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+def test_anomaly_mode_runs_eagerly_and_names_the_op():
+    g = minigrad.compile(lambda x: (x.sqrt() * 0).sum())
+    x = minigrad.tensor([0.0, 1.0], dtype=minigrad.float64, requires_grad=True)
+    g(x)
+    with minigrad.autograd.detect_anomaly():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = g(x)
+            with pytest.raises(RuntimeError, match="Sqrt|Mul"):
+                y.backward()
+
+
+def test_create_graph_gives_second_order_gradients():
+    g = minigrad.compile(lambda w, x: (w @ x).tanh().pow(2).sum())
+    w, x, v = leaf(4, 4), leaf(4, seed=1), leaf(4, 4, seed=2)
+    g(w, x)
+    for fn in (g, lambda w, x: (w @ x).tanh().pow(2).sum()):
+        gw, = autograd_grad([fn(w, x)], [w], create_graph=True)
+        hv, = autograd_grad([(gw * v).sum()], [w])
+        if fn is g:
+            compiled = hv._data
+        else:
+            assert np.allclose(compiled, hv._data, rtol=1e-12)
+
+
+def test_module_forward_compiles_with_parameters_captured():
+    if not hasattr(minigrad.nn, "Sequential"):
+        pytest.skip("minigrad.nn has no modules yet")
+    model = minigrad.nn.Sequential(minigrad.nn.Linear(5, 4), minigrad.nn.Tanh(),
+                                   minigrad.nn.Linear(4, 2)).to(minigrad.float64)
+    fast = minigrad.compile(model)
+    x = minigrad.tensor(np.random.default_rng(0).normal(size=(3, 5)))
+    fast(x)
+    out = fast(x)
+    out.sum().backward()
+    grads = [p.grad._data.copy() for p in model.parameters()]
+    for p in model.parameters():
+        p.grad = None
+    model(x).sum().backward()
+    for got, p in zip(grads, model.parameters()):
+        assert np.allclose(got, p.grad._data, rtol=1e-12)
+    assert compiled_state(fast) == "compiled"
