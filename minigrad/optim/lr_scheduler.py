@@ -21,8 +21,8 @@ from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
            "LinearLR", "ExponentialLR", "PolynomialLR", "CosineAnnealingLR",
-           "CosineAnnealingWarmRestarts", "SequentialLR", "ChainedScheduler", "OneCycleLR",
-           "ReduceLROnPlateau"]
+           "CosineAnnealingWarmRestarts", "SequentialLR", "ChainedScheduler", "CyclicLR",
+           "OneCycleLR", "ReduceLROnPlateau"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being "
@@ -793,3 +793,112 @@ class ChainedScheduler(_CompositeState, LRScheduler):
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
+
+
+class CyclicLR(LRScheduler):
+    """Cycle the lr between ``base_lr`` and ``max_lr`` (Smith's cyclical learning rates),
+    with momentum (or Adam's beta1) cycling the other way.  Step it after every batch.
+
+    ``mode`` is ``"triangular"``, ``"triangular2"`` (the amplitude halves each cycle) or
+    ``"exp_range"`` (it shrinks by ``gamma`` each iteration); ``scale_fn`` replaces it.
+
+    >>> sched = CyclicLR(opt, base_lr=0.001, max_lr=0.1, step_size_up=200)
+    """
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
+                 mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
+                 cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                _set_group_value(group, "lr", lr)
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            self._init_momentum(optimizer, base_momentum, max_momentum, last_epoch)
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_momentum(self, optimizer, base_momentum, max_momentum, last_epoch):
+        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+            raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
+                             "option enabled")
+        self.use_beta1 = "betas" in optimizer.defaults
+        self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+        self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+        if last_epoch == -1:
+            for m_momentum, b_momentum, group in zip(self.max_momentums, self.base_momentums,
+                                                     optimizer.param_groups):
+                self._set_momentum(group, m_momentum)
+                group["max_momentum"] = m_momentum
+                group["base_momentum"] = b_momentum
+
+    def _set_momentum(self, group, momentum):
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+    def _init_scale_fn(self):
+        # The built-in modes fix the scale mode, as PyTorch's do.
+        if self._scale_fn_custom is None and self.mode in ("triangular", "triangular2"):
+            self.scale_mode = "cycle"
+        elif self._scale_fn_custom is None:
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x):
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma ** x
+
+    def get_lr(self):
+        self._warn_outside_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base_lr + (max_lr - base_lr) * scale_factor * scale
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, base_m, max_m in zip(self.optimizer.param_groups, self.base_momentums,
+                                            self.max_momentums):
+                self._set_momentum(group, max_m - (max_m - base_m) * scale_factor * scale)
+        return lrs
+
+    def state_dict(self):
+        """A custom ``scale_fn`` is not saved; a callable object keeps its ``__dict__``."""
+        state = super().state_dict()
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()

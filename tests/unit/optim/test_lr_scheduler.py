@@ -41,6 +41,13 @@ CASES = [
     ("PolynomialLR", dict(total_iters=12, power=2.0), {}),
     ("CosineAnnealingWarmRestarts", dict(T_0=3, T_mult=2, eta_min=0.01), {}),
     ("CosineAnnealingWarmRestarts", dict(T_0=4), {}),
+    ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=4), dict(momentum=0.9)),
+    ("CyclicLR", dict(base_lr=[0.01, 0.02], max_lr=0.1, step_size_up=3, step_size_down=5,
+                      mode="triangular2"), dict(momentum=0.9)),
+    ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=2, mode="exp_range", gamma=0.95,
+                      cycle_momentum=False), {}),
+    ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=3, scale_fn=lambda x: 0.9 ** x,
+                      scale_mode="iterations"), dict(momentum=0.5)),
     ("OneCycleLR", dict(max_lr=1.0, total_steps=25), dict(momentum=0.9)),
     ("OneCycleLR", dict(max_lr=[0.5, 1.0], epochs=5, steps_per_epoch=5, anneal_strategy="linear",
                         three_phase=True), dict(momentum=0.9)),
@@ -56,7 +63,7 @@ def test_lr_sequence_matches_torch(name, options, opt_options):
     steps = 24 if name == "OneCycleLR" else 30
     np.testing.assert_allclose(_sequence(opt, sched, steps), _sequence(t_opt, t_sched, steps),
                                rtol=1e-12)
-    if name == "OneCycleLR":  # momentum cycles the other way
+    if name in ("OneCycleLR", "CyclicLR") and "momentum" in opt_options:  # the other way
         assert [g["momentum"] for g in opt.param_groups] == pytest.approx(
             [g["momentum"] for g in t_opt.param_groups], rel=1e-12)
 
