@@ -133,6 +133,7 @@ class Optimizer:
                             "Tensors or dicts, but got " + _typename(params))
         self.state = defaultdict(dict)
         self.param_groups = []
+        _patch_step(type(self))
         param_groups = list(params)
         if len(param_groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
@@ -141,11 +142,6 @@ class Optimizer:
         for param_group in param_groups:
             self.add_param_group(param_group)
 
-    def __init_subclass__(cls, **kwargs):
-        # Every subclass's step runs the step hooks, as PyTorch patches it to do.
-        super().__init_subclass__(**kwargs)
-        if "step" in cls.__dict__:
-            cls.step = _with_step_hooks(cls.__dict__["step"])
 
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
@@ -318,6 +314,13 @@ def _cast(param, value, key=None):
     return copy.deepcopy(value)
 
 
+def _patch_step(cls):
+    """Make ``cls.step`` run the step hooks, once per class, as PyTorch patches it."""
+    step = cls.step
+    if not getattr(step, "_runs_step_hooks", False):
+        cls.step = _with_step_hooks(step)
+
+
 def _with_step_hooks(step):
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
@@ -333,5 +336,5 @@ def _with_step_hooks(step):
         for post_hook in list(self._optimizer_step_post_hooks.values()):
             post_hook(self, args, kwargs)
         return out
-    wrapper._with_step_hooks = True
+    wrapper._runs_step_hooks = True
     return wrapper

@@ -237,3 +237,31 @@ def test_lr_may_be_a_one_element_tensor(name):
     for _ in range(3):
         opt.step(closure), t_opt.step(t_closure)
     np.testing.assert_allclose(w._data, t.detach().numpy(), rtol=1e-6)
+
+
+def test_step_hooks_run_once_for_a_subclass_that_extends_step():
+    class Counting(optim.SGD):
+        def step(self, closure=None):
+            return super().step(closure)
+
+    optim.SGD(_params(1), lr=0.1)  # SGD's own step is patched too
+    a = _params(1)
+    opt = Counting(a, lr=0.1)
+    calls = []
+    opt.register_step_post_hook(lambda o, args, kwargs: calls.append(1))
+    _backward(a)
+    opt.step()
+    assert len(calls) == 2  # torch: the subclass's step and SGD's patched step both fire
+    t_calls = []
+
+    class TorchCounting(torch.optim.SGD):
+        def step(self, closure=None):
+            return super().step(closure)
+
+    torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    t = torch.zeros(1, requires_grad=True)
+    t_opt = TorchCounting([t], lr=0.1)
+    t_opt.register_step_post_hook(lambda o, args, kwargs: t_calls.append(1))
+    t.sum().backward()
+    t_opt.step()
+    assert len(calls) == len(t_calls)
