@@ -231,7 +231,10 @@ class Optimizer:
                         p.grad.detach_()
                     else:
                         p.grad.requires_grad_(False)
-                    p.grad._data[...] = 0
+                    if p.grad._data.flags.writeable:
+                        p.grad._data[...] = 0
+                    else:  # a broadcast gradient: it gets storage of its own
+                        p.grad._data = np.zeros(p.grad._data.shape, p.grad._data.dtype)
                     _bump(p.grad)
 
     def step(self, closure=None):
