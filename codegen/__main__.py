@@ -39,8 +39,8 @@ def main(argv=None):
         files = render_all(registry)
         files.update(render_readme(registry, options.root))
     except SpecError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        print("Nothing was written.", file=sys.stderr)
+        message = str(exc) if str(exc).endswith((".", "?")) else f"{exc}."
+        print(f"error: {message} Nothing was written.", file=sys.stderr)  # one line, no traceback
         return 2
     if options.check:
         stale = stale_files(files, options.root)

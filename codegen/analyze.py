@@ -107,7 +107,7 @@ class _Rewriter(ast.NodeTransformer):
         self.tensors, self.metadata, self.scalars, self.grads = set(), set(), set(), set()
 
     def fail(self, message):
-        raise _error(self.where, f"{message} in formula `{self.text}`")
+        raise _error(self.where, f"in formula `{self.text}`: {message}")
 
     def visit_Attribute(self, node):
         constant = _module_attribute(node)

@@ -100,7 +100,7 @@ def _public_functions(package_dir):
 
 def _read_entries(text, where):
     """[(fields {key: (value, line)}, line)] keeping each value's line number."""
-    loader = yaml.SafeLoader(text)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)  # libyaml: 10x faster
     try:
         root = loader.get_single_node()
     except yaml.YAMLError as exc:
