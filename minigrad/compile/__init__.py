@@ -26,9 +26,12 @@ guarded: pass them as arguments to have them guarded.
 import functools
 import warnings
 
+from minigrad._tensor import Tensor
 from minigrad.autograd import anomaly, grad_mode
 from minigrad.autograd.saved import saved_hooks
 from minigrad.compile.tracer import GraphBreak, Tracer, format_where, state
+
+_anomaly_flags = anomaly.flags
 
 __all__ = ["compile", "CompiledFunction", "GraphBreak"]
 _BACKENDS = (None, "inductor", "minigrad", "eager")
@@ -92,15 +95,23 @@ class CompiledFunction:
         return self if instance is None else functools.partial(self, instance)
 
     def __call__(self, *args, **kwargs):
-        if self.eager or anomaly.flags.enabled or saved_hooks.stack or state.tracer is not None:
+        if self.eager or _anomaly_flags.enabled or saved_hooks.stack or state.tracer is not None:
             return self.fn(*args, **kwargs)   # (inside another trace: its ops are recorded there)
         tensors = []
+        parts = []
         try:
-            key = (grad_mode.flags.enabled, grad_mode.flags.inference,
-                   _key(args, tensors), _key(kwargs, tensors) if kwargs else None)
+            for a in args:   # (the common case inline: a Tensor argument)
+                if type(a) is Tensor:
+                    tensors.append(a)
+                    parts.append((a._data.shape, a._data.dtype, a._requires_grad))
+                else:
+                    parts.append(_key(a, tensors))
+            flags = grad_mode.flags
+            key = (flags.enabled, flags.inference, (tuple, tuple(parts)),
+                   _key(kwargs, tensors) if kwargs else None)
         except TypeError:           # an unhashable argument: nothing to guard on
             return self.fn(*args, **kwargs)
-        if len(tensors) != len({id(t) for t in tensors}):
+        if len(tensors) > 1 and len(tensors) != len({id(t) for t in tensors}):
             key = key + (tuple(tensors.index(t) for t in tensors),)
         entries = self._cache.get(key)
         if entries is not None:
@@ -180,7 +191,6 @@ _created = []   # every CompiledFunction (compile_explain reports them)
 
 
 def _key(value, tensors):
-    from minigrad._tensor import Tensor
     if isinstance(value, Tensor):
         tensors.append(value)
         return (value._data.shape, value._data.dtype, value._requires_grad)

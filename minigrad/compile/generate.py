@@ -13,6 +13,7 @@ keeps only the arrays the backward reads.
 """
 import ast
 import math
+import re
 import warnings
 
 import numpy as np
@@ -47,13 +48,19 @@ class Constants:
 
     def node(self, value):
         if _is_literal(value):
-            return ast.parse(repr(value), mode="eval").body
+            return _literal(value)
         for name, existing in self.values.items():
             if existing is value:
                 return ast.Name(name, ast.Load())
         name = f"_k{len(self.values)}"
         self.values[name] = value
         return ast.Name(name, ast.Load())
+
+
+def _literal(value):
+    if isinstance(value, tuple):
+        return ast.Tuple([_literal(v) for v in value], ast.Load())
+    return ast.Constant(value)
 
 
 def _is_literal(value):
@@ -81,15 +88,20 @@ def forward_source(program, constants, saved):
     src = Source(f"def forward({', '.join(var(v) for v in inputs)}):")
     src.emit(f"xp = namespace_of({var(inputs[0])})" if inputs else "xp = np",
              "the array namespace of the inputs (numpy, CuPy, ...)")
-    for index, record in enumerate(program.records):
-        mapping = {name: arg_node(ref, constants) for name, ref in record.args.items()}
-        expr = inline_forward(record.op, mapping, constants)
+    templates = {}
+    for record in program.records:
+        places = Placeholders(program)
+        mapping = {name: places.arg_node(ref, constants) for name, ref in record.args.items()}
+        key = (record.func_name, tuple((n, ref_key(r, program)) for n, r in record.args.items()))
+        template = templates.get(key)
+        if template is None:
+            template = templates[key] = ast.unparse(inline_forward(record.op, mapping, constants))
         targets = [var(v) if v is not None else "_" for v in record.outputs]
         if record.op.outputs[0].type == "Tensor[]":
             lhs = ", ".join(targets) + ("," if len(targets) == 1 else "")
         else:
             lhs = ", ".join(targets)
-        src.emit(f"{lhs} = {ast.unparse(expr)}", _forward_comment(record))
+        src.emit(f"{lhs} = {places.fill(template)}", _forward_comment(record))
     outs = output_vids(program)
     src.emit(f"return ({_tuple(var(v) for v in outs)}), ({_tuple(var(v) for v in saved)})")
     return src
@@ -144,6 +156,48 @@ def arg_node(ref, constants):
     if kind == "tuple":
         return ast.Tuple([arg_node(r, constants) for r in ref[1]], ast.Load())
     return constants.node(ref[1])
+
+
+class Placeholders:
+    """Stand-in names for traced variables, so one generated line serves every record of the
+    same op with the same constants and shapes (a 200-op chain generates ~4 distinct lines)."""
+
+    _PATTERN = re.compile(r"_P(\d+)_")
+
+    def __init__(self, program):
+        self.program, self.real, self.shapes = program, [], {}
+
+    def name(self, real, vid):
+        placeholder = f"_P{len(self.real)}_"
+        self.real.append(real)
+        self.shapes[placeholder] = self.program.values[vid].shape
+        return placeholder
+
+    def arg_node(self, ref, constants):
+        kind = ref[0]
+        if kind == "value":
+            return ast.Name(self.name(var(ref[1]), ref[1]), ast.Load())
+        if kind in ("list", "tuple"):
+            items = [self.arg_node(r, constants) for r in ref[1]]
+            return (ast.List if kind == "list" else ast.Tuple)(items, ast.Load())
+        return constants.node(ref[1])
+
+    def fill(self, template):
+        return self._PATTERN.sub(lambda m: self.real[int(m.group(1))], template)
+
+
+def ref_key(ref, program):
+    """What of an argument shapes its generated line: kinds, constants, shapes, dtypes."""
+    kind = ref[0]
+    if kind == "value":
+        value = program.values[ref[1]]
+        return ("v", value.shape, value.dtype.str, value.requires_grad)
+    if kind in ("list", "tuple"):
+        return (kind, tuple(ref_key(r, program) for r in ref[1]))
+    value = ref[1]
+    if _is_literal(value):
+        return ("c", type(value).__name__, repr(value))
+    return ("k", id(value))
 
 
 # ---------------------------------------------------------------------- inlining
@@ -235,6 +289,7 @@ class Backward:
             self.shapes[gvar(v.id)] = v.shape
         self.src = None
         self.reads = []                      # forward variables read (vids)
+        self.templates = {}
 
     def build(self, layout=None):
         """``layout``: (input vids, saved vids) of the all-gradients backward, which every
@@ -282,11 +337,11 @@ class Backward:
             if ref[0] == "list":
                 name = f"t{self.temp}"
                 self.temp += 1
-                self.body.append((f"{name} = {ast.unparse(expr)}", comment))
+                self.body.append((f"{name} = {expr}", comment))
                 for position, vid in targets:
                     self._accumulate(vid, f"{name}[{position}]", "")
             else:
-                self._accumulate(targets[0][1], ast.unparse(expr), comment)
+                self._accumulate(targets[0][1], expr, comment)
 
     def _targets(self, ref):
         if ref is None:
@@ -308,37 +363,65 @@ class Backward:
             self.live[vid] = True
 
     def _formula(self, record, formula, live):
+        """The formula's code for this record: from a template shared by the records that
+        differ only in their variables."""
+        program = self.program
+        key = (record.func_name, formula.input, tuple(live),
+               tuple((n, ref_key(r, program)) for n, r in record.args.items()),
+               tuple(None if v is None else ref_key(("value", v), program) for v in record.outputs))
+        places = Placeholders(program)
+        template = self.templates.get(key)
+        if template is None:
+            self.shapes = places.shapes
+            template = self.templates[key] = ast.unparse(
+                self._formula_tree(record, formula, live, places))
+        else:
+            self._formula_tree(record, formula, live, places, names_only=True)
+        code = places.fill(template)
+        for vid in re.findall(r"\bv(\d+)\b", code):
+            if int(vid) not in self.reads:
+                self.reads.append(int(vid))
+        return code
+
+    def _formula_tree(self, record, formula, live, places, names_only=False):
+        """The rewritten formula (placeholders for variables).  ``names_only``: just assign
+        the placeholders in the same order, for a template made already."""
         op = record.op
         names = {}
         for a in op.args:
             ref = record.args.get(a.name)
             local = "self_" if a.name == "self" else a.name
             if ref is not None:
-                names[local] = arg_node(ref, self.constants)
-                names[f"self._saved_{a.name}"] = arg_node(ref, self.constants) \
+                names[local] = places.arg_node(ref, self.constants)
+                names[f"self._saved_{a.name}"] = names[local] \
                     if ref[0] == "const" or a.type == "Index" else None
-                if a.type.startswith("Tensor"):
+                if a.type.startswith("Tensor") and not names_only:
                     for attr in ("shape", "ndim", "dtype"):
                         names[f"self._saved_{a.name}_{attr}"] = self._metadata(ref, attr)
         grads = []
         for position, (out, vid) in enumerate(zip(op.outputs, record.outputs)):
             if vid is not None:
-                names[out.name] = ast.Name(var(vid), ast.Load())
-                for attr in ("shape", "ndim", "dtype"):
+                names[out.name] = ast.Name(places.name(var(vid), vid), ast.Load())
+                for attr in () if names_only else ("shape", "ndim", "dtype"):
                     names[f"self._saved_{out.name}_{attr}"] = self._metadata(("value", vid), attr)
-            grads.append(self._grad_node(vid, live[position], op))
+            grads.append(self._grad_node(vid, live[position], op, places))
         if op.outputs[0].type == "Tensor[]":
             # a list output: every element is one value
+            names[op.outputs[0].name] = ast.List(
+                [names[op.outputs[0].name]] + [ast.Name(places.name(var(v), v), ast.Load())
+                                               for v in record.outputs[1:]], ast.Load())
             for position, vid in enumerate(record.outputs):
                 if position:
-                    grads.append(self._grad_node(vid, live[position], op))
+                    grads.append(self._grad_node(vid, live[position], op, places))
+        if names_only:
+            return None
         tree = ast.parse(formula.code, mode="eval").body
         tree = _FormulaRewrite(self, names, grads, op).visit(tree)
         return fold(tree)
 
-    def _grad_node(self, vid, live, op):
+    def _grad_node(self, vid, live, op, places):
         if vid is not None and live:
-            return ast.Name(gvar(vid), ast.Load())
+            return ast.Name(places.name(gvar(vid), vid), ast.Load())
         if vid is not None and op.fills_undefined and self.program.values[vid].dtype.kind == "f":
             value = self.program.values[vid]
             return ast.parse(f"xp.zeros({value.shape!r}, dtype={self._const_src(value.dtype)})",
@@ -366,19 +449,11 @@ class _FormulaRewrite(ast.NodeTransformer):
     def __init__(self, backward, names, grads, op):
         self.backward, self.names, self.grads, self.op = backward, names, grads, op
 
-    def _note(self, node):
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and sub.id.startswith("v") and sub.id[1:].isdigit():
-                vid = int(sub.id[1:])
-                if vid not in self.backward.reads:
-                    self.backward.reads.append(vid)
-        return node
-
     def visit_Attribute(self, node):
         if isinstance(node.value, ast.Name) and node.value.id == "self":
             key = f"self.{node.attr}"
             if self.names.get(key) is not None:
-                return self._note(_copy(self.names[key]))
+                return _copy(self.names[key])
             raise NotImplementedError(f"minigrad.compile: formula reads {node.attr}")
         self.generic_visit(node)
         return node
@@ -400,7 +475,7 @@ class _FormulaRewrite(ast.NodeTransformer):
                 if node.id == f"grad_{out.name}":
                     return _copy(self.grads[position])
         if node.id in self.names and self.names[node.id] is not None:
-            return self._note(_copy(self.names[node.id]))
+            return _copy(self.names[node.id])
         return node
 
     def visit_Call(self, node):

@@ -42,6 +42,10 @@ class CompiledEntry:
         self.positions = {vid: i for i, vid in enumerate(self.output_vids)}
         self.grad_position = {vid: i for i, vid in enumerate(self.grad_outputs)}
         self.view_outputs = any(r.op.view for r in program.records)
+        self.aliased = len(self.input_vids) != len(program.inputs)
+        tree = program.output_tree
+        self.single_output = (tree[0] == "tensor" and self.output_vids == [tree[1]]
+                              and not self.view_outputs)
         self.externals = [(slot, key) for slot, (kind, key, _) in enumerate(program.inputs)
                           if kind == "external"]
 
@@ -78,12 +82,14 @@ class CompiledEntry:
     # ------------------------------------------------------------ running
     def run(self, tensors):
         """``tensors``: the region's input Tensors, one per slot of program.inputs."""
-        unique = [tensors[i] for i in self._first_slots()]
+        unique = [tensors[i] for i in self._first_slots()] if self.aliased else tensors
         outs, saved = self.forward(*[t._data for t in unique])
         node = None
         if self.record_graph and grad_mode.flags.enabled:
-            edges = tuple(edge_of(unique[s]) for s in self.edge_slots)
-            node = CompiledBackward(self, edges, unique, saved)
+            node = CompiledBackward(self, tuple([edge_of(unique[s]) for s in self.edge_slots]),
+                                    unique, saved)
+        if self.single_output:   # the common case: one Tensor, no views
+            return _wrap(outs[0], node if self.grad_outputs else None, 0)
         made = {}
         for vid, array in zip(self.output_vids, outs):
             position = self.grad_position.get(vid)
@@ -143,7 +149,8 @@ class CompiledBackward(Node):
         super().__init__(edges)
         self.entry = entry
         self.num_outputs = len(entry.grad_outputs)
-        self._inputs = [SavedTensor(t) for t in inputs]
+        self._tensors = inputs    # for create_graph's replay
+        self._inputs = [SavedTensor(inputs[s]) for s in entry.backward_inputs]
         self._saved = saved
 
     def name(self):
@@ -155,13 +162,12 @@ class CompiledBackward(Node):
         entry = self.entry
         if create_graph:
             return self._replay(grads)
-        inputs = [unpack(self._inputs[s], self, False) for s in entry.backward_inputs]
+        inputs = [unpack(saved, self, False) for saved in self._inputs]
         pattern = tuple(g is not None for g in grads)
         return entry.backward_for(pattern)(grads, inputs, self._saved)
 
     def release(self):
-        self._saved = None
-        self._inputs = None
+        self._saved = self._inputs = self._tensors = None
         self._released = True
 
     def _replay(self, grads):
@@ -169,7 +175,9 @@ class CompiledBackward(Node):
         differentiate that graph with create_graph=True (reentrant backward)."""
         from minigrad.autograd import grad as autograd_grad
         from minigrad.compile.replay import replay
-        inputs = [s.unpack(self, True) for s in self._inputs]
+        for saved in self._inputs:
+            saved.unpack(self, True)   # the version check: an input the formulas read changed?
+        inputs = self._tensors
         with grad_mode.enable_grad():
             values = replay(self.entry.program, inputs)
             outputs, given = [], []

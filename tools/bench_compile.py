@@ -1,0 +1,186 @@
+"""minigrad.compile against eager minigrad, eager PyTorch, torch.compile and numpy, in one run.
+
+    python tools/bench_compile.py [--quick] [--no-torch-compile]
+
+Workloads (forward + backward each iteration; PyTorch CPU with one thread):
+  simple  ((a + b) * b).sum() on 4 elements          target: compiled <= 0.3x eager torch
+  chain   200 elementwise ops on 16 elements          target: compiled <= 0.2x eager torch
+  mlp     784-256-256-10 ReLU MLP, batch 128, SGD    target: compiled <= 1.0x numpy
+  hvp     Hessian-vector product of sum(tanh(W x)^2), 64x64 (reported; create_graph replays)
+  big     sin(x) * exp(x) + x**3 on 2M float32 (and float64)   target: <= 1.0x torch
+Also: the cost of compiling the 200-op chain, in eager runs of it (target < 20).
+Timings are the best of several repeats; compare the ratios, not the absolute numbers.
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import minigrad as mg  # noqa: E402
+from bench import CHAIN_OPS, best_time, mlp_data, mlp_numpy  # noqa: E402
+
+try:
+    import torch
+    torch.set_num_threads(1)
+except ImportError:
+    torch = None
+
+
+def _simple(a, b):
+    return ((a + b) * b).sum()
+
+
+def _chain(x):
+    y = x
+    for _ in range(CHAIN_OPS // 4):
+        y = y * 0.9
+        y = y + 0.1
+        y = y.tanh()
+        y = y.sin()
+    return y.sum()
+
+
+def _big(x):
+    return (x.sin() * x.exp() + x ** 3).sum()
+
+
+def _steps(lib, fn, make_inputs, compiled=False):
+    """A step: loss = fn(*inputs); loss.backward(); grads cleared."""
+    inputs = make_inputs(lib)
+    if compiled == "minigrad":
+        fn = mg.compile(fn)
+    elif compiled == "torch":
+        fn = torch.compile(fn)
+
+    def step():
+        fn(*inputs).backward()
+        for t in inputs:
+            t.grad = None
+    return step
+
+
+def _leaves(lib, *arrays):
+    return [lib.tensor(a.copy(), requires_grad=True) for a in arrays]
+
+
+def simple_inputs(lib):
+    rng = np.random.default_rng(0)
+    return _leaves(lib, rng.random(4), rng.random(4))
+
+
+def chain_inputs(lib):
+    return _leaves(lib, np.random.default_rng(1).random(16))
+
+
+def big_inputs(dtype):
+    def make(lib):
+        return _leaves(lib, np.random.default_rng(2).random(2_000_000).astype(dtype))
+    return make
+
+
+# ------------------------------------------------------------------ mlp
+def mlp_step(lib, compiled=False):
+    weights, biases, x, y = mlp_data()
+    params = [lib.tensor(p, requires_grad=True) for pair in zip(weights, biases) for p in pair]
+    xt = lib.tensor(x)
+    picks = lib.tensor(y[:, None])
+
+    def loss_fn(xt, picks):
+        h = xt
+        for i in range(0, len(params), 2):
+            h = h @ params[i] + params[i + 1]
+            if i < len(params) - 2:
+                h = h.relu()
+        return -h.log_softmax(1).gather(1, picks).mean()
+    if compiled == "minigrad":
+        loss_fn = mg.compile(loss_fn)
+    elif compiled == "torch":
+        loss_fn = torch.compile(loss_fn)
+
+    def step():
+        loss_fn(xt, picks).backward()
+        with lib.no_grad():
+            for p in params:
+                p -= 0.01 * p.grad
+                p.grad = None
+    return step
+
+
+# ------------------------------------------------------------------ hvp
+def hvp_step(lib, compiled=False):
+    rng = np.random.default_rng(3)
+    w = lib.tensor(rng.standard_normal((64, 64)) * 0.1, requires_grad=True)
+    x, v = lib.tensor(rng.standard_normal(64)), lib.tensor(rng.standard_normal((64, 64)))
+
+    def f(w, x):
+        return (w @ x).tanh().pow(2).sum()
+    if compiled == "minigrad":
+        f = mg.compile(f)
+    grad = mg.autograd.grad if lib is mg else torch.autograd.grad
+
+    def step():
+        g, = grad([f(w, x)], [w], create_graph=True)
+        hv, = grad([(g * v).sum()], [w])
+        return hv
+    return step
+
+
+def compile_cost(repeats):
+    """Seconds to trace + generate the chain, in eager runs of it."""
+    eager = best_time(_steps(mg, _chain, chain_inputs), 20, repeats)
+    costs = []
+    for _ in range(repeats):
+        inputs = chain_inputs(mg)
+        fn = mg.compile(_chain)
+        start = time.perf_counter()
+        fn(*inputs).backward()
+        costs.append(time.perf_counter() - start)
+    return min(costs), min(costs) / eager
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--no-torch-compile", action="store_true",
+                        help="skip torch.compile (its first compile takes a while)")
+    options = parser.parse_args()
+    repeats = 3 if options.quick else 7
+    use_tc = torch is not None and not options.no_torch_compile
+    rows = [
+        ("simple", lambda c, lib: _steps(lib, _simple, simple_inputs, c), 2000, 0.3, "torch"),
+        ("chain", lambda c, lib: _steps(lib, _chain, chain_inputs, c), 30, 0.2, "torch"),
+        ("mlp", lambda c, lib: mlp_step(lib, c), 10, 1.0, "numpy"),
+        ("hvp", lambda c, lib: hvp_step(lib, c), 200, 1.0, "torch"),
+        ("big32", lambda c, lib: _steps(lib, _big, big_inputs(np.float32), c), 3, 1.0, "torch"),
+        ("big64", lambda c, lib: _steps(lib, _big, big_inputs(np.float64), c), 3, 1.0, "torch"),
+    ]
+    print(f"{'workload':8} {'compiled':>11} {'eager':>11} {'torch':>11} {'torch.cmp':>11} "
+          f"{'numpy':>11} | {'cmp/torch':>9} {'cmp/tc':>7} {'eager/torch':>11} {'cmp/numpy':>9}  target")
+    for name, make, iterations, target, against in rows:
+        compiled = best_time(make("minigrad", mg), iterations, repeats)
+        eager = best_time(make(False, mg), iterations, repeats)
+        torch_time = best_time(make(False, torch), iterations, repeats) if torch else float("nan")
+        tc = float("nan")
+        if use_tc and name != "hvp":
+            try:
+                tc = best_time(make("torch", torch), iterations, repeats)
+            except Exception as exc:  # noqa: BLE001 - torch.compile may be unavailable
+                print(f"  (torch.compile failed on {name}: {type(exc).__name__})")
+        numpy_time = best_time(mlp_numpy(), iterations, repeats) if name == "mlp" else float("nan")
+        baseline = numpy_time if against == "numpy" else torch_time
+        verdict = "ok" if compiled / baseline <= target else "MISSED"
+        print(f"{name:8} {compiled * 1e6:9.1f}us {eager * 1e6:9.1f}us {torch_time * 1e6:9.1f}us "
+              f"{tc * 1e6:9.1f}us {numpy_time * 1e6:9.1f}us | {compiled / torch_time:8.2f}x "
+              f"{compiled / tc:6.2f}x {eager / torch_time:10.2f}x {compiled / numpy_time:8.2f}x  "
+              f"<= {target}x {against}: {verdict}")
+    seconds, runs = compile_cost(repeats)
+    print(f"compiling the {CHAIN_OPS}-op chain: {seconds * 1e3:.1f} ms = {runs:.1f} eager runs "
+          f"(target < 20): {'ok' if runs < 20 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()
