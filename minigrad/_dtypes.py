@@ -222,3 +222,23 @@ def supported(array):
         raise TypeError(f"minigrad tensors hold numbers of the dtypes "
                         f"{', '.join(d._name for d in ALL)}; got an array of dtype {array.dtype}")
     return array
+
+
+def legacy_array(args, dtype=None):
+    """The array for ``Tensor(*args)``, torch's legacy constructor: no arguments is an empty
+    tensor, ints are a shape (zero-filled here; torch leaves it uninitialized), Python data
+    is converted to the default float dtype, and numpy arrays keep their dtype."""
+    if not args:
+        return np.empty((0,), numpy_dtype(dtype) or _default._numpy)
+    if all(isinstance(a, (builtins.int, np.integer)) and not isinstance(a, builtins.bool)
+           for a in args):
+        return np.zeros(tuple(args), numpy_dtype(dtype) or _default._numpy)
+    if len(args) > 1:
+        raise TypeError(f"Tensor() takes a shape (ints) or one piece of data, not "
+                        f"{', '.join(type(a).__name__ for a in args)}; use minigrad.tensor(data)")
+    data = args[0]
+    if dtype is None and not isinstance(data, (np.ndarray, np.generic)) \
+            and not hasattr(data, "__array__"):
+        dtype = _default  # Tensor([1, 2]) is float, as in torch
+    return array_from(data, dtype)
+

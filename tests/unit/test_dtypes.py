@@ -206,3 +206,16 @@ def test_the_float32_tutorial_script_runs_unchanged_and_matches_torch():
     np.testing.assert_allclose(ours[0].item(), theirs[0].item(), rtol=1e-5)
     np.testing.assert_allclose([p.item() for p in ours[1]], [p.item() for p in theirs[1]],
                                rtol=1e-4, atol=1e-6)
+
+
+def test_the_legacy_tensor_constructor_matches_torch():
+    torch = pytest.importorskip("torch")
+    for args in [(2, 3), (3,), ([1, 2],), ([1.5, 2.0],), ([True, False],), ((2, 3),), ()]:
+        ours, theirs = mg.Tensor(*args), torch.Tensor(*args)
+        assert ours.shape == tuple(theirs.shape), args
+        assert repr(ours.dtype) == repr(theirs.dtype).replace("torch", "minigrad"), args
+        if args and not all(isinstance(a, int) for a in args):
+            assert ours.tolist() == theirs.tolist()
+    assert mg.Tensor(np.zeros(2)).dtype is mg.float64  # numpy arrays keep their dtype (torch: float32)
+    with pytest.raises(TypeError, match="minigrad.tensor"):
+        mg.Tensor([1.0], 2)
