@@ -239,7 +239,7 @@ def div_default(self, other):
 
 def pow(self, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor"""
-    return quietly(np.power, self, exponent)
+    return pow_array(self, exponent)
 
 
 def maximum(self, other):

@@ -379,7 +379,7 @@ OPS = {
         'pow', 'pow(Tensor self, Tensor exponent) -> Tensor', 526,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('exponent', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
-        'quietly(np.power, self, exponent)',
+        'pow_array(self, exponent)',
         (CompileFormula('self', 'sum_to(pow_grad_self(grad, self, exponent), self.shape)', 'F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape)'), CompileFormula('exponent', 'sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)', 'F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape)'), ),
         (), False, '',
         False, 'PowBackward0'),

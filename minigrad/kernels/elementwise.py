@@ -26,6 +26,21 @@ def _same_float(out, *inputs):
     return np.asarray(out, dtype=want)
 
 
+def pow_array(self, exponent):
+    """``np.power``, with the exponents 2 and 3 as multiplications, as PyTorch computes
+    them (same bits): about 10x faster than ``np.power(x, 3)`` on large arrays."""
+    if type(exponent) in (int, float) and type(self) is np.ndarray and self.dtype.kind == "f":
+        if exponent == 2:
+            return quietly(np.multiply, self, self)
+        if exponent == 3:
+            return quietly(_cube, self)
+    return quietly(np.power, self, exponent)
+
+
+def _cube(x):
+    return x * x * x
+
+
 def erf_array(x):
     return _same_float(_sp.erf(x), x)
 
