@@ -288,3 +288,20 @@ def test_module_forward_compiles_with_parameters_captured():
     for got, p in zip(grads, model.parameters()):
         assert np.allclose(got, p.grad._data, rtol=1e-12)
     assert compiled_state(fast) == "compiled"
+
+
+def test_compile_explain_prints_guards_and_breaks(tmp_path, capsys):
+    from minigrad import compile_explain
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import minigrad\n"
+        "@minigrad.compile\n"
+        "def g(x):\n"
+        "    if x.sum() > 0:\n"
+        "        return x * 2\n"
+        "    return x\n"
+        "g(minigrad.tensor([1.0, 2.0], requires_grad=True))\n")
+    assert compile_explain.main(["--source", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "1 graph break(s)" in out
+    assert "script.py:4" in out and "bool(tensor)" in out
