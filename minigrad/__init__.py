@@ -19,6 +19,9 @@ from minigrad._dtypes import (  # noqa: F401
     int, int8, int16, int32, int64, is_complex, is_floating_point, long, set_default_dtype, short,
     uint8, uint16, uint32, uint64)
 from minigrad._device import device  # noqa: F401
+from minigrad._legacy_types import (  # noqa: F401
+    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
+    LongTensor, ShortTensor)
 from minigrad._switches import (  # noqa: F401
     are_deterministic_algorithms_enabled, get_float32_matmul_precision,
     is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision,

@@ -43,10 +43,12 @@ def to(tensor, *args, dtype=None, device=None, non_blocking=False, copy=False,
 
 
 def type_(tensor, dtype=None, non_blocking=False):
-    """``x.type()`` names the type ("minigrad.FloatTensor"); ``x.type(d)`` converts to ``d``,
-    a dtype or a name such as "minigrad.DoubleTensor" (or "torch.DoubleTensor")."""
+    """``x.type()`` names the type ("minigrad.FloatTensor"); ``x.type(d)`` converts to ``d``:
+    a dtype, a legacy type (``minigrad.DoubleTensor``) or its name ("torch.DoubleTensor")."""
     if dtype is None:
         return "minigrad." + _LEGACY.get(tensor._data.dtype.name, tensor._data.dtype.name)
     if isinstance(dtype, str) and dtype.rpartition(".")[2] in _BY_LEGACY:
         dtype = _BY_LEGACY[dtype.rpartition(".")[2]]
+    elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), _dtypes.dtype):
+        dtype = dtype.dtype  # a legacy type such as minigrad.DoubleTensor
     return to(tensor, _dtypes.as_dtype(dtype))

@@ -219,3 +219,20 @@ def test_the_legacy_tensor_constructor_matches_torch():
     assert mg.Tensor(np.zeros(2)).dtype is mg.float64  # numpy arrays keep their dtype (torch: float32)
     with pytest.raises(TypeError, match="minigrad.tensor"):
         mg.Tensor([1.0], 2)
+
+
+def test_legacy_tensor_types_match_torch():
+    torch = pytest.importorskip("torch")
+    for name in ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "ShortTensor",
+                 "CharTensor", "ByteTensor", "BoolTensor", "HalfTensor"]:
+        ours, theirs = getattr(mg, name), getattr(torch, name)
+        assert repr(ours) == repr(theirs).replace("torch", "minigrad")
+        assert repr(ours.dtype) == repr(theirs.dtype).replace("torch", "minigrad")
+        for args in [([1, 0],), (2, 3), ()]:
+            made, want = ours(*args), theirs(*args)
+            assert made.shape == tuple(want.shape) and made.dtype is ours.dtype
+        assert isinstance(ours([1]), ours) and isinstance(theirs([1]), theirs)
+        x, t = mg.tensor([1.5, 0.0]), torch.tensor([1.5, 0.0])
+        assert x.type(ours).tolist() == t.type(theirs).tolist()
+        assert x.type(ours).type() == t.type(theirs).type().replace("torch", "minigrad")
+    assert not isinstance(mg.zeros(2), mg.LongTensor)
