@@ -383,7 +383,21 @@ def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
     t._version_counter = [0] if version_counter is None else version_counter
     t._base = base
     t._extras = {"inference": True} if grad_mode.inference else None
+    if grad_fn is not None:
+        # What this output looks like, for the engine's check of the gradients flowing
+        # into it (PyTorch's InputMetadata): shape and dtype only, never the array.
+        if output_nr == 0:
+            grad_fn._output_meta = (array.shape, array.dtype)
+        else:
+            _record_output(grad_fn, output_nr, array)
     return t
+
+
+def _record_output(node, output_nr, array):
+    """Output ``output_nr`` > 0 of a node with several outputs (see ``_init``)."""
+    if node._more_output_metas is None:
+        node._more_output_metas = {}
+    node._more_output_metas[output_nr] = (array.shape, array.dtype)
 
 
 def _rebuild_tensor(cls, array, requires_grad):

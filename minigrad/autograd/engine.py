@@ -14,6 +14,8 @@ fine.  In a plain backward the gradients are numpy arrays; under
 import threading
 from heapq import heapify, heappop, heappush
 
+import numpy as np
+
 from minigrad.autograd import anomaly, grad_mode, leaks
 from minigrad.autograd.hooks import run_post_hooks, run_pre_hooks
 from minigrad.autograd.node import AccumulateGrad
@@ -72,6 +74,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     grad_inputs = _run_watched(node, grads, create_graph)
                 else:
                     grad_inputs = node.apply(grads, create_graph)
+                    if node._formulas is not None and check_generated:
+                        grad_inputs = check_formula_results(node, grad_inputs)
                 if not retain_graph:
                     node.release()
                 if len(grad_inputs) != len(node.next_functions):
@@ -148,9 +152,63 @@ def _run_watched(node, grads, create_graph):
         grad_inputs = anomaly.call_node(node, grads, create_graph)
     else:
         grad_inputs = node.apply(grads, create_graph)
+    if node._formulas is not None and check_generated:  # the formulas' results, before hooks
+        grad_inputs = check_formula_results(node, grad_inputs)
     if node._extras is not None:
         grad_inputs = run_post_hooks(node, grad_inputs, grads, create_graph)
     return grad_inputs
+
+
+# The engine checks every gradient a node generated from derivatives.yaml returns:
+# exactly the shape of the input it is for, and its dtype.  This is stricter than
+# PyTorch on purpose: PyTorch's validate_outputs quietly sums a broadcastable gradient
+# down to the input's shape, which would hide a formula that forgot its sum_to; the
+# registry exists to catch formula mistakes.  A dtype may be the input's or the op
+# result's (an op that promoted float32 and float64 gives float64 gradients): the
+# latter is cast to the input's dtype, as PyTorch does; any other dtype is a formula
+# mistake.  Custom Functions and hooks get PyTorch's own rules (autograd/function.py,
+# autograd/hooks.py).  Switched off only by tools/bench_validation.py, to measure
+# what the check costs.
+check_generated = True
+
+
+def check_formula_results(node, grad_inputs):
+    """``grad_inputs`` of a generated node, checked against its inputs (count, shape,
+    dtype) and cast where the op promoted; raises naming the formula's YAML line."""
+    edges = node.next_functions
+    if len(grad_inputs) != len(edges):
+        _wrong_count(node, grad_inputs)
+    for i, grad in enumerate(grad_inputs):
+        if grad is None:
+            continue
+        next_node, nr = edges[i]
+        meta = next_node.output_meta(nr) if next_node is not None else None
+        if meta is None:
+            continue
+        array = grad if type(grad) is np.ndarray else getattr(grad, "_data", grad)
+        shape, dtype = getattr(array, "shape", None), getattr(array, "dtype", None)
+        if shape != meta[0]:
+            _formula_error(node, i, "shape", _shape(shape), _shape(meta[0]))
+        if dtype != meta[1]:
+            result = node._output_meta
+            if result is None or dtype != result[1]:
+                _formula_error(node, i, "dtype", dtype, meta[1])
+            grad_inputs = list(grad_inputs)
+            grad_inputs[i] = grad.to(meta[1]) if grad is not array else array.astype(meta[1])
+    return grad_inputs
+
+
+def _shape(shape):
+    return tuple(shape) if shape is not None else "(no array)"
+
+
+def _formula_error(node, i, what, got, expected):
+    names = type(node)._input_names
+    name = names[i] if i < len(names) else names[-1]  # a Tensor[] input: one name, many edges
+    line = type(node)._yaml_lines.get(name, type(node)._yaml_line)
+    raise RuntimeError(
+        f"{node.name()} returned a gradient of {what} {got} for input `{name}` of {what} "
+        f"{expected} ({type(node)._yaml_path}:{line}: `{type(node)._formulas.get(name)}`)")
 
 
 def _wrong_count(node, grad_inputs):

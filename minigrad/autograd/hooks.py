@@ -60,8 +60,31 @@ def run_tensor_hooks(hooks, grad, create_graph):
     for fn in list(hooks.values()):
         new = fn(_as_tensor(grad))
         if new is not None:
-            grad = _like_engine(new, create_graph)
+            grad = _like_engine(_checked(fn, new, grad), create_graph)
     return grad
+
+
+_LEGACY_TYPE = {"float16": "HalfTensor", "float32": "FloatTensor", "float64": "DoubleTensor",
+                "int8": "CharTensor", "int16": "ShortTensor", "int32": "IntTensor",
+                "int64": "LongTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+def _checked(fn, new, old):
+    """A hook's replacement gradient: a Tensor of the old one's size and dtype, or
+    PyTorch's error (check_single_result in torch/csrc/autograd/python_hook.cpp)."""
+    if not isinstance(new, _tensor.Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if old is None:
+        return new
+    old_array = old._data if isinstance(old, _tensor.Tensor) else old
+    name = getattr(fn, "__name__", type(fn).__name__)
+    if new._data.shape != old_array.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    if new._data.dtype != old_array.dtype:
+        was, got = (_LEGACY_TYPE.get(d.name, d.name) for d in (old_array.dtype, new._data.dtype))
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was torch.{was} got torch.{got})")
+    return new
 
 
 def run_pre_hooks(node, grads, create_graph):
@@ -84,8 +107,17 @@ def run_pre_hooks(node, grads, create_graph):
         for fn in list(pre.values()):
             new = fn(tuple(_as_tensor(g) for g in grads))
             if new is not None:
-                grads[:] = [_like_engine(g, create_graph) for g in new]
+                _check_count(fn, new, grads)
+                grads[:] = [_like_engine(g if g is None else _checked(fn, g, old), create_graph)
+                            for g, old in zip(new, grads)]
     return grads
+
+
+def _check_count(fn, new, old):
+    if len(new) != len(old):
+        name = getattr(fn, "__name__", type(fn).__name__)
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values "
+                           f"(got {len(new)}, but expected {len(old)})")
 
 
 def run_post_hooks(node, grad_inputs, grads, create_graph):
@@ -95,7 +127,9 @@ def run_post_hooks(node, grad_inputs, grads, create_graph):
     for fn in list(post.values()):
         new = fn(tuple(_as_tensor(g) for g in grad_inputs), tuple(_as_tensor(g) for g in grads))
         if new is not None:
-            grad_inputs = tuple(_like_engine(g, create_graph) for g in new)
+            _check_count(fn, new, grad_inputs)
+            grad_inputs = tuple(_like_engine(g if g is None else _checked(fn, g, old), create_graph)
+                                for g, old in zip(new, grad_inputs))
     return grad_inputs
 
 

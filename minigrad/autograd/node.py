@@ -32,12 +32,15 @@ class Node:
     """
 
     __slots__ = ("next_functions", "_sequence_nr", "_released", "_consumed", "_extras",
-                 "__weakref__")
+                 "_output_meta", "_more_output_metas", "__weakref__")
 
     #: names of the slots that hold saved values, set by generated subclasses
     _saved_slots = ()
     #: how many outputs the op has (gradient buffer size)
     num_outputs = 1
+    #: input name -> formula text: set on nodes generated from derivatives.yaml only
+    #: (the engine checks exactly the gradients those return; see output_meta)
+    _formulas = None
 
     def __init__(self, next_functions=()):
         self.next_functions = next_functions
@@ -45,11 +48,20 @@ class Node:
         self._released = False
         self._consumed = 0  # number of the backward that first ran it (leak check)
         self._extras = None
+        self._output_meta = self._more_output_metas = None  # set by Tensor's _init
         if _anomaly.enabled:
             _anomaly.record(self)  # the forward stack, for errors in this node's backward
 
     def name(self):
         return type(self).__name__
+
+    def output_meta(self, output_nr):
+        """``(shape, numpy dtype)`` of this node's output ``output_nr``, or None if unknown.
+
+        A gradient flowing into this node for that output must look like this."""
+        if output_nr == 0:
+            return self._output_meta
+        return None if self._more_output_metas is None else self._more_output_metas.get(output_nr)
 
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
@@ -123,6 +135,10 @@ class AccumulateGrad(Node):
         # Leaves take their gradient as soon as it is ready; numbers stay unique (the
         # engine's heap never compares two nodes).
         self._sequence_nr = _ACCUMULATE_FIRST + self._sequence_nr
+
+    def output_meta(self, output_nr):
+        data = self.variable._data
+        return (data.shape, data.dtype)
 
     def leaf_hooks(self, grads, create_graph):
         """The leaf tensor's own hooks (``register_hook`` on a leaf) applied to ``grads``."""

@@ -90,7 +90,8 @@ def spread_to_extrema(grad, x, result, dim):
     F = ops_for(grad)
     shape = x.shape
     mask = x == unreduce(result, shape, dim)
-    count = F.sum(mask * 1.0, dim, True) if dim is not None else F.sum(mask * 1.0)
+    ones = F._to_copy(mask, grad.dtype)  # in grad's dtype: bool * 1.0 would be float64
+    count = F.sum(ones, dim, True) if dim is not None else F.sum(ones)
     return unreduce(grad, shape, dim) * mask / unreduce(count, shape, dim)
 
 

@@ -1,0 +1,195 @@
+"""The engine checks what nodes return (issue 11).
+
+Generated nodes (derivatives.yaml): exactly the input's shape, the input's dtype (or
+the op result's, cast as PyTorch casts), one gradient per input; the error names the
+node, the input and the formula's YAML line.  Stricter than PyTorch on purpose.
+Custom Functions and hooks: PyTorch's own rules and messages.
+"""
+import re
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad._generated import nodes
+
+
+def _forgets_sum_to(self, grads, create_graph):
+    grad = grads[0]
+    return (grad * 1.0, grad * 1.0)  # as if the YAML said `other: grad * self`
+
+
+def test_a_formula_without_sum_to_is_named_with_its_yaml_line(monkeypatch):
+    monkeypatch.setattr(nodes.MulBackward0, "apply", _forgets_sum_to)
+    a, b = mg.ones(3, 4, requires_grad=True), mg.ones(4, requires_grad=True)
+    line = nodes.MulBackward0._yaml_lines["other"]
+    formula = nodes.MulBackward0._formulas["other"]
+    expected = (f"MulBackward0 returned a gradient of shape (3, 4) for input `other` of shape "
+                f"(4,) (derivatives.yaml:{line}: `{formula}`)")
+    with pytest.raises(RuntimeError, match=re.escape(expected)):
+        (a * b).sum().backward()
+    assert b.grad is None  # never summed silently
+
+
+def test_the_check_also_runs_under_create_graph(monkeypatch):
+    monkeypatch.setattr(nodes.MulBackward0, "apply", _forgets_sum_to)
+    a, b = mg.ones(3, 4, requires_grad=True), mg.ones(4, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"MulBackward0 returned a gradient of shape \(3, 4\)"):
+        mg.autograd.grad((a * b).sum(), [a, b], create_graph=True)
+
+
+def test_a_wrong_dtype_is_refused(monkeypatch):
+    def float64_grad(self, grads, create_graph):
+        return (np.asarray(grads[0], dtype=np.float64),)
+    monkeypatch.setattr(nodes.ExpBackward0, "apply", float64_grad)
+    x = mg.ones(3, requires_grad=True)  # float32
+    with pytest.raises(RuntimeError, match=r"ExpBackward0 returned a gradient of dtype float64 "
+                                           r"for input `self` of dtype float32 \(derivatives.yaml:"):
+        x.exp().sum().backward()
+
+
+def test_a_wrong_count_is_refused(monkeypatch):
+    monkeypatch.setattr(nodes.ExpBackward0, "apply", lambda self, grads, cg: (grads[0], grads[0]))
+    x = mg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="ExpBackward0 returned 2 gradients for 1 inputs"):
+        x.exp().sum().backward()
+
+
+def test_the_check_applies_to_inner_nodes_not_only_leaves(monkeypatch):
+    monkeypatch.setattr(nodes.MulBackward0, "apply", _forgets_sum_to)
+    a = mg.ones(3, 4, requires_grad=True)
+    b = mg.ones(4, requires_grad=True) * 2  # not a leaf: the gradient flows into MulBackward0
+    with pytest.raises(RuntimeError, match=r"for input `other` of shape \(4,\)"):
+        (a * b).sum().backward()
+
+
+def test_promoted_dtypes_are_cast_to_the_input_as_torch_does():
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (mg, torch):
+        a = lib.tensor([1.0, 2.0], dtype=lib.float32, requires_grad=True)
+        b = lib.tensor([3.0, 4.0], dtype=lib.float64, requires_grad=True)
+        h = a * 1.0  # an inner node that receives the float64 gradient
+        (h * b).sum().backward()
+        results.append((str(a.grad.dtype).split(".")[-1], a.grad.tolist(), b.grad.tolist()))
+    assert results[0] == results[1]
+
+
+def test_clamp_with_broadcast_tensor_bounds_matches_torch():
+    torch = pytest.importorskip("torch")
+    values = np.array([[-2.0, 0.5, 3.0], [1.0, -1.0, 2.5]])
+    grads = []
+    for lib in (mg, torch):
+        x = lib.tensor(values, requires_grad=True)
+        lo = lib.tensor([[-1.0, 0.0, 0.0]], dtype=lib.float64, requires_grad=True)
+        hi = lib.tensor([2.0], dtype=lib.float64, requires_grad=True)
+        lib.clamp(x, lo, hi).sum().backward()
+        grads.append([t.grad.detach().numpy().tolist() for t in (x, lo, hi)])
+    assert grads[0] == grads[1]
+
+
+# ------------------------------------------------------------ custom Functions
+def _function(lib, backward_result):
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return backward_result(lib)
+    return Double
+
+
+@pytest.mark.parametrize("make", [  # what backward returns for a (3,) float32 input
+    lambda lib: lib.ones(2, 3, dtype=lib.float64),   # broadcastable: summed, cast
+    lambda lib: lib.ones(1, 3),                      # a leading 1: summed away
+])
+def test_custom_function_gradient_is_summed_and_cast_as_torch(make):
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (mg, torch):
+        x = lib.ones(3, requires_grad=True)
+        _function(lib, make).apply(x).sum().backward()
+        grads.append((str(x.grad.dtype).split(".")[-1], x.grad.tolist()))
+    assert grads[0] == grads[1]
+
+
+def test_custom_function_incompatible_gradient_raises_torchs_error():
+    torch = pytest.importorskip("torch")
+    messages = []
+    for lib in (mg, torch):
+        x = lib.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError) as info:
+            _function(lib, lambda L: L.ones(5)).apply(x).sum().backward()
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+    assert "returned an invalid gradient at index 0 - got [5] but expected shape " \
+           "compatible with [3]" in messages[0]
+
+
+# ------------------------------------------------------------------- hooks
+def _tensor_hook(lib, returned):
+    x = lib.ones(3, requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: returned(lib, g))
+    y.sum().backward()
+
+
+def _leaf_hook(lib, returned):
+    x = lib.ones(3, requires_grad=True)
+    x.register_hook(lambda g: returned(lib, g))
+    (x * 2).sum().backward()
+
+
+def _node_prehook(lib, returned):
+    x = lib.ones(3, requires_grad=True)
+    y = x * 2
+    y.grad_fn.register_prehook(lambda grads: (returned(lib, grads[0]),))
+    y.sum().backward()
+
+
+def _node_posthook(lib, returned):
+    x = lib.ones(3, requires_grad=True)
+    y = x.exp()
+    y.grad_fn.register_hook(lambda grad_inputs, grads: (returned(lib, grad_inputs[0]),))
+    y.sum().backward()
+
+
+@pytest.mark.parametrize("where", [_tensor_hook, _leaf_hook, _node_prehook, _node_posthook])
+@pytest.mark.parametrize("returned", [
+    lambda lib, g: lib.ones(4),
+    lambda lib, g: lib.ones(1),
+    lambda lib, g: lib.ones(3, 1),
+    lambda lib, g: g.double(),
+    lambda lib, g: 3.0,
+], ids=["bigger", "size-1", "more-dims", "dtype", "not-a-tensor"])
+def test_hooks_that_change_the_gradient_raise_torchs_error(where, returned):
+    torch = pytest.importorskip("torch")
+    errors = []
+    for lib in (mg, torch):
+        with pytest.raises((RuntimeError, TypeError)) as info:
+            where(lib, returned)
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]
+
+
+def test_a_post_hook_with_the_wrong_count_raises_torchs_error():
+    torch = pytest.importorskip("torch")
+    errors = []
+    for lib in (mg, torch):
+        x = lib.ones(3, requires_grad=True)
+        y = x * x
+        y.grad_fn.register_hook(lambda grad_inputs, grads: grad_inputs[:1])
+        with pytest.raises(RuntimeError) as info:
+            y.sum().backward()
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
+def test_hooks_that_keep_size_and_dtype_still_replace_the_gradient():
+    x = mg.ones(3, requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    assert x.grad.tolist() == [20.0, 20.0, 20.0]
