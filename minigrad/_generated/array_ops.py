@@ -254,7 +254,7 @@ def minimum(self, other):
 
 def where(condition, self, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor"""
-    return np.where(condition, self, other)
+    return where_array(condition, self, other)
 
 
 def clamp_default(self, min=None, max=None):

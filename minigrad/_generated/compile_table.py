@@ -403,7 +403,7 @@ OPS = {
         'where', 'where(Tensor condition, Tensor self, Tensor other) -> Tensor', 566,
         (CompileArg('condition', 'Tensor', None, False, False), CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
-        'np.where(condition, self, other)',
+        'where_array(condition, self, other)',
         (CompileFormula('self', 'sum_to(where(condition, grad, 0.0), self.shape)', 'F.sum_to(F.where(condition, grad, 0.0), self._saved_self_shape)'), CompileFormula('other', 'sum_to(where(condition, 0.0, grad), other.shape)', 'F.sum_to(F.where(condition, 0.0, grad), self._saved_other_shape)'), ),
         ('condition',), False, '',
         False, 'WhereBackward0'),

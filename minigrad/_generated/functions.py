@@ -11,6 +11,7 @@ from collections import namedtuple
 from minigrad._dispatch import dispatch
 from minigrad.autograd import grad_mode
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
+from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.saved import save
 from minigrad.autograd.support import (data_of, dtype_of, ndim_of, output_meta,
                                        shape_of, wrap, wrap_view)
@@ -65,7 +66,10 @@ def sum_to_size(input, size):
         self: expand(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.sum_to_size(data_of(self), size)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.sum_to_size(data_of(self), size)
+    except ValueError as exc:
+        raise translate(exc, "sum_to_size", data_of(self), size) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -86,7 +90,10 @@ def _to_copy(input, dtype):
         self: _to_copy(grad, self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops._to_copy(data_of(self), dtype)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops._to_copy(data_of(self), dtype)
+    except ValueError as exc:
+        raise translate(exc, "_to_copy", data_of(self), dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -107,7 +114,10 @@ def _fill(input, value):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops._fill(data_of(self), value)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops._fill(data_of(self), value)
+    except ValueError as exc:
+        raise translate(exc, "_fill", data_of(self), value) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -126,7 +136,10 @@ def _copy_from(input, src):
         src: sum_to(grad, src.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops._copy_from(data_of(self), data_of(src))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops._copy_from(data_of(self), data_of(src))
+    except ValueError as exc:
+        raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -148,7 +161,10 @@ def clone(input):
         self: grad
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.clone(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.clone(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "clone", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -166,7 +182,10 @@ def neg(input):
         self: neg(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.neg(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.neg(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "neg", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -184,7 +203,10 @@ def exp(input):
         self: grad * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.exp(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.exp(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "exp", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -205,7 +227,10 @@ def log(input):
         self: grad / self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.log(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.log(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "log", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -226,7 +251,10 @@ def sqrt(input):
         self: grad / (2 * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.sqrt(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.sqrt(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "sqrt", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -247,7 +275,10 @@ def sin(input):
         self: grad * cos(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.sin(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.sin(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "sin", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -268,7 +299,10 @@ def cos(input):
         self: -(grad * sin(self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.cos(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.cos(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "cos", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -289,7 +323,10 @@ def tanh(input):
         self: grad * (1 - result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.tanh(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.tanh(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "tanh", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -310,7 +347,10 @@ def sigmoid(input):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.sigmoid(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.sigmoid(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "sigmoid", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -331,7 +371,10 @@ def abs(input):
         self: grad * sign(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.abs(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.abs(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "abs", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -352,7 +395,10 @@ def sign(input):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.sign(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.sign(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "sign", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -370,7 +416,10 @@ def exp2(input):
         self: grad * result * 0.6931471805599453
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.exp2(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.exp2(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "exp2", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -391,7 +440,10 @@ def expm1(input):
         self: grad * (result + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.expm1(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.expm1(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "expm1", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -412,7 +464,10 @@ def log2(input):
         self: grad / (self * 0.6931471805599453)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.log2(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.log2(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "log2", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -433,7 +488,10 @@ def log10(input):
         self: grad / (self * 2.302585092994046)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.log10(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.log10(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "log10", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -454,7 +512,10 @@ def log1p(input):
         self: grad / (self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.log1p(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.log1p(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "log1p", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -475,7 +536,10 @@ def rsqrt(input):
         self: -0.5 * grad * result * result * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.rsqrt(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.rsqrt(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "rsqrt", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -496,7 +560,10 @@ def square(input):
         self: grad * 2 * self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.square(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.square(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "square", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -517,7 +584,10 @@ def reciprocal(input):
         self: -grad * result * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.reciprocal(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.reciprocal(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "reciprocal", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -538,7 +608,10 @@ def tan(input):
         self: grad * (1 + result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.tan(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.tan(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "tan", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -559,7 +632,10 @@ def asin(input):
         self: grad / sqrt(1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.asin(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.asin(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "asin", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -580,7 +656,10 @@ def acos(input):
         self: -grad / sqrt(1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.acos(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.acos(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "acos", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -601,7 +680,10 @@ def atan(input):
         self: grad / (self * self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.atan(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.atan(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "atan", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -622,7 +704,10 @@ def sinh(input):
         self: grad * cosh(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.sinh(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.sinh(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "sinh", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -643,7 +728,10 @@ def cosh(input):
         self: grad * sinh(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.cosh(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.cosh(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "cosh", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -664,7 +752,10 @@ def asinh(input):
         self: grad / sqrt(self * self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.asinh(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.asinh(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "asinh", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -685,7 +776,10 @@ def acosh(input):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.acosh(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.acosh(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "acosh", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -706,7 +800,10 @@ def atanh(input):
         self: grad / (1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.atanh(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.atanh(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "atanh", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -727,7 +824,10 @@ def floor(input):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.floor(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.floor(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "floor", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -745,7 +845,10 @@ def ceil(input):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.ceil(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.ceil(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "ceil", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -763,7 +866,10 @@ def round(input, *, decimals=0):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.round(data_of(self), decimals=decimals)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.round(data_of(self), decimals=decimals)
+    except ValueError as exc:
+        raise translate(exc, "round", data_of(self), decimals=decimals) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -781,7 +887,10 @@ def trunc(input):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.trunc(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.trunc(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "trunc", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -799,7 +908,10 @@ def fix(input):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.fix(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.fix(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "fix", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -817,7 +929,10 @@ def frac(input):
         self: grad
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.frac(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.frac(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "frac", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -835,7 +950,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         self: grad * finite_mask(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
+    except ValueError as exc:
+        raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -856,7 +974,10 @@ def deg2rad(input):
         self: grad * 0.017453292519943295
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.deg2rad(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.deg2rad(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "deg2rad", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -874,7 +995,10 @@ def rad2deg(input):
         self: grad * 57.29577951308232
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.rad2deg(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.rad2deg(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "rad2deg", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -893,7 +1017,10 @@ def add(input, other, *, alpha=1):
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
+    except ValueError as exc:
+        raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -920,7 +1047,10 @@ def sub(input, other, *, alpha=1):
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
+    except ValueError as exc:
+        raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -947,7 +1077,10 @@ def mul(input, other):
         other: sum_to(grad * self, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.mul(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.mul(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "mul", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -975,7 +1108,10 @@ def div_default(input, other):
         other: sum_to(-grad * self / (other * other), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.div_default(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.div_default(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "div", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1004,7 +1140,10 @@ def pow(input, exponent):
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.pow(data_of(self), data_of(exponent))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.pow(data_of(self), data_of(exponent))
+    except ValueError as exc:
+        raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1035,7 +1174,10 @@ def maximum(input, other):
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.maximum(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.maximum(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "maximum", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1064,7 +1206,10 @@ def minimum(input, other):
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.minimum(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.minimum(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "minimum", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1094,7 +1239,10 @@ def where(condition, input, other):
         condition: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.where(data_of(condition), data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.where(data_of(condition), data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1121,7 +1269,10 @@ def clamp_default(input, min=None, max=None):
         self: masked(grad, clamp_mask(self, min, max))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.clamp_default(data_of(self), min, max)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.clamp_default(data_of(self), min, max)
+    except ValueError as exc:
+        raise translate(exc, "clamp", data_of(self), min, max) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1146,7 +1297,10 @@ def clamp_Tensor(input, min=None, max=None):
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
+    except ValueError as exc:
+        raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1179,7 +1333,10 @@ def clip_default(input, min=None, max=None):
         self: masked(grad, clamp_mask(self, min, max))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.clip_default(data_of(self), min, max)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.clip_default(data_of(self), min, max)
+    except ValueError as exc:
+        raise translate(exc, "clip", data_of(self), min, max) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1204,7 +1361,10 @@ def clip_Tensor(input, min=None, max=None):
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
+    except ValueError as exc:
+        raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1238,7 +1398,10 @@ def div_Tensor_mode(input, other, *, rounding_mode):
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
+    except ValueError as exc:
+        raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1268,7 +1431,10 @@ def floor_divide(input, other):
         other: zeros_shaped(grad, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.floor_divide(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.floor_divide(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1294,7 +1460,10 @@ def remainder(input, other):
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.remainder(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.remainder(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "remainder", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1322,7 +1491,10 @@ def fmod(input, other):
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.fmod(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.fmod(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "fmod", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1350,7 +1522,10 @@ def float_power(input, exponent):
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.float_power(data_of(self), data_of(exponent))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.float_power(data_of(self), data_of(exponent))
+    except ValueError as exc:
+        raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1383,7 +1558,10 @@ def fmax(input, other):
         other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.fmax(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.fmax(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "fmax", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1412,7 +1590,10 @@ def fmin(input, other):
         other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.fmin(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.fmin(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "fmin", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1441,7 +1622,10 @@ def atan2(input, other):
         other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.atan2(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.atan2(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "atan2", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1470,7 +1654,10 @@ def hypot(input, other):
         other: sum_to(grad * other / result, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.hypot(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.hypot(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "hypot", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1502,7 +1689,10 @@ def logaddexp(input, other):
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.logaddexp(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.logaddexp(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1531,7 +1721,10 @@ def logaddexp2(input, other):
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.logaddexp2(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.logaddexp2(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1560,7 +1753,10 @@ def copysign(input, other):
         other: zeros_shaped(grad, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.copysign(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.copysign(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "copysign", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1589,7 +1785,10 @@ def xlogy(input, other):
         other: sum_to(grad * self / other, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.xlogy(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.xlogy(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1618,7 +1817,10 @@ def lerp_Scalar(input, end, weight):
         end: sum_to(grad * weight, end.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
+    except ValueError as exc:
+        raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1646,7 +1848,10 @@ def lerp_Tensor(input, end, weight):
         weight: sum_to(grad * (end - self), weight.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
+    except ValueError as exc:
+        raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1681,7 +1886,10 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
+    except ValueError as exc:
+        raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1715,7 +1923,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
+    except ValueError as exc:
+        raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1748,7 +1959,10 @@ def logit(input, eps=None):
         self: logit_grad(grad, self, eps)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.logit(data_of(self), eps)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.logit(data_of(self), eps)
+    except ValueError as exc:
+        raise translate(exc, "logit", data_of(self), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1770,7 +1984,10 @@ def erf(input):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.erf(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.erf(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "erf", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1791,7 +2008,10 @@ def erfc(input):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.erfc(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.erfc(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "erfc", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1812,7 +2032,10 @@ def erfinv(input):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.erfinv(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.erfinv(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "erfinv", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1833,7 +2056,10 @@ def lgamma(input):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.lgamma(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.lgamma(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "lgamma", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1854,7 +2080,10 @@ def digamma(input):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.digamma(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.digamma(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "digamma", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1875,7 +2104,10 @@ def polygamma(n, input):
         self: grad * polygamma(n + 1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.polygamma(n, data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.polygamma(n, data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "polygamma", n, data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1897,7 +2129,10 @@ def special_gammaln(input):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.special_gammaln(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.special_gammaln(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "special_gammaln", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1918,7 +2153,10 @@ def special_psi(input):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.special_psi(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.special_psi(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "special_psi", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1939,7 +2177,10 @@ def special_expit(input):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.special_expit(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.special_expit(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "special_expit", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1960,7 +2201,10 @@ def sinc(input):
         self: sinc_grad(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.sinc(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.sinc(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "sinc", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1981,7 +2225,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
+    except ValueError as exc:
+        raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2004,7 +2251,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
+    except ValueError as exc:
+        raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2027,7 +2277,10 @@ def amax(input, dim=None, keepdim=False):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.amax(data_of(self), dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.amax(data_of(self), dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "amax", data_of(self), dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2051,7 +2304,10 @@ def amin(input, dim=None, keepdim=False):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.amin(data_of(self), dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.amin(data_of(self), dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "amin", data_of(self), dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2075,7 +2331,10 @@ def max_dim(input, dim, keepdim=False):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "max", data_of(self), dim, keepdim) from None
     if not grad_mode.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -2102,7 +2361,10 @@ def max_default(input):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.max_default(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.max_default(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "max", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2125,7 +2387,10 @@ def min_dim(input, dim, keepdim=False):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "min", data_of(self), dim, keepdim) from None
     if not grad_mode.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -2152,7 +2417,10 @@ def min_default(input):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.min_default(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.min_default(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "min", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2176,7 +2444,10 @@ def max_other(input, other):
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.max_other(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.max_other(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "max", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2205,7 +2476,10 @@ def min_other(input, other):
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.min_other(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.min_other(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "min", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2233,7 +2507,10 @@ def logsumexp(input, dim, keepdim=False):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.logsumexp(data_of(self), dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.logsumexp(data_of(self), dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2258,7 +2535,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
+    except ValueError as exc:
+        raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2284,7 +2564,10 @@ def cumsum(input, dim, *, dtype=None):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
+    except ValueError as exc:
+        raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2306,7 +2589,10 @@ def cumprod(input, dim, *, dtype=None):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
+    except ValueError as exc:
+        raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2331,7 +2617,10 @@ def logcumsumexp(input, dim):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.logcumsumexp(data_of(self), dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.logcumsumexp(data_of(self), dim)
+    except ValueError as exc:
+        raise translate(exc, "logcumsumexp", data_of(self), dim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2355,7 +2644,10 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
+    except ValueError as exc:
+        raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2379,7 +2671,10 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
+    except ValueError as exc:
+        raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2405,7 +2700,10 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2429,7 +2727,10 @@ def var_unbiased(input, unbiased=True):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.var_unbiased(data_of(self), unbiased)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.var_unbiased(data_of(self), unbiased)
+    except ValueError as exc:
+        raise translate(exc, "var", data_of(self), unbiased) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2451,7 +2752,10 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2477,7 +2781,10 @@ def std_unbiased(input, unbiased=True):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.std_unbiased(data_of(self), unbiased)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.std_unbiased(data_of(self), unbiased)
+    except ValueError as exc:
+        raise translate(exc, "std", data_of(self), unbiased) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2501,7 +2808,10 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
+    except ValueError as exc:
+        raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if not grad_mode.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     self_edge = edge_of(self)
@@ -2528,7 +2838,10 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
+    except ValueError as exc:
+        raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if not grad_mode.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     self_edge = edge_of(self)
@@ -2557,7 +2870,10 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
+    except ValueError as exc:
+        raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2580,7 +2896,10 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
+    except ValueError as exc:
+        raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2603,7 +2922,10 @@ def median_dim(input, dim, keepdim=False):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "median", data_of(self), dim, keepdim) from None
     if not grad_mode.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -2630,7 +2952,10 @@ def median_default(input):
         self: evenly_distribute(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.median_default(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.median_default(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "median", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2653,7 +2978,10 @@ def cummax(input, dim):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    values_out, indices_out = array_ops.cummax(data_of(self), dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        values_out, indices_out = array_ops.cummax(data_of(self), dim)
+    except ValueError as exc:
+        raise translate(exc, "cummax", data_of(self), dim) from None
     if not grad_mode.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -2678,7 +3006,10 @@ def cummin(input, dim):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    values_out, indices_out = array_ops.cummin(data_of(self), dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        values_out, indices_out = array_ops.cummin(data_of(self), dim)
+    except ValueError as exc:
+        raise translate(exc, "cummin", data_of(self), dim) from None
     if not grad_mode.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -2703,7 +3034,10 @@ def aminmax(input, *, dim=None, keepdim=False):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
+    except ValueError as exc:
+        raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
     if not grad_mode.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     self_edge = edge_of(self)
@@ -2730,7 +3064,10 @@ def argmax(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.argmax(data_of(self), dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.argmax(data_of(self), dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "argmax", data_of(self), dim, keepdim) from None
     return wrap(out)
 
 
@@ -2741,7 +3078,10 @@ def argmin(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.argmin(data_of(self), dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.argmin(data_of(self), dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "argmin", data_of(self), dim, keepdim) from None
     return wrap(out)
 
 
@@ -2752,7 +3092,10 @@ def any(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.any(data_of(self), dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.any(data_of(self), dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "any", data_of(self), dim, keepdim) from None
     return wrap(out)
 
 
@@ -2763,7 +3106,10 @@ def all(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.all(data_of(self), dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.all(data_of(self), dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "all", data_of(self), dim, keepdim) from None
     return wrap(out)
 
 
@@ -2774,7 +3120,10 @@ def count_nonzero(input, dim=None):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.count_nonzero(data_of(self), dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.count_nonzero(data_of(self), dim)
+    except ValueError as exc:
+        raise translate(exc, "count_nonzero", data_of(self), dim) from None
     return wrap(out)
 
 
@@ -2785,7 +3134,10 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
+    except ValueError as exc:
+        raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
     if not grad_mode.enabled:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -2810,7 +3162,10 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.argsort(data_of(self), dim, descending, stable=stable)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.argsort(data_of(self), dim, descending, stable=stable)
+    except ValueError as exc:
+        raise translate(exc, "argsort", data_of(self), dim, descending, stable=stable) from None
     return wrap(out)
 
 
@@ -2821,7 +3176,10 @@ def msort(input):
         self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.msort(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.msort(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "msort", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2843,7 +3201,10 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
+    except ValueError as exc:
+        raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
     if not grad_mode.enabled:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -2868,7 +3229,10 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
     if not grad_mode.enabled:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -2895,7 +3259,10 @@ def reshape(input, shape):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.reshape(data_of(self), shape)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.reshape(data_of(self), shape)
+    except ValueError as exc:
+        raise translate(exc, "reshape", data_of(self), shape) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -2916,7 +3283,10 @@ def transpose(input, dim0, dim1):
         self: transpose(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.transpose(data_of(self), dim0, dim1)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.transpose(data_of(self), dim0, dim1)
+    except ValueError as exc:
+        raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -2936,7 +3306,10 @@ def permute(input, dims):
         self: permute(grad, inverse_permutation(dims))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.permute(data_of(self), dims)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.permute(data_of(self), dims)
+    except ValueError as exc:
+        raise translate(exc, "permute", data_of(self), dims) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -2955,7 +3328,10 @@ def expand(input, size):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.expand(data_of(self), size)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.expand(data_of(self), size)
+    except ValueError as exc:
+        raise translate(exc, "expand", data_of(self), size) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -2976,7 +3352,10 @@ def squeeze(input, dim=None):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.squeeze(data_of(self), dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.squeeze(data_of(self), dim)
+    except ValueError as exc:
+        raise translate(exc, "squeeze", data_of(self), dim) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -2997,7 +3376,10 @@ def unsqueeze(input, dim):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.unsqueeze(data_of(self), dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.unsqueeze(data_of(self), dim)
+    except ValueError as exc:
+        raise translate(exc, "unsqueeze", data_of(self), dim) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3018,7 +3400,10 @@ def view(input, size):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.view(data_of(self), size)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.view(data_of(self), size)
+    except ValueError as exc:
+        raise translate(exc, "view", data_of(self), size) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3039,7 +3424,10 @@ def flatten(input, start_dim=0, end_dim=-1):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.flatten(data_of(self), start_dim, end_dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.flatten(data_of(self), start_dim, end_dim)
+    except ValueError as exc:
+        raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3060,7 +3448,10 @@ def unflatten(input, dim, sizes):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.unflatten(data_of(self), dim, sizes)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.unflatten(data_of(self), dim, sizes)
+    except ValueError as exc:
+        raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3081,7 +3472,10 @@ def swapaxes(input, axis0, axis1):
         self: swapaxes(grad, axis0, axis1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.swapaxes(data_of(self), axis0, axis1)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.swapaxes(data_of(self), axis0, axis1)
+    except ValueError as exc:
+        raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3101,7 +3495,10 @@ def swapdims(input, dim0, dim1):
         self: swapdims(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.swapdims(data_of(self), dim0, dim1)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.swapdims(data_of(self), dim0, dim1)
+    except ValueError as exc:
+        raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3121,7 +3518,10 @@ def movedim(input, source, destination):
         self: movedim(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.movedim(data_of(self), source, destination)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.movedim(data_of(self), source, destination)
+    except ValueError as exc:
+        raise translate(exc, "movedim", data_of(self), source, destination) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3141,7 +3541,10 @@ def moveaxis(input, source, destination):
         self: moveaxis(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.moveaxis(data_of(self), source, destination)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.moveaxis(data_of(self), source, destination)
+    except ValueError as exc:
+        raise translate(exc, "moveaxis", data_of(self), source, destination) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3161,7 +3564,10 @@ def t(input):
         self: t(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.t(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.t(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "t", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3180,7 +3586,10 @@ def expand_as(input, other):
         other: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.expand_as(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.expand_as(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3201,7 +3610,10 @@ def broadcast_to(input, size):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.broadcast_to(data_of(self), size)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.broadcast_to(data_of(self), size)
+    except ValueError as exc:
+        raise translate(exc, "broadcast_to", data_of(self), size) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3222,7 +3634,10 @@ def narrow(input, dim, start, length):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.narrow(data_of(self), dim, start, length)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.narrow(data_of(self), dim, start, length)
+    except ValueError as exc:
+        raise translate(exc, "narrow", data_of(self), dim, start, length) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3246,7 +3661,10 @@ def select(input, dim, index):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.select(data_of(self), dim, index)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.select(data_of(self), dim, index)
+    except ValueError as exc:
+        raise translate(exc, "select", data_of(self), dim, index) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3270,7 +3688,10 @@ def view_as(input, other):
         other: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.view_as(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.view_as(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "view_as", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3292,7 +3713,10 @@ def reshape_as(input, other):
         other: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.reshape_as(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.reshape_as(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3313,7 +3737,10 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
+    except ValueError as exc:
+        raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3337,7 +3764,10 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
+    except ValueError as exc:
+        raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3357,7 +3787,10 @@ def cat(tensors, dim=0):
     Derivatives (derivatives.yaml:1534):
         tensors: split_like(grad, dim, tensors.shape)
     """
-    out = array_ops.cat([data_of(t) for t in tensors], dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.cat([data_of(t) for t in tensors], dim)
+    except ValueError as exc:
+        raise translate(exc, "cat", [data_of(t) for t in tensors], dim) from None
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -3376,7 +3809,10 @@ def stack(tensors, dim=0):
     Derivatives (derivatives.yaml:1545):
         tensors: unstack(grad, dim)
     """
-    out = array_ops.stack([data_of(t) for t in tensors], dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.stack([data_of(t) for t in tensors], dim)
+    except ValueError as exc:
+        raise translate(exc, "stack", [data_of(t) for t in tensors], dim) from None
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -3395,7 +3831,10 @@ def split(input, split_size_or_sections, dim=0):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    outs = array_ops.split(data_of(self), split_size_or_sections, dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        outs = array_ops.split(data_of(self), split_size_or_sections, dim)
+    except ValueError as exc:
+        raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
@@ -3416,7 +3855,10 @@ def chunk(input, chunks, dim=0):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    outs = array_ops.chunk(data_of(self), chunks, dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        outs = array_ops.chunk(data_of(self), chunks, dim)
+    except ValueError as exc:
+        raise translate(exc, "chunk", data_of(self), chunks, dim) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
@@ -3437,7 +3879,10 @@ def unbind(input, dim=0):
         self: stack(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    outs = array_ops.unbind(data_of(self), dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        outs = array_ops.unbind(data_of(self), dim)
+    except ValueError as exc:
+        raise translate(exc, "unbind", data_of(self), dim) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
@@ -3458,7 +3903,10 @@ def flip(input, dims):
         self: flip(grad, dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.flip(data_of(self), dims)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.flip(data_of(self), dims)
+    except ValueError as exc:
+        raise translate(exc, "flip", data_of(self), dims) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3477,7 +3925,10 @@ def roll(input, shifts, dims=None):
         self: roll(grad, negated(shifts), dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.roll(data_of(self), shifts, dims)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.roll(data_of(self), shifts, dims)
+    except ValueError as exc:
+        raise translate(exc, "roll", data_of(self), shifts, dims) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3497,7 +3948,10 @@ def repeat(input, repeats):
         self: repeat_backward(grad, repeats, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.repeat(data_of(self), repeats)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.repeat(data_of(self), repeats)
+    except ValueError as exc:
+        raise translate(exc, "repeat", data_of(self), repeats) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3519,7 +3973,10 @@ def tile(input, dims):
         self: repeat_backward(grad, dims, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.tile(data_of(self), dims)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.tile(data_of(self), dims)
+    except ValueError as exc:
+        raise translate(exc, "tile", data_of(self), dims) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3541,7 +3998,10 @@ def tril(input, diagonal=0):
         self: tril(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.tril(data_of(self), diagonal)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.tril(data_of(self), diagonal)
+    except ValueError as exc:
+        raise translate(exc, "tril", data_of(self), diagonal) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3560,7 +4020,10 @@ def triu(input, diagonal=0):
         self: triu(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.triu(data_of(self), diagonal)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.triu(data_of(self), diagonal)
+    except ValueError as exc:
+        raise translate(exc, "triu", data_of(self), diagonal) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3579,7 +4042,10 @@ def diag(input, diagonal=0):
         self: diag_backward(grad, self.shape, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.diag(data_of(self), diagonal)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.diag(data_of(self), diagonal)
+    except ValueError as exc:
+        raise translate(exc, "diag", data_of(self), diagonal) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3601,7 +4067,10 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
+    except ValueError as exc:
+        raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3622,7 +4091,10 @@ def ravel(input):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.ravel(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.ravel(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "ravel", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3643,7 +4115,10 @@ def atleast_1d(input):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.atleast_1d(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.atleast_1d(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "atleast_1d", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3664,7 +4139,10 @@ def atleast_2d(input):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.atleast_2d(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.atleast_2d(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "atleast_2d", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3685,7 +4163,10 @@ def atleast_3d(input):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.atleast_3d(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.atleast_3d(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "atleast_3d", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -3705,7 +4186,10 @@ def hstack(tensors):
     Derivatives (derivatives.yaml:1681):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
-    out = array_ops.hstack([data_of(t) for t in tensors])
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.hstack([data_of(t) for t in tensors])
+    except ValueError as exc:
+        raise translate(exc, "hstack", [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -3723,7 +4207,10 @@ def vstack(tensors):
     Derivatives (derivatives.yaml:1689):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
-    out = array_ops.vstack([data_of(t) for t in tensors])
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.vstack([data_of(t) for t in tensors])
+    except ValueError as exc:
+        raise translate(exc, "vstack", [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -3741,7 +4228,10 @@ def row_stack(tensors):
     Derivatives (derivatives.yaml:1697):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
-    out = array_ops.row_stack([data_of(t) for t in tensors])
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.row_stack([data_of(t) for t in tensors])
+    except ValueError as exc:
+        raise translate(exc, "row_stack", [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -3759,7 +4249,10 @@ def dstack(tensors):
     Derivatives (derivatives.yaml:1703):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
-    out = array_ops.dstack([data_of(t) for t in tensors])
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.dstack([data_of(t) for t in tensors])
+    except ValueError as exc:
+        raise translate(exc, "dstack", [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -3777,7 +4270,10 @@ def column_stack(tensors):
     Derivatives (derivatives.yaml:1711):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
-    out = array_ops.column_stack([data_of(t) for t in tensors])
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.column_stack([data_of(t) for t in tensors])
+    except ValueError as exc:
+        raise translate(exc, "column_stack", [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -3796,7 +4292,10 @@ def tensor_split(input, indices_or_sections, dim=0):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    outs = array_ops.tensor_split(data_of(self), indices_or_sections, dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        outs = array_ops.tensor_split(data_of(self), indices_or_sections, dim)
+    except ValueError as exc:
+        raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
@@ -3821,7 +4320,10 @@ def hsplit(input, indices_or_sections):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    outs = array_ops.hsplit(data_of(self), indices_or_sections)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        outs = array_ops.hsplit(data_of(self), indices_or_sections)
+    except ValueError as exc:
+        raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
@@ -3846,7 +4348,10 @@ def vsplit(input, indices_or_sections):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    outs = array_ops.vsplit(data_of(self), indices_or_sections)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        outs = array_ops.vsplit(data_of(self), indices_or_sections)
+    except ValueError as exc:
+        raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
@@ -3871,7 +4376,10 @@ def dsplit(input, indices_or_sections):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    outs = array_ops.dsplit(data_of(self), indices_or_sections)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        outs = array_ops.dsplit(data_of(self), indices_or_sections)
+    except ValueError as exc:
+        raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
@@ -3898,7 +4406,10 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
+    except ValueError as exc:
+        raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3927,7 +4438,10 @@ def trapezoid_x(y, x, *, dim=-1):
         y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
-    out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
+    except ValueError as exc:
+        raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
     if not grad_mode.enabled:
         return wrap(out)
     y_edge = edge_of(y)
@@ -3954,7 +4468,10 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     Derivatives (derivatives.yaml:1768):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
-    out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
+    except ValueError as exc:
+        raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
     if not grad_mode.enabled:
         return wrap(out)
     y_edge = edge_of(y)
@@ -3977,7 +4494,10 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
+    except ValueError as exc:
+        raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4001,7 +4521,10 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         repeats: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
+    except ValueError as exc:
+        raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4024,7 +4547,10 @@ def rot90(input, k=1, dims=(0, 1)):
         self: rot90(grad, -k, dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.rot90(data_of(self), k, dims)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.rot90(data_of(self), k, dims)
+    except ValueError as exc:
+        raise translate(exc, "rot90", data_of(self), k, dims) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4044,7 +4570,10 @@ def flipud(input):
         self: flipud(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.flipud(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.flipud(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "flipud", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4062,7 +4591,10 @@ def fliplr(input):
         self: fliplr(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.fliplr(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.fliplr(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "fliplr", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4080,7 +4612,10 @@ def getitem(input, index):
         self: getitem_backward(grad, self.shape, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.getitem(data_of(self), index)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.getitem(data_of(self), index)
+    except ValueError as exc:
+        raise translate(exc, "getitem", data_of(self), index) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
@@ -4102,7 +4637,10 @@ def getitem_backward(input, shape, index):
         self: getitem(grad, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.getitem_backward(data_of(self), shape, index)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.getitem_backward(data_of(self), shape, index)
+    except ValueError as exc:
+        raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4122,7 +4660,10 @@ def gather(input, dim, index):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.gather(data_of(self), dim, data_of(index))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.gather(data_of(self), dim, data_of(index))
+    except ValueError as exc:
+        raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4146,7 +4687,10 @@ def gather_backward(input, dim, index, shape):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
+    except ValueError as exc:
+        raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4169,7 +4713,10 @@ def index_select(input, dim, index):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.index_select(data_of(self), dim, data_of(index))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.index_select(data_of(self), dim, data_of(index))
+    except ValueError as exc:
+        raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4194,7 +4741,10 @@ def index_add(input, dim, index, source, *, alpha=1):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
+    except ValueError as exc:
+        raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4220,7 +4770,10 @@ def scatter_src(input, dim, index, src):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
+    except ValueError as exc:
+        raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4247,7 +4800,10 @@ def scatter_value(input, dim, index, value):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
+    except ValueError as exc:
+        raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4271,7 +4827,10 @@ def scatter_add(input, dim, index, src):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
+    except ValueError as exc:
+        raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4296,7 +4855,10 @@ def masked_fill_Scalar(input, mask, value):
         mask: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
+    except ValueError as exc:
+        raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4320,7 +4882,10 @@ def masked_fill_Tensor(input, mask, value):
         mask: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
+    except ValueError as exc:
+        raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4346,7 +4911,10 @@ def take_along_dim(input, indices, dim=None):
         indices: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
+    except ValueError as exc:
+        raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4370,7 +4938,10 @@ def take_along_dim_backward(input, dim, indices, shape):
         indices: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
+    except ValueError as exc:
+        raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4393,7 +4964,10 @@ def matmul(input, other):
         other: matmul_grad_other(grad, self, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.matmul(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.matmul(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "matmul", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4421,7 +4995,10 @@ def mm(input, mat2):
         mat2: mm(transpose(self, 0, 1), grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.mm(data_of(self), data_of(mat2))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.mm(data_of(self), data_of(mat2))
+    except ValueError as exc:
+        raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4447,7 +5024,10 @@ def bmm(input, mat2):
         mat2: bmm(transpose(self, 1, 2), grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.bmm(data_of(self), data_of(mat2))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.bmm(data_of(self), data_of(mat2))
+    except ValueError as exc:
+        raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4473,7 +5053,10 @@ def mv(input, vec):
         vec: mv(transpose(self, 0, 1), grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.mv(data_of(self), data_of(vec))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.mv(data_of(self), data_of(vec))
+    except ValueError as exc:
+        raise translate(exc, "mv", data_of(self), data_of(vec)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4499,7 +5082,10 @@ def dot(input, tensor):
         tensor: grad * self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.dot(data_of(self), data_of(tensor))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.dot(data_of(self), data_of(tensor))
+    except ValueError as exc:
+        raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4525,7 +5111,10 @@ def vdot(input, other):
         other: grad * self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.vdot(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.vdot(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "vdot", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4551,7 +5140,10 @@ def inner(input, other):
         other: inner_grad_other(grad, self, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.inner(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.inner(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "inner", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4579,7 +5171,10 @@ def outer(input, vec2):
         vec2: mv(transpose(grad, 0, 1), self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.outer(data_of(self), data_of(vec2))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.outer(data_of(self), data_of(vec2))
+    except ValueError as exc:
+        raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4603,7 +5198,10 @@ def einsum(equation, tensors):
     Derivatives (derivatives.yaml:2042):
         tensors: einsum_backward(grad, equation, tensors)
     """
-    out = array_ops.einsum(equation, [data_of(t) for t in tensors])
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.einsum(equation, [data_of(t) for t in tensors])
+    except ValueError as exc:
+        raise translate(exc, "einsum", equation, [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4624,7 +5222,10 @@ def tensordot(input, other, dims_self, dims_other):
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
+    except ValueError as exc:
+        raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4654,7 +5255,10 @@ def kron(input, other):
         other: kron_grad_other(grad, self, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.kron(data_of(self), data_of(other))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.kron(data_of(self), data_of(other))
+    except ValueError as exc:
+        raise translate(exc, "kron", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4683,7 +5287,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
+    except ValueError as exc:
+        raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4716,7 +5323,10 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
+    except ValueError as exc:
+        raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4748,7 +5358,10 @@ def cross(input, other, dim=None):
         other: sum_to(cross(grad, self, dim), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.cross(data_of(self), data_of(other), dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.cross(data_of(self), data_of(other), dim)
+    except ValueError as exc:
+        raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4777,7 +5390,10 @@ def linalg_cross(input, other, *, dim=-1):
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
+    except ValueError as exc:
+        raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4805,7 +5421,10 @@ def trace(input):
         self: trace_backward(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.trace(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.trace(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "trace", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4825,7 +5444,10 @@ def linalg_inv(A):
     Derivatives (derivatives.yaml:2130):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
-    out = array_ops.linalg_inv(data_of(A))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_inv(data_of(A))
+    except ValueError as exc:
+        raise translate(exc, "linalg_inv", data_of(A)) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -4846,7 +5468,10 @@ def inverse(input):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.inverse(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.inverse(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "inverse", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4866,7 +5491,10 @@ def linalg_det(A):
     Derivatives (derivatives.yaml:2146):
         A: det_backward(grad, A, result)
     """
-    out = array_ops.linalg_det(data_of(A))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_det(data_of(A))
+    except ValueError as exc:
+        raise translate(exc, "linalg_det", data_of(A)) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -4889,7 +5517,10 @@ def det(input):
         self: det_backward(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.det(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.det(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "det", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4911,7 +5542,10 @@ def linalg_slogdet(A):
     Derivatives (derivatives.yaml:2163):
         A: logabsdet_backward(grad_logabsdet, A)
     """
-    sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
+    except ValueError as exc:
+        raise translate(exc, "linalg_slogdet", data_of(A)) from None
     if not grad_mode.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     A_edge = edge_of(A)
@@ -4933,7 +5567,10 @@ def slogdet(input):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "slogdet", data_of(self)) from None
     if not grad_mode.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     self_edge = edge_of(self)
@@ -4955,7 +5592,10 @@ def logdet(input):
         self: logabsdet_backward(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.logdet(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.logdet(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "logdet", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4976,7 +5616,10 @@ def linalg_solve(A, B, *, left=True):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
-    out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
+    except ValueError as exc:
+        raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5002,7 +5645,10 @@ def linalg_cholesky(A, *, upper=False):
     Derivatives (derivatives.yaml:2198):
         A: cholesky_backward(grad, result, upper)
     """
-    out = array_ops.linalg_cholesky(data_of(A), upper=upper)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_cholesky(data_of(A), upper=upper)
+    except ValueError as exc:
+        raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5024,7 +5670,10 @@ def cholesky(input, upper=False):
         self: cholesky_backward(grad, result, upper)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.cholesky(data_of(self), upper)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.cholesky(data_of(self), upper)
+    except ValueError as exc:
+        raise translate(exc, "cholesky", data_of(self), upper) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5045,7 +5694,10 @@ def linalg_eigh(A, UPLO='L'):
     Derivatives (derivatives.yaml:2213):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
-    eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
+    except ValueError as exc:
+        raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
     if not grad_mode.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     A_edge = edge_of(A)
@@ -5068,7 +5720,10 @@ def linalg_eigvalsh(A, UPLO='L'):
     Derivatives (derivatives.yaml:2223):
         A: eigvalsh_backward(grad, A, UPLO)
     """
-    out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
+    except ValueError as exc:
+        raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5089,7 +5744,10 @@ def linalg_qr(A, mode='reduced'):
     Derivatives (derivatives.yaml:2230):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
-    Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
+    except ValueError as exc:
+        raise translate(exc, "linalg_qr", data_of(A), mode) from None
     if not grad_mode.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     A_edge = edge_of(A)
@@ -5113,7 +5771,10 @@ def linalg_svd(A, full_matrices=True):
     Derivatives (derivatives.yaml:2241):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
-    U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
+    except ValueError as exc:
+        raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
     if not grad_mode.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     A_edge = edge_of(A)
@@ -5139,7 +5800,10 @@ def linalg_svdvals(A):
     Derivatives (derivatives.yaml:2254):
         A: svdvals_backward(grad, A)
     """
-    out = array_ops.linalg_svdvals(data_of(A))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_svdvals(data_of(A))
+    except ValueError as exc:
+        raise translate(exc, "linalg_svdvals", data_of(A)) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5159,7 +5823,10 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     Derivatives (derivatives.yaml:2263):
         A: pinv_backward(grad, result, A)
     """
-    out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
+    except ValueError as exc:
+        raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5182,7 +5849,10 @@ def pinverse(input, rcond=1e-15):
         self: pinv_backward(grad, result, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.pinverse(data_of(self), rcond)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.pinverse(data_of(self), rcond)
+    except ValueError as exc:
+        raise translate(exc, "pinverse", data_of(self), rcond) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5205,7 +5875,10 @@ def svd(input, some=True, compute_uv=True):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
+    except ValueError as exc:
+        raise translate(exc, "svd", data_of(self), some, compute_uv) from None
     if not grad_mode.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     self_edge = edge_of(self)
@@ -5235,7 +5908,10 @@ def qr(input, some=True):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    Q_out, R_out = array_ops.qr(data_of(self), some)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        Q_out, R_out = array_ops.qr(data_of(self), some)
+    except ValueError as exc:
+        raise translate(exc, "qr", data_of(self), some) from None
     if not grad_mode.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     self_edge = edge_of(self)
@@ -5260,7 +5936,10 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
-    out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
+    except ValueError as exc:
+        raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5290,7 +5969,10 @@ def linalg_vecdot(x, y, *, dim=-1):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
-    out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
+    except ValueError as exc:
+        raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
     if not grad_mode.enabled:
         return wrap(out)
     x_edge = edge_of(x)
@@ -5317,7 +5999,10 @@ def linalg_multi_dot(tensors):
     Derivatives (derivatives.yaml:2319):
         tensors: multi_dot_backward(grad, tensors)
     """
-    out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
+    except ValueError as exc:
+        raise translate(exc, "linalg_multi_dot", [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -5335,7 +6020,10 @@ def linalg_matrix_power(A, n):
     Derivatives (derivatives.yaml:2329):
         A: matrix_power_backward(grad, A, n)
     """
-    out = array_ops.linalg_matrix_power(data_of(A), n)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_matrix_power(data_of(A), n)
+    except ValueError as exc:
+        raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5357,7 +6045,10 @@ def matrix_power(input, n):
         self: matrix_power_backward(grad, self, n)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.matrix_power(data_of(self), n)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.matrix_power(data_of(self), n)
+    except ValueError as exc:
+        raise translate(exc, "matrix_power", data_of(self), n) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5379,7 +6070,10 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.norm_default(data_of(self), p, dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.norm_default(data_of(self), p, dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5404,7 +6098,10 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5429,7 +6126,10 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     Derivatives (derivatives.yaml:2377):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
-    out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     x_edge = edge_of(x)
@@ -5454,7 +6154,10 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     Derivatives (derivatives.yaml:2393):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
-    out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5479,7 +6182,10 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     Derivatives (derivatives.yaml:2407):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
-    out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5504,7 +6210,10 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     Derivatives (derivatives.yaml:2418):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
-    out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5529,7 +6238,10 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     Derivatives (derivatives.yaml:2430):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
-    out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
+    except ValueError as exc:
+        raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5555,7 +6267,10 @@ def relu(input):
         self: where(result <= 0, 0.0, grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.relu(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.relu(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "relu", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5576,7 +6291,10 @@ def softmax(input, dim, dtype=None):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.softmax(data_of(self), dim, dtype)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.softmax(data_of(self), dim, dtype)
+    except ValueError as exc:
+        raise translate(exc, "softmax", data_of(self), dim, dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5600,7 +6318,10 @@ def log_softmax(input, dim, dtype=None):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops.log_softmax(data_of(self), dim, dtype)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.log_softmax(data_of(self), dim, dtype)
+    except ValueError as exc:
+        raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5623,7 +6344,10 @@ def leaky_relu(input, negative_slope=0.01):
     Derivatives (derivatives.yaml:2478):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
-    out = array_ops.leaky_relu(data_of(input), negative_slope)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.leaky_relu(data_of(input), negative_slope)
+    except ValueError as exc:
+        raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5644,7 +6368,10 @@ def elu(input, alpha=1.0):
     Derivatives (derivatives.yaml:2487):
         input: grad * elu_slope(input, alpha, 1.0)
     """
-    out = array_ops.elu(data_of(input), alpha)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.elu(data_of(input), alpha)
+    except ValueError as exc:
+        raise translate(exc, "elu", data_of(input), alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5665,7 +6392,10 @@ def selu(input):
     Derivatives (derivatives.yaml:2496):
         input: grad * selu_slope(input)
     """
-    out = array_ops.selu(data_of(input))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.selu(data_of(input))
+    except ValueError as exc:
+        raise translate(exc, "selu", data_of(input)) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5686,7 +6416,10 @@ def _normal_cdf(input):
         self: grad * normal_pdf(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops._normal_cdf(data_of(self))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops._normal_cdf(data_of(self))
+    except ValueError as exc:
+        raise translate(exc, "_normal_cdf", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5706,7 +6439,10 @@ def gelu(input, *, approximate='none'):
     Derivatives (derivatives.yaml:2510):
         input: grad * gelu_derivative(input, approximate)
     """
-    out = array_ops.gelu(data_of(input), approximate=approximate)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.gelu(data_of(input), approximate=approximate)
+    except ValueError as exc:
+        raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5727,7 +6463,10 @@ def silu(input):
     Derivatives (derivatives.yaml:2520):
         input: grad * silu_derivative(input)
     """
-    out = array_ops.silu(data_of(input))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.silu(data_of(input))
+    except ValueError as exc:
+        raise translate(exc, "silu", data_of(input)) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5747,7 +6486,10 @@ def softplus(input, beta=1.0, threshold=20.0):
     Derivatives (derivatives.yaml:2526):
         input: grad * softplus_slope(input, beta, threshold)
     """
-    out = array_ops.softplus(data_of(input), beta, threshold)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.softplus(data_of(input), beta, threshold)
+    except ValueError as exc:
+        raise translate(exc, "softplus", data_of(input), beta, threshold) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5769,7 +6511,10 @@ def mish(input):
     Derivatives (derivatives.yaml:2536):
         input: grad * mish_derivative(input)
     """
-    out = array_ops.mish(data_of(input))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.mish(data_of(input))
+    except ValueError as exc:
+        raise translate(exc, "mish", data_of(input)) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5789,7 +6534,10 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     Derivatives (derivatives.yaml:2542):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
-    out = array_ops.hardtanh(data_of(input), min_val, max_val)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.hardtanh(data_of(input), min_val, max_val)
+    except ValueError as exc:
+        raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5811,7 +6559,10 @@ def hardsigmoid(input):
     Derivatives (derivatives.yaml:2551):
         input: grad * hardsigmoid_slope(input)
     """
-    out = array_ops.hardsigmoid(data_of(input))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.hardsigmoid(data_of(input))
+    except ValueError as exc:
+        raise translate(exc, "hardsigmoid", data_of(input)) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5831,7 +6582,10 @@ def hardswish(input):
     Derivatives (derivatives.yaml:2558):
         input: grad * hardswish_slope(input)
     """
-    out = array_ops.hardswish(data_of(input))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.hardswish(data_of(input))
+    except ValueError as exc:
+        raise translate(exc, "hardswish", data_of(input)) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5851,7 +6605,10 @@ def logsigmoid(input):
     Derivatives (derivatives.yaml:2565):
         input: grad * sigmoid(-input)
     """
-    out = array_ops.logsigmoid(data_of(input))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.logsigmoid(data_of(input))
+    except ValueError as exc:
+        raise translate(exc, "logsigmoid", data_of(input)) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5873,7 +6630,10 @@ def _masked_scale(input, mask, scale):
         mask: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
+    except ValueError as exc:
+        raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5896,7 +6656,10 @@ def linear(input, weight, bias=None):
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
     """
-    out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
+    except ValueError as exc:
+        raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5927,7 +6690,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
     """
-    out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
+    except ValueError as exc:
+        raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5958,7 +6724,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
-    out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
+    except ValueError as exc:
+        raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -5986,7 +6755,10 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
     """
-    out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
+    except ValueError as exc:
+        raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6014,7 +6786,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
     """
-    out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
+    except ValueError as exc:
+        raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6043,7 +6818,10 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
     """
-    out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
+    except ValueError as exc:
+        raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6072,7 +6850,10 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
-    out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+    except ValueError as exc:
+        raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6108,7 +6889,10 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
-    out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+    except ValueError as exc:
+        raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6144,7 +6928,10 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
-    out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+    except ValueError as exc:
+        raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6180,7 +6967,10 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
-    out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+    except ValueError as exc:
+        raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6216,7 +7006,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
-    out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
+    except ValueError as exc:
+        raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6252,7 +7045,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
-    out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
+    except ValueError as exc:
+        raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6287,7 +7083,10 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
-    out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
+    except ValueError as exc:
+        raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
@@ -6317,7 +7116,10 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     Derivatives (derivatives.yaml:2783):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
-    output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+    except ValueError as exc:
+        raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if not grad_mode.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     input_edge = edge_of(input)
@@ -6340,7 +7142,10 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     Derivatives (derivatives.yaml:2793):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
-    out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+    except ValueError as exc:
+        raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6366,7 +7171,10 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     Derivatives (derivatives.yaml:2801):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
-    output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+    except ValueError as exc:
+        raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if not grad_mode.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     input_edge = edge_of(input)
@@ -6389,7 +7197,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     Derivatives (derivatives.yaml:2814):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
-    out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+    except ValueError as exc:
+        raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6415,7 +7226,10 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     Derivatives (derivatives.yaml:2824):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
-    out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
+    except ValueError as exc:
+        raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6440,7 +7254,10 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     Derivatives (derivatives.yaml:2833):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
-    out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    except ValueError as exc:
+        raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6466,7 +7283,10 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
     Derivatives (derivatives.yaml:2846):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
-    out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    except ValueError as exc:
+        raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     if not grad_mode.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
@@ -6489,7 +7309,10 @@ def adaptive_avg_pool1d(input, output_size):
     Derivatives (derivatives.yaml:2857):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
-    out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
+    except ValueError as exc:
+        raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6509,7 +7332,10 @@ def adaptive_avg_pool2d(input, output_size):
     Derivatives (derivatives.yaml:2866):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
-    out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
+    except ValueError as exc:
+        raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6529,7 +7355,10 @@ def pad(input, pad, mode='constant', value=None):
     Derivatives (derivatives.yaml:2879):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
-    out = array_ops.pad(data_of(input), pad, mode, value)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.pad(data_of(input), pad, mode, value)
+    except ValueError as exc:
+        raise translate(exc, "pad", data_of(input), pad, mode, value) from None
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6551,7 +7380,10 @@ def pad_backward(output_grad, input_size, pad, mode):
     Derivatives (derivatives.yaml:2893):
         output_grad: repad(grad, pad, mode)
     """
-    out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
+    except ValueError as exc:
+        raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
     if not grad_mode.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
@@ -6571,7 +7403,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
-    out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+    except ValueError as exc:
+        raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
     if not grad_mode.enabled:
         return wrap(out)
     weight_edge = edge_of(weight)

@@ -8,7 +8,12 @@ from minigrad._tensor import Tensor, _make_view, _wrap
 
 def data_of(value):
     """The numpy array behind a Tensor; numbers and arrays pass through as constants."""
-    return value._data if isinstance(value, Tensor) else value
+    if isinstance(value, Tensor):
+        return value._data
+    if type(value) is list or type(value) is tuple:  # PyTorch refuses these where a Tensor goes
+        raise TypeError(f"expected Tensor as argument, but got {type(value).__name__}; "
+                        "wrap it with minigrad.tensor(...)")
+    return value
 
 
 def shape_of(value):

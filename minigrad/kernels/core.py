@@ -3,6 +3,8 @@ import math
 
 import numpy as np
 
+from minigrad.kernels.quiet import quietly
+
 
 def axes(dim):
     """PyTorch's ``dim`` (int, sequence or None) as numpy's ``axis``."""
@@ -62,6 +64,13 @@ def squeeze_array(x, dim):
     if dim is None:
         return np.squeeze(x)
     dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    size = max(x.ndim, 1)  # a 0-d tensor accepts dim 0 and -1
+    for d in dims:
+        if not -size <= d < size:
+            raise IndexError(f"squeeze(): Dimension out of range (expected to be in range of "
+                             f"[{-size}, {size - 1}], but got {d})")
+    if x.ndim == 0:
+        return x.view()
     dims = tuple(d for d in dims if x.shape[d] == 1)  # torch ignores dims of size != 1
     return np.squeeze(x, axis=dims) if dims else x.view()
 
@@ -73,12 +82,33 @@ def sigmoid_array(x):
 
 
 def softmax_array(x, dim):
-    shifted = x - np.amax(x, axis=dim, keepdims=True)
-    e = np.exp(shifted)
-    return e / np.sum(e, axis=dim, keepdims=True)
+    return _over_dim(_softmax, x, dim, "softmax")
 
 
 def log_softmax_array(x, dim):
+    return _over_dim(_log_softmax, x, dim, "log_softmax")
+
+
+def _over_dim(fn, x, dim, op):
+    """``fn(x, dim)`` as torch runs it: a 0-d tensor counts as one element along dim 0
+    or -1, an empty tensor gives an empty result, and rows of -inf give NaN silently."""
+    size = max(x.ndim, 1)
+    if not -size <= dim < size:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
+                         f"[{-size}, {size - 1}], but got {dim})")
+    if x.size == 0:
+        return np.empty_like(x)
+    if x.ndim == 0:
+        return fn(x.reshape(1), 0).reshape(())
+    return quietly(fn, x, dim)
+
+
+def _softmax(x, dim):
+    e = np.exp(x - np.amax(x, axis=dim, keepdims=True))
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def _log_softmax(x, dim):
     shifted = x - np.amax(x, axis=dim, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
 
@@ -120,6 +150,19 @@ def scatter_add_into_zeros(src, dim, index, shape):
     coords[dim] = index
     np.add.at(out, tuple(coords), src)
     return out
+
+
+_SCALAR_TYPE = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+                "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte"}
+
+
+def where_array(condition, x, other):
+    """``torch.where``: the condition must be boolean (a float mask is a bug PyTorch refuses)."""
+    kind = np.asarray(condition).dtype
+    if kind != np.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {_SCALAR_TYPE.get(kind.name, kind.name)}")
+    return np.where(condition, x, other)
 
 
 def getitem_array(x, index):
