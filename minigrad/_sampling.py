@@ -70,12 +70,14 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
-    return rand(input.shape, generator=generator, dtype=dtype or input.dtype, device=device,
+    dtype = input.dtype if dtype is None else dtype
+    return rand(input.shape, generator=generator, dtype=dtype, device=device,
                 requires_grad=requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
-    return randn(input.shape, generator=generator, dtype=dtype or input.dtype, device=device,
+    dtype = input.dtype if dtype is None else dtype
+    return randn(input.shape, generator=generator, dtype=dtype, device=device,
                  requires_grad=requires_grad)
 
 
@@ -84,8 +86,9 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
     """``randint_like(x, high)`` or ``randint_like(x, low, high)``, in ``x``'s dtype."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype,
-                   device=device, requires_grad=requires_grad)
+    dtype = input.dtype if dtype is None else dtype
+    return randint(low, high, input.shape, generator=generator, dtype=dtype, device=device,
+                   requires_grad=requires_grad)
 
 
 def _values(x):

@@ -174,3 +174,10 @@ def test_dropout_draws_from_the_global_generator():
     mg.manual_seed(11)
     assert F.dropout(x, 0.5).tolist() == first
     assert F.dropout2d(mg.ones(2, 8, 3, 3), 0.5).shape == (2, 8, 3, 3)
+
+
+def test_like_functions_take_numpy_dtypes_too():
+    x = mg.zeros(2)
+    assert mg.rand_like(x, dtype=np.dtype("float64")).dtype is mg.float64
+    assert mg.randn_like(x, dtype=np.float64).dtype is mg.float64
+    assert mg.randint_like(x, 3, dtype=np.dtype("int64")).dtype is mg.int64
