@@ -73,6 +73,20 @@ CASES = {
     "median-dim-nan-twice": (lambda lib, x: lib.median(x, dim=0).values, [1.0, NAN, 3.0, NAN]),
     "setitem-then-sqrt": (_setitem_zero, [-1.0, 4.0]),
     "index-put-then-sqrt": (_index_put_one, [-1.0, 4.0]),
+    "sqrt-of-relu": (lambda lib, x: lib.sqrt(lib.relu(x)), [-1.0, 0.0, 4.0]),
+    "relu-of-nan": (lambda lib, x: lib.relu(x), [NAN, -1.0, 1.0]),
+    "sqrt-of-clamp-min": (lambda lib, x: lib.sqrt(lib.clamp(x, min=0.0)), [-1.0, 4.0]),
+    "sqrt-of-clamp-max": (lambda lib, x: lib.sqrt(-lib.clamp(x, max=0.0)), [1.0, -4.0]),
+    "sqrt-of-clip": (lambda lib, x: lib.sqrt(lib.clip(x, 0.0, 9.0)), [-1.0, 4.0]),
+    "sqrt-of-maximum": (lambda lib, x, y: lib.sqrt(lib.maximum(x, y)), [-1.0, 4.0, 2.0], [0.0, 0.0, 2.0]),
+    "sqrt-of-minimum": (lambda lib, x, y: lib.sqrt(-lib.minimum(x, y)), [1.0, -4.0, -2.0], [0.0, 0.0, -2.0]),
+    "sqrt-of-fmax": (lambda lib, x, y: lib.sqrt(lib.fmax(x, y)), [-1.0, 4.0], [0.0, NAN]),
+    "sqrt-of-hardtanh": (lambda lib, x: lib.sqrt(lib.nn.functional.hardtanh(x, 0.0, 10.0)), [-1.0, 4.0]),
+    "clamp-tensor-bounds-broadcast-x": (
+        lambda lib, x, lo, hi: lib.clamp(x, min=lo, max=hi),
+        [1.0], [[0.0, 2.0], [0.5, 0.7]], [[3.0, 3.0], [0.9, 0.8]]),
+    "atan2-at-origin": (lambda lib, y, x: lib.atan2(y, x), [0.0, 1.0], [0.0, 1.0]),
+    "median-of-nan": (lambda lib, x: lib.median(x), [1.0, NAN, 3.0, NAN]),
 }
 
 
@@ -83,6 +97,11 @@ def test_first_order_matches_torch(case):
 
 
 SECOND_ORDER = {
+    "sqrt-of-relu": (lambda lib, x: lib.sqrt(lib.relu(x)) * x, [-1.0, 4.0]),
+    "sqrt-of-clamp": (lambda lib, x: lib.sqrt(lib.clamp(x, min=0.0)) * x, [-1.0, 4.0]),
+    "sqrt-of-maximum": (
+        lambda lib, x: lib.sqrt(lib.maximum(x, lib.zeros(2, dtype=lib.float64))) * x, [-1.0, 4.0]),
+    "atan2-at-origin": (lambda lib, x: lib.atan2(x, x * 2) * x, [0.0, 1.0]),
     "std-zero-spread": (lambda lib, x: x.std() * x, [2.0, 2.0, 2.0]),
     "setitem-then-sqrt": (lambda lib, x: _setitem_zero(lib, x) * x, [0.5, 4.0]),
 }

@@ -30,6 +30,34 @@ def zeros_shaped(grad, shape):
     return _constant(np.zeros(tuple(shape), dtype=_data(grad).dtype), grad)
 
 
+def masked(grad, mask):
+    """``grad`` where ``mask`` is nonzero, times the mask there, and 0 elsewhere.
+
+    Selected, not multiplied: PyTorch's masks select, and ``inf * 0`` would be NaN
+    (``sqrt(relu(x))`` at x < 0 has gradient 0, not NaN)."""
+    F = ops_for(grad)
+    m = _data(mask)
+    if m.dtype != bool and not np.all((m == 0) | (m == 1)):
+        grad = grad * mask  # fractional shares (ties of maximum/minimum)
+    return F.where(m != 0, grad, 0.0)
+
+
+def safe_reciprocal(x):
+    """``1 / x`` with 0 where ``x`` is 0: PyTorch's atan2 backward at the origin (whose
+    second derivative there stays NaN, as PyTorch's: the masked branch still divides)."""
+    F = ops_for(x)
+    return F.where(_data(x) == 0, 0.0, 1.0 / x)
+
+
+def evenly_distribute(grad, x, value):
+    """median() backward (PyTorch's evenly_distribute_backward): the gradient is shared by
+    the elements equal to the median, or by the NaNs when the median is NaN."""
+    F = ops_for(grad)
+    a, v = _data(x), _data(value)
+    mask = np.isnan(a) if np.isnan(v) else a == v
+    return F.where(mask, grad / float(mask.sum()), 0.0)
+
+
 def extremum_share(x, y, x_wins):
     """Share of ``grad`` that ``x`` gets in maximum/minimum(x, y), as torch:
     1 where x wins (or either is NaN), 0.5 at ties, 0 where x loses.
