@@ -1,45 +1,10 @@
-"""``Tensor.new_*``: new tensors with the dtype (and device) of an existing one.
+"""``Tensor.split_with_sizes``: ``split`` with explicit sizes, checked as PyTorch checks them.
 
->>> x = minigrad.ones(2, dtype=minigrad.float64)
->>> x.new_zeros(2, 3).dtype
-minigrad.float64
+(``Tensor.new_*`` factories live in minigrad/creation.py.)
+
+>>> minigrad.arange(5.0).split_with_sizes([2, 3])
+(tensor([0., 1.]), tensor([2., 3., 4.]))
 """
-import importlib
-
-
-def _like(self, dtype, device):
-    return (self.dtype if dtype is None else dtype), (self.device if device is None else device)
-
-
-def _creation():
-    # read at call time: creation imports Tensor, whose class body binds these functions
-    return importlib.import_module("minigrad.creation")
-
-
-def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-    """A copy of ``data`` with ``self``'s dtype unless ``dtype`` is given."""
-    dtype, device = _like(self, dtype, device)
-    return _creation().tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    dtype, device = _like(self, dtype, device)
-    return _creation().zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-    dtype, device = _like(self, dtype, device)
-    return _creation().ones(*size, dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    dtype, device = _like(self, dtype, device)
-    return _creation().empty(*size, dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    dtype, device = _like(self, dtype, device)
-    return _creation().full(size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def split_with_sizes(self, split_sizes, dim=0):
