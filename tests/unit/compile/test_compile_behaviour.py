@@ -305,3 +305,70 @@ def test_compile_explain_prints_guards_and_breaks(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "1 graph break(s)" in out
     assert "script.py:4" in out and "bool(tensor)" in out
+
+
+# ------------------------------------------------------------------ structure
+def test_outputs_structure_inputs_returned_and_kwargs():
+    @minigrad.compile
+    def g(x, *, y, scale):
+        return [x, (x * y * scale, 3)], y.exp()
+    x, y = leaf(3), leaf(3, seed=1)
+    g(x, y=y, scale=2.0)
+    (same, (prod, three)), ey = g(x, y=y, scale=2.0)
+    assert same is x and three == 3
+    assert np.allclose(prod._data, x._data * y._data * 2)
+    (prod.sum() + ey.sum()).backward()
+    assert np.allclose(y.grad._data, 2 * x._data + np.exp(y._data))
+
+
+def test_nested_compiled_function_is_inlined_into_the_outer_trace():
+    inner = minigrad.compile(lambda x: x.sin())
+    outer = minigrad.compile(lambda x: inner(x).exp().sum())
+    x = leaf(3)
+    outer(x)
+    outer(x).backward()
+    assert np.allclose(x.grad._data, np.exp(np.sin(x._data)) * np.cos(x._data))
+    assert compiled_state(outer) == "compiled"
+    assert "0 guard(s)" in inner.explain()   # its ops were recorded by the outer trace
+
+
+def test_no_grad_call_records_nothing_and_inference_outputs():
+    g = minigrad.compile(lambda x: (x * x).sum())
+    x = leaf(3)
+    with minigrad.no_grad():
+        g(x)
+        out = g(x)
+    assert out.grad_fn is None and not out.requires_grad
+
+
+def test_compiled_backward_keeps_no_more_arrays_than_eager():
+    def fn(a, b):
+        return ((a + b) * b).tanh().sum()
+    g = minigrad.compile(fn)
+    a, b = leaf(8), leaf(8, seed=1)
+    g(a, b)
+    node = g(a, b).grad_fn
+    compiled_arrays = len(node._saved) + len(node._inputs)
+    eager_arrays, seen, stack = 0, set(), [fn(a, b).grad_fn]
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        eager_arrays += len(n._saved_slots)
+        stack.extend(next_node for next_node, _ in n.next_functions)
+    assert compiled_arrays <= eager_arrays
+
+
+def test_generated_code_takes_its_namespace_from_the_inputs():
+    from minigrad.compile.namespace import namespace_of
+
+    class Module:
+        pass
+
+    class FakeArray:
+        def __array_namespace__(self):
+            return Module
+    assert namespace_of(np.zeros(2)) is np
+    assert namespace_of(np.float32(1)) is np
+    assert namespace_of(FakeArray()) is Module
