@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minigrad as mg  # noqa: E402
-from bench import CHAIN_OPS, best_time, mlp_data, mlp_numpy  # noqa: E402
+from bench import CHAIN_OPS, mlp_data, mlp_numpy  # noqa: E402
 
 try:
     import torch
@@ -129,17 +129,37 @@ def hvp_step(lib, compiled=False):
     return step
 
 
+def interleaved(steps, iterations, repeats):
+    """{name: seconds per iteration}: the best of ``repeats`` rounds, every step timed in
+    each round, so a load spike on this shared machine hits all of them alike."""
+    for step in steps.values():
+        step()
+    best = {name: float("inf") for name in steps}
+    for _ in range(repeats):
+        for name, step in steps.items():
+            start = time.perf_counter()
+            for _ in range(iterations):
+                step()
+            best[name] = min(best[name], (time.perf_counter() - start) / iterations)
+    return best
+
+
 def compile_cost(repeats):
     """Seconds to trace + generate the chain, in eager runs of it."""
-    eager = best_time(_steps(mg, _chain, chain_inputs), 20, repeats)
-    costs = []
+    eager_step = _steps(mg, _chain, chain_inputs)
+    eager_step()
+    costs, eagers = [], []
     for _ in range(repeats):
         inputs = chain_inputs(mg)
         fn = mg.compile(_chain)
         start = time.perf_counter()
         fn(*inputs).backward()
         costs.append(time.perf_counter() - start)
-    return min(costs), min(costs) / eager
+        start = time.perf_counter()
+        for _ in range(5):
+            eager_step()
+        eagers.append((time.perf_counter() - start) / 5)
+    return min(costs), min(costs) / min(eagers)
 
 
 def main():
@@ -161,16 +181,22 @@ def main():
     print(f"{'workload':8} {'compiled':>11} {'eager':>11} {'torch':>11} {'torch.cmp':>11} "
           f"{'numpy':>11} | {'cmp/torch':>9} {'cmp/tc':>7} {'eager/torch':>11} {'cmp/numpy':>9}  target")
     for name, make, iterations, target, against in rows:
-        compiled = best_time(make("minigrad", mg), iterations, repeats)
-        eager = best_time(make(False, mg), iterations, repeats)
-        torch_time = best_time(make(False, torch), iterations, repeats) if torch else float("nan")
-        tc = float("nan")
+        steps = {"compiled": make("minigrad", mg), "eager": make(False, mg)}
+        if torch:
+            steps["torch"] = make(False, torch)
         if use_tc and name != "hvp":
             try:
-                tc = best_time(make("torch", torch), iterations, repeats)
+                steps["tc"] = make("torch", torch)
+                steps["tc"]()   # compiles
             except Exception as exc:  # noqa: BLE001 - torch.compile may be unavailable
+                steps.pop("tc")
                 print(f"  (torch.compile failed on {name}: {type(exc).__name__})")
-        numpy_time = best_time(mlp_numpy(), iterations, repeats) if name == "mlp" else float("nan")
+        if name == "mlp":
+            steps["numpy"] = mlp_numpy()
+        times = interleaved(steps, iterations, repeats)
+        nan = float("nan")
+        compiled, eager = times["compiled"], times["eager"]
+        torch_time, tc, numpy_time = times.get("torch", nan), times.get("tc", nan), times.get("numpy", nan)
         baseline = numpy_time if against == "numpy" else torch_time
         verdict = "ok" if compiled / baseline <= target else "MISSED"
         print(f"{name:8} {compiled * 1e6:9.1f}us {eager * 1e6:9.1f}us {torch_time * 1e6:9.1f}us "

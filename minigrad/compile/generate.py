@@ -115,7 +115,7 @@ def _tuple(names):
 def _forward_comment(record):
     op = record.op
     yaml = f"derivatives.yaml:{op.line}" if op.line else "(comparison: no gradient)"
-    path, line, _ = record.where
+    path, line = record.where
     return f"{op.name}  {yaml}  <- {_short(path)}:{line}"
 
 

@@ -196,14 +196,18 @@ class Tracer:
     # -------------------------------------------------------------- records
     def record(self, func_name, fn, args, kwargs, out):
         op = OPS[func_name]
-        try:
-            bound = _signature(fn).bind(*args, **kwargs)
-        except TypeError:
-            return  # the op raised already (wrong arguments); nothing to replay
-        bound.apply_defaults()
         names = [a.name for a in op.args]
+        if not kwargs and len(args) == len(names):   # every argument given by position
+            values = args
+        else:
+            try:
+                bound = _signature(fn).bind(*args, **kwargs)
+            except TypeError:
+                return  # the op raised already (wrong arguments); nothing to replay
+            bound.apply_defaults()
+            values = bound.arguments.values()
         refs = {}
-        for (public, value), name in zip(bound.arguments.items(), names):
+        for value, name in zip(values, names):
             refs[name] = self.ref(value)
         self._record_outputs(op, func_name, refs, out)
 
@@ -411,18 +415,26 @@ def _contains_tensor(value):
     return False
 
 
+_INTERNAL = {}   # code filename -> inside the minigrad package?
+
+
 def user_line():
-    """(file, line, source) of the innermost frame outside minigrad: the user's line."""
+    """(file, line) of the innermost frame outside minigrad: the user's line."""
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_PACKAGE_DIR + os.sep):
-            line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
-            return (frame.f_code.co_filename, frame.f_lineno, line)
+        filename = frame.f_code.co_filename
+        internal = _INTERNAL.get(filename)
+        if internal is None:
+            internal = _INTERNAL[filename] = (
+                os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+                or filename.startswith("<minigrad.compile"))
+        if not internal:
+            return (filename, frame.f_lineno)
         frame = frame.f_back
-    return ("<unknown>", 0, "")
+    return ("<unknown>", 0)
 
 
 def format_where(where):
-    path, line, source = where
+    path, line = where
+    source = linecache.getline(path, line).strip()
     return f"{path}:{line}" + (f" `{source}`" if source else "")
