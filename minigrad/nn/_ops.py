@@ -1,0 +1,8 @@
+"""The tensor functions nn builds on, imported from where they live (not from the
+``minigrad`` package, which imports nn: that would be an import cycle)."""
+from minigrad._dtypes import bool, int64 as long  # noqa: F401,A004
+from minigrad._generated.functions import (bmm, cat, clamp, sigmoid, stack,  # noqa: F401
+                                           tanh)
+from minigrad.creation import empty, ones, tensor, zeros  # noqa: F401
+from minigrad.functional import einsum  # noqa: F401
+from minigrad.linalg import vector_norm  # noqa: F401

@@ -1,0 +1,26 @@
+"""The nn layers, one file per family (as torch.nn.modules)."""
+from minigrad.nn.modules.module import Module
+from minigrad.nn.modules.container import (Sequential, ModuleList, ModuleDict, ParameterList,
+                                           ParameterDict)
+from minigrad.nn.modules.linear import Identity, Linear, Bilinear
+from minigrad.nn.modules.flatten import Flatten, Unflatten
+from minigrad.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from minigrad.nn.modules.pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d,
+                                         AdaptiveAvgPool1d, AdaptiveAvgPool2d)
+from minigrad.nn.modules.normalization import (BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm,
+                                               RMSNorm)
+from minigrad.nn.modules.dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from minigrad.nn.modules.sparse import Embedding
+from minigrad.nn.modules.rnn import (RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell,
+                                     GRUCell)
+from minigrad.nn.modules.activation import (
+    ReLU, ReLU6, LeakyReLU, ELU, CELU, SELU, GELU, SiLU, Mish, Softplus, Hardtanh, Hardsigmoid,
+    Hardswish, Sigmoid, Tanh, Softsign, Tanhshrink, LogSigmoid, Threshold, GLU, PReLU, Softmax,
+    LogSoftmax, Softmin, MultiheadAttention)
+from minigrad.nn.modules.loss import (
+    L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss,
+    HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss,
+    HingeEmbeddingLoss, CosineEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
+    TripletMarginLoss)
+
+__all__ = [name for name in dir() if name[0].isupper()]

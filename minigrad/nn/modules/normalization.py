@@ -1,0 +1,209 @@
+"""BatchNorm1d/2d, LayerNorm, GroupNorm, RMSNorm.
+
+>>> bn = nn.BatchNorm1d(4)
+>>> sorted(bn.state_dict())
+['bias', 'num_batches_tracked', 'running_mean', 'running_var', 'weight']
+"""
+import numbers
+
+from minigrad.nn import _ops
+from minigrad.nn import functional as F
+from minigrad.nn import init
+from minigrad.nn.parameter import Parameter
+from minigrad.nn.modules.module import Module
+
+
+class _BatchNorm(Module):
+    """Normalise over the batch (and spatial dims) per channel; running statistics are
+    updated in training mode and used in eval mode."""
+
+    _version = 2
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        self._bias_flag = bias
+        factory = dict(device=device, dtype=dtype)
+        if affine:
+            self.weight = Parameter(_ops.empty(num_features, **factory))
+            if bias:
+                self.bias = Parameter(_ops.empty(num_features, **factory))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", _ops.zeros(num_features, **factory))
+            self.register_buffer("running_var", _ops.ones(num_features, **factory))
+            self.register_buffer("num_batches_tracked",
+                                 _ops.tensor(0, dtype=_ops.long))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked.item())
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        use_running = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_running else None,
+                            self.running_var if use_running else None, self.weight, self.bias,
+                            bn_training, factor, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self._bias_flag}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch norm over (N, C) or (N, C, L) input."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch norm over (N, C, H, W) input."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+def _shape_tuple(normalized_shape):
+    if isinstance(normalized_shape, numbers.Integral):
+        return (int(normalized_shape),)
+    return tuple(normalized_shape)
+
+
+class LayerNorm(Module):
+    """Normalise over the last ``len(normalized_shape)`` dims of each sample."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.normalized_shape = _shape_tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        factory = dict(device=device, dtype=dtype)
+        if elementwise_affine:
+            self.weight = Parameter(_ops.empty(*self.normalized_shape, **factory))
+            if bias:
+                self.bias = Parameter(_ops.empty(*self.normalized_shape, **factory))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self._bias_flag = bias
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self._bias_flag}")
+
+
+class GroupNorm(Module):
+    """Normalise over groups of channels of each sample."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        self._bias_flag = bias
+        factory = dict(device=device, dtype=dtype)
+        if affine:
+            self.weight = Parameter(_ops.empty(num_channels, **factory))
+            if bias:
+                self.bias = Parameter(_ops.empty(num_channels, **factory))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+                f"affine={self.affine}, bias={self._bias_flag}")
+
+
+class RMSNorm(Module):
+    """x / sqrt(mean(x**2) + eps) * weight over the last dims (eps None: the dtype's eps)."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.normalized_shape = _shape_tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(_ops.empty(*self.normalized_shape, device=device,
+                                                   dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
