@@ -424,17 +424,17 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):
 
 def mean(self, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
-    return np.mean(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)
+    return mean_array(self, dim, keepdim, dtype)
 
 
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return np.amax(self, axis=axes(dim), keepdims=keepdim)
+    return extreme_array(np.amax, self, dim, keepdim, "amax")
 
 
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return np.amin(self, axis=axes(dim), keepdims=keepdim)
+    return extreme_array(np.amin, self, dim, keepdim, "amin")
 
 
 def max_dim(self, dim, keepdim=False):
@@ -444,7 +444,7 @@ def max_dim(self, dim, keepdim=False):
 
 def max_default(self):
     """max(Tensor self) -> Tensor"""
-    return np.amax(self)
+    return extreme_array(np.amax, self, None, False, "max")
 
 
 def min_dim(self, dim, keepdim=False):
@@ -454,7 +454,7 @@ def min_dim(self, dim, keepdim=False):
 
 def min_default(self):
     """min(Tensor self) -> Tensor"""
-    return np.amin(self)
+    return extreme_array(np.amin, self, None, False, "min")
 
 
 def max_other(self, other):

@@ -115,8 +115,8 @@ def _log_softmax(x, dim):
 
 def logsumexp_array(x, dim, keepdim):
     dim = axes(dim)
-    if x.size == 0:
-        return np.log(np.sum(np.exp(x), axis=dim, keepdims=keepdim))
+    if x.size == 0:  # log(0) = -inf, silently as torch
+        return quietly(np.log, np.sum(np.exp(x), axis=dim, keepdims=keepdim))
     peak = np.amax(x, axis=dim, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0)
     out = np.log(np.sum(np.exp(x - peak), axis=dim, keepdims=True)) + peak
@@ -133,6 +133,15 @@ def min_with_indices(x, dim, keepdim):
 
 def _extremum_with_indices(arg_extremum, x, dim, keepdim):
     """(values, indices) of ``max``/``min`` over one dim, as torch.max(x, dim) returns."""
+    size = max(x.ndim, 1)
+    op = "max" if arg_extremum is np.argmax else "min"
+    if not -size <= dim < size:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
+                         f"[{-size}, {size - 1}], but got {dim})")
+    if x.ndim == 0:  # torch: a 0-d tensor is its own max over dim 0, at index 0
+        return x.copy(), np.zeros((), dtype=np.int64)
+    if x.shape[dim] == 0:
+        raise IndexError(f"{op}(): Expected reduction dim {dim % x.ndim} to have non-zero size.")
     indices = arg_extremum(x, axis=dim, keepdims=True)
     values = np.take_along_axis(x, indices, axis=dim)
     if not keepdim:

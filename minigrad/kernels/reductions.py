@@ -5,6 +5,51 @@ import warnings
 import numpy as np
 
 from minigrad.kernels.core import axes
+from minigrad.kernels.quiet import quietly
+
+
+def reduce_axis(x, dim, op, needs_elements=False):
+    """numpy's ``axis`` for torch's ``dim``, with torch's checks: dims in range (a 0-d
+    tensor takes 0 and -1) and, for max/min/argmax (``needs_elements``), no empty
+    reduction."""
+    axis = axes(dim)
+    if axis is None:
+        if needs_elements and x.size == 0:
+            raise (IndexError if op.startswith("arg") else RuntimeError)(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0."
+                + ("" if op.startswith("arg") else " Specify the reduction dim with the 'dim' argument."))
+        return None
+    dims = (axis,) if isinstance(axis, (int, np.integer)) else axis
+    size = max(x.ndim, 1)
+    for d in dims:
+        if not -size <= d < size:
+            raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
+                             f"[{-size}, {size - 1}], but got {d})")
+    if x.ndim == 0:
+        return None
+    if needs_elements:
+        for d in dims:
+            if x.shape[d] == 0:
+                raise IndexError(f"{op}(): Expected reduction dim {d % x.ndim} to have non-zero size.")
+    return axis
+
+
+def mean_array(x, dim, keepdim, dtype=None):
+    """torch.mean: NaN, silently, over an empty dim."""
+    axis = reduce_axis(x, dim, "mean")
+    if dtype is not None:
+        x = x.astype(dtype)
+    count = x.size if axis is None else math.prod(
+        x.shape[d] for d in ((axis,) if isinstance(axis, (int, np.integer)) else axis))
+    total = np.add.reduce(x, axis=axis, keepdims=keepdim and x.ndim > 0)
+    return np.asarray(quietly(np.true_divide, total, count),
+                      dtype=x.dtype if x.dtype.kind == "f" else np.float64)
+
+
+def extreme_array(reduce, x, dim, keepdim, op):
+    """amax/amin/max/min over ``dim`` (torch refuses an empty reduction)."""
+    axis = reduce_axis(x, dim, op, needs_elements=True)
+    return reduce(x, axis=axis, keepdims=keepdim and x.ndim > 0)
 
 
 def prod_array(x, dim, keepdim, dtype=None):
@@ -24,8 +69,8 @@ def var_array(x, dim, correction, keepdim, name="var"):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=user_stacklevel())
-    with np.errstate(divide="ignore", invalid="ignore"):
-        centred = x - np.mean(x, axis=axes(dim), keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):  # an empty dim gives NaN silently
+        centred = x - np.add.reduce(x, axis=axes(dim), keepdims=True) / count
         total = np.sum(centred * centred, axis=axes(dim), keepdims=keepdim)
         return np.true_divide(total, max(count - ddof, 0)).astype(x.dtype, copy=False)
 
@@ -61,14 +106,16 @@ def reduction_norm_array(x, p, dim, keepdim):
 
 
 def argmax_array(x, dim, keepdim):
-    if dim is None:
+    reduce_axis(x, dim, "argmax", needs_elements=True)
+    if dim is None or x.ndim == 0:
         out = np.argmax(x)
         return np.asarray(out).reshape((1,) * x.ndim) if keepdim else np.asarray(out)
     return np.argmax(x, axis=dim, keepdims=keepdim)
 
 
 def argmin_array(x, dim, keepdim):
-    if dim is None:
+    reduce_axis(x, dim, "argmin", needs_elements=True)
+    if dim is None or x.ndim == 0:
         out = np.argmin(x)
         return np.asarray(out).reshape((1,) * x.ndim) if keepdim else np.asarray(out)
     return np.argmin(x, axis=dim, keepdims=keepdim)
