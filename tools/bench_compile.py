@@ -9,14 +9,19 @@ Workloads (forward + backward each iteration; PyTorch CPU with one thread):
   hvp     Hessian-vector product of sum(tanh(W x)^2), 64x64 (reported; create_graph replays)
   big     sin(x) * exp(x) + x**3 on 2M float32 (and float64)   target: <= 1.0x torch
 Also: the cost of compiling the 200-op chain, in eager runs of it (target < 20).
-Timings are the best of several repeats; compare the ratios, not the absolute numbers.
+Timings are the best of several interleaved rounds (numpy's BLAS and PyTorch on one
+thread each); compare the ratios, not the absolute numbers.
 """
 import argparse
 import os
 import sys
 import time
 
-import numpy as np
+# One BLAS thread, like PyTorch below: on a shared machine extra threads only add noise.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
