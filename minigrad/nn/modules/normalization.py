@@ -80,7 +80,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self._bias_flag}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")
 
 
@@ -139,7 +139,7 @@ class LayerNorm(Module):
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}, bias={self._bias_flag}")
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
 
 class GroupNorm(Module):
@@ -178,7 +178,7 @@ class GroupNorm(Module):
 
     def extra_repr(self):
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
-                f"affine={self.affine}, bias={self._bias_flag}")
+                f"affine={self.affine}, bias={self.bias is not None}")
 
 
 class RMSNorm(Module):

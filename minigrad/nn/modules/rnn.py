@@ -215,10 +215,6 @@ class RNN(RNNBase):
                          bidirectional, 0, device, dtype)
         self.nonlinearity = nonlinearity
 
-    def extra_repr(self):
-        s = super().extra_repr()
-        return s + f", nonlinearity={self.nonlinearity}" if self.nonlinearity != "tanh" else s
-
     def forward(self, input, hx=None):
         return self._forward(input, hx, _rnn_step(self.nonlinearity), False)
 
