@@ -16,7 +16,7 @@ from codegen.model import ARG_TYPES, NO_DEFAULT, Arg, OpSpec, Output, Registry, 
 from codegen.tensor_names import hand_written_names
 
 KNOWN_KEYS = ("name", "forward", "samples", "derived_samples", "output_differentiability",
-              "view", "once_differentiable", "method", "modules", "inplace")
+              "view", "once_differentiable", "method", "modules", "inplace", "boundary")
 RESERVED_ARG_NAMES = ("F", "grad", "grads", "result", "node", "out", "outs")
 SCHEMA = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?\s*\((.*)\)\s*->\s*(.+?)\s*$")
 MODULES = ("minigrad", "minigrad.linalg", "minigrad.nn.functional", "minigrad.special", "minigrad.fft")
@@ -191,12 +191,14 @@ def _build_op(fields, line, where, vocabulary, kernels):
         formulas.append(analyze.analyze_formula(str(text), arg.name, args, outputs, vocabulary,
                                                 where_formula, formula_line))
     samples = _samples(fields, args, label)
+    boundary, convention = _boundary(fields, args, label)
     return OpSpec(name=base, overload=overload, schema=str(schema).strip(), line=line,
                   args=tuple(args), outputs=tuple(outputs), forward=str(forward_text).strip(),
                   forward_names=tuple(forward_names), formulas=tuple(formulas),
                   non_differentiable=tuple(non_diff), samples=samples, view=view,
                   once_differentiable=str(once), method=method, modules=modules,
-                  inplace=inplace, inplace_line=inplace_line)
+                  inplace=inplace, inplace_line=inplace_line, boundary=boundary,
+                  boundary_convention=convention)
 
 
 def _flag(fields, key, default, label):
@@ -332,6 +334,26 @@ def _samples(fields, args, label):
 
 
 SAMPLE_OPTIONS = ("fast", "skip_gradgrad")
+
+
+def _boundary(fields, args, label):
+    """``boundary: {convention: "...", samples: [...]}``: fragile points compared with torch."""
+    if "boundary" not in fields:
+        return (), ""
+    value, line = fields["boundary"]
+    where = label.format(line=line) + ", key 'boundary'"
+    if not isinstance(value, dict) or set(value) != {"convention", "samples"} \
+            or not isinstance(value["convention"], str) or not value["convention"].strip():
+        raise SpecError(f"{where}: write `boundary: {{convention: \"what the gradient is at these "
+                        "points, as torch\", samples: [...]}}` (both keys, a non-empty convention).")
+    items = value["samples"] if isinstance(value["samples"], list) else [value["samples"]]
+    rendered = []
+    for item in items:
+        if not isinstance(item, dict) or set(item) - {a.name for a in args}:
+            raise SpecError(f"{where}: each boundary sample is a mapping of argument names "
+                            f"(arguments: {', '.join(a.name for a in args)}).")
+        rendered.append(_render_sample(_with_default_tensors(dict(item), args, where), args, where))
+    return tuple(rendered), value["convention"].strip()
 
 
 def _with_default_tensors(item, args, where):

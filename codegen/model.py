@@ -85,6 +85,8 @@ class OpSpec:
     node_index: int = 0
     inplace: bool = False  # also generate `x.<name>_()` (only where torch has it)
     inplace_line: int = 0
+    boundary: tuple = ()   # SampleSpecs at fragile points, compared with PyTorch
+    boundary_convention: str = ""
 
     @property
     def full_name(self):

@@ -8,7 +8,7 @@ Shipped with the package so a contributor can check an op by hand:
 import numpy as np
 
 from minigrad.autograd.functional import grad as autograd_grad
-from minigrad.autograd.gradcheck import gradcheck, gradgradcheck
+from minigrad.autograd.gradcheck import GradcheckError, gradgradcheck, jacobian_blocks
 from minigrad._tensor import Tensor, _wrap
 
 
@@ -24,7 +24,12 @@ class TensorSpec:
         self.spectrum, self.symmetric = spectrum, symmetric
 
     def __repr__(self):
-        return f"T({list(self.shape)}, dtype={self.dtype.name})"
+        extras = "".join(f", {k}={v!r}" for k, v in (
+            ("domain", self.domain if self.domain != (-2.0, 2.0) else None),
+            ("values", self.values), ("distinct", self.distinct or None),
+            ("noncontiguous", self.noncontiguous or None), ("spectrum", self.spectrum),
+            ("symmetric", self.symmetric or None)) if v is not None)
+        return f"T({list(self.shape)}, dtype={self.dtype.name}{extras})"
 
     def build(self, rng):
         array = self._values(rng)
@@ -111,12 +116,18 @@ def build_sample(sample, seed=0):
 
 
 def _differentiable_leaves(kwargs):
-    leaves = []
-    for value in kwargs.values():
-        for v in value if isinstance(value, list) else [value]:
+    return [leaf for leaf, _ in _named_leaves(kwargs)]
+
+
+def _named_leaves(kwargs):
+    """[(leaf, (argument name, position in a Tensor[] or None))] in call order."""
+    found = []
+    for name, value in kwargs.items():
+        items = list(enumerate(value)) if isinstance(value, list) else [(None, value)]
+        for k, v in items:
             if isinstance(v, Tensor) and v.requires_grad:
-                leaves.append(v)
-    return leaves
+                found.append((v, (name, k)))
+    return found
 
 
 def _symmetrized(sample, kwargs):
@@ -160,22 +171,85 @@ def _is_float32(leaves):
     return any(leaf.dtype == np.float32 for leaf in leaves)
 
 
-def check_first_order(op, outputs, sample, fast=False):
-    fn, leaves = _as_positional(op, outputs, build_sample(sample), sample)
+class _Context:
+    """What a failing check says: the op, the input, its formula and YAML line, the sample."""
+
+    def __init__(self, op, sample, node, kwargs):
+        self.op, self.sample, self.node = op, sample, node
+        self.names = [where for _, where in _named_leaves(kwargs)]
+
+    def op_name(self):
+        return getattr(self.node, "_op_name", None) or getattr(self.op, "__name__", repr(self.op))
+
+    def describe(self, j):
+        """`` input `other` (derivatives.yaml:455: `sum_to(grad * self, other.shape)`)``."""
+        name, k = self.names[j]
+        label = f"input `{name}`" + (f" (tensor {k} of the list)" if k is not None else "")
+        formulas = getattr(self.node, "_formulas", {})
+        if name in formulas:
+            label += (f" ({getattr(self.node, '_yaml_path', 'derivatives.yaml')}:"
+                      f"{self.node._yaml_lines[name]}: `{formulas[name]}`)")
+        return label
+
+    def fail(self, j, what, details):
+        raise AssertionError(f"{self.op_name()}: {what} of {self.describe(j)} is wrong on sample "
+                             f"{self.sample}: {details}")
+
+
+def check_first_order(op, outputs, sample, fast=False, node=None):
+    """Gradients of every input against float64 central differences of the forward.
+
+    ``node`` (the entry's generated node class) names the formula and YAML line when a
+    check fails.  float32 samples: the float32 gradient against float64 finite
+    differences of the forward at the same point, to 1e-3 of its norm.
+    """
+    kwargs = build_sample(sample)
+    fn, leaves = _as_positional(op, outputs, kwargs, sample)
     if not leaves:
         return
+    context = _Context(op, sample, node, kwargs)
     if _is_float32(leaves):
-        return check_float32_against_float64(fn, leaves)
-    assert gradcheck(fn, leaves, fast_mode=fast)
+        return check_float32_against_finite_differences(fn, leaves, context, fast)
+    for (i, j), (numerical, analytical) in jacobian_blocks(fn, leaves, fast_mode=fast):
+        _compare_block(context, fn, leaves, i, j, numerical, analytical, fast)
 
 
-def check_second_order(op, outputs, sample, fast=False, once_differentiable=""):
-    fn, leaves = _as_positional(op, outputs, build_sample(sample), sample)
+def _compare_block(context, fn, leaves, i, j, numerical, analytical, fast, atol=1e-5, rtol=1e-3):
+    excess = np.abs(analytical - numerical) - (atol + rtol * np.abs(numerical))
+    excess = np.where(np.isnan(analytical) & np.isnan(numerical), -np.inf, np.nan_to_num(excess, nan=np.inf))
+    if excess.size == 0 or np.max(excess) <= 0:
+        return
+    row, column = np.unravel_index(int(np.argmax(excess)), excess.shape)
+    if fast:
+        where = "the random projection u^T J v"
+    else:
+        out_shape = tuple(fn(*leaves)[i].shape)
+        where = (f"input index {_index(column, leaves[j].shape)}, output {i} index "
+                 f"{_index(row, out_shape)}")
+    context.fail(j, "the gradient", f"largest error {abs(analytical[row, column] - numerical[row, column]):.3g} "
+                 f"at {where}: analytical {analytical[row, column]:.8g}, numerical (finite "
+                 f"differences) {numerical[row, column]:.8g} (atol={atol}, rtol={rtol})")
+
+
+def _index(flat, shape):
+    return tuple(int(k) for k in np.unravel_index(flat, shape)) if shape else ()
+
+
+def check_second_order(op, outputs, sample, fast=False, once_differentiable="", node=None):
+    kwargs = build_sample(sample)
+    fn, leaves = _as_positional(op, outputs, kwargs, sample)
     if not leaves or _is_float32(leaves):
         return
     if once_differentiable:
         return check_once_differentiable_raises(fn, leaves)
-    assert gradgradcheck(fn, leaves, fast_mode=fast)
+    try:
+        gradgradcheck(fn, leaves, fast_mode=fast)
+    except GradcheckError as exc:
+        context = _Context(op, sample, node, kwargs)
+        legend = ", ".join(f"{j}: {context.describe(j)}" for j in range(len(leaves)))
+        raise AssertionError(f"{context.op_name()}: second derivative wrong on sample {sample} "
+                             f"(gradgradcheck inputs {legend}, then the cotangents): "
+                             f"{exc}") from None
 
 
 def check_once_differentiable_raises(fn, leaves):
@@ -206,21 +280,61 @@ def check_zero_grad(op, outputs, sample):
         assert g is None or not np.any(g._data), f"zero gradient in gave {g} for {leaf.shape}"
 
 
-def check_float32_against_float64(fn, leaves, rtol=1e-3, atol=1e-4):
-    """float32 gradients keep their dtype and match the float64 ones closely."""
+def check_float32_against_finite_differences(fn, leaves, context=None, fast=False,
+                                             rtol=1e-3, eps=1e-6):
+    """The float32 gradient keeps its dtype and matches float64 central differences of the
+    forward at the same point: ``|g32 - J^T u| <= rtol |J^T u|`` for a random cotangent u.
+
+    Not the formula rerun in float64, which would repeat a wrong formula's mistake; 1e-3
+    of the norm leaves float32 rounding room and catches a formula off by 0.2%.
+    """
     rng = np.random.default_rng(1)
     outs32 = fn(*leaves)
     if not any(o.requires_grad for o in outs32):
         return  # a non-differentiable op (argmax ...): nothing to compare
     cotangents = [rng.standard_normal(o.shape) for o in outs32]
-    grads32 = autograd_grad(outs32, leaves, [_wrap(c.astype(o.dtype)) for c, o in zip(cotangents, outs32)],
-                            allow_unused=True)
-    leaves64 = [Tensor(leaf._data.astype(np.float64)).requires_grad_() for leaf in leaves]
-    outs64 = fn(*leaves64)
-    grads64 = autograd_grad(outs64, leaves64, [_wrap(c) for c in cotangents], allow_unused=True)
-    for leaf, g32, g64 in zip(leaves, grads32, grads64):
-        if g32 is None or g64 is None:
-            assert g32 is None and g64 is None
-            continue
-        assert g32.dtype == leaf.dtype, f"gradient of a {leaf.dtype} input came back {g32.dtype}"
-        np.testing.assert_allclose(g32._data, g64._data, rtol=rtol, atol=atol)
+    live = [(o, c) for o, c in zip(outs32, cotangents) if o.requires_grad]
+    grads32 = autograd_grad([o for o, _ in live], leaves,
+                            [_wrap(c.astype(o.dtype)) for o, c in live], allow_unused=True)
+    points = [leaf._data.astype(np.float64) for leaf in leaves]
+    for j, (leaf, g32) in enumerate(zip(leaves, grads32)):
+        if g32 is not None and g32.dtype != leaf.dtype:
+            _fail(context, j, "the dtype of the gradient",
+                  f"a {leaf.dtype} input got a {g32.dtype} gradient")
+        got = np.zeros(leaf.shape) if g32 is None else g32._data.astype(np.float64)
+        if fast:
+            v = rng.standard_normal(leaf.shape)
+            got, want = np.array([np.sum(got * v)]), np.array([_directional(fn, points, j, v, cotangents, eps)])
+        else:
+            want = np.array([_directional(fn, points, j, _unit(leaf.shape, k), cotangents, eps)
+                             for k in range(leaf._data.size)]).reshape(leaf.shape)
+        error = np.abs(got - want)
+        if np.linalg.norm(error) > rtol * np.linalg.norm(want) + 1e-6 or not np.all(np.isfinite(got) == np.isfinite(want)):
+            k = int(np.argmax(np.nan_to_num(error, nan=np.inf)))
+            where = "the random projection" if fast else f"index {_index(k, leaf.shape)}"
+            _fail(context, j, "the float32 gradient",
+                  f"relative error {np.linalg.norm(error) / max(np.linalg.norm(want), 1e-30):.3g} "
+                  f"(over rtol={rtol}) against float64 finite differences of the forward; largest "
+                  f"error {error.flat[k]:.3g} at {where}: float32 gradient {got.flat[k]:.8g}, "
+                  f"finite differences {want.flat[k]:.8g}")
+
+
+def _unit(shape, k):
+    e = np.zeros(shape)
+    e.flat[k] = 1.0
+    return e
+
+
+def _directional(fn, points, j, direction, cotangents, eps):
+    """u . (f(x + eps d) - f(x - eps d)) / 2 eps, the forward run in float64."""
+    def at(sign):
+        args = [Tensor(p + sign * eps * direction) if i == j else Tensor(p) for i, p in enumerate(points)]
+        return [o._data.astype(np.float64) for o in fn(*args)]
+    plus, minus = at(1.0), at(-1.0)
+    return sum(float(np.sum(c * (p - m))) for c, p, m in zip(cotangents, plus, minus)) / (2 * eps)
+
+
+def _fail(context, j, what, details):
+    if context is None:
+        raise AssertionError(f"{what} of input {j} is wrong: {details}")
+    context.fail(j, what, details)

@@ -424,17 +424,17 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):
 
 def mean(self, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
-    return mean_array(self, dim, keepdim, dtype)
+    return np.mean(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)
 
 
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return extreme_array(np.amax, self, dim, keepdim, "amax")
+    return np.amax(self, axis=axes(dim), keepdims=keepdim)
 
 
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return extreme_array(np.amin, self, dim, keepdim, "amin")
+    return np.amin(self, axis=axes(dim), keepdims=keepdim)
 
 
 def max_dim(self, dim, keepdim=False):
@@ -444,7 +444,7 @@ def max_dim(self, dim, keepdim=False):
 
 def max_default(self):
     """max(Tensor self) -> Tensor"""
-    return extreme_array(np.amax, self, None, False, "max")
+    return np.amax(self)
 
 
 def min_dim(self, dim, keepdim=False):
@@ -454,7 +454,7 @@ def min_dim(self, dim, keepdim=False):
 
 def min_default(self):
     """min(Tensor self) -> Tensor"""
-    return extreme_array(np.amin, self, None, False, "min")
+    return np.amin(self)
 
 
 def max_other(self, other):

@@ -26,7 +26,7 @@ class GeneratedNode(Node):
 
 
 class SumToSizeBackward0(GeneratedNode):
-    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:95).
+    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:103).
 
     self: expand(grad, self.shape)
     """
@@ -34,10 +34,10 @@ class SumToSizeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'sum_to_size'
-    _yaml_line = 95
+    _yaml_line = 103
     _input_names = ('self',)
     _formulas = {'self': 'expand(grad, self.shape)'}
-    _yaml_lines = {'self': 97}
+    _yaml_lines = {'self': 105}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -50,7 +50,7 @@ class SumToSizeBackward0(GeneratedNode):
 
 
 class ToCopyBackward0(GeneratedNode):
-    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:103).
+    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:111).
 
     self: _to_copy(grad, self.dtype)
     """
@@ -58,10 +58,10 @@ class ToCopyBackward0(GeneratedNode):
     __slots__ = ('_saved_self_dtype',)
     _saved_slots = ()
     _op_name = '_to_copy'
-    _yaml_line = 103
+    _yaml_line = 111
     _input_names = ('self',)
     _formulas = {'self': '_to_copy(grad, self.dtype)'}
-    _yaml_lines = {'self': 105}
+    _yaml_lines = {'self': 113}
     _saved_fields = ('self.dtype',)
 
     def apply(self, grads, create_graph):
@@ -74,7 +74,7 @@ class ToCopyBackward0(GeneratedNode):
 
 
 class FillBackward0(GeneratedNode):
-    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:109).
+    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:117).
 
     self: zeros_like(grad)
     """
@@ -82,10 +82,10 @@ class FillBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = '_fill'
-    _yaml_line = 109
+    _yaml_line = 117
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 111}
+    _yaml_lines = {'self': 119}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -98,7 +98,7 @@ class FillBackward0(GeneratedNode):
 
 
 class CopyFromBackward0(GeneratedNode):
-    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:115).
+    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:123).
 
     self: zeros_like(grad)
     src: sum_to(grad, src.shape)
@@ -107,10 +107,10 @@ class CopyFromBackward0(GeneratedNode):
     __slots__ = ('_saved_src_shape',)
     _saved_slots = ()
     _op_name = '_copy_from'
-    _yaml_line = 115
+    _yaml_line = 123
     _input_names = ('self', 'src')
     _formulas = {'self': 'zeros_like(grad)', 'src': 'sum_to(grad, src.shape)'}
-    _yaml_lines = {'self': 117, 'src': 118}
+    _yaml_lines = {'self': 125, 'src': 126}
     _saved_fields = ('src.shape',)
 
     def apply(self, grads, create_graph):
@@ -126,7 +126,7 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:128).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:136).
 
     self: grad
     """
@@ -134,10 +134,10 @@ class CloneBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'clone'
-    _yaml_line = 128
+    _yaml_line = 136
     _input_names = ('self',)
     _formulas = {'self': 'grad'}
-    _yaml_lines = {'self': 130}
+    _yaml_lines = {'self': 138}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -150,7 +150,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:132).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:140).
 
     self: neg(grad)
     """
@@ -158,10 +158,10 @@ class NegBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'neg'
-    _yaml_line = 132
+    _yaml_line = 140
     _input_names = ('self',)
     _formulas = {'self': 'neg(grad)'}
-    _yaml_lines = {'self': 135}
+    _yaml_lines = {'self': 143}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -174,7 +174,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:142).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:150).
 
     self: grad * result
     """
@@ -182,10 +182,10 @@ class ExpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'exp'
-    _yaml_line = 142
+    _yaml_line = 150
     _input_names = ('self',)
     _formulas = {'self': 'grad * result'}
-    _yaml_lines = {'self': 145}
+    _yaml_lines = {'self': 153}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -204,7 +204,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:152).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:160).
 
     self: grad / self
     """
@@ -212,10 +212,10 @@ class LogBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log'
-    _yaml_line = 152
+    _yaml_line = 160
     _input_names = ('self',)
     _formulas = {'self': 'grad / self'}
-    _yaml_lines = {'self': 155}
+    _yaml_lines = {'self': 163}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -234,7 +234,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:162).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:170).
 
     self: grad / (2 * result)
     """
@@ -242,10 +242,10 @@ class SqrtBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'sqrt'
-    _yaml_line = 162
+    _yaml_line = 170
     _input_names = ('self',)
     _formulas = {'self': 'grad / (2 * result)'}
-    _yaml_lines = {'self': 165}
+    _yaml_lines = {'self': 173}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -264,7 +264,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:172).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:184).
 
     self: grad * cos(self)
     """
@@ -272,10 +272,10 @@ class SinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sin'
-    _yaml_line = 172
+    _yaml_line = 184
     _input_names = ('self',)
     _formulas = {'self': 'grad * cos(self)'}
-    _yaml_lines = {'self': 175}
+    _yaml_lines = {'self': 187}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -294,7 +294,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:182).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:194).
 
     self: -(grad * sin(self))
     """
@@ -302,10 +302,10 @@ class CosBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'cos'
-    _yaml_line = 182
+    _yaml_line = 194
     _input_names = ('self',)
     _formulas = {'self': '-(grad * sin(self))'}
-    _yaml_lines = {'self': 185}
+    _yaml_lines = {'self': 197}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -324,7 +324,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:192).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:204).
 
     self: grad * (1 - result * result)
     """
@@ -332,10 +332,10 @@ class TanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'tanh'
-    _yaml_line = 192
+    _yaml_line = 204
     _input_names = ('self',)
     _formulas = {'self': 'grad * (1 - result * result)'}
-    _yaml_lines = {'self': 195}
+    _yaml_lines = {'self': 207}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -354,7 +354,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:202).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:214).
 
     self: grad * result * (1 - result)
     """
@@ -362,10 +362,10 @@ class SigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'sigmoid'
-    _yaml_line = 202
+    _yaml_line = 214
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * (1 - result)'}
-    _yaml_lines = {'self': 205}
+    _yaml_lines = {'self': 217}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -384,7 +384,7 @@ class SigmoidBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:214).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:226).
 
     self: grad * sign(self)
     """
@@ -392,10 +392,10 @@ class AbsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'abs'
-    _yaml_line = 214
+    _yaml_line = 226
     _input_names = ('self',)
     _formulas = {'self': 'grad * sign(self)'}
-    _yaml_lines = {'self': 217}
+    _yaml_lines = {'self': 229}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -414,7 +414,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:225).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:241).
 
     self: zeros_like(grad)
     """
@@ -422,10 +422,10 @@ class SignBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'sign'
-    _yaml_line = 225
+    _yaml_line = 241
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 228}
+    _yaml_lines = {'self': 244}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -438,7 +438,7 @@ class SignBackward0(GeneratedNode):
 
 
 class Exp2Backward0(GeneratedNode):
-    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:236).
+    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:252).
 
     self: grad * result * 0.6931471805599453
     """
@@ -446,10 +446,10 @@ class Exp2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'exp2'
-    _yaml_line = 236
+    _yaml_line = 252
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * 0.6931471805599453'}
-    _yaml_lines = {'self': 239}
+    _yaml_lines = {'self': 255}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -468,7 +468,7 @@ class Exp2Backward0(GeneratedNode):
 
 
 class Expm1Backward0(GeneratedNode):
-    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:246).
+    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:262).
 
     self: grad * (result + 1)
     """
@@ -476,10 +476,10 @@ class Expm1Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'expm1'
-    _yaml_line = 246
+    _yaml_line = 262
     _input_names = ('self',)
     _formulas = {'self': 'grad * (result + 1)'}
-    _yaml_lines = {'self': 249}
+    _yaml_lines = {'self': 265}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -498,7 +498,7 @@ class Expm1Backward0(GeneratedNode):
 
 
 class Log2Backward0(GeneratedNode):
-    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:256).
+    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:272).
 
     self: grad / (self * 0.6931471805599453)
     """
@@ -506,10 +506,10 @@ class Log2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log2'
-    _yaml_line = 256
+    _yaml_line = 272
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * 0.6931471805599453)'}
-    _yaml_lines = {'self': 259}
+    _yaml_lines = {'self': 275}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -528,7 +528,7 @@ class Log2Backward0(GeneratedNode):
 
 
 class Log10Backward0(GeneratedNode):
-    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:265).
+    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:281).
 
     self: grad / (self * 2.302585092994046)
     """
@@ -536,10 +536,10 @@ class Log10Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log10'
-    _yaml_line = 265
+    _yaml_line = 281
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * 2.302585092994046)'}
-    _yaml_lines = {'self': 268}
+    _yaml_lines = {'self': 284}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -558,7 +558,7 @@ class Log10Backward0(GeneratedNode):
 
 
 class Log1pBackward0(GeneratedNode):
-    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:274).
+    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:290).
 
     self: grad / (self + 1)
     """
@@ -566,10 +566,10 @@ class Log1pBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log1p'
-    _yaml_line = 274
+    _yaml_line = 290
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self + 1)'}
-    _yaml_lines = {'self': 277}
+    _yaml_lines = {'self': 293}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -588,7 +588,7 @@ class Log1pBackward0(GeneratedNode):
 
 
 class RsqrtBackward0(GeneratedNode):
-    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:284).
+    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:300).
 
     self: -0.5 * grad * result * result * result
     """
@@ -596,10 +596,10 @@ class RsqrtBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'rsqrt'
-    _yaml_line = 284
+    _yaml_line = 300
     _input_names = ('self',)
     _formulas = {'self': '-0.5 * grad * result * result * result'}
-    _yaml_lines = {'self': 287}
+    _yaml_lines = {'self': 303}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -618,7 +618,7 @@ class RsqrtBackward0(GeneratedNode):
 
 
 class SquareBackward0(GeneratedNode):
-    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:293).
+    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:309).
 
     self: grad * 2 * self
     """
@@ -626,10 +626,10 @@ class SquareBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'square'
-    _yaml_line = 293
+    _yaml_line = 309
     _input_names = ('self',)
     _formulas = {'self': 'grad * 2 * self'}
-    _yaml_lines = {'self': 296}
+    _yaml_lines = {'self': 312}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -648,7 +648,7 @@ class SquareBackward0(GeneratedNode):
 
 
 class ReciprocalBackward0(GeneratedNode):
-    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:302).
+    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:318).
 
     self: -grad * result * result
     """
@@ -656,10 +656,10 @@ class ReciprocalBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'reciprocal'
-    _yaml_line = 302
+    _yaml_line = 318
     _input_names = ('self',)
     _formulas = {'self': '-grad * result * result'}
-    _yaml_lines = {'self': 305}
+    _yaml_lines = {'self': 321}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -678,7 +678,7 @@ class ReciprocalBackward0(GeneratedNode):
 
 
 class TanBackward0(GeneratedNode):
-    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:313).
+    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:329).
 
     self: grad * (1 + result * result)
     """
@@ -686,10 +686,10 @@ class TanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'tan'
-    _yaml_line = 313
+    _yaml_line = 329
     _input_names = ('self',)
     _formulas = {'self': 'grad * (1 + result * result)'}
-    _yaml_lines = {'self': 316}
+    _yaml_lines = {'self': 332}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -708,7 +708,7 @@ class TanBackward0(GeneratedNode):
 
 
 class AsinBackward0(GeneratedNode):
-    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:322).
+    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:338).
 
     self: grad / sqrt(1 - self * self)
     """
@@ -716,10 +716,10 @@ class AsinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'asin'
-    _yaml_line = 322
+    _yaml_line = 338
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt(1 - self * self)'}
-    _yaml_lines = {'self': 325}
+    _yaml_lines = {'self': 341}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -738,7 +738,7 @@ class AsinBackward0(GeneratedNode):
 
 
 class AcosBackward0(GeneratedNode):
-    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:331).
+    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:347).
 
     self: -grad / sqrt(1 - self * self)
     """
@@ -746,10 +746,10 @@ class AcosBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'acos'
-    _yaml_line = 331
+    _yaml_line = 347
     _input_names = ('self',)
     _formulas = {'self': '-grad / sqrt(1 - self * self)'}
-    _yaml_lines = {'self': 334}
+    _yaml_lines = {'self': 350}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -768,7 +768,7 @@ class AcosBackward0(GeneratedNode):
 
 
 class AtanBackward0(GeneratedNode):
-    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:340).
+    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:356).
 
     self: grad / (self * self + 1)
     """
@@ -776,10 +776,10 @@ class AtanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'atan'
-    _yaml_line = 340
+    _yaml_line = 356
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * self + 1)'}
-    _yaml_lines = {'self': 343}
+    _yaml_lines = {'self': 359}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -798,7 +798,7 @@ class AtanBackward0(GeneratedNode):
 
 
 class SinhBackward0(GeneratedNode):
-    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:349).
+    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:365).
 
     self: grad * cosh(self)
     """
@@ -806,10 +806,10 @@ class SinhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sinh'
-    _yaml_line = 349
+    _yaml_line = 365
     _input_names = ('self',)
     _formulas = {'self': 'grad * cosh(self)'}
-    _yaml_lines = {'self': 352}
+    _yaml_lines = {'self': 368}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -828,7 +828,7 @@ class SinhBackward0(GeneratedNode):
 
 
 class CoshBackward0(GeneratedNode):
-    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:358).
+    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:374).
 
     self: grad * sinh(self)
     """
@@ -836,10 +836,10 @@ class CoshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'cosh'
-    _yaml_line = 358
+    _yaml_line = 374
     _input_names = ('self',)
     _formulas = {'self': 'grad * sinh(self)'}
-    _yaml_lines = {'self': 361}
+    _yaml_lines = {'self': 377}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -858,7 +858,7 @@ class CoshBackward0(GeneratedNode):
 
 
 class AsinhBackward0(GeneratedNode):
-    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:367).
+    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:383).
 
     self: grad / sqrt(self * self + 1)
     """
@@ -866,10 +866,10 @@ class AsinhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'asinh'
-    _yaml_line = 367
+    _yaml_line = 383
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt(self * self + 1)'}
-    _yaml_lines = {'self': 370}
+    _yaml_lines = {'self': 386}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -888,7 +888,7 @@ class AsinhBackward0(GeneratedNode):
 
 
 class AcoshBackward0(GeneratedNode):
-    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:376).
+    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:392).
 
     self: grad / sqrt((self - 1) * (self + 1))
     """
@@ -896,10 +896,10 @@ class AcoshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'acosh'
-    _yaml_line = 376
+    _yaml_line = 392
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt((self - 1) * (self + 1))'}
-    _yaml_lines = {'self': 379}
+    _yaml_lines = {'self': 395}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -918,7 +918,7 @@ class AcoshBackward0(GeneratedNode):
 
 
 class AtanhBackward0(GeneratedNode):
-    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:385).
+    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:401).
 
     self: grad / (1 - self * self)
     """
@@ -926,10 +926,10 @@ class AtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'atanh'
-    _yaml_line = 385
+    _yaml_line = 401
     _input_names = ('self',)
     _formulas = {'self': 'grad / (1 - self * self)'}
-    _yaml_lines = {'self': 388}
+    _yaml_lines = {'self': 404}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -948,7 +948,7 @@ class AtanhBackward0(GeneratedNode):
 
 
 class FloorBackward0(GeneratedNode):
-    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:397).
+    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:413).
 
     self: zeros_like(grad)
     """
@@ -956,10 +956,10 @@ class FloorBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'floor'
-    _yaml_line = 397
+    _yaml_line = 413
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 400}
+    _yaml_lines = {'self': 416}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -972,7 +972,7 @@ class FloorBackward0(GeneratedNode):
 
 
 class CeilBackward0(GeneratedNode):
-    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:405).
+    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:421).
 
     self: zeros_like(grad)
     """
@@ -980,10 +980,10 @@ class CeilBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'ceil'
-    _yaml_line = 405
+    _yaml_line = 421
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 408}
+    _yaml_lines = {'self': 424}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -996,7 +996,7 @@ class CeilBackward0(GeneratedNode):
 
 
 class RoundBackward0(GeneratedNode):
-    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:414).
+    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:430).
 
     self: zeros_like(grad)
     """
@@ -1004,10 +1004,10 @@ class RoundBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'round'
-    _yaml_line = 414
+    _yaml_line = 430
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 417}
+    _yaml_lines = {'self': 433}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1020,7 +1020,7 @@ class RoundBackward0(GeneratedNode):
 
 
 class TruncBackward0(GeneratedNode):
-    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:423).
+    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:439).
 
     self: zeros_like(grad)
     """
@@ -1028,10 +1028,10 @@ class TruncBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'trunc'
-    _yaml_line = 423
+    _yaml_line = 439
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 426}
+    _yaml_lines = {'self': 442}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1044,7 +1044,7 @@ class TruncBackward0(GeneratedNode):
 
 
 class FixBackward0(GeneratedNode):
-    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:431).
+    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:447).
 
     self: zeros_like(grad)
     """
@@ -1052,10 +1052,10 @@ class FixBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'fix'
-    _yaml_line = 431
+    _yaml_line = 447
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 434}
+    _yaml_lines = {'self': 450}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1068,7 +1068,7 @@ class FixBackward0(GeneratedNode):
 
 
 class FracBackward0(GeneratedNode):
-    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:439).
+    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:455).
 
     self: grad
     """
@@ -1076,10 +1076,10 @@ class FracBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'frac'
-    _yaml_line = 439
+    _yaml_line = 455
     _input_names = ('self',)
     _formulas = {'self': 'grad'}
-    _yaml_lines = {'self': 442}
+    _yaml_lines = {'self': 458}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1092,7 +1092,7 @@ class FracBackward0(GeneratedNode):
 
 
 class NanToNumBackward0(GeneratedNode):
-    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:449).
+    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:465).
 
     self: grad * finite_mask(self)
     """
@@ -1100,10 +1100,10 @@ class NanToNumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nan_to_num'
-    _yaml_line = 449
+    _yaml_line = 465
     _input_names = ('self',)
     _formulas = {'self': 'grad * finite_mask(self)'}
-    _yaml_lines = {'self': 452}
+    _yaml_lines = {'self': 468}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -1122,7 +1122,7 @@ class NanToNumBackward0(GeneratedNode):
 
 
 class Deg2radBackward0(GeneratedNode):
-    """Backward of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:458).
+    """Backward of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:474).
 
     self: grad * 0.017453292519943295
     """
@@ -1130,10 +1130,10 @@ class Deg2radBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'deg2rad'
-    _yaml_line = 458
+    _yaml_line = 474
     _input_names = ('self',)
     _formulas = {'self': 'grad * 0.017453292519943295'}
-    _yaml_lines = {'self': 460}
+    _yaml_lines = {'self': 476}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1146,7 +1146,7 @@ class Deg2radBackward0(GeneratedNode):
 
 
 class Rad2degBackward0(GeneratedNode):
-    """Backward of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:463).
+    """Backward of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:479).
 
     self: grad * 57.29577951308232
     """
@@ -1154,10 +1154,10 @@ class Rad2degBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'rad2deg'
-    _yaml_line = 463
+    _yaml_line = 479
     _input_names = ('self',)
     _formulas = {'self': 'grad * 57.29577951308232'}
-    _yaml_lines = {'self': 465}
+    _yaml_lines = {'self': 481}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1170,7 +1170,7 @@ class Rad2degBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:473).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:489).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -1179,10 +1179,10 @@ class AddBackward0(GeneratedNode):
     __slots__ = ('_saved_alpha', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'add'
-    _yaml_line = 473
+    _yaml_line = 489
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 477, 'self': 476}
+    _yaml_lines = {'other': 493, 'self': 492}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1198,7 +1198,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:486).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:502).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -1207,10 +1207,10 @@ class SubBackward0(GeneratedNode):
     __slots__ = ('_saved_alpha', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'sub'
-    _yaml_line = 486
+    _yaml_line = 502
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 490, 'self': 489}
+    _yaml_lines = {'other': 506, 'self': 505}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1226,7 +1226,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:498).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:514).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -1235,10 +1235,10 @@ class MulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'mul'
-    _yaml_line = 498
+    _yaml_line = 514
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * self, other.shape)', 'self': 'sum_to(grad * other, self.shape)'}
-    _yaml_lines = {'other': 502, 'self': 501}
+    _yaml_lines = {'other': 518, 'self': 517}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1261,7 +1261,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:511).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:527).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape)
@@ -1270,10 +1270,10 @@ class DivBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'div'
-    _yaml_line = 511
+    _yaml_line = 527
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * self / (other * other), other.shape)', 'self': 'sum_to(grad / other, self.shape)'}
-    _yaml_lines = {'other': 515, 'self': 514}
+    _yaml_lines = {'other': 531, 'self': 530}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1297,7 +1297,7 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:526).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:546).
 
     self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
     exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
@@ -1306,10 +1306,10 @@ class PowBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'pow'
-    _yaml_line = 526
+    _yaml_line = 546
     _input_names = ('self', 'exponent')
     _formulas = {'exponent': 'sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)', 'self': 'sum_to(pow_grad_self(grad, self, exponent), self.shape)'}
-    _yaml_lines = {'exponent': 530, 'self': 529}
+    _yaml_lines = {'exponent': 550, 'self': 549}
     _saved_fields = ('exponent', 'exponent.shape', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1335,7 +1335,7 @@ class PowBackward0(GeneratedNode):
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:546).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:566).
 
     self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
@@ -1344,10 +1344,10 @@ class MaximumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'maximum'
-    _yaml_line = 546
+    _yaml_line = 566
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
-    _yaml_lines = {'other': 549, 'self': 548}
+    _yaml_lines = {'other': 569, 'self': 568}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1372,7 +1372,7 @@ class MaximumBackward0(GeneratedNode):
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:556).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:580).
 
     self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
@@ -1381,10 +1381,10 @@ class MinimumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'minimum'
-    _yaml_line = 556
+    _yaml_line = 580
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
-    _yaml_lines = {'other': 559, 'self': 558}
+    _yaml_lines = {'other': 583, 'self': 582}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1409,7 +1409,7 @@ class MinimumBackward0(GeneratedNode):
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:566).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:594).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -1419,10 +1419,10 @@ class WhereBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_condition', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_condition',)
     _op_name = 'where'
-    _yaml_line = 566
+    _yaml_line = 594
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(where(condition, 0.0, grad), other.shape)', 'self': 'sum_to(where(condition, grad, 0.0), self.shape)'}
-    _yaml_lines = {'other': 570, 'self': 569}
+    _yaml_lines = {'other': 598, 'self': 597}
     _saved_fields = ('condition', 'other.shape', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1445,7 +1445,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:582).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:610).
 
     self: masked(grad, clamp_mask(self, min, max))
     """
@@ -1453,10 +1453,10 @@ class ClampBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'clamp'
-    _yaml_line = 582
+    _yaml_line = 610
     _input_names = ('self',)
     _formulas = {'self': 'masked(grad, clamp_mask(self, min, max))'}
-    _yaml_lines = {'self': 585}
+    _yaml_lines = {'self': 613}
     _saved_fields = ('max', 'min', 'self')
 
     def apply(self, grads, create_graph):
@@ -1475,7 +1475,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class ClampBackward1(GeneratedNode):
-    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:597).
+    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:629).
 
     self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
     min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
@@ -1485,10 +1485,10 @@ class ClampBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'clamp.Tensor'
-    _yaml_line = 597
+    _yaml_line = 629
     _input_names = ('self', 'min', 'max')
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
-    _yaml_lines = {'max': 602, 'min': 601, 'self': 600}
+    _yaml_lines = {'max': 634, 'min': 633, 'self': 632}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1521,7 +1521,7 @@ class ClampBackward1(GeneratedNode):
 
 
 class ClipBackward0(GeneratedNode):
-    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:610).
+    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:642).
 
     self: masked(grad, clamp_mask(self, min, max))
     """
@@ -1529,10 +1529,10 @@ class ClipBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'clip'
-    _yaml_line = 610
+    _yaml_line = 642
     _input_names = ('self',)
     _formulas = {'self': 'masked(grad, clamp_mask(self, min, max))'}
-    _yaml_lines = {'self': 613}
+    _yaml_lines = {'self': 645}
     _saved_fields = ('max', 'min', 'self')
 
     def apply(self, grads, create_graph):
@@ -1551,7 +1551,7 @@ class ClipBackward0(GeneratedNode):
 
 
 class ClipBackward1(GeneratedNode):
-    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:618).
+    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:650).
 
     self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
     min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
@@ -1561,10 +1561,10 @@ class ClipBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'clip.Tensor'
-    _yaml_line = 618
+    _yaml_line = 650
     _input_names = ('self', 'min', 'max')
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
-    _yaml_lines = {'max': 623, 'min': 622, 'self': 621}
+    _yaml_lines = {'max': 655, 'min': 654, 'self': 653}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1597,7 +1597,7 @@ class ClipBackward1(GeneratedNode):
 
 
 class DivBackward1(GeneratedNode):
-    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:632).
+    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:664).
 
     self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
     other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
@@ -1606,10 +1606,10 @@ class DivBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_rounding_mode', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'div.Tensor_mode'
-    _yaml_line = 632
+    _yaml_line = 664
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)'}
-    _yaml_lines = {'other': 636, 'self': 635}
+    _yaml_lines = {'other': 668, 'self': 667}
     _saved_fields = ('other', 'other.shape', 'rounding_mode', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1633,7 +1633,7 @@ class DivBackward1(GeneratedNode):
 
 
 class FloorDivideBackward0(GeneratedNode):
-    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:643).
+    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:675).
 
     self: zeros_shaped(grad, self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -1642,10 +1642,10 @@ class FloorDivideBackward0(GeneratedNode):
     __slots__ = ('_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'floor_divide'
-    _yaml_line = 643
+    _yaml_line = 675
     _input_names = ('self', 'other')
     _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'zeros_shaped(grad, self.shape)'}
-    _yaml_lines = {'other': 647, 'self': 646}
+    _yaml_lines = {'other': 679, 'self': 678}
     _saved_fields = ('other.shape', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1661,7 +1661,7 @@ class FloorDivideBackward0(GeneratedNode):
 
 
 class RemainderBackward0(GeneratedNode):
-    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:654).
+    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:686).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
@@ -1670,10 +1670,10 @@ class RemainderBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'remainder'
-    _yaml_line = 654
+    _yaml_line = 686
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 658, 'self': 657}
+    _yaml_lines = {'other': 690, 'self': 689}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1696,7 +1696,7 @@ class RemainderBackward0(GeneratedNode):
 
 
 class FmodBackward0(GeneratedNode):
-    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:666).
+    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:698).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
@@ -1705,10 +1705,10 @@ class FmodBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmod'
-    _yaml_line = 666
+    _yaml_line = 698
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 670, 'self': 669}
+    _yaml_lines = {'other': 702, 'self': 701}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1731,7 +1731,7 @@ class FmodBackward0(GeneratedNode):
 
 
 class FloatPowerBackward0(GeneratedNode):
-    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:677).
+    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:709).
 
     self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
     exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
@@ -1740,10 +1740,10 @@ class FloatPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_dtype', '_saved_exponent_shape', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'float_power'
-    _yaml_line = 677
+    _yaml_line = 709
     _input_names = ('self', 'exponent')
     _formulas = {'exponent': '_to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)', 'self': '_to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)'}
-    _yaml_lines = {'exponent': 681, 'self': 680}
+    _yaml_lines = {'exponent': 713, 'self': 712}
     _saved_fields = ('exponent', 'exponent.dtype', 'exponent.shape', 'result', 'self', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1769,7 +1769,7 @@ class FloatPowerBackward0(GeneratedNode):
 
 
 class FmaxBackward0(GeneratedNode):
-    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:689).
+    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:721).
 
     self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
     other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
@@ -1778,10 +1778,10 @@ class FmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmax'
-    _yaml_line = 689
+    _yaml_line = 721
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)'}
-    _yaml_lines = {'other': 692, 'self': 691}
+    _yaml_lines = {'other': 724, 'self': 723}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1806,7 +1806,7 @@ class FmaxBackward0(GeneratedNode):
 
 
 class FminBackward0(GeneratedNode):
-    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:699).
+    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:731).
 
     self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
     other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
@@ -1815,10 +1815,10 @@ class FminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmin'
-    _yaml_line = 699
+    _yaml_line = 731
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)'}
-    _yaml_lines = {'other': 702, 'self': 701}
+    _yaml_lines = {'other': 734, 'self': 733}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1843,7 +1843,7 @@ class FminBackward0(GeneratedNode):
 
 
 class Atan2Backward0(GeneratedNode):
-    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:709).
+    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:741).
 
     self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
     other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
@@ -1852,10 +1852,10 @@ class Atan2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'atan2'
-    _yaml_line = 709
+    _yaml_line = 741
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)', 'self': 'sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)'}
-    _yaml_lines = {'other': 713, 'self': 712}
+    _yaml_lines = {'other': 745, 'self': 744}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1880,7 +1880,7 @@ class Atan2Backward0(GeneratedNode):
 
 
 class HypotBackward0(GeneratedNode):
-    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:719).
+    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:751).
 
     self: sum_to(grad * self / result, self.shape)
     other: sum_to(grad * other / result, other.shape)
@@ -1889,10 +1889,10 @@ class HypotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'hypot'
-    _yaml_line = 719
+    _yaml_line = 751
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * other / result, other.shape)', 'self': 'sum_to(grad * self / result, self.shape)'}
-    _yaml_lines = {'other': 723, 'self': 722}
+    _yaml_lines = {'other': 755, 'self': 754}
     _saved_fields = ('other', 'other.shape', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1917,7 +1917,7 @@ class HypotBackward0(GeneratedNode):
 
 
 class LogaddexpBackward0(GeneratedNode):
-    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:729).
+    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:761).
 
     self: sum_to(grad / (1 + exp(other - self)), self.shape)
     other: sum_to(grad / (1 + exp(self - other)), other.shape)
@@ -1926,10 +1926,10 @@ class LogaddexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'logaddexp'
-    _yaml_line = 729
+    _yaml_line = 761
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad / (1 + exp(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp(other - self)), self.shape)'}
-    _yaml_lines = {'other': 732, 'self': 731}
+    _yaml_lines = {'other': 764, 'self': 763}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1954,7 +1954,7 @@ class LogaddexpBackward0(GeneratedNode):
 
 
 class Logaddexp2Backward0(GeneratedNode):
-    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:738).
+    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:770).
 
     self: sum_to(grad / (1 + exp2(other - self)), self.shape)
     other: sum_to(grad / (1 + exp2(self - other)), other.shape)
@@ -1963,10 +1963,10 @@ class Logaddexp2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'logaddexp2'
-    _yaml_line = 738
+    _yaml_line = 770
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad / (1 + exp2(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp2(other - self)), self.shape)'}
-    _yaml_lines = {'other': 741, 'self': 740}
+    _yaml_lines = {'other': 773, 'self': 772}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1991,7 +1991,7 @@ class Logaddexp2Backward0(GeneratedNode):
 
 
 class CopysignBackward0(GeneratedNode):
-    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:747).
+    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:779).
 
     self: sum_to(grad * copysign_ratio(self, result), self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -2000,10 +2000,10 @@ class CopysignBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'copysign'
-    _yaml_line = 747
+    _yaml_line = 779
     _input_names = ('self', 'other')
     _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad * copysign_ratio(self, result), self.shape)'}
-    _yaml_lines = {'other': 751, 'self': 750}
+    _yaml_lines = {'other': 783, 'self': 782}
     _saved_fields = ('other.shape', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2026,7 +2026,7 @@ class CopysignBackward0(GeneratedNode):
 
 
 class XlogyBackward0(GeneratedNode):
-    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:759).
+    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:791).
 
     self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
     other: sum_to(grad * self / other, other.shape)
@@ -2035,10 +2035,10 @@ class XlogyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'xlogy'
-    _yaml_line = 759
+    _yaml_line = 791
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * self / other, other.shape)', 'self': 'sum_to(xlogy_grad_self(grad, self, other), self.shape)'}
-    _yaml_lines = {'other': 763, 'self': 762}
+    _yaml_lines = {'other': 795, 'self': 794}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2063,7 +2063,7 @@ class XlogyBackward0(GeneratedNode):
 
 
 class LerpBackward0(GeneratedNode):
-    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:771).
+    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:803).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2072,10 +2072,10 @@ class LerpBackward0(GeneratedNode):
     __slots__ = ('_saved_end_shape', '_saved_self_shape', '_saved_weight')
     _saved_slots = ()
     _op_name = 'lerp.Scalar'
-    _yaml_line = 771
+    _yaml_line = 803
     _input_names = ('self', 'end')
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)'}
-    _yaml_lines = {'end': 775, 'self': 774}
+    _yaml_lines = {'end': 807, 'self': 806}
     _saved_fields = ('end.shape', 'self.shape', 'weight')
 
     def apply(self, grads, create_graph):
@@ -2091,7 +2091,7 @@ class LerpBackward0(GeneratedNode):
 
 
 class LerpBackward1(GeneratedNode):
-    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:781).
+    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:813).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2101,10 +2101,10 @@ class LerpBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight', '_saved_end_shape', '_saved_self_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight')
     _op_name = 'lerp.Tensor'
-    _yaml_line = 781
+    _yaml_line = 813
     _input_names = ('self', 'end', 'weight')
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)', 'weight': 'sum_to(grad * (end - self), weight.shape)'}
-    _yaml_lines = {'end': 785, 'self': 784, 'weight': 786}
+    _yaml_lines = {'end': 817, 'self': 816, 'weight': 818}
     _saved_fields = ('end', 'end.shape', 'self', 'self.shape', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -2132,7 +2132,7 @@ class LerpBackward1(GeneratedNode):
 
 
 class AddcmulBackward0(GeneratedNode):
-    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:792).
+    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:824).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
@@ -2142,10 +2142,10 @@ class AddcmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
     _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
     _op_name = 'addcmul'
-    _yaml_line = 792
+    _yaml_line = 824
     _input_names = ('self', 'tensor1', 'tensor2')
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)'}
-    _yaml_lines = {'self': 795, 'tensor1': 796, 'tensor2': 797}
+    _yaml_lines = {'self': 827, 'tensor1': 828, 'tensor2': 829}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
 
     def apply(self, grads, create_graph):
@@ -2171,7 +2171,7 @@ class AddcmulBackward0(GeneratedNode):
 
 
 class AddcdivBackward0(GeneratedNode):
-    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:804).
+    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:836).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
@@ -2181,10 +2181,10 @@ class AddcdivBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
     _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
     _op_name = 'addcdiv'
-    _yaml_line = 804
+    _yaml_line = 836
     _input_names = ('self', 'tensor1', 'tensor2')
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)'}
-    _yaml_lines = {'self': 807, 'tensor1': 808, 'tensor2': 809}
+    _yaml_lines = {'self': 839, 'tensor1': 840, 'tensor2': 841}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
 
     def apply(self, grads, create_graph):
@@ -2211,7 +2211,7 @@ class AddcdivBackward0(GeneratedNode):
 
 
 class LogitBackward0(GeneratedNode):
-    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:820).
+    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:852).
 
     self: logit_grad(grad, self, eps)
     """
@@ -2219,10 +2219,10 @@ class LogitBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_eps')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logit'
-    _yaml_line = 820
+    _yaml_line = 852
     _input_names = ('self',)
     _formulas = {'self': 'logit_grad(grad, self, eps)'}
-    _yaml_lines = {'self': 823}
+    _yaml_lines = {'self': 855}
     _saved_fields = ('eps', 'self')
 
     def apply(self, grads, create_graph):
@@ -2241,7 +2241,7 @@ class LogitBackward0(GeneratedNode):
 
 
 class ErfBackward0(GeneratedNode):
-    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:831).
+    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:863).
 
     self: grad * 1.1283791670955126 * exp(-(self * self))
     """
@@ -2249,10 +2249,10 @@ class ErfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'erf'
-    _yaml_line = 831
+    _yaml_line = 863
     _input_names = ('self',)
     _formulas = {'self': 'grad * 1.1283791670955126 * exp(-(self * self))'}
-    _yaml_lines = {'self': 834}
+    _yaml_lines = {'self': 866}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2271,7 +2271,7 @@ class ErfBackward0(GeneratedNode):
 
 
 class ErfcBackward0(GeneratedNode):
-    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:841).
+    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:873).
 
     self: grad * -1.1283791670955126 * exp(-(self * self))
     """
@@ -2279,10 +2279,10 @@ class ErfcBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'erfc'
-    _yaml_line = 841
+    _yaml_line = 873
     _input_names = ('self',)
     _formulas = {'self': 'grad * -1.1283791670955126 * exp(-(self * self))'}
-    _yaml_lines = {'self': 844}
+    _yaml_lines = {'self': 876}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2301,7 +2301,7 @@ class ErfcBackward0(GeneratedNode):
 
 
 class ErfinvBackward0(GeneratedNode):
-    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:851).
+    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:883).
 
     self: grad * 0.886226925452758 * exp(result * result)
     """
@@ -2309,10 +2309,10 @@ class ErfinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'erfinv'
-    _yaml_line = 851
+    _yaml_line = 883
     _input_names = ('self',)
     _formulas = {'self': 'grad * 0.886226925452758 * exp(result * result)'}
-    _yaml_lines = {'self': 854}
+    _yaml_lines = {'self': 886}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -2331,7 +2331,7 @@ class ErfinvBackward0(GeneratedNode):
 
 
 class LgammaBackward0(GeneratedNode):
-    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:861).
+    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:893).
 
     self: grad * digamma(self)
     """
@@ -2339,10 +2339,10 @@ class LgammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'lgamma'
-    _yaml_line = 861
+    _yaml_line = 893
     _input_names = ('self',)
     _formulas = {'self': 'grad * digamma(self)'}
-    _yaml_lines = {'self': 864}
+    _yaml_lines = {'self': 896}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2361,7 +2361,7 @@ class LgammaBackward0(GeneratedNode):
 
 
 class DigammaBackward0(GeneratedNode):
-    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:870).
+    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:902).
 
     self: grad * polygamma(1, self)
     """
@@ -2369,10 +2369,10 @@ class DigammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'digamma'
-    _yaml_line = 870
+    _yaml_line = 902
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(1, self)'}
-    _yaml_lines = {'self': 873}
+    _yaml_lines = {'self': 905}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2391,7 +2391,7 @@ class DigammaBackward0(GeneratedNode):
 
 
 class PolygammaBackward0(GeneratedNode):
-    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:881).
+    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:913).
 
     self: grad * polygamma(n + 1, self)
     """
@@ -2399,10 +2399,10 @@ class PolygammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'polygamma'
-    _yaml_line = 881
+    _yaml_line = 913
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(n + 1, self)'}
-    _yaml_lines = {'self': 883}
+    _yaml_lines = {'self': 915}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph):
@@ -2421,7 +2421,7 @@ class PolygammaBackward0(GeneratedNode):
 
 
 class SpecialGammalnBackward0(GeneratedNode):
-    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:892).
+    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:924).
 
     self: grad * digamma(self)
     """
@@ -2429,10 +2429,10 @@ class SpecialGammalnBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'special_gammaln'
-    _yaml_line = 892
+    _yaml_line = 924
     _input_names = ('self',)
     _formulas = {'self': 'grad * digamma(self)'}
-    _yaml_lines = {'self': 894}
+    _yaml_lines = {'self': 926}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2451,7 +2451,7 @@ class SpecialGammalnBackward0(GeneratedNode):
 
 
 class SpecialPsiBackward0(GeneratedNode):
-    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:901).
+    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:933).
 
     self: grad * polygamma(1, self)
     """
@@ -2459,10 +2459,10 @@ class SpecialPsiBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'special_psi'
-    _yaml_line = 901
+    _yaml_line = 933
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(1, self)'}
-    _yaml_lines = {'self': 903}
+    _yaml_lines = {'self': 935}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2481,7 +2481,7 @@ class SpecialPsiBackward0(GeneratedNode):
 
 
 class SpecialExpitBackward0(GeneratedNode):
-    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:910).
+    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:942).
 
     self: grad * result * (1 - result)
     """
@@ -2489,10 +2489,10 @@ class SpecialExpitBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'special_expit'
-    _yaml_line = 910
+    _yaml_line = 942
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * (1 - result)'}
-    _yaml_lines = {'self': 912}
+    _yaml_lines = {'self': 944}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -2511,7 +2511,7 @@ class SpecialExpitBackward0(GeneratedNode):
 
 
 class SincBackward0(GeneratedNode):
-    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:920).
+    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:952).
 
     self: sinc_grad(grad, self)
     """
@@ -2519,10 +2519,10 @@ class SincBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sinc'
-    _yaml_line = 920
+    _yaml_line = 952
     _input_names = ('self',)
     _formulas = {'self': 'sinc_grad(grad, self)'}
-    _yaml_lines = {'self': 923}
+    _yaml_lines = {'self': 955}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2541,7 +2541,7 @@ class SincBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:935).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:967).
 
     self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
@@ -2549,10 +2549,10 @@ class SumBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'sum'
-    _yaml_line = 935
+    _yaml_line = 967
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(unreduce(grad, self.shape, dim), self.dtype)'}
-    _yaml_lines = {'self': 937}
+    _yaml_lines = {'self': 969}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2565,7 +2565,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:950).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:982).
 
     self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
@@ -2573,10 +2573,10 @@ class MeanBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'mean'
-    _yaml_line = 950
+    _yaml_line = 982
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)'}
-    _yaml_lines = {'self': 952}
+    _yaml_lines = {'self': 984}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2589,7 +2589,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:964).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:996).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -2597,10 +2597,10 @@ class AmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'amax'
-    _yaml_line = 964
+    _yaml_line = 996
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grad, self, result, dim)'}
-    _yaml_lines = {'self': 966}
+    _yaml_lines = {'self': 998}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2620,7 +2620,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:976).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1013).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -2628,10 +2628,10 @@ class AminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'amin'
-    _yaml_line = 976
+    _yaml_line = 1013
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grad, self, result, dim)'}
-    _yaml_lines = {'self': 978}
+    _yaml_lines = {'self': 1015}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2651,7 +2651,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:985).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1022).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -2659,10 +2659,10 @@ class MaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max.dim'
-    _yaml_line = 985
+    _yaml_line = 1022
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 987}
+    _yaml_lines = {'self': 1024}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -2682,7 +2682,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:996).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:1037).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -2690,10 +2690,10 @@ class MaxBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'max'
-    _yaml_line = 996
+    _yaml_line = 1037
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grad, self, result, None)'}
-    _yaml_lines = {'self': 998}
+    _yaml_lines = {'self': 1039}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2713,7 +2713,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1004).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1049).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -2721,10 +2721,10 @@ class MinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'min.dim'
-    _yaml_line = 1004
+    _yaml_line = 1049
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1006}
+    _yaml_lines = {'self': 1051}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -2744,7 +2744,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:1012).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:1057).
 
     self: spread_to_extrema(grad, self, result, None)
     """
@@ -2752,10 +2752,10 @@ class MinBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'min'
-    _yaml_line = 1012
+    _yaml_line = 1057
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grad, self, result, None)'}
-    _yaml_lines = {'self': 1014}
+    _yaml_lines = {'self': 1059}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2775,7 +2775,7 @@ class MinBackward1(GeneratedNode):
 
 
 class MaxBackward2(GeneratedNode):
-    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1019).
+    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1068).
 
     self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
@@ -2784,10 +2784,10 @@ class MaxBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'max.other'
-    _yaml_line = 1019
+    _yaml_line = 1068
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
-    _yaml_lines = {'other': 1022, 'self': 1021}
+    _yaml_lines = {'other': 1071, 'self': 1070}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2812,7 +2812,7 @@ class MaxBackward2(GeneratedNode):
 
 
 class MinBackward2(GeneratedNode):
-    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1028).
+    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1077).
 
     self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
@@ -2821,10 +2821,10 @@ class MinBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'min.other'
-    _yaml_line = 1028
+    _yaml_line = 1077
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
-    _yaml_lines = {'other': 1031, 'self': 1030}
+    _yaml_lines = {'other': 1080, 'self': 1079}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2849,7 +2849,7 @@ class MinBackward2(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1037).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1086).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -2857,10 +2857,10 @@ class LogsumexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'logsumexp'
-    _yaml_line = 1037
+    _yaml_line = 1086
     _input_names = ('self',)
     _formulas = {'self': 'unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))'}
-    _yaml_lines = {'self': 1039}
+    _yaml_lines = {'self': 1088}
     _saved_fields = ('dim', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2880,7 +2880,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class ProdBackward0(GeneratedNode):
-    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1051).
+    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1100).
 
     self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
@@ -2888,10 +2888,10 @@ class ProdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'prod'
-    _yaml_line = 1051
+    _yaml_line = 1100
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)'}
-    _yaml_lines = {'self': 1053}
+    _yaml_lines = {'self': 1102}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -2911,7 +2911,7 @@ class ProdBackward0(GeneratedNode):
 
 
 class CumsumBackward0(GeneratedNode):
-    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1069).
+    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1118).
 
     self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
@@ -2919,10 +2919,10 @@ class CumsumBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype')
     _saved_slots = ()
     _op_name = 'cumsum'
-    _yaml_line = 1069
+    _yaml_line = 1118
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(cumsum_backward(grad, dim), self.dtype)'}
-    _yaml_lines = {'self': 1072}
+    _yaml_lines = {'self': 1121}
     _saved_fields = ('dim', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -2935,7 +2935,7 @@ class CumsumBackward0(GeneratedNode):
 
 
 class CumprodBackward0(GeneratedNode):
-    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1082).
+    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1131).
 
     self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
@@ -2943,10 +2943,10 @@ class CumprodBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'cumprod'
-    _yaml_line = 1082
+    _yaml_line = 1131
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(cumprod_backward(grad, self, dim, result), self.dtype)'}
-    _yaml_lines = {'self': 1085}
+    _yaml_lines = {'self': 1134}
     _saved_fields = ('dim', 'result', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -2966,7 +2966,7 @@ class CumprodBackward0(GeneratedNode):
 
 
 class LogcumsumexpBackward0(GeneratedNode):
-    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1096).
+    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1145).
 
     self: logcumsumexp_backward(grad, self, result, dim)
     """
@@ -2974,10 +2974,10 @@ class LogcumsumexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'logcumsumexp'
-    _yaml_line = 1096
+    _yaml_line = 1145
     _input_names = ('self',)
     _formulas = {'self': 'logcumsumexp_backward(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1098}
+    _yaml_lines = {'self': 1147}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2997,7 +2997,7 @@ class LogcumsumexpBackward0(GeneratedNode):
 
 
 class VarBackward0(GeneratedNode):
-    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1106).
+    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1155).
 
     self: var_backward(grad, self, dim, correction, keepdim)
     """
@@ -3005,10 +3005,10 @@ class VarBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var'
-    _yaml_line = 1106
+    _yaml_line = 1155
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, dim, correction, keepdim)'}
-    _yaml_lines = {'self': 1108}
+    _yaml_lines = {'self': 1157}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self')
 
     def apply(self, grads, create_graph):
@@ -3027,7 +3027,7 @@ class VarBackward0(GeneratedNode):
 
 
 class StdBackward0(GeneratedNode):
-    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1117).
+    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1166).
 
     self: std_backward(grad, self, result, dim, correction, keepdim)
     """
@@ -3035,10 +3035,10 @@ class StdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std'
-    _yaml_line = 1117
+    _yaml_line = 1166
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, dim, correction, keepdim)'}
-    _yaml_lines = {'self': 1119}
+    _yaml_lines = {'self': 1168}
     _saved_fields = ('correction', 'dim', 'keepdim', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -3058,7 +3058,7 @@ class StdBackward0(GeneratedNode):
 
 
 class VarBackward1(GeneratedNode):
-    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1130).
+    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1179).
 
     self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -3066,10 +3066,10 @@ class VarBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var.dim'
-    _yaml_line = 1130
+    _yaml_line = 1179
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)'}
-    _yaml_lines = {'self': 1132}
+    _yaml_lines = {'self': 1181}
     _saved_fields = ('dim', 'keepdim', 'self', 'unbiased')
 
     def apply(self, grads, create_graph):
@@ -3088,7 +3088,7 @@ class VarBackward1(GeneratedNode):
 
 
 class VarBackward2(GeneratedNode):
-    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1137).
+    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1186).
 
     self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
@@ -3096,10 +3096,10 @@ class VarBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_unbiased')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var.unbiased'
-    _yaml_line = 1137
+    _yaml_line = 1186
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, None, unbiased_correction(unbiased), False)'}
-    _yaml_lines = {'self': 1139}
+    _yaml_lines = {'self': 1188}
     _saved_fields = ('self', 'unbiased')
 
     def apply(self, grads, create_graph):
@@ -3118,7 +3118,7 @@ class VarBackward2(GeneratedNode):
 
 
 class StdBackward1(GeneratedNode):
-    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1144).
+    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1193).
 
     self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -3126,10 +3126,10 @@ class StdBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std.dim'
-    _yaml_line = 1144
+    _yaml_line = 1193
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)'}
-    _yaml_lines = {'self': 1146}
+    _yaml_lines = {'self': 1195}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'unbiased')
 
     def apply(self, grads, create_graph):
@@ -3149,7 +3149,7 @@ class StdBackward1(GeneratedNode):
 
 
 class StdBackward2(GeneratedNode):
-    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1151).
+    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1200).
 
     self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
@@ -3157,10 +3157,10 @@ class StdBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_unbiased')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std.unbiased'
-    _yaml_line = 1151
+    _yaml_line = 1200
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, None, unbiased_correction(unbiased), False)'}
-    _yaml_lines = {'self': 1153}
+    _yaml_lines = {'self': 1202}
     _saved_fields = ('result', 'self', 'unbiased')
 
     def apply(self, grads, create_graph):
@@ -3180,7 +3180,7 @@ class StdBackward2(GeneratedNode):
 
 
 class VarMeanBackward0(GeneratedNode):
-    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1158).
+    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1207).
 
     self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -3188,10 +3188,10 @@ class VarMeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var_mean'
-    _yaml_line = 1158
+    _yaml_line = 1207
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)'}
-    _yaml_lines = {'self': 1160}
+    _yaml_lines = {'self': 1209}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape')
     num_outputs = 2
 
@@ -3213,7 +3213,7 @@ class VarMeanBackward0(GeneratedNode):
 
 
 class StdMeanBackward0(GeneratedNode):
-    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1166).
+    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1215).
 
     self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -3221,10 +3221,10 @@ class StdMeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_std', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self', '_raw_saved_std')
     _op_name = 'std_mean'
-    _yaml_line = 1166
+    _yaml_line = 1215
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)'}
-    _yaml_lines = {'self': 1168}
+    _yaml_lines = {'self': 1217}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape', 'std')
     num_outputs = 2
 
@@ -3247,7 +3247,7 @@ class StdMeanBackward0(GeneratedNode):
 
 
 class NansumBackward0(GeneratedNode):
-    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1174).
+    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1223).
 
     self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
@@ -3255,10 +3255,10 @@ class NansumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nansum'
-    _yaml_line = 1174
+    _yaml_line = 1223
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(nansum_backward(grad, self, dim), self.dtype)'}
-    _yaml_lines = {'self': 1176}
+    _yaml_lines = {'self': 1225}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -3277,7 +3277,7 @@ class NansumBackward0(GeneratedNode):
 
 
 class NanmeanBackward0(GeneratedNode):
-    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1182).
+    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1231).
 
     self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
@@ -3285,10 +3285,10 @@ class NanmeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nanmean'
-    _yaml_line = 1182
+    _yaml_line = 1231
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(nanmean_backward(grad, self, dim), self.dtype)'}
-    _yaml_lines = {'self': 1184}
+    _yaml_lines = {'self': 1233}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -3307,7 +3307,7 @@ class NanmeanBackward0(GeneratedNode):
 
 
 class MedianBackward0(GeneratedNode):
-    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1192).
+    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1241).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -3315,10 +3315,10 @@ class MedianBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'median.dim'
-    _yaml_line = 1192
+    _yaml_line = 1241
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1194}
+    _yaml_lines = {'self': 1243}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -3338,7 +3338,7 @@ class MedianBackward0(GeneratedNode):
 
 
 class MedianBackward1(GeneratedNode):
-    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1200).
+    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1249).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -3346,10 +3346,10 @@ class MedianBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'median'
-    _yaml_line = 1200
+    _yaml_line = 1249
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1202}
+    _yaml_lines = {'self': 1251}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -3369,7 +3369,7 @@ class MedianBackward1(GeneratedNode):
 
 
 class CummaxBackward0(GeneratedNode):
-    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1207).
+    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1260).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -3377,10 +3377,10 @@ class CummaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'cummax'
-    _yaml_line = 1207
+    _yaml_line = 1260
     _input_names = ('self',)
     _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1209}
+    _yaml_lines = {'self': 1262}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3400,7 +3400,7 @@ class CummaxBackward0(GeneratedNode):
 
 
 class CumminBackward0(GeneratedNode):
-    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1215).
+    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1268).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -3408,10 +3408,10 @@ class CumminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'cummin'
-    _yaml_line = 1215
+    _yaml_line = 1268
     _input_names = ('self',)
     _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1217}
+    _yaml_lines = {'self': 1270}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3431,7 +3431,7 @@ class CumminBackward0(GeneratedNode):
 
 
 class AminmaxBackward0(GeneratedNode):
-    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1223).
+    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1276).
 
     self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
@@ -3439,10 +3439,10 @@ class AminmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_dim', '_saved_output_meta')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'aminmax'
-    _yaml_line = 1223
+    _yaml_line = 1276
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)'}
-    _yaml_lines = {'self': 1225}
+    _yaml_lines = {'self': 1278}
     _saved_fields = ('dim', 'max', 'min', 'self')
     num_outputs = 2
 
@@ -3466,7 +3466,7 @@ class AminmaxBackward0(GeneratedNode):
 
 
 class ArgmaxBackward0(GeneratedNode):
-    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1231).
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1284).
 
     self: non_differentiable
     """
@@ -3474,7 +3474,7 @@ class ArgmaxBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argmax'
-    _yaml_line = 1231
+    _yaml_line = 1284
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3486,7 +3486,7 @@ class ArgmaxBackward0(GeneratedNode):
 
 
 class ArgminBackward0(GeneratedNode):
-    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1239).
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1292).
 
     self: non_differentiable
     """
@@ -3494,7 +3494,7 @@ class ArgminBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argmin'
-    _yaml_line = 1239
+    _yaml_line = 1292
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3506,7 +3506,7 @@ class ArgminBackward0(GeneratedNode):
 
 
 class AnyBackward0(GeneratedNode):
-    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1246).
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1299).
 
     self: non_differentiable
     """
@@ -3514,7 +3514,7 @@ class AnyBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'any'
-    _yaml_line = 1246
+    _yaml_line = 1299
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3526,7 +3526,7 @@ class AnyBackward0(GeneratedNode):
 
 
 class AllBackward0(GeneratedNode):
-    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1255).
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1308).
 
     self: non_differentiable
     """
@@ -3534,7 +3534,7 @@ class AllBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'all'
-    _yaml_line = 1255
+    _yaml_line = 1308
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3546,7 +3546,7 @@ class AllBackward0(GeneratedNode):
 
 
 class CountNonzeroBackward0(GeneratedNode):
-    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1264).
+    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1317).
 
     self: non_differentiable
     """
@@ -3554,7 +3554,7 @@ class CountNonzeroBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'count_nonzero'
-    _yaml_line = 1264
+    _yaml_line = 1317
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3566,7 +3566,7 @@ class CountNonzeroBackward0(GeneratedNode):
 
 
 class SortBackward0(GeneratedNode):
-    """Backward of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1276).
+    """Backward of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1329).
 
     self: gather_backward(grad_values, dim, indices, self.shape)
     """
@@ -3574,10 +3574,10 @@ class SortBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'sort'
-    _yaml_line = 1276
+    _yaml_line = 1329
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1278}
+    _yaml_lines = {'self': 1331}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3597,7 +3597,7 @@ class SortBackward0(GeneratedNode):
 
 
 class ArgsortBackward0(GeneratedNode):
-    """Backward of `argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor` (derivatives.yaml:1285).
+    """Backward of `argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor` (derivatives.yaml:1342).
 
     self: non_differentiable
     """
@@ -3605,7 +3605,7 @@ class ArgsortBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argsort'
-    _yaml_line = 1285
+    _yaml_line = 1342
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3617,7 +3617,7 @@ class ArgsortBackward0(GeneratedNode):
 
 
 class MsortBackward0(GeneratedNode):
-    """Backward of `msort(Tensor self) -> Tensor` (derivatives.yaml:1291).
+    """Backward of `msort(Tensor self) -> Tensor` (derivatives.yaml:1348).
 
     self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
@@ -3625,10 +3625,10 @@ class MsortBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'msort'
-    _yaml_line = 1291
+    _yaml_line = 1348
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad, 0, argsort(self, 0), self.shape)'}
-    _yaml_lines = {'self': 1293}
+    _yaml_lines = {'self': 1350}
     _saved_fields = ('self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -3647,7 +3647,7 @@ class MsortBackward0(GeneratedNode):
 
 
 class TopkBackward0(GeneratedNode):
-    """Backward of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1297).
+    """Backward of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1354).
 
     self: gather_backward(grad_values, dim, indices, self.shape)
     """
@@ -3655,10 +3655,10 @@ class TopkBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'topk'
-    _yaml_line = 1297
+    _yaml_line = 1354
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1299}
+    _yaml_lines = {'self': 1356}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3678,7 +3678,7 @@ class TopkBackward0(GeneratedNode):
 
 
 class KthvalueBackward0(GeneratedNode):
-    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1305).
+    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1362).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -3686,10 +3686,10 @@ class KthvalueBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'kthvalue'
-    _yaml_line = 1305
+    _yaml_line = 1362
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1307}
+    _yaml_lines = {'self': 1364}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -3709,7 +3709,7 @@ class KthvalueBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1320).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1377).
 
     self: reshape(grad, self.shape)
     """
@@ -3717,10 +3717,10 @@ class ReshapeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape'
-    _yaml_line = 1320
+    _yaml_line = 1377
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1322}
+    _yaml_lines = {'self': 1379}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3733,7 +3733,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1332).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1389).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -3741,10 +3741,10 @@ class TransposeBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'transpose'
-    _yaml_line = 1332
+    _yaml_line = 1389
     _input_names = ('self',)
     _formulas = {'self': 'transpose(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 1334}
+    _yaml_lines = {'self': 1391}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph):
@@ -3757,7 +3757,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1343).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1400).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -3765,10 +3765,10 @@ class PermuteBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'permute'
-    _yaml_line = 1343
+    _yaml_line = 1400
     _input_names = ('self',)
     _formulas = {'self': 'permute(grad, inverse_permutation(dims))'}
-    _yaml_lines = {'self': 1345}
+    _yaml_lines = {'self': 1402}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph):
@@ -3781,7 +3781,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1354).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1411).
 
     self: sum_to(grad, self.shape)
     """
@@ -3789,10 +3789,10 @@ class ExpandBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand'
-    _yaml_line = 1354
+    _yaml_line = 1411
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1356}
+    _yaml_lines = {'self': 1413}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3805,7 +3805,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1367).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1424).
 
     self: reshape(grad, self.shape)
     """
@@ -3813,10 +3813,10 @@ class SqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'squeeze'
-    _yaml_line = 1367
+    _yaml_line = 1424
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1369}
+    _yaml_lines = {'self': 1426}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3829,7 +3829,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1381).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1438).
 
     self: reshape(grad, self.shape)
     """
@@ -3837,10 +3837,10 @@ class UnsqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unsqueeze'
-    _yaml_line = 1381
+    _yaml_line = 1438
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1383}
+    _yaml_lines = {'self': 1440}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3853,7 +3853,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1392).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1449).
 
     self: reshape(grad, self.shape)
     """
@@ -3861,10 +3861,10 @@ class ViewBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view'
-    _yaml_line = 1392
+    _yaml_line = 1449
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1394}
+    _yaml_lines = {'self': 1451}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3877,7 +3877,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1403).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1460).
 
     self: reshape(grad, self.shape)
     """
@@ -3885,10 +3885,10 @@ class FlattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'flatten'
-    _yaml_line = 1403
+    _yaml_line = 1460
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1405}
+    _yaml_lines = {'self': 1462}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3901,7 +3901,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1414).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1471).
 
     self: reshape(grad, self.shape)
     """
@@ -3909,10 +3909,10 @@ class UnflattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unflatten'
-    _yaml_line = 1414
+    _yaml_line = 1471
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1416}
+    _yaml_lines = {'self': 1473}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3925,7 +3925,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1422).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1479).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -3933,10 +3933,10 @@ class SwapaxesBackward0(GeneratedNode):
     __slots__ = ('_saved_axis0', '_saved_axis1')
     _saved_slots = ()
     _op_name = 'swapaxes'
-    _yaml_line = 1422
+    _yaml_line = 1479
     _input_names = ('self',)
     _formulas = {'self': 'swapaxes(grad, axis0, axis1)'}
-    _yaml_lines = {'self': 1424}
+    _yaml_lines = {'self': 1481}
     _saved_fields = ('axis0', 'axis1')
 
     def apply(self, grads, create_graph):
@@ -3949,7 +3949,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1429).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1486).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -3957,10 +3957,10 @@ class SwapdimsBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'swapdims'
-    _yaml_line = 1429
+    _yaml_line = 1486
     _input_names = ('self',)
     _formulas = {'self': 'swapdims(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 1431}
+    _yaml_lines = {'self': 1488}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph):
@@ -3973,7 +3973,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1436).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1493).
 
     self: movedim(grad, destination, source)
     """
@@ -3981,10 +3981,10 @@ class MovedimBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'movedim'
-    _yaml_line = 1436
+    _yaml_line = 1493
     _input_names = ('self',)
     _formulas = {'self': 'movedim(grad, destination, source)'}
-    _yaml_lines = {'self': 1438}
+    _yaml_lines = {'self': 1495}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph):
@@ -3997,7 +3997,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1444).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1501).
 
     self: moveaxis(grad, destination, source)
     """
@@ -4005,10 +4005,10 @@ class MoveaxisBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'moveaxis'
-    _yaml_line = 1444
+    _yaml_line = 1501
     _input_names = ('self',)
     _formulas = {'self': 'moveaxis(grad, destination, source)'}
-    _yaml_lines = {'self': 1446}
+    _yaml_lines = {'self': 1503}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph):
@@ -4021,7 +4021,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1451).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1508).
 
     self: t(grad)
     """
@@ -4029,10 +4029,10 @@ class TBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 't'
-    _yaml_line = 1451
+    _yaml_line = 1508
     _input_names = ('self',)
     _formulas = {'self': 't(grad)'}
-    _yaml_lines = {'self': 1453}
+    _yaml_lines = {'self': 1510}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -4045,7 +4045,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1460).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1517).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -4054,10 +4054,10 @@ class ExpandAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand_as'
-    _yaml_line = 1460
+    _yaml_line = 1517
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1462}
+    _yaml_lines = {'self': 1519}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4070,7 +4070,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1469).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1526).
 
     self: sum_to(grad, self.shape)
     """
@@ -4078,10 +4078,10 @@ class BroadcastToBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'broadcast_to'
-    _yaml_line = 1469
+    _yaml_line = 1526
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1471}
+    _yaml_lines = {'self': 1528}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4094,7 +4094,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1477).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1534).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -4102,10 +4102,10 @@ class NarrowBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_length', '_saved_self_shape', '_saved_start')
     _saved_slots = ()
     _op_name = 'narrow'
-    _yaml_line = 1477
+    _yaml_line = 1534
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))'}
-    _yaml_lines = {'self': 1479}
+    _yaml_lines = {'self': 1536}
     _saved_fields = ('dim', 'length', 'self.shape', 'start')
 
     def apply(self, grads, create_graph):
@@ -4118,7 +4118,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1487).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1544).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -4126,10 +4126,10 @@ class SelectBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'select'
-    _yaml_line = 1487
+    _yaml_line = 1544
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, select_index(self.shape, dim, index))'}
-    _yaml_lines = {'self': 1489}
+    _yaml_lines = {'self': 1546}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4142,7 +4142,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1495).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1552).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -4151,10 +4151,10 @@ class ViewAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view_as'
-    _yaml_line = 1495
+    _yaml_line = 1552
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1497}
+    _yaml_lines = {'self': 1554}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4167,7 +4167,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1504).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1561).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -4176,10 +4176,10 @@ class ReshapeAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape_as'
-    _yaml_line = 1504
+    _yaml_line = 1561
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1506}
+    _yaml_lines = {'self': 1563}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4192,7 +4192,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1513).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1570).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -4200,10 +4200,10 @@ class DiagonalBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diagonal'
-    _yaml_line = 1513
+    _yaml_line = 1570
     _input_names = ('self',)
     _formulas = {'self': 'diagonal_backward(grad, self.shape, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1515}
+    _yaml_lines = {'self': 1572}
     _saved_fields = ('dim1', 'dim2', 'offset', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4216,7 +4216,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1524).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1581).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -4224,10 +4224,10 @@ class DiagonalBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diagonal_backward'
-    _yaml_line = 1524
+    _yaml_line = 1581
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1526}
+    _yaml_lines = {'self': 1583}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph):
@@ -4240,7 +4240,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1534).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1591).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -4248,10 +4248,10 @@ class CatBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_tensors_shape')
     _saved_slots = ()
     _op_name = 'cat'
-    _yaml_line = 1534
+    _yaml_line = 1591
     _input_names = ('tensors',)
     _formulas = {'tensors': 'split_like(grad, dim, tensors.shape)'}
-    _yaml_lines = {'tensors': 1536}
+    _yaml_lines = {'tensors': 1593}
     _saved_fields = ('dim', 'tensors.shape')
 
     def apply(self, grads, create_graph):
@@ -4261,7 +4261,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1545).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1602).
 
     tensors: unstack(grad, dim)
     """
@@ -4269,10 +4269,10 @@ class StackBackward0(GeneratedNode):
     __slots__ = ('_saved_dim',)
     _saved_slots = ()
     _op_name = 'stack'
-    _yaml_line = 1545
+    _yaml_line = 1602
     _input_names = ('tensors',)
     _formulas = {'tensors': 'unstack(grad, dim)'}
-    _yaml_lines = {'tensors': 1547}
+    _yaml_lines = {'tensors': 1604}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4282,7 +4282,7 @@ class StackBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1556).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1613).
 
     self: cat(grads, dim)
     """
@@ -4290,10 +4290,10 @@ class SplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'split'
-    _yaml_line = 1556
+    _yaml_line = 1613
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 1558}
+    _yaml_lines = {'self': 1615}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4306,7 +4306,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1566).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1623).
 
     self: cat(grads, dim)
     """
@@ -4314,10 +4314,10 @@ class ChunkBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'chunk'
-    _yaml_line = 1566
+    _yaml_line = 1623
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 1568}
+    _yaml_lines = {'self': 1625}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4330,7 +4330,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1574).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1631).
 
     self: stack(grads, dim)
     """
@@ -4338,10 +4338,10 @@ class UnbindBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'unbind'
-    _yaml_line = 1574
+    _yaml_line = 1631
     _input_names = ('self',)
     _formulas = {'self': 'stack(grads, dim)'}
-    _yaml_lines = {'self': 1576}
+    _yaml_lines = {'self': 1633}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4354,7 +4354,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1584).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1641).
 
     self: flip(grad, dims)
     """
@@ -4362,10 +4362,10 @@ class FlipBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'flip'
-    _yaml_line = 1584
+    _yaml_line = 1641
     _input_names = ('self',)
     _formulas = {'self': 'flip(grad, dims)'}
-    _yaml_lines = {'self': 1586}
+    _yaml_lines = {'self': 1643}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph):
@@ -4378,7 +4378,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1592).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1649).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -4386,10 +4386,10 @@ class RollBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_shifts')
     _saved_slots = ()
     _op_name = 'roll'
-    _yaml_line = 1592
+    _yaml_line = 1649
     _input_names = ('self',)
     _formulas = {'self': 'roll(grad, negated(shifts), dims)'}
-    _yaml_lines = {'self': 1594}
+    _yaml_lines = {'self': 1651}
     _saved_fields = ('dims', 'shifts')
 
     def apply(self, grads, create_graph):
@@ -4402,7 +4402,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1600).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1657).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -4410,10 +4410,10 @@ class RepeatBackward0(GeneratedNode):
     __slots__ = ('_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat'
-    _yaml_line = 1600
+    _yaml_line = 1657
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, repeats, self.shape)'}
-    _yaml_lines = {'self': 1602}
+    _yaml_lines = {'self': 1659}
     _saved_fields = ('repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4426,7 +4426,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1611).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1668).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -4434,10 +4434,10 @@ class TileBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'tile'
-    _yaml_line = 1611
+    _yaml_line = 1668
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, dims, self.shape)'}
-    _yaml_lines = {'self': 1613}
+    _yaml_lines = {'self': 1670}
     _saved_fields = ('dims', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4450,7 +4450,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1618).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1675).
 
     self: tril(grad, diagonal)
     """
@@ -4458,10 +4458,10 @@ class TrilBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'tril'
-    _yaml_line = 1618
+    _yaml_line = 1675
     _input_names = ('self',)
     _formulas = {'self': 'tril(grad, diagonal)'}
-    _yaml_lines = {'self': 1621}
+    _yaml_lines = {'self': 1678}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph):
@@ -4474,7 +4474,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1626).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1683).
 
     self: triu(grad, diagonal)
     """
@@ -4482,10 +4482,10 @@ class TriuBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'triu'
-    _yaml_line = 1626
+    _yaml_line = 1683
     _input_names = ('self',)
     _formulas = {'self': 'triu(grad, diagonal)'}
-    _yaml_lines = {'self': 1629}
+    _yaml_lines = {'self': 1686}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph):
@@ -4498,7 +4498,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1634).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1691).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -4506,10 +4506,10 @@ class DiagBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diag'
-    _yaml_line = 1634
+    _yaml_line = 1691
     _input_names = ('self',)
     _formulas = {'self': 'diag_backward(grad, self.shape, diagonal)'}
-    _yaml_lines = {'self': 1636}
+    _yaml_lines = {'self': 1693}
     _saved_fields = ('diagonal', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4522,7 +4522,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1642).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1699).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -4530,10 +4530,10 @@ class DiagEmbedBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diag_embed'
-    _yaml_line = 1642
+    _yaml_line = 1699
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1644}
+    _yaml_lines = {'self': 1701}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph):
@@ -4546,7 +4546,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class RavelBackward0(GeneratedNode):
-    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:1654).
+    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:1711).
 
     self: reshape(grad, self.shape)
     """
@@ -4554,10 +4554,10 @@ class RavelBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'ravel'
-    _yaml_line = 1654
+    _yaml_line = 1711
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1656}
+    _yaml_lines = {'self': 1713}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4570,7 +4570,7 @@ class RavelBackward0(GeneratedNode):
 
 
 class Atleast1dBackward0(GeneratedNode):
-    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:1663).
+    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:1720).
 
     self: reshape(grad, self.shape)
     """
@@ -4578,10 +4578,10 @@ class Atleast1dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_1d'
-    _yaml_line = 1663
+    _yaml_line = 1720
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1665}
+    _yaml_lines = {'self': 1722}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4594,7 +4594,7 @@ class Atleast1dBackward0(GeneratedNode):
 
 
 class Atleast2dBackward0(GeneratedNode):
-    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:1669).
+    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:1726).
 
     self: reshape(grad, self.shape)
     """
@@ -4602,10 +4602,10 @@ class Atleast2dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_2d'
-    _yaml_line = 1669
+    _yaml_line = 1726
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1671}
+    _yaml_lines = {'self': 1728}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4618,7 +4618,7 @@ class Atleast2dBackward0(GeneratedNode):
 
 
 class Atleast3dBackward0(GeneratedNode):
-    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:1675).
+    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:1732).
 
     self: reshape(grad, self.shape)
     """
@@ -4626,10 +4626,10 @@ class Atleast3dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_3d'
-    _yaml_line = 1675
+    _yaml_line = 1732
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1677}
+    _yaml_lines = {'self': 1734}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4642,7 +4642,7 @@ class Atleast3dBackward0(GeneratedNode):
 
 
 class HstackBackward0(GeneratedNode):
-    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1681).
+    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1738).
 
     tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
@@ -4650,10 +4650,10 @@ class HstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'hstack'
-    _yaml_line = 1681
+    _yaml_line = 1738
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "hstack")'}
-    _yaml_lines = {'tensors': 1683}
+    _yaml_lines = {'tensors': 1740}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4663,7 +4663,7 @@ class HstackBackward0(GeneratedNode):
 
 
 class VstackBackward0(GeneratedNode):
-    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1689).
+    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1746).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -4671,10 +4671,10 @@ class VstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'vstack'
-    _yaml_line = 1689
+    _yaml_line = 1746
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 1691}
+    _yaml_lines = {'tensors': 1748}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4684,7 +4684,7 @@ class VstackBackward0(GeneratedNode):
 
 
 class RowStackBackward0(GeneratedNode):
-    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1697).
+    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1754).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -4692,10 +4692,10 @@ class RowStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'row_stack'
-    _yaml_line = 1697
+    _yaml_line = 1754
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 1699}
+    _yaml_lines = {'tensors': 1756}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4705,7 +4705,7 @@ class RowStackBackward0(GeneratedNode):
 
 
 class DstackBackward0(GeneratedNode):
-    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1703).
+    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1760).
 
     tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
@@ -4713,10 +4713,10 @@ class DstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'dstack'
-    _yaml_line = 1703
+    _yaml_line = 1760
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "dstack")'}
-    _yaml_lines = {'tensors': 1705}
+    _yaml_lines = {'tensors': 1762}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4726,7 +4726,7 @@ class DstackBackward0(GeneratedNode):
 
 
 class ColumnStackBackward0(GeneratedNode):
-    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1711).
+    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1768).
 
     tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
@@ -4734,10 +4734,10 @@ class ColumnStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'column_stack'
-    _yaml_line = 1711
+    _yaml_line = 1768
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "column_stack")'}
-    _yaml_lines = {'tensors': 1713}
+    _yaml_lines = {'tensors': 1770}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4747,7 +4747,7 @@ class ColumnStackBackward0(GeneratedNode):
 
 
 class TensorSplitBackward0(GeneratedNode):
-    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1719).
+    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1776).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
@@ -4755,10 +4755,10 @@ class TensorSplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_indices_or_sections', '_saved_output_meta', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'tensor_split'
-    _yaml_line = 1719
+    _yaml_line = 1776
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, dim)'}
-    _yaml_lines = {'self': 1721}
+    _yaml_lines = {'self': 1778}
     _saved_fields = ('dim', 'indices_or_sections', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4771,7 +4771,7 @@ class TensorSplitBackward0(GeneratedNode):
 
 
 class HsplitBackward0(GeneratedNode):
-    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:1728).
+    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:1785).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
@@ -4779,10 +4779,10 @@ class HsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'hsplit'
-    _yaml_line = 1728
+    _yaml_line = 1785
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))'}
-    _yaml_lines = {'self': 1730}
+    _yaml_lines = {'self': 1787}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4795,7 +4795,7 @@ class HsplitBackward0(GeneratedNode):
 
 
 class VsplitBackward0(GeneratedNode):
-    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:1736).
+    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:1793).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
@@ -4803,10 +4803,10 @@ class VsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'vsplit'
-    _yaml_line = 1736
+    _yaml_line = 1793
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))'}
-    _yaml_lines = {'self': 1738}
+    _yaml_lines = {'self': 1795}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4819,7 +4819,7 @@ class VsplitBackward0(GeneratedNode):
 
 
 class DsplitBackward0(GeneratedNode):
-    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:1742).
+    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:1799).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
@@ -4827,10 +4827,10 @@ class DsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'dsplit'
-    _yaml_line = 1742
+    _yaml_line = 1799
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))'}
-    _yaml_lines = {'self': 1744}
+    _yaml_lines = {'self': 1801}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4843,7 +4843,7 @@ class DsplitBackward0(GeneratedNode):
 
 
 class DiffBackward0(GeneratedNode):
-    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:1750).
+    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:1807).
 
     self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
     prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
@@ -4853,10 +4853,10 @@ class DiffBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_append', '_raw_saved_prepend', '_saved_dim', '_saved_n', '_saved_self_shape')
     _saved_slots = ('_raw_saved_append', '_raw_saved_prepend')
     _op_name = 'diff'
-    _yaml_line = 1750
+    _yaml_line = 1807
     _input_names = ('self', 'prepend', 'append')
     _formulas = {'append': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)', 'prepend': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)', 'self': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)'}
-    _yaml_lines = {'append': 1754, 'prepend': 1753, 'self': 1752}
+    _yaml_lines = {'append': 1811, 'prepend': 1810, 'self': 1809}
     _saved_fields = ('append', 'dim', 'n', 'prepend', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4886,7 +4886,7 @@ class DiffBackward0(GeneratedNode):
 
 
 class TrapezoidBackward0(GeneratedNode):
-    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:1760).
+    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:1817).
 
     y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
     x: trapezoid_grad_x(grad, y, x.shape, dim)
@@ -4895,10 +4895,10 @@ class TrapezoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'trapezoid.x'
-    _yaml_line = 1760
+    _yaml_line = 1817
     _input_names = ('y', 'x')
     _formulas = {'x': 'trapezoid_grad_x(grad, y, x.shape, dim)', 'y': 'trapezoid_grad_y(grad, y.shape, x, 1.0, dim)'}
-    _yaml_lines = {'x': 1763, 'y': 1762}
+    _yaml_lines = {'x': 1820, 'y': 1819}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph):
@@ -4921,7 +4921,7 @@ class TrapezoidBackward0(GeneratedNode):
 
 
 class TrapezoidBackward1(GeneratedNode):
-    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:1768).
+    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:1825).
 
     y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
@@ -4929,10 +4929,10 @@ class TrapezoidBackward1(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_dx', '_saved_y_shape')
     _saved_slots = ()
     _op_name = 'trapezoid.dx'
-    _yaml_line = 1768
+    _yaml_line = 1825
     _input_names = ('y',)
     _formulas = {'y': 'trapezoid_grad_y(grad, y.shape, None, dx, dim)'}
-    _yaml_lines = {'y': 1770}
+    _yaml_lines = {'y': 1827}
     _saved_fields = ('dim', 'dx', 'y.shape')
 
     def apply(self, grads, create_graph):
@@ -4945,7 +4945,7 @@ class TrapezoidBackward1(GeneratedNode):
 
 
 class RepeatInterleaveBackward0(GeneratedNode):
-    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:1775).
+    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:1832).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
@@ -4953,10 +4953,10 @@ class RepeatInterleaveBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat_interleave.self_int'
-    _yaml_line = 1775
+    _yaml_line = 1832
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 1777}
+    _yaml_lines = {'self': 1834}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4969,7 +4969,7 @@ class RepeatInterleaveBackward0(GeneratedNode):
 
 
 class RepeatInterleaveBackward1(GeneratedNode):
-    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:1782).
+    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:1839).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     repeats: non_differentiable
@@ -4978,10 +4978,10 @@ class RepeatInterleaveBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_repeats', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_repeats',)
     _op_name = 'repeat_interleave.self_Tensor'
-    _yaml_line = 1782
+    _yaml_line = 1839
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 1784}
+    _yaml_lines = {'self': 1841}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5000,7 +5000,7 @@ class RepeatInterleaveBackward1(GeneratedNode):
 
 
 class Rot90Backward0(GeneratedNode):
-    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:1789).
+    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:1846).
 
     self: rot90(grad, -k, dims)
     """
@@ -5008,10 +5008,10 @@ class Rot90Backward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_k')
     _saved_slots = ()
     _op_name = 'rot90'
-    _yaml_line = 1789
+    _yaml_line = 1846
     _input_names = ('self',)
     _formulas = {'self': 'rot90(grad, -k, dims)'}
-    _yaml_lines = {'self': 1791}
+    _yaml_lines = {'self': 1848}
     _saved_fields = ('dims', 'k')
 
     def apply(self, grads, create_graph):
@@ -5024,7 +5024,7 @@ class Rot90Backward0(GeneratedNode):
 
 
 class FlipudBackward0(GeneratedNode):
-    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:1797).
+    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:1854).
 
     self: flipud(grad)
     """
@@ -5032,10 +5032,10 @@ class FlipudBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'flipud'
-    _yaml_line = 1797
+    _yaml_line = 1854
     _input_names = ('self',)
     _formulas = {'self': 'flipud(grad)'}
-    _yaml_lines = {'self': 1799}
+    _yaml_lines = {'self': 1856}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -5048,7 +5048,7 @@ class FlipudBackward0(GeneratedNode):
 
 
 class FliplrBackward0(GeneratedNode):
-    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:1802).
+    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:1859).
 
     self: fliplr(grad)
     """
@@ -5056,10 +5056,10 @@ class FliplrBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'fliplr'
-    _yaml_line = 1802
+    _yaml_line = 1859
     _input_names = ('self',)
     _formulas = {'self': 'fliplr(grad)'}
-    _yaml_lines = {'self': 1804}
+    _yaml_lines = {'self': 1861}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -5072,7 +5072,7 @@ class FliplrBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:1813).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:1870).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -5080,10 +5080,10 @@ class GetitemBackward0(GeneratedNode):
     __slots__ = ('_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'getitem'
-    _yaml_line = 1813
+    _yaml_line = 1870
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, index)'}
-    _yaml_lines = {'self': 1815}
+    _yaml_lines = {'self': 1872}
     _saved_fields = ('index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5096,7 +5096,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:1836).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:1893).
 
     self: getitem(grad, index)
     """
@@ -5104,10 +5104,10 @@ class GetitemBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_index',)
     _saved_slots = ()
     _op_name = 'getitem_backward'
-    _yaml_line = 1836
+    _yaml_line = 1893
     _input_names = ('self',)
     _formulas = {'self': 'getitem(grad, index)'}
-    _yaml_lines = {'self': 1838}
+    _yaml_lines = {'self': 1895}
     _saved_fields = ('index',)
 
     def apply(self, grads, create_graph):
@@ -5120,7 +5120,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1844).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1901).
 
     self: gather_backward(grad, dim, index, self.shape)
     index: non_differentiable
@@ -5129,10 +5129,10 @@ class GatherBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'gather'
-    _yaml_line = 1844
+    _yaml_line = 1901
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad, dim, index, self.shape)'}
-    _yaml_lines = {'self': 1846}
+    _yaml_lines = {'self': 1903}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5151,7 +5151,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:1856).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:1913).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -5160,10 +5160,10 @@ class GatherBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'gather_backward'
-    _yaml_line = 1856
+    _yaml_line = 1913
     _input_names = ('self',)
     _formulas = {'self': 'gather(grad, dim, index)'}
-    _yaml_lines = {'self': 1858}
+    _yaml_lines = {'self': 1915}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph):
@@ -5182,7 +5182,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1865).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1922).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -5191,10 +5191,10 @@ class IndexSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_select'
-    _yaml_line = 1865
+    _yaml_line = 1922
     _input_names = ('self',)
     _formulas = {'self': 'index_add(new_zeros(grad, self.shape), dim, index, grad)'}
-    _yaml_lines = {'self': 1867}
+    _yaml_lines = {'self': 1924}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5213,7 +5213,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1874).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1931).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -5223,10 +5223,10 @@ class IndexAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_add'
-    _yaml_line = 1874
+    _yaml_line = 1931
     _input_names = ('self', 'source')
     _formulas = {'self': 'grad', 'source': 'maybe_multiply(index_select(grad, dim, index), alpha)'}
-    _yaml_lines = {'self': 1877, 'source': 1879}
+    _yaml_lines = {'self': 1934, 'source': 1936}
     _saved_fields = ('alpha', 'dim', 'index')
 
     def apply(self, grads, create_graph):
@@ -5248,7 +5248,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1885).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1942).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -5258,10 +5258,10 @@ class ScatterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.src'
-    _yaml_line = 1885
+    _yaml_line = 1942
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 1888, 'src': 1890}
+    _yaml_lines = {'self': 1945, 'src': 1947}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph):
@@ -5284,7 +5284,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1896).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1953).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -5293,10 +5293,10 @@ class ScatterBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.value'
-    _yaml_line = 1896
+    _yaml_line = 1953
     _input_names = ('self',)
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)'}
-    _yaml_lines = {'self': 1899}
+    _yaml_lines = {'self': 1956}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph):
@@ -5315,7 +5315,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1904).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1961).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -5325,10 +5325,10 @@ class ScatterAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter_add'
-    _yaml_line = 1904
+    _yaml_line = 1961
     _input_names = ('self', 'src')
     _formulas = {'self': 'grad', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 1907, 'src': 1909}
+    _yaml_lines = {'self': 1964, 'src': 1966}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph):
@@ -5350,7 +5350,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1914).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:1971).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -5359,10 +5359,10 @@ class MaskedFillBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Scalar'
-    _yaml_line = 1914
+    _yaml_line = 1971
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)'}
-    _yaml_lines = {'self': 1917}
+    _yaml_lines = {'self': 1974}
     _saved_fields = ('mask', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5381,7 +5381,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1924).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:1981).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -5391,10 +5391,10 @@ class MaskedFillBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Tensor'
-    _yaml_line = 1924
+    _yaml_line = 1981
     _input_names = ('self', 'value')
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)', 'value': 'sum(where(mask, grad, 0.0))'}
-    _yaml_lines = {'self': 1927, 'value': 1929}
+    _yaml_lines = {'self': 1984, 'value': 1986}
     _saved_fields = ('mask', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5417,7 +5417,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1933).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:1990).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -5426,10 +5426,10 @@ class TakeAlongDimBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim'
-    _yaml_line = 1933
+    _yaml_line = 1990
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim_backward(grad, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1935}
+    _yaml_lines = {'self': 1992}
     _saved_fields = ('dim', 'indices', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5448,7 +5448,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:1943).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2000).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -5457,10 +5457,10 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim_backward'
-    _yaml_line = 1943
+    _yaml_line = 2000
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim(grad, indices, dim)'}
-    _yaml_lines = {'self': 1945}
+    _yaml_lines = {'self': 2002}
     _saved_fields = ('dim', 'indices')
 
     def apply(self, grads, create_graph):
@@ -5479,7 +5479,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1964).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2021).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -5488,10 +5488,10 @@ class MatmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'matmul'
-    _yaml_line = 1964
+    _yaml_line = 2021
     _input_names = ('self', 'other')
     _formulas = {'other': 'matmul_grad_other(grad, self, other.shape)', 'self': 'matmul_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 1967, 'self': 1966}
+    _yaml_lines = {'other': 2024, 'self': 2023}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5514,7 +5514,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1985).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2042).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -5523,10 +5523,10 @@ class MmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'mm'
-    _yaml_line = 1985
+    _yaml_line = 2042
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'mm(transpose(self, 0, 1), grad)', 'self': 'mm(grad, transpose(mat2, 0, 1))'}
-    _yaml_lines = {'mat2': 1988, 'self': 1987}
+    _yaml_lines = {'mat2': 2045, 'self': 2044}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph):
@@ -5549,7 +5549,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:1994).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2051).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -5558,10 +5558,10 @@ class BmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'bmm'
-    _yaml_line = 1994
+    _yaml_line = 2051
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'bmm(transpose(self, 1, 2), grad)', 'self': 'bmm(grad, transpose(mat2, 1, 2))'}
-    _yaml_lines = {'mat2': 1997, 'self': 1996}
+    _yaml_lines = {'mat2': 2054, 'self': 2053}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph):
@@ -5584,7 +5584,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2002).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2059).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -5593,10 +5593,10 @@ class MvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec')
     _op_name = 'mv'
-    _yaml_line = 2002
+    _yaml_line = 2059
     _input_names = ('self', 'vec')
     _formulas = {'self': 'outer(grad, vec)', 'vec': 'mv(transpose(self, 0, 1), grad)'}
-    _yaml_lines = {'self': 2004, 'vec': 2005}
+    _yaml_lines = {'self': 2061, 'vec': 2062}
     _saved_fields = ('self', 'vec')
 
     def apply(self, grads, create_graph):
@@ -5619,7 +5619,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2010).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2067).
 
     self: grad * tensor
     tensor: grad * self
@@ -5628,10 +5628,10 @@ class DotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_tensor')
     _saved_slots = ('_raw_saved_self', '_raw_saved_tensor')
     _op_name = 'dot'
-    _yaml_line = 2010
+    _yaml_line = 2067
     _input_names = ('self', 'tensor')
     _formulas = {'self': 'grad * tensor', 'tensor': 'grad * self'}
-    _yaml_lines = {'self': 2012, 'tensor': 2013}
+    _yaml_lines = {'self': 2069, 'tensor': 2070}
     _saved_fields = ('self', 'tensor')
 
     def apply(self, grads, create_graph):
@@ -5654,7 +5654,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2018).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2075).
 
     self: grad * other
     other: grad * self
@@ -5663,10 +5663,10 @@ class VdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'vdot'
-    _yaml_line = 2018
+    _yaml_line = 2075
     _input_names = ('self', 'other')
     _formulas = {'other': 'grad * self', 'self': 'grad * other'}
-    _yaml_lines = {'other': 2021, 'self': 2020}
+    _yaml_lines = {'other': 2078, 'self': 2077}
     _saved_fields = ('other', 'self')
 
     def apply(self, grads, create_graph):
@@ -5689,7 +5689,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2024).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2081).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -5698,10 +5698,10 @@ class InnerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'inner'
-    _yaml_line = 2024
+    _yaml_line = 2081
     _input_names = ('self', 'other')
     _formulas = {'other': 'inner_grad_other(grad, self, other.shape)', 'self': 'inner_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2027, 'self': 2026}
+    _yaml_lines = {'other': 2084, 'self': 2083}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5724,7 +5724,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2034).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2091).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -5733,10 +5733,10 @@ class OuterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec2')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec2')
     _op_name = 'outer'
-    _yaml_line = 2034
+    _yaml_line = 2091
     _input_names = ('self', 'vec2')
     _formulas = {'self': 'mv(grad, vec2)', 'vec2': 'mv(transpose(grad, 0, 1), self)'}
-    _yaml_lines = {'self': 2036, 'vec2': 2037}
+    _yaml_lines = {'self': 2093, 'vec2': 2094}
     _saved_fields = ('self', 'vec2')
 
     def apply(self, grads, create_graph):
@@ -5759,7 +5759,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2042).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2099).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -5767,10 +5767,10 @@ class EinsumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors', '_saved_equation')
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'einsum'
-    _yaml_line = 2042
+    _yaml_line = 2099
     _input_names = ('tensors',)
     _formulas = {'tensors': 'einsum_backward(grad, equation, tensors)'}
-    _yaml_lines = {'tensors': 2044}
+    _yaml_lines = {'tensors': 2101}
     _saved_fields = ('equation', 'tensors')
 
     def apply(self, grads, create_graph):
@@ -5786,7 +5786,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2059).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2116).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -5795,10 +5795,10 @@ class TensordotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dims_other', '_saved_dims_self', '_saved_other_ndim', '_saved_self_ndim')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'tensordot'
-    _yaml_line = 2059
+    _yaml_line = 2116
     _input_names = ('self', 'other')
     _formulas = {'other': 'tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)', 'self': 'tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)'}
-    _yaml_lines = {'other': 2062, 'self': 2061}
+    _yaml_lines = {'other': 2119, 'self': 2118}
     _saved_fields = ('dims_other', 'dims_self', 'other', 'other.ndim', 'self', 'self.ndim')
 
     def apply(self, grads, create_graph):
@@ -5821,7 +5821,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2071).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2128).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -5830,10 +5830,10 @@ class KronBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'kron'
-    _yaml_line = 2071
+    _yaml_line = 2128
     _input_names = ('self', 'other')
     _formulas = {'other': 'kron_grad_other(grad, self, other.shape)', 'self': 'kron_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2074, 'self': 2073}
+    _yaml_lines = {'other': 2131, 'self': 2130}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5856,7 +5856,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2080).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2137).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -5866,10 +5866,10 @@ class AddmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat1', '_raw_saved_mat2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat1', '_raw_saved_mat2')
     _op_name = 'addmm'
-    _yaml_line = 2080
+    _yaml_line = 2137
     _input_names = ('self', 'mat1', 'mat2')
     _formulas = {'mat1': 'maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)', 'mat2': 'maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'mat1': 2084, 'mat2': 2085, 'self': 2083}
+    _yaml_lines = {'mat1': 2141, 'mat2': 2142, 'self': 2140}
     _saved_fields = ('alpha', 'beta', 'mat1', 'mat2', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5895,7 +5895,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2092).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2149).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -5905,10 +5905,10 @@ class BaddbmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_batch1', '_raw_saved_batch2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_batch1', '_raw_saved_batch2')
     _op_name = 'baddbmm'
-    _yaml_line = 2092
+    _yaml_line = 2149
     _input_names = ('self', 'batch1', 'batch2')
     _formulas = {'batch1': 'maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)', 'batch2': 'maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'batch1': 2096, 'batch2': 2097, 'self': 2095}
+    _yaml_lines = {'batch1': 2153, 'batch2': 2154, 'self': 2152}
     _saved_fields = ('alpha', 'batch1', 'batch2', 'beta', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5934,7 +5934,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2102).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2159).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -5943,10 +5943,10 @@ class CrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'cross'
-    _yaml_line = 2102
+    _yaml_line = 2159
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(cross(grad, self, dim), other.shape)', 'self': 'sum_to(cross(other, grad, dim), self.shape)'}
-    _yaml_lines = {'other': 2105, 'self': 2104}
+    _yaml_lines = {'other': 2162, 'self': 2161}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5969,7 +5969,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2111).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2168).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -5978,10 +5978,10 @@ class LinalgCrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'linalg_cross'
-    _yaml_line = 2111
+    _yaml_line = 2168
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'self': 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)'}
-    _yaml_lines = {'other': 2114, 'self': 2113}
+    _yaml_lines = {'other': 2171, 'self': 2170}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -6004,7 +6004,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2121).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2178).
 
     self: trace_backward(grad, self.shape)
     """
@@ -6012,10 +6012,10 @@ class TraceBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'trace'
-    _yaml_line = 2121
+    _yaml_line = 2178
     _input_names = ('self',)
     _formulas = {'self': 'trace_backward(grad, self.shape)'}
-    _yaml_lines = {'self': 2123}
+    _yaml_lines = {'self': 2180}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -6028,7 +6028,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2130).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2187).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -6036,10 +6036,10 @@ class LinalgInvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_inv'
-    _yaml_line = 2130
+    _yaml_line = 2187
     _input_names = ('A',)
     _formulas = {'A': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'A': 2132}
+    _yaml_lines = {'A': 2189}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -6058,7 +6058,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2141).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2198).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -6066,10 +6066,10 @@ class InverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'inverse'
-    _yaml_line = 2141
+    _yaml_line = 2198
     _input_names = ('self',)
     _formulas = {'self': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'self': 2143}
+    _yaml_lines = {'self': 2200}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -6088,7 +6088,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2146).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2203).
 
     A: det_backward(grad, A, result)
     """
@@ -6096,10 +6096,10 @@ class LinalgDetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_det'
-    _yaml_line = 2146
+    _yaml_line = 2203
     _input_names = ('A',)
     _formulas = {'A': 'det_backward(grad, A, result)'}
-    _yaml_lines = {'A': 2148}
+    _yaml_lines = {'A': 2205}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph):
@@ -6119,7 +6119,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2158).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2215).
 
     self: det_backward(grad, self, result)
     """
@@ -6127,10 +6127,10 @@ class DetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'det'
-    _yaml_line = 2158
+    _yaml_line = 2215
     _input_names = ('self',)
     _formulas = {'self': 'det_backward(grad, self, result)'}
-    _yaml_lines = {'self': 2160}
+    _yaml_lines = {'self': 2217}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6150,7 +6150,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2163).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2220).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -6158,10 +6158,10 @@ class LinalgSlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_slogdet'
-    _yaml_line = 2163
+    _yaml_line = 2220
     _input_names = ('A',)
     _formulas = {'A': 'logabsdet_backward(grad_logabsdet, A)'}
-    _yaml_lines = {'A': 2165}
+    _yaml_lines = {'A': 2222}
     _saved_fields = ('A',)
     num_outputs = 2
 
@@ -6181,7 +6181,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2173).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2230).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -6189,10 +6189,10 @@ class SlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'slogdet'
-    _yaml_line = 2173
+    _yaml_line = 2230
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad_logabsdet, self)'}
-    _yaml_lines = {'self': 2175}
+    _yaml_lines = {'self': 2232}
     _saved_fields = ('self',)
     num_outputs = 2
 
@@ -6212,7 +6212,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2179).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2236).
 
     self: logabsdet_backward(grad, self)
     """
@@ -6220,10 +6220,10 @@ class LogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logdet'
-    _yaml_line = 2179
+    _yaml_line = 2236
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad, self)'}
-    _yaml_lines = {'self': 2181}
+    _yaml_lines = {'self': 2238}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -6242,7 +6242,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2184).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2241).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -6251,10 +6251,10 @@ class LinalgSolveBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve'
-    _yaml_line = 2184
+    _yaml_line = 2241
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_grad_A(grad, A, result, B.shape, left)', 'B': 'solve_grad_B(grad, A, B.shape, left)'}
-    _yaml_lines = {'A': 2186, 'B': 2187}
+    _yaml_lines = {'A': 2243, 'B': 2244}
     _saved_fields = ('A', 'B.shape', 'left', 'result')
 
     def apply(self, grads, create_graph):
@@ -6278,7 +6278,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2198).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2255).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -6286,10 +6286,10 @@ class LinalgCholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_cholesky'
-    _yaml_line = 2198
+    _yaml_line = 2255
     _input_names = ('A',)
     _formulas = {'A': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'A': 2200}
+    _yaml_lines = {'A': 2257}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph):
@@ -6308,7 +6308,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2208).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2265).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -6316,10 +6316,10 @@ class CholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'cholesky'
-    _yaml_line = 2208
+    _yaml_line = 2265
     _input_names = ('self',)
     _formulas = {'self': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'self': 2210}
+    _yaml_lines = {'self': 2267}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph):
@@ -6338,7 +6338,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2213).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2270).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -6346,10 +6346,10 @@ class LinalgEighBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors', '_saved_output_meta')
     _saved_slots = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors')
     _op_name = 'linalg_eigh'
-    _yaml_line = 2213
+    _yaml_line = 2270
     _input_names = ('A',)
     _formulas = {'A': 'eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)'}
-    _yaml_lines = {'A': 2215}
+    _yaml_lines = {'A': 2272}
     _saved_fields = ('eigenvalues', 'eigenvectors')
     num_outputs = 2
 
@@ -6372,7 +6372,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2223).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2280).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -6380,10 +6380,10 @@ class LinalgEigvalshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_UPLO')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_eigvalsh'
-    _yaml_line = 2223
+    _yaml_line = 2280
     _input_names = ('A',)
     _formulas = {'A': 'eigvalsh_backward(grad, A, UPLO)'}
-    _yaml_lines = {'A': 2225}
+    _yaml_lines = {'A': 2282}
     _saved_fields = ('A', 'UPLO')
 
     def apply(self, grads, create_graph):
@@ -6402,7 +6402,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2230).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2287).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -6410,10 +6410,10 @@ class LinalgQrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_mode', '_saved_output_meta')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'linalg_qr'
-    _yaml_line = 2230
+    _yaml_line = 2287
     _input_names = ('A',)
     _formulas = {'A': 'qr_backward(grad_Q, grad_R, Q, R, mode)'}
-    _yaml_lines = {'A': 2232}
+    _yaml_lines = {'A': 2289}
     _saved_fields = ('Q', 'R', 'mode')
     num_outputs = 2
 
@@ -6436,7 +6436,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2241).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2298).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -6444,10 +6444,10 @@ class LinalgSvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh', '_saved_full_matrices', '_saved_output_meta')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh')
     _op_name = 'linalg_svd'
-    _yaml_line = 2241
+    _yaml_line = 2298
     _input_names = ('A',)
     _formulas = {'A': 'svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)'}
-    _yaml_lines = {'A': 2243}
+    _yaml_lines = {'A': 2300}
     _saved_fields = ('S', 'U', 'Vh', 'full_matrices')
     num_outputs = 3
 
@@ -6472,7 +6472,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2254).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2311).
 
     A: svdvals_backward(grad, A)
     """
@@ -6480,10 +6480,10 @@ class LinalgSvdvalsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_svdvals'
-    _yaml_line = 2254
+    _yaml_line = 2311
     _input_names = ('A',)
     _formulas = {'A': 'svdvals_backward(grad, A)'}
-    _yaml_lines = {'A': 2256}
+    _yaml_lines = {'A': 2313}
     _saved_fields = ('A',)
 
     def apply(self, grads, create_graph):
@@ -6502,7 +6502,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2263).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2320).
 
     A: pinv_backward(grad, result, A)
     """
@@ -6510,10 +6510,10 @@ class LinalgPinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_pinv'
-    _yaml_line = 2263
+    _yaml_line = 2320
     _input_names = ('A',)
     _formulas = {'A': 'pinv_backward(grad, result, A)'}
-    _yaml_lines = {'A': 2265}
+    _yaml_lines = {'A': 2322}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph):
@@ -6533,7 +6533,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2273).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2330).
 
     self: pinv_backward(grad, result, self)
     """
@@ -6541,10 +6541,10 @@ class PinverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'pinverse'
-    _yaml_line = 2273
+    _yaml_line = 2330
     _input_names = ('self',)
     _formulas = {'self': 'pinv_backward(grad, result, self)'}
-    _yaml_lines = {'self': 2275}
+    _yaml_lines = {'self': 2332}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6564,7 +6564,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2280).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2337).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -6572,10 +6572,10 @@ class SvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self', '_saved_compute_uv', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self')
     _op_name = 'svd'
-    _yaml_line = 2280
+    _yaml_line = 2337
     _input_names = ('self',)
     _formulas = {'self': 'torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)'}
-    _yaml_lines = {'self': 2282}
+    _yaml_lines = {'self': 2339}
     _saved_fields = ('S', 'U', 'V', 'compute_uv', 'self', 'some')
     num_outputs = 3
 
@@ -6601,7 +6601,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2289).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2346).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -6609,10 +6609,10 @@ class QrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'qr'
-    _yaml_line = 2289
+    _yaml_line = 2346
     _input_names = ('self',)
     _formulas = {'self': 'qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))'}
-    _yaml_lines = {'self': 2291}
+    _yaml_lines = {'self': 2348}
     _saved_fields = ('Q', 'R', 'some')
     num_outputs = 2
 
@@ -6635,7 +6635,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2296).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2353).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -6644,10 +6644,10 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left', '_saved_unitriangular', '_saved_upper')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve_triangular'
-    _yaml_line = 2296
+    _yaml_line = 2353
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)', 'B': 'solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)'}
-    _yaml_lines = {'A': 2298, 'B': 2299}
+    _yaml_lines = {'A': 2355, 'B': 2356}
     _saved_fields = ('A', 'B.shape', 'left', 'result', 'unitriangular', 'upper')
 
     def apply(self, grads, create_graph):
@@ -6671,7 +6671,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2308).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2365).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -6680,10 +6680,10 @@ class LinalgVecdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'linalg_vecdot'
-    _yaml_line = 2308
+    _yaml_line = 2365
     _input_names = ('x', 'y')
     _formulas = {'x': 'vecdot_grad(grad, y, dim, x.shape)', 'y': 'vecdot_grad(grad, x, dim, y.shape)'}
-    _yaml_lines = {'x': 2310, 'y': 2311}
+    _yaml_lines = {'x': 2367, 'y': 2368}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph):
@@ -6706,7 +6706,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2319).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2376).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -6714,10 +6714,10 @@ class LinalgMultiDotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors',)
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'linalg_multi_dot'
-    _yaml_line = 2319
+    _yaml_line = 2376
     _input_names = ('tensors',)
     _formulas = {'tensors': 'multi_dot_backward(grad, tensors)'}
-    _yaml_lines = {'tensors': 2321}
+    _yaml_lines = {'tensors': 2378}
     _saved_fields = ('tensors',)
 
     def apply(self, grads, create_graph):
@@ -6733,7 +6733,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2329).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2386).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -6741,10 +6741,10 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_n')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_matrix_power'
-    _yaml_line = 2329
+    _yaml_line = 2386
     _input_names = ('A',)
     _formulas = {'A': 'matrix_power_backward(grad, A, n)'}
-    _yaml_lines = {'A': 2331}
+    _yaml_lines = {'A': 2388}
     _saved_fields = ('A', 'n')
 
     def apply(self, grads, create_graph):
@@ -6763,7 +6763,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2340).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2397).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -6771,10 +6771,10 @@ class MatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'matrix_power'
-    _yaml_line = 2340
+    _yaml_line = 2397
     _input_names = ('self',)
     _formulas = {'self': 'matrix_power_backward(grad, self, n)'}
-    _yaml_lines = {'self': 2342}
+    _yaml_lines = {'self': 2399}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph):
@@ -6793,7 +6793,7 @@ class MatrixPowerBackward0(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2352).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2409).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -6801,10 +6801,10 @@ class NormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm'
-    _yaml_line = 2352
+    _yaml_line = 2409
     _input_names = ('self',)
     _formulas = {'self': 'reduction_norm_backward(grad, self, p, result, dim)'}
-    _yaml_lines = {'self': 2354}
+    _yaml_lines = {'self': 2411}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6824,7 +6824,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2370).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2431).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -6832,10 +6832,10 @@ class NormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm.str_p'
-    _yaml_line = 2370
+    _yaml_line = 2431
     _input_names = ('self',)
     _formulas = {'self': 'torch_norm_backward(grad, self, result, p, dim, keepdim)'}
-    _yaml_lines = {'self': 2372}
+    _yaml_lines = {'self': 2433}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6855,7 +6855,7 @@ class NormBackward1(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2377).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2438).
 
     x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
@@ -6863,10 +6863,10 @@ class LinalgVectorNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_result', '_raw_saved_x')
     _op_name = 'linalg_vector_norm'
-    _yaml_line = 2377
+    _yaml_line = 2438
     _input_names = ('x',)
     _formulas = {'x': 'vector_norm_backward(grad, x, result, ord, dim, keepdim)'}
-    _yaml_lines = {'x': 2379}
+    _yaml_lines = {'x': 2440}
     _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x')
 
     def apply(self, grads, create_graph):
@@ -6886,7 +6886,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2393).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2459).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -6894,10 +6894,10 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm'
-    _yaml_line = 2393
+    _yaml_line = 2459
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2395}
+    _yaml_lines = {'A': 2461}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -6917,7 +6917,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2407).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2473).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -6925,10 +6925,10 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm.str_ord'
-    _yaml_line = 2407
+    _yaml_line = 2473
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2409}
+    _yaml_lines = {'A': 2475}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -6948,7 +6948,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2418).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2484).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -6956,10 +6956,10 @@ class LinalgNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm'
-    _yaml_line = 2418
+    _yaml_line = 2484
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2420}
+    _yaml_lines = {'A': 2486}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -6979,7 +6979,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2430).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2496).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -6987,10 +6987,10 @@ class LinalgNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm.ord_str'
-    _yaml_line = 2430
+    _yaml_line = 2496
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2432}
+    _yaml_lines = {'A': 2498}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7010,7 +7010,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:2446).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:2512).
 
     self: where(result <= 0, 0.0, grad)
     """
@@ -7018,10 +7018,10 @@ class ReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'relu'
-    _yaml_line = 2446
+    _yaml_line = 2512
     _input_names = ('self',)
     _formulas = {'self': 'where(result <= 0, 0.0, grad)'}
-    _yaml_lines = {'self': 2449}
+    _yaml_lines = {'self': 2515}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -7040,7 +7040,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2457).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2527).
 
     self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
@@ -7048,10 +7048,10 @@ class SoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'softmax'
-    _yaml_line = 2457
+    _yaml_line = 2527
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
-    _yaml_lines = {'self': 2459}
+    _yaml_lines = {'self': 2529}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -7070,7 +7070,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2468).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2538).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -7078,10 +7078,10 @@ class LogSoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'log_softmax'
-    _yaml_line = 2468
+    _yaml_line = 2538
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
-    _yaml_lines = {'self': 2470}
+    _yaml_lines = {'self': 2540}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -7100,7 +7100,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2478).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2548).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -7108,10 +7108,10 @@ class LeakyReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'leaky_relu'
-    _yaml_line = 2478
+    _yaml_line = 2548
     _input_names = ('input',)
     _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
-    _yaml_lines = {'input': 2480}
+    _yaml_lines = {'input': 2550}
     _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph):
@@ -7130,7 +7130,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2487).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2561).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -7138,10 +7138,10 @@ class EluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'elu'
-    _yaml_line = 2487
+    _yaml_line = 2561
     _input_names = ('input',)
     _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
-    _yaml_lines = {'input': 2489}
+    _yaml_lines = {'input': 2563}
     _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph):
@@ -7160,7 +7160,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:2496).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:2570).
 
     input: grad * selu_slope(input)
     """
@@ -7168,10 +7168,10 @@ class SeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'selu'
-    _yaml_line = 2496
+    _yaml_line = 2570
     _input_names = ('input',)
     _formulas = {'input': 'grad * selu_slope(input)'}
-    _yaml_lines = {'input': 2498}
+    _yaml_lines = {'input': 2572}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7190,7 +7190,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2504).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2578).
 
     self: grad * normal_pdf(self)
     """
@@ -7198,10 +7198,10 @@ class NormalCdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_normal_cdf'
-    _yaml_line = 2504
+    _yaml_line = 2578
     _input_names = ('self',)
     _formulas = {'self': 'grad * normal_pdf(self)'}
-    _yaml_lines = {'self': 2506}
+    _yaml_lines = {'self': 2580}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -7220,7 +7220,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2510).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2584).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -7228,10 +7228,10 @@ class GeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'gelu'
-    _yaml_line = 2510
+    _yaml_line = 2584
     _input_names = ('input',)
     _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
-    _yaml_lines = {'input': 2512}
+    _yaml_lines = {'input': 2586}
     _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph):
@@ -7250,7 +7250,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:2520).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:2594).
 
     input: grad * silu_derivative(input)
     """
@@ -7258,10 +7258,10 @@ class SiluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'silu'
-    _yaml_line = 2520
+    _yaml_line = 2594
     _input_names = ('input',)
     _formulas = {'input': 'grad * silu_derivative(input)'}
-    _yaml_lines = {'input': 2522}
+    _yaml_lines = {'input': 2596}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7280,7 +7280,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2526).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2600).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -7288,10 +7288,10 @@ class SoftplusBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'softplus'
-    _yaml_line = 2526
+    _yaml_line = 2600
     _input_names = ('input',)
     _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
-    _yaml_lines = {'input': 2528}
+    _yaml_lines = {'input': 2602}
     _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph):
@@ -7310,7 +7310,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:2536).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:2610).
 
     input: grad * mish_derivative(input)
     """
@@ -7318,10 +7318,10 @@ class MishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'mish'
-    _yaml_line = 2536
+    _yaml_line = 2610
     _input_names = ('input',)
     _formulas = {'input': 'grad * mish_derivative(input)'}
-    _yaml_lines = {'input': 2538}
+    _yaml_lines = {'input': 2612}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7340,7 +7340,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2542).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2616).
 
     input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
@@ -7348,10 +7348,10 @@ class HardtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardtanh'
-    _yaml_line = 2542
+    _yaml_line = 2616
     _input_names = ('input',)
     _formulas = {'input': 'masked(grad, hardtanh_mask(input, min_val, max_val))'}
-    _yaml_lines = {'input': 2544}
+    _yaml_lines = {'input': 2618}
     _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph):
@@ -7370,7 +7370,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2551).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2629).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -7378,10 +7378,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 2551
+    _yaml_line = 2629
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 2553}
+    _yaml_lines = {'input': 2631}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7400,7 +7400,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2558).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2636).
 
     input: grad * hardswish_slope(input)
     """
@@ -7408,10 +7408,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 2558
+    _yaml_line = 2636
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 2560}
+    _yaml_lines = {'input': 2638}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7430,7 +7430,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2565).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2643).
 
     input: grad * sigmoid(-input)
     """
@@ -7438,10 +7438,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 2565
+    _yaml_line = 2643
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 2567}
+    _yaml_lines = {'input': 2645}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7460,7 +7460,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2573).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2651).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -7469,10 +7469,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 2573
+    _yaml_line = 2651
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 2575}
+    _yaml_lines = {'self': 2653}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph):
@@ -7491,7 +7491,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2588).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2666).
 
     input: matmul(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -7501,10 +7501,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 2588
+    _yaml_line = 2666
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'matmul(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 2592, 'input': 2590, 'weight': 2591}
+    _yaml_lines = {'bias': 2670, 'input': 2668, 'weight': 2669}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -7530,7 +7530,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2602).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2680).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -7540,10 +7540,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 2602
+    _yaml_line = 2680
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 2606, 'input': 2604, 'weight': 2605}
+    _yaml_lines = {'bias': 2684, 'input': 2682, 'weight': 2683}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7570,7 +7570,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:2619).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:2697).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -7579,10 +7579,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 2619
+    _yaml_line = 2697
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 2621, 'weight': 2622}
+    _yaml_lines = {'input': 2699, 'weight': 2700}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7606,7 +7606,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2632).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2710).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -7616,10 +7616,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 2632
+    _yaml_line = 2710
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 2636, 'input': 2634, 'weight': 2635}
+    _yaml_lines = {'bias': 2714, 'input': 2712, 'weight': 2713}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7646,7 +7646,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2644).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2722).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -7656,10 +7656,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 2644
+    _yaml_line = 2722
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 2648, 'input': 2646, 'weight': 2647}
+    _yaml_lines = {'bias': 2726, 'input': 2724, 'weight': 2725}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7686,7 +7686,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:2659).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:2737).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -7696,10 +7696,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 2659
+    _yaml_line = 2737
     _input_names = ('input', 'target')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 2661, 'target': 2662}
+    _yaml_lines = {'input': 2739, 'target': 2740}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7726,7 +7726,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2687).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2765).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -7736,10 +7736,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 2687
+    _yaml_line = 2765
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 2691, 'input': 2689, 'weight': 2690}
+    _yaml_lines = {'bias': 2769, 'input': 2767, 'weight': 2768}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -7765,7 +7765,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2701).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2779).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -7775,10 +7775,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 2701
+    _yaml_line = 2779
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 2705, 'input': 2703, 'weight': 2704}
+    _yaml_lines = {'bias': 2783, 'input': 2781, 'weight': 2782}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -7804,7 +7804,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2713).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2791).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -7814,10 +7814,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 2713
+    _yaml_line = 2791
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 2717, 'input': 2715, 'weight': 2716}
+    _yaml_lines = {'bias': 2795, 'input': 2793, 'weight': 2794}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -7843,7 +7843,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2728).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2806).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -7853,10 +7853,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 2728
+    _yaml_line = 2806
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 2732, 'input': 2730, 'weight': 2731}
+    _yaml_lines = {'bias': 2810, 'input': 2808, 'weight': 2809}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -7882,7 +7882,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2740).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2818).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -7892,10 +7892,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 2740
+    _yaml_line = 2818
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 2744, 'input': 2742, 'weight': 2743}
+    _yaml_lines = {'bias': 2822, 'input': 2820, 'weight': 2821}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -7921,7 +7921,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2752).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2830).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -7931,10 +7931,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 2752
+    _yaml_line = 2830
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 2756, 'input': 2754, 'weight': 2755}
+    _yaml_lines = {'bias': 2834, 'input': 2832, 'weight': 2833}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -7960,7 +7960,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:2768).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:2846).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -7969,10 +7969,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 2768
+    _yaml_line = 2846
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 2771, 'output_grad': 2770}
+    _yaml_lines = {'input': 2849, 'output_grad': 2848}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -7995,7 +7995,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2783).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2861).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -8003,10 +8003,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 2783
+    _yaml_line = 2861
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 2785}
+    _yaml_lines = {'input': 2863}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -8026,7 +8026,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2793).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2871).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -8034,10 +8034,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 2793
+    _yaml_line = 2871
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 2795}
+    _yaml_lines = {'input': 2873}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8056,7 +8056,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2801).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2879).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -8064,10 +8064,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 2801
+    _yaml_line = 2879
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 2803}
+    _yaml_lines = {'input': 2881}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -8087,7 +8087,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2814).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2892).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -8095,10 +8095,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 2814
+    _yaml_line = 2892
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 2816}
+    _yaml_lines = {'input': 2894}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8117,7 +8117,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:2824).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:2902).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -8125,10 +8125,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 2824
+    _yaml_line = 2902
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 2826}
+    _yaml_lines = {'input': 2904}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8141,7 +8141,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:2833).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:2911).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -8149,10 +8149,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 2833
+    _yaml_line = 2911
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 2835}
+    _yaml_lines = {'input': 2913}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8165,7 +8165,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:2846).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:2924).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -8173,10 +8173,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 2846
+    _yaml_line = 2924
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 2848}
+    _yaml_lines = {'output_grad': 2926}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8189,7 +8189,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2857).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2935).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -8197,10 +8197,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 2857
+    _yaml_line = 2935
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 2859}
+    _yaml_lines = {'input': 2937}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph):
@@ -8213,7 +8213,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2866).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2944).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -8221,10 +8221,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 2866
+    _yaml_line = 2944
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 2868}
+    _yaml_lines = {'input': 2946}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph):
@@ -8237,7 +8237,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:2879).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:2957).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -8245,10 +8245,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 2879
+    _yaml_line = 2957
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 2881}
+    _yaml_lines = {'input': 2959}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph):
@@ -8261,7 +8261,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:2893).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:2971).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -8269,10 +8269,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 2893
+    _yaml_line = 2971
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 2895}
+    _yaml_lines = {'output_grad': 2973}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph):
@@ -8285,7 +8285,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:2905).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:2983).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -8294,10 +8294,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 2905
+    _yaml_line = 2983
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 2908}
+    _yaml_lines = {'weight': 2986}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph):

@@ -32,10 +32,7 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, fast_mode=False,
         if inputs[i].dtype != np.float64:
             raise ValueError(f"gradcheck needs float64 inputs for accurate finite differences; "
                              f"input {i} is {inputs[i].dtype}. Use .double().")
-    outputs = _outputs(fn, inputs)
-    rng = np.random.default_rng(seed)
-    check = _fast_blocks if fast_mode else _full_blocks
-    for (i, j), (numerical, analytical) in check(fn, inputs, outputs, wrt, eps, rng):
+    for (i, j), (numerical, analytical) in jacobian_blocks(fn, inputs, eps, fast_mode, seed):
         if not np.allclose(analytical, numerical, rtol=rtol, atol=atol, equal_nan=True):
             if not raise_exception:
                 return False
@@ -46,6 +43,21 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, fast_mode=False,
                 f"(max abs difference {np.max(np.abs(numerical - analytical)):.3g}, "
                 f"atol={atol}, rtol={rtol})")
     return True
+
+
+def jacobian_blocks(fn, inputs, eps=1e-6, fast_mode=False, seed=0):
+    """Yield ``((output i, input j), (numerical, analytical))``: the blocks gradcheck compares.
+
+    A block's rows are output elements and its columns input elements (row-major); in
+    fast mode each block is the single projection ``u^T J v``.  ``j`` counts all of
+    ``inputs``; only those that require grad appear.
+    """
+    from minigrad._tensor import Tensor
+    inputs = tuple(inputs)
+    wrt = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    outputs = _outputs(fn, inputs)
+    check = _fast_blocks if fast_mode else _full_blocks
+    yield from check(fn, inputs, outputs, wrt, eps, np.random.default_rng(seed))
 
 
 def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,

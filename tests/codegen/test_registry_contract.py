@@ -99,6 +99,13 @@ BAD = {
   forward: (self * 2.0, self * 3.0)
   self: grad_a * result
 """, 3, "twoout", "self", ["unknown name 'result'", "several outputs, a, b: use a or b"]),
+    "boundary without a convention": ("""\
+- name: kinky(Tensor self) -> Tensor
+  forward: np.abs(self)
+  self: grad * sign(self)
+  boundary:
+    samples: [{self: {values: [0.0]}}]
+""", 4, "kinky", "boundary", ["non-empty convention"]),
     "grad in a multi-output op": ("""\
 - name: twoout(Tensor self) -> (Tensor a, Tensor b)
   forward: (self * 2.0, self * 3.0)

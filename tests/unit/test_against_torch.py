@@ -276,8 +276,18 @@ def _rows():
     return rows
 
 
-@pytest.mark.parametrize("entry, torch_fn, op, outputs, sample, fast, skip_gradgrad, once", _rows())
-def test_matches_torch(entry, torch_fn, op, outputs, sample, fast, skip_gradgrad, once):
+def compare_with_torch(entry, op, outputs, sample, convention):
+    """A `boundary:` point of the entry (tests/generated): value and gradient are torch's.
+
+    First order only: at a kink the second derivative is a convention nobody relies on."""
+    torch_fn, reason = resolve(OPS[entry])
+    if torch_fn is None:
+        pytest.skip(reason or "no torch counterpart")
+    test_matches_torch(entry, torch_fn, op, outputs, sample, False, f"boundary: {convention}", "", None)
+
+
+@pytest.mark.parametrize("entry, torch_fn, op, outputs, sample, fast, skip_gradgrad, once, node", _rows())
+def test_matches_torch(entry, torch_fn, op, outputs, sample, fast, skip_gradgrad, once, node):
     spec = OPS[entry]
     built = build_sample(sample)
     types = {a.name: a for a in spec.args}
