@@ -728,4 +728,38 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """softmax(q k^T * scale + mask) v over the last two dims, as torch's reference
+    implementation (a bool mask's True means "may attend"; a float mask is added).
+
+    >>> out = F.scaled_dot_product_attention(q, k, v, is_causal=True)   # doctest: +SKIP
+    """
+    L, S = query.shape[-2], key.shape[-2]
+    scale_factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    dtype = query._data.dtype
+    bias = None
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not "
+                               "be set when is_causal=True")
+        bias = _wrap(np.where(np.tri(L, S, dtype=bool), 0.0, -np.inf).astype(dtype))
+    if attn_mask is not None:
+        if attn_mask._data.dtype == np.bool_:
+            bias = _wrap(np.where(attn_mask._data, 0.0, -np.inf).astype(dtype))
+        else:
+            bias = attn_mask
+    if enable_gqa:
+        groups = query.shape[-3] // key.shape[-3]
+        key = key.repeat_interleave(groups, dim=-3)
+        value = value.repeat_interleave(groups, dim=-3)
+    weights = (query @ key.transpose(-2, -1)) * scale_factor
+    if bias is not None:
+        weights = weights + bias
+    weights = softmax(weights, dim=-1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, training=True)
+    return weights @ value
+
+
 __all__ = _public_names()
