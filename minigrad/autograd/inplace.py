@@ -20,6 +20,7 @@ from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import LEAF_INPLACE_ERROR
 from minigrad.autograd.hooks import move_retain_grad
 from minigrad.autograd.node import edge_of
+from minigrad.autograd.saved import SavedTensor
 from minigrad.autograd.views import (
     NO_GRAD_VIEW_ERROR, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, IndexPutBackward0, refresh_views,
     registration)
@@ -155,7 +156,24 @@ def inplace_on_view(view, op, args, kwargs):
     if base._extras.get("retains_grad"):
         move_retain_grad(base, base_edge[0], base_edge[1])
     refresh_views(base)
+    _saved_result_follows_view(out.grad_fn, out._output_nr, view)
     return view
+
+
+def _saved_result_follows_view(fn, output_nr, view):
+    """``exp_``/``sigmoid_`` on a view save their result, which is now the view's value.
+
+    Under create_graph that saved result must carry the view's new history (a read
+    of the base's CopySlices), as in PyTorch, not ``fn`` itself: CopySlices owns
+    ``fn`` and frees it after its backward, so a second backward through ``fn``
+    would fail.  (This makes a reference cycle fn -> saved -> view's node ->
+    CopySlices -> fn, which the garbage collector frees.)"""
+    if view.grad_fn is fn:
+        return
+    for slot in fn._saved_slots:
+        saved = getattr(fn, slot, None)
+        if type(saved) is SavedTensor and saved.output_nr == output_nr and saved.tensor is None:
+            saved.history = view.grad_fn
 
 
 def setitem(tensor, key, value):

@@ -25,7 +25,7 @@ saved_hooks = _Hooks()
 
 class SavedTensor:
     __slots__ = ("tensor", "_data", "version", "counter", "output_nr", "packed", "unpack_hook",
-                 "had_history")
+                 "had_history", "history")
 
     def __init__(self, tensor, is_output=False):
         if tensor._extras is not None and tensor._extras.get("inference"):
@@ -37,6 +37,7 @@ class SavedTensor:
         self.counter = tensor._version_counter
         self.version = tensor._version_counter[0]
         self.unpack_hook = None
+        self.history = None  # a saved output that became a view's value: the view's grad_fn
         # a saved input with history that later loses it (detach_()) would silently drop
         # the second-order terms through it: PyTorch refuses to unpack it, and so do we
         self.had_history = not is_output and tensor.grad_fn is not None
@@ -69,7 +70,10 @@ class SavedTensor:
             return self._data
         _init, Tensor = _tensor._init, _tensor.Tensor
         t = Tensor.__new__(Tensor)
-        _init(t, self._data, node, self.output_nr, self.counter, None)
+        if self.history is not None:
+            _init(t, self._data, self.history, 0, self.counter, None)
+        else:
+            _init(t, self._data, node, self.output_nr, self.counter, None)
         return t
 
     def register_hooks(self, pack_hook, unpack_hook):

@@ -99,3 +99,25 @@ def test_saved_output_detached_in_place_still_differentiates(L):
     a.detach_()
     y.backward()
     assert x.grad.tolist() == pytest.approx([2.718281828459045, 7.38905609893065])
+
+
+# ---------------- a deliberate divergence (docs/divergences.md: multi-output-views)
+def _inplace_through_unbind(x):
+    y = x * 1
+    a, b = y.unbind(0)
+    a.mul_(3.0)           # PyTorch refuses this; minigrad rewrites y's history
+    y.add_(2.0)           # and uses a and b after their base changed
+    return (y * y).sum() + (a * b).sum()
+
+
+def test_inplace_through_unbind_piece_matches_finite_differences():
+    x = mg.tensor([[1.0, 2.0, -0.5], [3.0, 0.5, 1.5]], dtype=mg.float64, requires_grad=True)
+    assert mg.autograd.gradcheck(_inplace_through_unbind, (x,))
+    assert mg.autograd.gradgradcheck(_inplace_through_unbind, (x,))
+
+
+@pytest.mark.skipif(torch is None, reason="shows the PyTorch side of the divergence")
+def test_torch_refuses_inplace_on_unbind_piece():
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="returns multiple views"):
+        _inplace_through_unbind(x)
