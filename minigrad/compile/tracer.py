@@ -130,8 +130,8 @@ class Tracer:
             raise RuntimeError("minigrad.compile: a compiled function was called while "
                                "another one is being traced (nested compile is not supported)")
         state.tracer = self
-        self._patch_all()
         try:
+            self._patch_all()
             result = fn(*args, **kwargs)
         finally:
             self._unpatch_all()
