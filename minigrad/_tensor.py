@@ -387,7 +387,7 @@ def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
         # What this output looks like, for the engine's check of the gradients flowing
         # into it (PyTorch's InputMetadata): shape and dtype only, never the array.
         if output_nr == 0:
-            grad_fn._output_meta = (array.shape, array.dtype)
+            grad_fn._output_shape, grad_fn._output_dtype = array.shape, array.dtype
         else:
             _record_output(grad_fn, output_nr, array)
     return t

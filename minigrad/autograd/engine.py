@@ -15,6 +15,7 @@ import threading
 from heapq import heapify, heappop, heappush
 
 import numpy as np
+from numpy import ndarray
 
 from minigrad.autograd import anomaly, grad_mode, leaks
 from minigrad.autograd.hooks import run_post_hooks, run_pre_hooks
@@ -62,6 +63,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     _capture(node, grads, plan, captured)
                     if node not in plan.runs:  # autograd.grad does not need it
                         grads = None
+            checking = False
             if grads is None:
                 # Not run (no gradient arrived, or not needed): its edges are done all the same.
                 grad_inputs = (None,) * len(node.next_functions)
@@ -74,8 +76,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     grad_inputs = _run_watched(node, grads, create_graph)
                 else:
                     grad_inputs = node.apply(grads, create_graph)
-                    if node._formulas is not None and check_generated:
-                        grad_inputs = check_formula_results(node, grad_inputs)
+                    checking = check_generated and node._formulas is not None
                 if not retain_graph:
                     node.release()
                 if len(grad_inputs) != len(node.next_functions):
@@ -84,6 +85,14 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 if next_node is None:
                     continue
                 if grad is not None:
+                    if checking:  # a generated node's gradient: its input's shape and dtype
+                        shape = next_node._output_shape
+                        array = grad._data if create_graph else grad
+                        if shape is not None and (
+                                array.__class__ is not ndarray or array.shape != shape
+                                or array.dtype is not next_node._output_dtype) or nr:
+                            grad = checked_gradient(node, grad_inputs, grad,
+                                                    next_node.output_meta(nr))
                     if nr == 0 and next_node.num_outputs == 1 and next_node not in buffers:
                         buffers[next_node] = [grad]  # the common case, inline
                     else:
@@ -174,28 +183,31 @@ check_generated = True
 
 def check_formula_results(node, grad_inputs):
     """``grad_inputs`` of a generated node, checked against its inputs (count, shape,
-    dtype) and cast where the op promoted; raises naming the formula's YAML line."""
-    edges = node.next_functions
-    if len(grad_inputs) != len(edges):
+    dtype) and cast where the op promoted.  The engine's loop does the same inline."""
+    if len(grad_inputs) != len(node.next_functions):
         _wrong_count(node, grad_inputs)
-    for i, grad in enumerate(grad_inputs):
-        if grad is None:
-            continue
-        next_node, nr = edges[i]
+    checked = list(grad_inputs)
+    for i, ((next_node, nr), grad) in enumerate(zip(node.next_functions, grad_inputs)):
         meta = next_node.output_meta(nr) if next_node is not None else None
-        if meta is None:
-            continue
-        array = grad if type(grad) is np.ndarray else getattr(grad, "_data", grad)
-        shape, dtype = getattr(array, "shape", None), getattr(array, "dtype", None)
-        if shape != meta[0]:
-            _formula_error(node, i, "shape", _shape(shape), _shape(meta[0]))
-        if dtype != meta[1]:
-            result = node._output_meta
-            if result is None or dtype != result[1]:
-                _formula_error(node, i, "dtype", dtype, meta[1])
-            grad_inputs = list(grad_inputs)
-            grad_inputs[i] = grad.to(meta[1]) if grad is not array else array.astype(meta[1])
-    return grad_inputs
+        if grad is not None and meta is not None:
+            checked[i] = checked_gradient(node, grad_inputs, grad, meta)
+    return checked
+
+
+def checked_gradient(node, grad_inputs, grad, meta):
+    """``grad`` (one of ``grad_inputs``), or raise naming the formula's YAML line."""
+    if meta is None:  # a node whose outputs were not recorded (CopySlices, views' replay)
+        return grad
+    i = next(k for k, g in enumerate(grad_inputs) if g is grad)
+    array = getattr(grad, "_data", grad)
+    shape, dtype = getattr(array, "shape", None), getattr(array, "dtype", None)
+    if shape != meta[0]:
+        _formula_error(node, i, "shape", _shape(shape), _shape(meta[0]))
+    if dtype != meta[1]:
+        if dtype != node._output_dtype:
+            _formula_error(node, i, "dtype", dtype, meta[1])
+        return grad.to(meta[1]) if grad is not array else np.asarray(array, dtype=meta[1])
+    return grad
 
 
 def _shape(shape):

@@ -32,7 +32,7 @@ class Node:
     """
 
     __slots__ = ("next_functions", "_sequence_nr", "_released", "_consumed", "_extras",
-                 "_output_meta", "_more_output_metas", "__weakref__")
+                 "_output_shape", "_output_dtype", "_more_output_metas", "__weakref__")
 
     #: names of the slots that hold saved values, set by generated subclasses
     _saved_slots = ()
@@ -48,7 +48,8 @@ class Node:
         self._released = False
         self._consumed = 0  # number of the backward that first ran it (leak check)
         self._extras = None
-        self._output_meta = self._more_output_metas = None  # set by Tensor's _init
+        # What output 0 looks like (set by Tensor's _init) and the others, if any
+        self._output_shape = self._output_dtype = self._more_output_metas = None
         if _anomaly.enabled:
             _anomaly.record(self)  # the forward stack, for errors in this node's backward
 
@@ -60,7 +61,7 @@ class Node:
 
         A gradient flowing into this node for that output must look like this."""
         if output_nr == 0:
-            return self._output_meta
+            return None if self._output_shape is None else (self._output_shape, self._output_dtype)
         return None if self._more_output_metas is None else self._more_output_metas.get(output_nr)
 
     def __repr__(self):
@@ -132,13 +133,10 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
+        self._output_shape, self._output_dtype = variable._data.shape, variable._data.dtype
         # Leaves take their gradient as soon as it is ready; numbers stay unique (the
         # engine's heap never compares two nodes).
         self._sequence_nr = _ACCUMULATE_FIRST + self._sequence_nr
-
-    def output_meta(self, output_nr):
-        data = self.variable._data
-        return (data.shape, data.dtype)
 
     def leaf_hooks(self, grads, create_graph):
         """The leaf tensor's own hooks (``register_hook`` on a leaf) applied to ``grads``."""

@@ -1,0 +1,90 @@
+"""What the engine's check of generated nodes' gradients costs (issue 11).
+
+    python tools/bench_validation.py [--rounds 41] [--iterations 20]
+
+Runs tools/bench.py's chain workload (a 200-op elementwise chain, forward and
+backward) with the check on and off, in interleaved rounds of the same process, in CPU time
+(the order alternates each round), and reports the median time of each and their
+ratio.  "Off" removes both halves of the check: the engine's comparison
+(``minigrad.autograd.engine.check_generated``) and the recording of each output's
+shape and dtype in ``minigrad._tensor._init`` (replaced, for the "off" rounds only,
+by the same function without those lines).  Target: on/off below 1.03.
+"""
+import argparse
+import inspect
+import os
+import statistics
+import sys
+import textwrap
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402  (tools/bench.py: the chain workload itself)
+from minigrad import _tensor  # noqa: E402
+from minigrad.autograd import engine  # noqa: E402
+
+TARGET = 1.03
+RECORDING = """    if grad_fn is not None:
+        # What this output looks like, for the engine's check of the gradients flowing
+        # into it (PyTorch's InputMetadata): shape and dtype only, never the array.
+        if output_nr == 0:
+            grad_fn._output_shape, grad_fn._output_dtype = array.shape, array.dtype
+        else:
+            _record_output(grad_fn, output_nr, array)
+"""
+
+
+def init_without_recording():
+    """``_tensor._init`` minus the recording lines (fails loudly if they changed)."""
+    source = inspect.getsource(_tensor._init)
+    if RECORDING not in source:
+        raise SystemExit("minigrad._tensor._init changed: update RECORDING in this script")
+    namespace = {}
+    exec(textwrap.dedent(source.replace(RECORDING, "")), vars(_tensor), namespace)
+    return namespace["_init"]
+
+
+def switch(on, original_init, bare_init):
+    engine.check_generated = on
+    _tensor._init = original_init if on else bare_init
+
+
+def time_once(step, iterations):
+    # CPU time of this process: the machines here are shared, and wall time mostly
+    # measures the neighbours
+    start = time.process_time()
+    for _ in range(iterations):
+        step()
+    return (time.process_time() - start) / iterations
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=41)
+    parser.add_argument("--iterations", type=int, default=20)
+    options = parser.parse_args()
+    original, bare = _tensor._init, init_without_recording()
+    step = bench.chain_minigrad()
+    times = {True: [], False: []}
+    try:
+        for on in (True, False):  # warm up both
+            switch(on, original, bare)
+            time_once(step, options.iterations)
+        for r in range(options.rounds):
+            for on in ((True, False) if r % 2 == 0 else (False, True)):
+                switch(on, original, bare)
+                times[on].append(time_once(step, options.iterations))
+    finally:
+        switch(True, original, bare)
+    on, off = statistics.median(times[True]), statistics.median(times[False])
+    ratio = on / off
+    print(f"chain workload ({bench.CHAIN_OPS} ops, forward + backward), median of "
+          f"{options.rounds} interleaved rounds x {options.iterations} iterations")
+    print(f"  check on  {on * 1e6:9.1f} us")
+    print(f"  check off {off * 1e6:9.1f} us")
+    print(f"  on/off    {ratio:9.3f}   target < {TARGET}: {'ok' if ratio < TARGET else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()
