@@ -57,3 +57,10 @@ def test_launcher_passes_script_arguments(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "rank0.txt").read_text() == "0 2 ['--lr', '0.1']"
     assert (tmp_path / "rank1.txt").read_text() == "1 2 ['--lr', '0.1']"
+
+
+@pytest.mark.parametrize("check", ["train", "no_sync", "unused", "unused_without_flag", "mismatch"])
+def test_distributed_data_parallel_matches_one_process_on_the_whole_batch(check):
+    code, out, _ = launch("ddp_worker.py", check)
+    assert code == 0, out
+    assert f"rank 0: OK {check}" in out and f"rank 1: OK {check}" in out
