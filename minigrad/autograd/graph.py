@@ -21,8 +21,11 @@ minigrad.autograd.leaks): in a healthy loop it is 0 before every backward; a
 number that grows from one iteration to the next is a gradient leak.
 """
 import collections
+import threading
+import weakref
 
-from minigrad.autograd.node import AccumulateGrad
+from minigrad.autograd.engine import current_task
+from minigrad.autograd.node import AccumulateGrad, edge_of
 from minigrad.autograd.saved import SavedTensor, saved_hooks
 
 
@@ -175,11 +178,6 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
     >>> handle = register_multi_grad_hook((a, b), lambda grads: print(grads))
     """
-    import threading
-    import weakref
-    from minigrad.autograd.engine import current_task
-    from minigrad.autograd.node import edge_of
-
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     lock = threading.Lock()
@@ -231,7 +229,7 @@ def increment_version(tensor):
 
     >>> increment_version(x)     # x._version goes up by one
     """
-    from minigrad._tensor import Tensor
+    from minigrad._tensor import Tensor  # (import cycle: Tensor imports autograd)
     for t in ([tensor] if isinstance(tensor, Tensor) else tensor):
         t._version_counter[0] += 1
 
