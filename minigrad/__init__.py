@@ -18,7 +18,7 @@ from minigrad._dtypes import (  # noqa: F401
     bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half, iinfo,
     int, int8, int16, int32, int64, is_complex, is_floating_point, long, set_default_dtype, short,
     uint8, uint16, uint32, uint64)
-from minigrad._device import device  # noqa: F401
+from minigrad._device import device, get_default_device, set_default_device  # noqa: F401
 from minigrad._legacy_types import (  # noqa: F401
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
     LongTensor, ShortTensor)
@@ -35,7 +35,7 @@ from minigrad._sampling import (  # noqa: F401
     bernoulli, multinomial, normal, rand, rand_like, randint, randint_like, randn, randn_like,
     randperm)
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
-from minigrad.functional import einsum, tensordot  # noqa: F401,E402 - varargs / dims forms
+from minigrad.functional import einsum, masked_select, tensordot  # noqa: F401,E402 - varargs / dims forms
 from minigrad import linalg, nn, special  # noqa: F401,E402
 from minigrad import viz  # noqa: F401,E402
 from minigrad import amp, backends, cuda, onnx, random, utils  # noqa: F401,E402

@@ -90,3 +90,21 @@ def is_device_like(value):
     if isinstance(value, str):
         return value.partition(":")[0] in _TYPES
     return False
+
+
+def get_default_device():
+    """The device factories use when given no ``device=``: always the CPU today.
+
+    >>> minigrad.get_default_device()
+    device(type='cpu')
+    """
+    return CPU
+
+
+def set_default_device(device):
+    """As ``torch.set_default_device``: ``"cpu"`` (or None) is accepted, as scripts that
+    pick their device at the top call it; an accelerator raises the CUDA error.
+
+    >>> minigrad.set_default_device("cpu")
+    """
+    as_device(device)
