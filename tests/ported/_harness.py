@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-_IMPORT = re.compile(r"^(\s*)(import|from)\s+torch\b(\S*)(.*)$")
+_IMPORT = re.compile(r"^(\s*)(import|from)\s+torch\b((?:\.\w+)*)(.*)$")
 
 
 def port(source):
