@@ -11,7 +11,10 @@ tensor([ 7.3890557, 54.59815  ])
 """
 from __future__ import annotations
 
+import numpy as np
+
 from minigrad import _new_tensors, _sampling, creation, numpy_interop
+from minigrad import functional as functional_ops
 from minigrad._generated import functions as F
 from minigrad._generated.methods import METHODS
 from minigrad._tensor import Tensor
@@ -64,6 +67,24 @@ def polygamma(self, n):
     return F.polygamma(n, self)
 
 
+def contiguous(self, memory_format=None):
+    """``self`` when its elements are in C order already, else a copy that is (as torch)."""
+    if self._data.flags.c_contiguous:
+        return self
+    out = F.clone(self)  # records CloneBackward; the fresh array only needs C order
+    out._data = np.ascontiguousarray(out._data)
+    return out
+
+
+def is_contiguous(self, memory_format=None):
+    return bool(self._data.flags.c_contiguous)
+
+
+def masked_select(self, mask):
+    """``minigrad.masked_select(self, mask)``: the elements where ``mask`` is true, 1-D."""
+    return functional_ops.masked_select(self, mask)
+
+
 # numpy functions and ufuncs on Tensors run minigrad's differentiable ops.
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     return numpy_interop.array_ufunc(ufunc, method, inputs, kwargs)
@@ -104,7 +125,8 @@ def _bind():
         fn.__name__ = fn.__qualname__ = name
         setattr(Tensor, name, fn)
     for fn in (backward, register_hook, retain_grad, register_post_accumulate_grad_hook,
-               zero_, fill_, copy_, polygamma, __array_ufunc__, __array_function__):
+               zero_, fill_, copy_, polygamma, __array_ufunc__, __array_function__,
+               contiguous, is_contiguous, masked_select):
         setattr(Tensor, fn.__name__, fn)
     for name, fn in METHODS.items():  # generated: x.exp(), x.exp_(), x.sum_to_size(...)
         setattr(Tensor, name, fn)

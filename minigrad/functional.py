@@ -1,4 +1,5 @@
-"""Ops whose Python signature is richer than their derivatives.yaml schema.
+"""Ops whose Python signature is richer than their derivatives.yaml schema, and
+composites of generated ops (their gradients come from those ops' entries).
 
 torch implements these two in Python too (torch/functional.py): ``einsum`` takes its
 operands as varargs or as one list, ``tensordot`` takes ``dims`` as an int or as a
@@ -7,9 +8,11 @@ which records the node and whose gradients derivatives.yaml declares.
 """
 import numbers
 
+import numpy as np
+
 from minigrad._generated import functions as _F
 
-__all__ = ["einsum", "tensordot"]
+__all__ = ["einsum", "tensordot", "masked_select"]
 
 
 def einsum(equation, *operands):
@@ -51,3 +54,17 @@ def tensordot(a, b, dims=2, out=None):
         raise RuntimeError("tensordot expects dims to be an int or a pair of dim lists, like "
                            f"dims=([1, 0], [0, 1]); got {dims!r}")
     return _F.tensordot(a, b, dims_a, dims_b)
+
+
+def masked_select(input, mask):
+    """The elements of ``input`` where the boolean ``mask`` is true, as a 1-D tensor
+    (``input`` and ``mask`` broadcast together first).
+
+    >>> x = minigrad.tensor([[1.0, -2.0], [3.0, -4.0]])
+    >>> minigrad.masked_select(x, x > 0)
+    tensor([1., 3.])
+    """
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask, got {mask.dtype}")
+    shape = np.broadcast_shapes(input.shape, mask.shape)  # numpy's rule is torch's
+    return _F.getitem(input.expand(shape), mask.expand(shape))

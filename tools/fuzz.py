@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
 import warnings
 
@@ -478,8 +479,11 @@ def _run(lines, lib, is_torch, seed, out):
         grads = lib.autograd.grad(loss, inputs, create_graph=True, allow_unused=True)
         out.grads = [_np(g) if g is not None else np.zeros(tuple(x.shape)) for g, x in zip(grads, inputs)]
         stage = "hvp"
-        dots = [(g * lib.tensor(wrng.standard_normal(tuple(g.shape)), dtype=lib.float64)).sum()
-                for g in grads if g is not None and g.requires_grad]
+        # one direction per input, drawn whether or not its gradient has a graph, so
+        # both libraries use the same directions
+        directions = [wrng.standard_normal(tuple(x.shape)) for x in inputs]
+        dots = [(g * lib.tensor(u, dtype=lib.float64)).sum()
+                for g, u in zip(grads, directions) if g is not None and g.requires_grad]
         if dots:
             s = dots[0]
             for d in dots[1:]:
@@ -493,7 +497,9 @@ def _run(lines, lib, is_torch, seed, out):
 
 
 def _np(t):
-    return np.array(t.detach().cpu().numpy() if hasattr(t, "cpu") else t.detach().numpy(), copy=True)
+    if getattr(t, "_is_zerotensor", lambda: False)():  # torch's lazy zeros refuse .numpy()
+        return np.zeros(tuple(t.shape))
+    return np.array(t.detach().numpy(), copy=True)
 
 
 # ---------------------------------------------------------------- comparing
@@ -567,7 +573,7 @@ def _kind(diff):
     """A short label grouping similar findings in the summary."""
     first = diff.splitlines()[0]
     if first.startswith("raises") or first.startswith("exception type"):
-        return first[:110]
+        return re.sub(r"\('(forward|grad|hvp|loss|values)', (\d+|None), ", "(", first)[:110]
     if first.startswith("warning"):
         return first[:90]
     return first.split(":", 1)[-1].strip()[:60] if first.startswith("v") else first[:60]
@@ -579,6 +585,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0, help="first program's seed")
     parser.add_argument("--show", type=int, default=20, help="findings printed in full")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every program")
+    parser.add_argument("--only", default="", help="print only findings whose first line has this")
     args = parser.parse_args(argv)
     try:
         import torch
@@ -601,7 +608,7 @@ def main(argv=None):
         findings += 1
         kind = _kind(diffs[0])
         kinds[kind] = kinds.get(kind, 0) + 1
-        if findings <= args.show:
+        if findings <= args.show and args.only in diffs[0]:
             print(f"--- finding: program {seed}\n" + "\n".join(lines))
             print("\n".join("  ! " + d for d in diffs))
     for kind, n in sorted(kinds.items(), key=lambda kv: -kv[1]):

@@ -121,3 +121,15 @@ def test_torch_refuses_inplace_on_unbind_piece():
     x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64, requires_grad=True)
     with pytest.raises(RuntimeError, match="returns multiple views"):
         _inplace_through_unbind(x)
+
+
+@pytest.mark.parametrize("L", LIBS)
+def test_masked_select_and_contiguous(L):
+    x = f64(L, [[1.0, -2.0], [3.0, -4.0]], requires_grad=True)
+    y = x.masked_select(x > 0)
+    (y * f64(L, [2.0, 3.0])).sum().backward()
+    assert y.tolist() == [1.0, 3.0] and x.grad.tolist() == [[2.0, 0.0], [3.0, 0.0]]
+    assert L.masked_select(x, L.tensor([True, False])).tolist() == [1.0, 3.0]
+    t = x.t()
+    assert not t.is_contiguous() and t.contiguous().is_contiguous()
+    assert x.contiguous() is x
