@@ -79,6 +79,11 @@ def assert_same(reference, ported, rtol, atol=0.0):
 
 
 def _compare(label, expected, actual, rtol, atol):
+    if isinstance(expected, (list, tuple)) and any(hasattr(e, "dtype") for e in expected):
+        assert len(expected) == len(actual), f"{label}: {len(expected)} vs {len(actual)} items"
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            _compare(f"{label}[{i}]", e, a, rtol, atol)
+        return
     if hasattr(expected, "dtype") and hasattr(actual, "dtype"):
         assert str(expected.dtype).split(".")[-1] == str(actual.dtype).split(".")[-1], (
             f"{label}: dtype {expected.dtype} vs {actual.dtype}")
