@@ -32,6 +32,11 @@ def _copy_from(self, src):
     return broadcast_copy(self, src)
 
 
+def _index_put(self, index, values):
+    """_index_put(Tensor self, Index index, Tensor values) -> Tensor"""
+    return index_put_array(self, index, values)
+
+
 def clone(self):
     """clone(Tensor self) -> Tensor"""
     return np.array(self, copy=True)

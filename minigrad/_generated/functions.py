@@ -154,10 +154,40 @@ def _copy_from(input, src):
     return result
 
 
+def _index_put(input, index, values):
+    """_index_put(Tensor self, Index index, Tensor values) -> Tensor
+
+    Derivatives (derivatives.yaml:133):
+        self: where(outside_index(self.shape, index), grad, 0.0)
+        values: sum_to(getitem(grad, index), values.shape)
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops._index_put(data_of(self), index, data_of(values))
+    except ValueError as exc:
+        raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    values_edge = edge_of(values)
+    if self_edge is NO_EDGE and values_edge is NO_EDGE:
+        return wrap(out)
+    node = IndexPutBackward0((self_edge, values_edge,))
+    needs_self = self_edge is not NO_EDGE
+    needs_values = values_edge is not NO_EDGE
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    if needs_values:
+        node._saved_values_shape = values._data.shape
+    node._saved_index = index
+    result = wrap(out, node)
+    return result
+
+
 def clone(input):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:136):
+    Derivatives (derivatives.yaml:149):
         self: grad
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -178,7 +208,7 @@ def clone(input):
 def neg(input):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:140):
+    Derivatives (derivatives.yaml:153):
         self: neg(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -199,7 +229,7 @@ def neg(input):
 def exp(input):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:150):
+    Derivatives (derivatives.yaml:163):
         self: grad * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -223,7 +253,7 @@ def exp(input):
 def log(input):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:160):
+    Derivatives (derivatives.yaml:173):
         self: grad / self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -247,7 +277,7 @@ def log(input):
 def sqrt(input):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:170):
+    Derivatives (derivatives.yaml:183):
         self: grad / (2 * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -271,7 +301,7 @@ def sqrt(input):
 def sin(input):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:184):
+    Derivatives (derivatives.yaml:197):
         self: grad * cos(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -295,7 +325,7 @@ def sin(input):
 def cos(input):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:194):
+    Derivatives (derivatives.yaml:207):
         self: -(grad * sin(self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -319,7 +349,7 @@ def cos(input):
 def tanh(input):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:204):
+    Derivatives (derivatives.yaml:217):
         self: grad * (1 - result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -343,7 +373,7 @@ def tanh(input):
 def sigmoid(input):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:214):
+    Derivatives (derivatives.yaml:227):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -367,7 +397,7 @@ def sigmoid(input):
 def abs(input):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:226):
+    Derivatives (derivatives.yaml:239):
         self: grad * sign(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -391,7 +421,7 @@ def abs(input):
 def sign(input):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:241):
+    Derivatives (derivatives.yaml:254):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -412,7 +442,7 @@ def sign(input):
 def exp2(input):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:252):
+    Derivatives (derivatives.yaml:265):
         self: grad * result * 0.6931471805599453
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -436,7 +466,7 @@ def exp2(input):
 def expm1(input):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:262):
+    Derivatives (derivatives.yaml:275):
         self: grad * (result + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -460,7 +490,7 @@ def expm1(input):
 def log2(input):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:272):
+    Derivatives (derivatives.yaml:285):
         self: grad / (self * 0.6931471805599453)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -484,7 +514,7 @@ def log2(input):
 def log10(input):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:281):
+    Derivatives (derivatives.yaml:294):
         self: grad / (self * 2.302585092994046)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -508,7 +538,7 @@ def log10(input):
 def log1p(input):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:290):
+    Derivatives (derivatives.yaml:303):
         self: grad / (self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -532,7 +562,7 @@ def log1p(input):
 def rsqrt(input):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:300):
+    Derivatives (derivatives.yaml:313):
         self: -0.5 * grad * result * result * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -556,7 +586,7 @@ def rsqrt(input):
 def square(input):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:309):
+    Derivatives (derivatives.yaml:322):
         self: grad * 2 * self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -580,7 +610,7 @@ def square(input):
 def reciprocal(input):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:318):
+    Derivatives (derivatives.yaml:331):
         self: -grad * result * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -604,7 +634,7 @@ def reciprocal(input):
 def tan(input):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:329):
+    Derivatives (derivatives.yaml:342):
         self: grad * (1 + result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -628,7 +658,7 @@ def tan(input):
 def asin(input):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:338):
+    Derivatives (derivatives.yaml:351):
         self: grad / sqrt(1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -652,7 +682,7 @@ def asin(input):
 def acos(input):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:347):
+    Derivatives (derivatives.yaml:360):
         self: -grad / sqrt(1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -676,7 +706,7 @@ def acos(input):
 def atan(input):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:356):
+    Derivatives (derivatives.yaml:369):
         self: grad / (self * self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -700,7 +730,7 @@ def atan(input):
 def sinh(input):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:365):
+    Derivatives (derivatives.yaml:378):
         self: grad * cosh(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -724,7 +754,7 @@ def sinh(input):
 def cosh(input):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:374):
+    Derivatives (derivatives.yaml:387):
         self: grad * sinh(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -748,7 +778,7 @@ def cosh(input):
 def asinh(input):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:383):
+    Derivatives (derivatives.yaml:396):
         self: grad / sqrt(self * self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -772,7 +802,7 @@ def asinh(input):
 def acosh(input):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:392):
+    Derivatives (derivatives.yaml:405):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -796,7 +826,7 @@ def acosh(input):
 def atanh(input):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:401):
+    Derivatives (derivatives.yaml:414):
         self: grad / (1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -820,7 +850,7 @@ def atanh(input):
 def floor(input):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:413):
+    Derivatives (derivatives.yaml:426):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -841,7 +871,7 @@ def floor(input):
 def ceil(input):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:421):
+    Derivatives (derivatives.yaml:434):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -862,7 +892,7 @@ def ceil(input):
 def round(input, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:430):
+    Derivatives (derivatives.yaml:443):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -883,7 +913,7 @@ def round(input, *, decimals=0):
 def trunc(input):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:439):
+    Derivatives (derivatives.yaml:452):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -904,7 +934,7 @@ def trunc(input):
 def fix(input):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:447):
+    Derivatives (derivatives.yaml:460):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -925,7 +955,7 @@ def fix(input):
 def frac(input):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:455):
+    Derivatives (derivatives.yaml:468):
         self: grad
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -946,7 +976,7 @@ def frac(input):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:465):
+    Derivatives (derivatives.yaml:478):
         self: grad * finite_mask(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -970,7 +1000,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def deg2rad(input):
     """deg2rad(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:474):
+    Derivatives (derivatives.yaml:487):
         self: grad * 0.017453292519943295
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -991,7 +1021,7 @@ def deg2rad(input):
 def rad2deg(input):
     """rad2deg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:479):
+    Derivatives (derivatives.yaml:492):
         self: grad * 57.29577951308232
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1012,7 +1042,7 @@ def rad2deg(input):
 def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:489):
+    Derivatives (derivatives.yaml:502):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -1042,7 +1072,7 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:502):
+    Derivatives (derivatives.yaml:515):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -1072,7 +1102,7 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:514):
+    Derivatives (derivatives.yaml:527):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -1103,7 +1133,7 @@ def mul(input, other):
 def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:527):
+    Derivatives (derivatives.yaml:540):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
@@ -1135,7 +1165,7 @@ def div_default(input, other):
 def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:546):
+    Derivatives (derivatives.yaml:559):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
@@ -1169,7 +1199,7 @@ def pow(input, exponent):
 def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:566):
+    Derivatives (derivatives.yaml:579):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
@@ -1201,7 +1231,7 @@ def maximum(input, other):
 def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:580):
+    Derivatives (derivatives.yaml:593):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
@@ -1233,7 +1263,7 @@ def minimum(input, other):
 def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:594):
+    Derivatives (derivatives.yaml:607):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -1265,7 +1295,7 @@ def where(condition, input, other):
 def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:610):
+    Derivatives (derivatives.yaml:623):
         self: masked(grad, clamp_mask(self, min, max))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1291,7 +1321,7 @@ def clamp_default(input, min=None, max=None):
 def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:629):
+    Derivatives (derivatives.yaml:642):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
@@ -1329,7 +1359,7 @@ def clamp_Tensor(input, min=None, max=None):
 def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:642):
+    Derivatives (derivatives.yaml:655):
         self: masked(grad, clamp_mask(self, min, max))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1355,7 +1385,7 @@ def clip_default(input, min=None, max=None):
 def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:650):
+    Derivatives (derivatives.yaml:663):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
@@ -1393,7 +1423,7 @@ def clip_Tensor(input, min=None, max=None):
 def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:664):
+    Derivatives (derivatives.yaml:677):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -1426,7 +1456,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:675):
+    Derivatives (derivatives.yaml:688):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1455,7 +1485,7 @@ def floor_divide(input, other):
 def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:686):
+    Derivatives (derivatives.yaml:699):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -1486,7 +1516,7 @@ def remainder(input, other):
 def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:698):
+    Derivatives (derivatives.yaml:711):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -1517,7 +1547,7 @@ def fmod(input, other):
 def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:709):
+    Derivatives (derivatives.yaml:722):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -1553,7 +1583,7 @@ def float_power(input, exponent):
 def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:721):
+    Derivatives (derivatives.yaml:734):
         self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
     """
@@ -1585,7 +1615,7 @@ def fmax(input, other):
 def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:731):
+    Derivatives (derivatives.yaml:744):
         self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
     """
@@ -1617,7 +1647,7 @@ def fmin(input, other):
 def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:741):
+    Derivatives (derivatives.yaml:754):
         self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
         other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
     """
@@ -1649,7 +1679,7 @@ def atan2(input, other):
 def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:751):
+    Derivatives (derivatives.yaml:764):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -1684,7 +1714,7 @@ def hypot(input, other):
 def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:761):
+    Derivatives (derivatives.yaml:774):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -1716,7 +1746,7 @@ def logaddexp(input, other):
 def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:770):
+    Derivatives (derivatives.yaml:783):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -1748,7 +1778,7 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:779):
+    Derivatives (derivatives.yaml:792):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1780,7 +1810,7 @@ def copysign(input, other):
 def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:791):
+    Derivatives (derivatives.yaml:804):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -1812,7 +1842,7 @@ def xlogy(input, other):
 def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:803):
+    Derivatives (derivatives.yaml:816):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -1842,7 +1872,7 @@ def lerp_Scalar(input, end, weight):
 def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:813):
+    Derivatives (derivatives.yaml:826):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -1880,7 +1910,7 @@ def lerp_Tensor(input, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:824):
+    Derivatives (derivatives.yaml:837):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -1917,7 +1947,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:836):
+    Derivatives (derivatives.yaml:849):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -1955,7 +1985,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def logit(input, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:852):
+    Derivatives (derivatives.yaml:865):
         self: logit_grad(grad, self, eps)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1980,7 +2010,7 @@ def logit(input, eps=None):
 def erf(input):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:863):
+    Derivatives (derivatives.yaml:876):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2004,7 +2034,7 @@ def erf(input):
 def erfc(input):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:873):
+    Derivatives (derivatives.yaml:886):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2028,7 +2058,7 @@ def erfc(input):
 def erfinv(input):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:883):
+    Derivatives (derivatives.yaml:896):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2052,7 +2082,7 @@ def erfinv(input):
 def lgamma(input):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:893):
+    Derivatives (derivatives.yaml:906):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2076,7 +2106,7 @@ def lgamma(input):
 def digamma(input):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:902):
+    Derivatives (derivatives.yaml:915):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2100,7 +2130,7 @@ def digamma(input):
 def polygamma(n, input):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:913):
+    Derivatives (derivatives.yaml:926):
         self: grad * polygamma(n + 1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2125,7 +2155,7 @@ def polygamma(n, input):
 def special_gammaln(input):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:924):
+    Derivatives (derivatives.yaml:937):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2149,7 +2179,7 @@ def special_gammaln(input):
 def special_psi(input):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:933):
+    Derivatives (derivatives.yaml:946):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2173,7 +2203,7 @@ def special_psi(input):
 def special_expit(input):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:942):
+    Derivatives (derivatives.yaml:955):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2197,7 +2227,7 @@ def special_expit(input):
 def sinc(input):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:952):
+    Derivatives (derivatives.yaml:965):
         self: sinc_grad(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2221,7 +2251,7 @@ def sinc(input):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:967):
+    Derivatives (derivatives.yaml:980):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2247,7 +2277,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:982):
+    Derivatives (derivatives.yaml:995):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2273,7 +2303,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def amax(input, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:996):
+    Derivatives (derivatives.yaml:1009):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2300,7 +2330,7 @@ def amax(input, dim=None, keepdim=False):
 def amin(input, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1013):
+    Derivatives (derivatives.yaml:1026):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2327,7 +2357,7 @@ def amin(input, dim=None, keepdim=False):
 def max_dim(input, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1022):
+    Derivatives (derivatives.yaml:1035):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2357,7 +2387,7 @@ def max_dim(input, dim, keepdim=False):
 def max_default(input):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1037):
+    Derivatives (derivatives.yaml:1050):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2383,7 +2413,7 @@ def max_default(input):
 def min_dim(input, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1049):
+    Derivatives (derivatives.yaml:1062):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2413,7 +2443,7 @@ def min_dim(input, dim, keepdim=False):
 def min_default(input):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1057):
+    Derivatives (derivatives.yaml:1070):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2439,7 +2469,7 @@ def min_default(input):
 def max_other(input, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1068):
+    Derivatives (derivatives.yaml:1081):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
@@ -2471,7 +2501,7 @@ def max_other(input, other):
 def min_other(input, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1077):
+    Derivatives (derivatives.yaml:1090):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
@@ -2503,7 +2533,7 @@ def min_other(input, other):
 def logsumexp(input, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1086):
+    Derivatives (derivatives.yaml:1099):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2531,7 +2561,7 @@ def logsumexp(input, dim, keepdim=False):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1100):
+    Derivatives (derivatives.yaml:1113):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2560,7 +2590,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1118):
+    Derivatives (derivatives.yaml:1131):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2585,7 +2615,7 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1131):
+    Derivatives (derivatives.yaml:1144):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2613,7 +2643,7 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1145):
+    Derivatives (derivatives.yaml:1158):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2640,7 +2670,7 @@ def logcumsumexp(input, dim):
 def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1155):
+    Derivatives (derivatives.yaml:1168):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2667,7 +2697,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
 def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1166):
+    Derivatives (derivatives.yaml:1179):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2696,7 +2726,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
 def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1179):
+    Derivatives (derivatives.yaml:1192):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2723,7 +2753,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
 def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1186):
+    Derivatives (derivatives.yaml:1199):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2748,7 +2778,7 @@ def var_unbiased(input, unbiased=True):
 def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1193):
+    Derivatives (derivatives.yaml:1206):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2777,7 +2807,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
 def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1200):
+    Derivatives (derivatives.yaml:1213):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2804,7 +2834,7 @@ def std_unbiased(input, unbiased=True):
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1207):
+    Derivatives (derivatives.yaml:1220):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2834,7 +2864,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1215):
+    Derivatives (derivatives.yaml:1228):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2866,7 +2896,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1223):
+    Derivatives (derivatives.yaml:1236):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2892,7 +2922,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1231):
+    Derivatives (derivatives.yaml:1244):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2918,7 +2948,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1241):
+    Derivatives (derivatives.yaml:1254):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2948,7 +2978,7 @@ def median_dim(input, dim, keepdim=False):
 def median_default(input):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1249):
+    Derivatives (derivatives.yaml:1262):
         self: evenly_distribute(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2974,7 +3004,7 @@ def median_default(input):
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1260):
+    Derivatives (derivatives.yaml:1273):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3002,7 +3032,7 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1268):
+    Derivatives (derivatives.yaml:1281):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3030,7 +3060,7 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1276):
+    Derivatives (derivatives.yaml:1289):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3060,7 +3090,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1284):
+    Derivatives (derivatives.yaml:1297):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3074,7 +3104,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1292):
+    Derivatives (derivatives.yaml:1305):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3088,7 +3118,7 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1299):
+    Derivatives (derivatives.yaml:1312):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3102,7 +3132,7 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1308):
+    Derivatives (derivatives.yaml:1321):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3116,7 +3146,7 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1317):
+    Derivatives (derivatives.yaml:1330):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3130,7 +3160,7 @@ def count_nonzero(input, dim=None):
 def sort(input, dim=-1, descending=False, *, stable=False):
     """sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1329):
+    Derivatives (derivatives.yaml:1342):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3158,7 +3188,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1342):
+    Derivatives (derivatives.yaml:1355):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3172,7 +3202,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 def msort(input):
     """msort(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1348):
+    Derivatives (derivatives.yaml:1361):
         self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3197,7 +3227,7 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1354):
+    Derivatives (derivatives.yaml:1367):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3225,7 +3255,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1362):
+    Derivatives (derivatives.yaml:1375):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3255,7 +3285,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1377):
+    Derivatives (derivatives.yaml:1390):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3279,7 +3309,7 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1389):
+    Derivatives (derivatives.yaml:1402):
         self: transpose(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3302,7 +3332,7 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1400):
+    Derivatives (derivatives.yaml:1413):
         self: permute(grad, inverse_permutation(dims))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3324,7 +3354,7 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1411):
+    Derivatives (derivatives.yaml:1424):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3348,7 +3378,7 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1424):
+    Derivatives (derivatives.yaml:1437):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3372,7 +3402,7 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1438):
+    Derivatives (derivatives.yaml:1451):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3396,7 +3426,7 @@ def unsqueeze(input, dim):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1449):
+    Derivatives (derivatives.yaml:1462):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3420,7 +3450,7 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1460):
+    Derivatives (derivatives.yaml:1473):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3444,7 +3474,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1471):
+    Derivatives (derivatives.yaml:1484):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3468,7 +3498,7 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1479):
+    Derivatives (derivatives.yaml:1492):
         self: swapaxes(grad, axis0, axis1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3491,7 +3521,7 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1486):
+    Derivatives (derivatives.yaml:1499):
         self: swapdims(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3514,7 +3544,7 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1493):
+    Derivatives (derivatives.yaml:1506):
         self: movedim(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3537,7 +3567,7 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1501):
+    Derivatives (derivatives.yaml:1514):
         self: moveaxis(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3560,7 +3590,7 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1508):
+    Derivatives (derivatives.yaml:1521):
         self: t(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3581,7 +3611,7 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1517):
+    Derivatives (derivatives.yaml:1530):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -3606,7 +3636,7 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1526):
+    Derivatives (derivatives.yaml:1539):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3630,7 +3660,7 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1534):
+    Derivatives (derivatives.yaml:1547):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3657,7 +3687,7 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1544):
+    Derivatives (derivatives.yaml:1557):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3683,7 +3713,7 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1552):
+    Derivatives (derivatives.yaml:1565):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -3708,7 +3738,7 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1561):
+    Derivatives (derivatives.yaml:1574):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -3733,7 +3763,7 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1570):
+    Derivatives (derivatives.yaml:1583):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3760,7 +3790,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1581):
+    Derivatives (derivatives.yaml:1594):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3784,7 +3814,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1591):
+    Derivatives (derivatives.yaml:1604):
         tensors: split_like(grad, dim, tensors.shape)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -3806,7 +3836,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1602):
+    Derivatives (derivatives.yaml:1615):
         tensors: unstack(grad, dim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -3827,7 +3857,7 @@ def stack(tensors, dim=0):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1613):
+    Derivatives (derivatives.yaml:1626):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3851,7 +3881,7 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1623):
+    Derivatives (derivatives.yaml:1636):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3875,7 +3905,7 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1631):
+    Derivatives (derivatives.yaml:1644):
         self: stack(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3899,7 +3929,7 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1641):
+    Derivatives (derivatives.yaml:1654):
         self: flip(grad, dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3921,7 +3951,7 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1649):
+    Derivatives (derivatives.yaml:1662):
         self: roll(grad, negated(shifts), dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3944,7 +3974,7 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1657):
+    Derivatives (derivatives.yaml:1670):
         self: repeat_backward(grad, repeats, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3969,7 +3999,7 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1668):
+    Derivatives (derivatives.yaml:1681):
         self: repeat_backward(grad, dims, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3994,7 +4024,7 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1675):
+    Derivatives (derivatives.yaml:1688):
         self: tril(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4016,7 +4046,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1683):
+    Derivatives (derivatives.yaml:1696):
         self: triu(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4038,7 +4068,7 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1691):
+    Derivatives (derivatives.yaml:1704):
         self: diag_backward(grad, self.shape, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4063,7 +4093,7 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1699):
+    Derivatives (derivatives.yaml:1712):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4087,7 +4117,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def ravel(input):
     """ravel(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1711):
+    Derivatives (derivatives.yaml:1724):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4111,7 +4141,7 @@ def ravel(input):
 def atleast_1d(input):
     """atleast_1d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1720):
+    Derivatives (derivatives.yaml:1733):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4135,7 +4165,7 @@ def atleast_1d(input):
 def atleast_2d(input):
     """atleast_2d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1726):
+    Derivatives (derivatives.yaml:1739):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4159,7 +4189,7 @@ def atleast_2d(input):
 def atleast_3d(input):
     """atleast_3d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1732):
+    Derivatives (derivatives.yaml:1745):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4183,7 +4213,7 @@ def atleast_3d(input):
 def hstack(tensors):
     """hstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1738):
+    Derivatives (derivatives.yaml:1751):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -4204,7 +4234,7 @@ def hstack(tensors):
 def vstack(tensors):
     """vstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1746):
+    Derivatives (derivatives.yaml:1759):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -4225,7 +4255,7 @@ def vstack(tensors):
 def row_stack(tensors):
     """row_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1754):
+    Derivatives (derivatives.yaml:1767):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -4246,7 +4276,7 @@ def row_stack(tensors):
 def dstack(tensors):
     """dstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1760):
+    Derivatives (derivatives.yaml:1773):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -4267,7 +4297,7 @@ def dstack(tensors):
 def column_stack(tensors):
     """column_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1768):
+    Derivatives (derivatives.yaml:1781):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -4288,7 +4318,7 @@ def column_stack(tensors):
 def tensor_split(input, indices_or_sections, dim=0):
     """tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1776):
+    Derivatives (derivatives.yaml:1789):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4316,7 +4346,7 @@ def tensor_split(input, indices_or_sections, dim=0):
 def hsplit(input, indices_or_sections):
     """hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1785):
+    Derivatives (derivatives.yaml:1798):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4344,7 +4374,7 @@ def hsplit(input, indices_or_sections):
 def vsplit(input, indices_or_sections):
     """vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1793):
+    Derivatives (derivatives.yaml:1806):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4372,7 +4402,7 @@ def vsplit(input, indices_or_sections):
 def dsplit(input, indices_or_sections):
     """dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1799):
+    Derivatives (derivatives.yaml:1812):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4400,7 +4430,7 @@ def dsplit(input, indices_or_sections):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1807):
+    Derivatives (derivatives.yaml:1820):
         self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
         prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
@@ -4434,7 +4464,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trapezoid_x(y, x, *, dim=-1):
     """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1817):
+    Derivatives (derivatives.yaml:1830):
         y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
@@ -4465,7 +4495,7 @@ def trapezoid_x(y, x, *, dim=-1):
 def trapezoid_dx(y, *, dx=1, dim=-1):
     """trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1825):
+    Derivatives (derivatives.yaml:1838):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -4490,7 +4520,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
 def repeat_interleave_self_int(input, repeats, dim=None):
     """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1832):
+    Derivatives (derivatives.yaml:1845):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4516,7 +4546,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
     """repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1839):
+    Derivatives (derivatives.yaml:1852):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
         repeats: non_differentiable
     """
@@ -4543,7 +4573,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
 def rot90(input, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
 
-    Derivatives (derivatives.yaml:1846):
+    Derivatives (derivatives.yaml:1859):
         self: rot90(grad, -k, dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4566,7 +4596,7 @@ def rot90(input, k=1, dims=(0, 1)):
 def flipud(input):
     """flipud(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1854):
+    Derivatives (derivatives.yaml:1867):
         self: flipud(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4587,7 +4617,7 @@ def flipud(input):
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1859):
+    Derivatives (derivatives.yaml:1872):
         self: fliplr(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4608,7 +4638,7 @@ def fliplr(input):
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:1870):
+    Derivatives (derivatives.yaml:1883):
         self: getitem_backward(grad, self.shape, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4633,7 +4663,7 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:1893):
+    Derivatives (derivatives.yaml:1906):
         self: getitem(grad, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4655,7 +4685,7 @@ def getitem_backward(input, shape, index):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1901):
+    Derivatives (derivatives.yaml:1914):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -4682,7 +4712,7 @@ def gather(input, dim, index):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1913):
+    Derivatives (derivatives.yaml:1926):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -4708,7 +4738,7 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1922):
+    Derivatives (derivatives.yaml:1935):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -4735,7 +4765,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1931):
+    Derivatives (derivatives.yaml:1944):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -4764,7 +4794,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1942):
+    Derivatives (derivatives.yaml:1955):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -4795,7 +4825,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1953):
+    Derivatives (derivatives.yaml:1966):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -4821,7 +4851,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1961):
+    Derivatives (derivatives.yaml:1974):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -4850,7 +4880,7 @@ def scatter_add(input, dim, index, src):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1971):
+    Derivatives (derivatives.yaml:1984):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -4876,7 +4906,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:1981):
+    Derivatives (derivatives.yaml:1994):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -4906,7 +4936,7 @@ def masked_fill_Tensor(input, mask, value):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1990):
+    Derivatives (derivatives.yaml:2003):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -4933,7 +4963,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2000):
+    Derivatives (derivatives.yaml:2013):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -4959,7 +4989,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2021):
+    Derivatives (derivatives.yaml:2034):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -4990,7 +5020,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2042):
+    Derivatives (derivatives.yaml:2055):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -5019,7 +5049,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2051):
+    Derivatives (derivatives.yaml:2064):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -5048,7 +5078,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:2059):
+    Derivatives (derivatives.yaml:2072):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -5077,7 +5107,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:2067):
+    Derivatives (derivatives.yaml:2080):
         self: grad * tensor
         tensor: grad * self
     """
@@ -5106,7 +5136,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2075):
+    Derivatives (derivatives.yaml:2088):
         self: grad * other
         other: grad * self
     """
@@ -5135,7 +5165,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2081):
+    Derivatives (derivatives.yaml:2094):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -5166,7 +5196,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:2091):
+    Derivatives (derivatives.yaml:2104):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -5195,7 +5225,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2099):
+    Derivatives (derivatives.yaml:2112):
         tensors: einsum_backward(grad, equation, tensors)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5217,7 +5247,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:2116):
+    Derivatives (derivatives.yaml:2129):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -5250,7 +5280,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2128):
+    Derivatives (derivatives.yaml:2141):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -5281,7 +5311,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2137):
+    Derivatives (derivatives.yaml:2150):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -5317,7 +5347,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2149):
+    Derivatives (derivatives.yaml:2162):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -5353,7 +5383,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2159):
+    Derivatives (derivatives.yaml:2172):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -5385,7 +5415,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2168):
+    Derivatives (derivatives.yaml:2181):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -5417,7 +5447,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2178):
+    Derivatives (derivatives.yaml:2191):
         self: trace_backward(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5441,7 +5471,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2187):
+    Derivatives (derivatives.yaml:2200):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5464,7 +5494,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2198):
+    Derivatives (derivatives.yaml:2211):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5488,7 +5518,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2203):
+    Derivatives (derivatives.yaml:2216):
         A: det_backward(grad, A, result)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5513,7 +5543,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2215):
+    Derivatives (derivatives.yaml:2228):
         self: det_backward(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5539,7 +5569,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2220):
+    Derivatives (derivatives.yaml:2233):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5563,7 +5593,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2230):
+    Derivatives (derivatives.yaml:2243):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5588,7 +5618,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2236):
+    Derivatives (derivatives.yaml:2249):
         self: logabsdet_backward(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5612,7 +5642,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2241):
+    Derivatives (derivatives.yaml:2254):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -5642,7 +5672,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2255):
+    Derivatives (derivatives.yaml:2268):
         A: cholesky_backward(grad, result, upper)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5666,7 +5696,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2265):
+    Derivatives (derivatives.yaml:2278):
         self: cholesky_backward(grad, result, upper)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5691,7 +5721,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2270):
+    Derivatives (derivatives.yaml:2283):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5717,7 +5747,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2280):
+    Derivatives (derivatives.yaml:2293):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5741,7 +5771,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2287):
+    Derivatives (derivatives.yaml:2300):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5768,7 +5798,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2298):
+    Derivatives (derivatives.yaml:2311):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5797,7 +5827,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2311):
+    Derivatives (derivatives.yaml:2324):
         A: svdvals_backward(grad, A)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5820,7 +5850,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2320):
+    Derivatives (derivatives.yaml:2333):
         A: pinv_backward(grad, result, A)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5845,7 +5875,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2330):
+    Derivatives (derivatives.yaml:2343):
         self: pinv_backward(grad, result, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5871,7 +5901,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2337):
+    Derivatives (derivatives.yaml:2350):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5904,7 +5934,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2346):
+    Derivatives (derivatives.yaml:2359):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5932,7 +5962,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2353):
+    Derivatives (derivatives.yaml:2366):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -5965,7 +5995,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2365):
+    Derivatives (derivatives.yaml:2378):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -5996,7 +6026,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2376):
+    Derivatives (derivatives.yaml:2389):
         tensors: multi_dot_backward(grad, tensors)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6017,7 +6047,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2386):
+    Derivatives (derivatives.yaml:2399):
         A: matrix_power_backward(grad, A, n)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6041,7 +6071,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2397):
+    Derivatives (derivatives.yaml:2410):
         self: matrix_power_backward(grad, self, n)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6066,7 +6096,7 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2409):
+    Derivatives (derivatives.yaml:2422):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6094,7 +6124,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2431):
+    Derivatives (derivatives.yaml:2444):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6123,7 +6153,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2438):
+    Derivatives (derivatives.yaml:2451):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6151,7 +6181,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2459):
+    Derivatives (derivatives.yaml:2472):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6179,7 +6209,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2473):
+    Derivatives (derivatives.yaml:2486):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6207,7 +6237,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2484):
+    Derivatives (derivatives.yaml:2497):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6235,7 +6265,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2496):
+    Derivatives (derivatives.yaml:2509):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6263,7 +6293,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2512):
+    Derivatives (derivatives.yaml:2525):
         self: where(result <= 0, 0.0, grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6287,7 +6317,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2527):
+    Derivatives (derivatives.yaml:2540):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6314,7 +6344,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2538):
+    Derivatives (derivatives.yaml:2551):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6341,7 +6371,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2548):
+    Derivatives (derivatives.yaml:2561):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6365,7 +6395,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2561):
+    Derivatives (derivatives.yaml:2574):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6389,7 +6419,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2570):
+    Derivatives (derivatives.yaml:2583):
         input: grad * selu_slope(input)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6412,7 +6442,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2578):
+    Derivatives (derivatives.yaml:2591):
         self: grad * normal_pdf(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6436,7 +6466,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2584):
+    Derivatives (derivatives.yaml:2597):
         input: grad * gelu_derivative(input, approximate)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6460,7 +6490,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2594):
+    Derivatives (derivatives.yaml:2607):
         input: grad * silu_derivative(input)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6483,7 +6513,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2600):
+    Derivatives (derivatives.yaml:2613):
         input: grad * softplus_slope(input, beta, threshold)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6508,7 +6538,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2610):
+    Derivatives (derivatives.yaml:2623):
         input: grad * mish_derivative(input)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6531,7 +6561,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2616):
+    Derivatives (derivatives.yaml:2629):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6556,7 +6586,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2629):
+    Derivatives (derivatives.yaml:2642):
         input: grad * hardsigmoid_slope(input)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6579,7 +6609,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2636):
+    Derivatives (derivatives.yaml:2649):
         input: grad * hardswish_slope(input)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6602,7 +6632,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2643):
+    Derivatives (derivatives.yaml:2656):
         input: grad * sigmoid(-input)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6625,7 +6655,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2651):
+    Derivatives (derivatives.yaml:2664):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -6651,7 +6681,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2666):
+    Derivatives (derivatives.yaml:2679):
         input: matmul(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -6685,7 +6715,7 @@ def linear(input, weight, bias=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2680):
+    Derivatives (derivatives.yaml:2693):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -6720,7 +6750,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2697):
+    Derivatives (derivatives.yaml:2710):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -6750,7 +6780,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2710):
+    Derivatives (derivatives.yaml:2723):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -6781,7 +6811,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2722):
+    Derivatives (derivatives.yaml:2735):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -6813,7 +6843,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2737):
+    Derivatives (derivatives.yaml:2750):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
@@ -6845,7 +6875,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2765):
+    Derivatives (derivatives.yaml:2778):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -6884,7 +6914,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2779):
+    Derivatives (derivatives.yaml:2792):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -6923,7 +6953,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2791):
+    Derivatives (derivatives.yaml:2804):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -6962,7 +6992,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2806):
+    Derivatives (derivatives.yaml:2819):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7001,7 +7031,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2818):
+    Derivatives (derivatives.yaml:2831):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7040,7 +7070,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2830):
+    Derivatives (derivatives.yaml:2843):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7079,7 +7109,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:2846):
+    Derivatives (derivatives.yaml:2859):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -7113,7 +7143,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2861):
+    Derivatives (derivatives.yaml:2874):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7139,7 +7169,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2871):
+    Derivatives (derivatives.yaml:2884):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7168,7 +7198,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2879):
+    Derivatives (derivatives.yaml:2892):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7194,7 +7224,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2892):
+    Derivatives (derivatives.yaml:2905):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7223,7 +7253,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2902):
+    Derivatives (derivatives.yaml:2915):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7251,7 +7281,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2911):
+    Derivatives (derivatives.yaml:2924):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7280,7 +7310,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:2924):
+    Derivatives (derivatives.yaml:2937):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7306,7 +7336,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2935):
+    Derivatives (derivatives.yaml:2948):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7329,7 +7359,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2944):
+    Derivatives (derivatives.yaml:2957):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7352,7 +7382,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2957):
+    Derivatives (derivatives.yaml:2970):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7377,7 +7407,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:2971):
+    Derivatives (derivatives.yaml:2984):
         output_grad: repad(grad, pad, mode)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7399,7 +7429,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2983):
+    Derivatives (derivatives.yaml:2996):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

@@ -19,12 +19,10 @@ from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import LEAF_INPLACE_ERROR
 from minigrad.autograd.hooks import move_retain_grad
-from minigrad.autograd.node import edge_of
 from minigrad.autograd.saved import SavedTensor
 from minigrad.autograd.views import (
-    NO_GRAD_VIEW_ERROR, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, IndexPutBackward0, refresh_views,
+    NO_GRAD_VIEW_ERROR, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, refresh_views,
     registration)
-from minigrad.kernels.core import index_key
 
 INFERENCE_INPLACE_ERROR = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
@@ -185,23 +183,12 @@ def setitem(tensor, key, value):
             return
     if isinstance(value, Tensor) and value.dtype != tensor.dtype:
         value = value.to(tensor.dtype)
-    apply_inplace(tensor, _index_put, key, value)
+    elif isinstance(value, (list, tuple)):  # torch takes sequences of numbers too
+        value = np.asarray(value, dtype=tensor._data.dtype)
+    apply_inplace(tensor, _F._index_put, key, value)  # IndexPutBackward0, from derivatives.yaml
 
 
 def _is_basic_key(key):
     parts = key if isinstance(key, tuple) else (key,)
     return all(p is None or p is Ellipsis or isinstance(p, slice)
                or (isinstance(p, (int, np.integer)) and not isinstance(p, bool)) for p in parts)
-
-
-def _index_put(tensor, key, value):
-    """``tensor`` with ``tensor[key]`` replaced by ``value``, out of place (index_put)."""
-    array_key = index_key(key)
-    out = tensor._data.copy()
-    out[array_key] = value._data if isinstance(value, Tensor) else value
-    requires = tensor._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
-    if not (grad_mode.enabled and requires):
-        return _wrap(out)
-    value_shape = value.shape if isinstance(value, Tensor) else ()
-    node = IndexPutBackward0((edge_of(tensor), edge_of(value)), key, tensor.shape, value_shape)
-    return _wrap(out, node)

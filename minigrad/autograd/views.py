@@ -247,28 +247,3 @@ def refresh_views(base):
         view._requires_grad = True
         if view._extras is not None and view._extras.get("retains_grad"):
                 move_retain_grad(view, old_fn, old_nr)
-
-
-class IndexPutBackward0(Node):
-    """``x[key] = v`` as an op: x's gradient is zero at ``key``; v's is the gradient there."""
-
-    __slots__ = ("key", "shape", "value_shape")
-
-    def __init__(self, next_functions, key, shape, value_shape):
-        super().__init__(next_functions)
-        self.key, self.shape, self.value_shape = key, shape, value_shape
-
-    def apply(self, grads, create_graph):
-        grad, key = grads[0], index_key(self.key)
-        keep = np.ones(self.shape, dtype=bool)
-        keep[key] = False  # select with it, not multiply: inf * 0 would be NaN
-        if create_graph:
-            from minigrad._generated import functions as Fn  # generated ops import views (cycle)
-            grad_self = Fn.where(keep, grad, 0.0) if self.needs_input_grad(0) else None
-            grad_value = (Fn.sum_to_size(Fn.getitem(grad, self.key), self.value_shape)
-                          if self.needs_input_grad(1) else None)
-            return grad_self, grad_value
-        grad_self = np.where(keep, grad, 0) if self.needs_input_grad(0) else None
-        grad_value = (sum_to(np.asarray(grad[key]), self.value_shape)
-                      if self.needs_input_grad(1) else None)
-        return grad_self, grad_value

@@ -217,6 +217,13 @@ def _index_part(part):
     return part
 
 
+def index_put_array(x, index, values):
+    """``x`` with ``x[index] = values`` applied, out of place (``x[index] = v`` as an op)."""
+    out = x.copy()
+    out[index_key(index)] = values
+    return out
+
+
 def index_into_zeros(grad, shape, key):
     """The gradient of ``x[key]``: zeros of x's shape with ``grad`` added at ``key``."""
     out = np.zeros(shape, dtype=grad.dtype)

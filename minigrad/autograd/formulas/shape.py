@@ -4,6 +4,7 @@ import math
 import numpy as np
 
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
+from minigrad.kernels.core import index_key
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
@@ -33,6 +34,14 @@ def new_zeros(x, shape):
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     zeros = np.zeros(tuple(shape), dtype=x.dtype)
     return _wrap(zeros) if isinstance(x, Tensor) else zeros
+
+
+def outside_index(shape, index):
+    """A constant bool array of ``shape``, False at the elements ``x[index]`` selects
+    (a condition for ``where``: it records nothing, on arrays or Tensors alike)."""
+    keep = np.ones(shape, dtype=bool)
+    keep[index_key(index)] = False
+    return keep
 
 
 def embed_in_zeros(x, shape):
