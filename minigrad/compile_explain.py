@@ -22,7 +22,7 @@ def main(argv=None):
     parser.add_argument("script", help="the Python script to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     options = parser.parse_args(argv)
-    from minigrad.compile import _created
+    from minigrad.compile import _created  # only the command needs the compiled-function registry
     before = len(_created)
     sys.argv = [options.script] + options.args
     try:
