@@ -47,13 +47,15 @@ def run_both(source, name="<program>"):
     import minigrad
     import torch
 
-    saved = torch.get_default_dtype(), minigrad.get_default_dtype()
+    saved = torch.get_default_dtype(), minigrad.get_default_dtype(), torch.get_num_threads()
+    torch.set_num_threads(1)  # small programs: threads only contend on a shared machine
     try:
         reference = run(source, name + "[torch]")
         ported = run(port(source), name + "[minigrad]")
     finally:
         torch.set_default_dtype(saved[0])
         minigrad.set_default_dtype(saved[1])
+        torch.set_num_threads(saved[2])
     return reference, ported
 
 
