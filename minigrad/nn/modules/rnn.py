@@ -135,7 +135,9 @@ class RNNBase(Module):
     def _run_direction(self, step, x, state, layer, reverse):
         """One layer in one direction over x (L, N, in): returns outputs (L, N, H), state."""
         w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, "_reverse" if reverse else "")
-        x_proj = F.linear(x, w_ih, b_ih)  # every time step's input part in one matmul
+        # every time step's input part in one matmul; unbind (one node) rather than
+        # x_proj[t], whose 35 backward passes would each add a full-size gradient
+        x_proj = F.linear(x, w_ih, b_ih).unbind(0)
         steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
         outputs = [None] * x.shape[0]
         for t in steps:
