@@ -33,11 +33,22 @@ wrap = _wrap  # an op result: a new Tensor, linked to its node when one is given
 
 def wrap_view(array, source, node=None, output_nr=0):
     """A result that may look into ``source``'s storage shares its version counter."""
-    if isinstance(source, Tensor) and np.may_share_memory(array, source._data):
+    if isinstance(source, Tensor) and _looks_into(array, source._data):
         view = _make_view(array, source, node, output_nr)
         register_view(view)  # so in-place ops on its base can refresh its history
         return view
     return _wrap(array, node, output_nr)
+
+
+def _looks_into(array, source):
+    """Whether ``array`` is a view of ``source``'s memory.  An empty slice shares no bytes,
+    but is still a view for PyTorch: writing into it bumps the base's version."""
+    if np.may_share_memory(array, source):
+        return True
+    if array.size or array.base is None:
+        return False
+    owner = source if source.base is None else source.base
+    return array.base is owner or array.base is source
 
 
 def output_meta(arrays):

@@ -133,3 +133,14 @@ def test_masked_select_and_contiguous(L):
     t = x.t()
     assert not t.is_contiguous() and t.contiguous().is_contiguous()
     assert x.contiguous() is x
+
+
+@pytest.mark.parametrize("L", LIBS)
+def test_write_into_an_empty_slice_bumps_the_version(L):
+    # an empty slice shares no bytes, but is a view: saved tensors must see the write
+    x = f64(L, [1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    y[2:].fill_(0.5)
+    assert y._version == 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
