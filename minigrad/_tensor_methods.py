@@ -18,7 +18,7 @@ from minigrad import functional as functional_ops
 from minigrad._generated import functions as F
 from minigrad._generated.methods import METHODS
 from minigrad._tensor import Tensor
-from minigrad.autograd import functional, hooks
+from minigrad.autograd import api, hooks
 from minigrad.autograd.inplace import apply_inplace, setitem
 
 
@@ -28,7 +28,7 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
     >>> x = mg.tensor(3.0, requires_grad=True); (x * x).backward(); x.grad
     tensor(6.)
     """
-    functional.backward(self, gradient, retain_graph, create_graph, inputs)
+    api.backward(self, gradient, retain_graph, create_graph, inputs)
 
 
 def register_hook(self, hook):

@@ -7,7 +7,7 @@ Shipped with the package so a contributor can check an op by hand:
 """
 import numpy as np
 
-from minigrad.autograd.functional import grad as autograd_grad
+from minigrad.autograd.api import grad as autograd_grad
 from minigrad.autograd.gradcheck import GradcheckError, gradgradcheck, jacobian_blocks
 from minigrad._tensor import Tensor, _wrap
 

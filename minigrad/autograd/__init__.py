@@ -1,6 +1,6 @@
 """minigrad.autograd: the engine, graph nodes, grad mode, and gradient checking."""
 from minigrad.autograd import grad_mode  # noqa: F401
-from minigrad.autograd.functional import backward, grad  # noqa: F401
+from minigrad.autograd.api import backward, grad  # noqa: F401
 from minigrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from minigrad.autograd.grad_mode import (  # noqa: F401
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled)

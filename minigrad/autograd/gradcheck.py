@@ -8,7 +8,7 @@ which needs two evaluations per input instead of two per element.
 """
 import numpy as np
 
-from minigrad.autograd.functional import grad as autograd_grad
+from minigrad.autograd.api import grad as autograd_grad
 
 
 class GradcheckError(RuntimeError):

@@ -110,7 +110,7 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        from minigrad.autograd.functional import backward
+        from minigrad.autograd.api import backward
         from minigrad._tensor import Tensor
         if grad_mode.enabled:
             raise RuntimeError(

@@ -29,7 +29,7 @@ torch = pytest.importorskip("torch")
 
 from minigrad import Tensor  # noqa: E402
 from minigrad._generated import functions  # noqa: E402
-from minigrad.autograd.functional import grad as mg_grad  # noqa: E402
+from minigrad.autograd.api import grad as mg_grad  # noqa: E402
 from minigrad.testing import build_sample, call_op  # noqa: E402
 from tests.generated.test_derivatives import SAMPLES  # noqa: E402
 
@@ -50,6 +50,7 @@ MAPPED = {
     "_fill": lambda self, value: torch.full_like(self, value),
     "_copy_from": lambda self, src: self.clone().copy_(src),   # torch's _copy_from copies the other way
     "getitem": lambda self, index: _torch_getitem(self, index),
+    "_index_put": lambda self, index, values: _torch_index_put(self, index, values),
     "gather_backward": lambda self, dim, index, shape:
         torch.zeros(shape, dtype=self.dtype).scatter_add(dim, index, self),
     # internal entries of the nn family (modules: []); rows for entries not (yet) in
@@ -212,6 +213,13 @@ def _torch_grad(what, *args, **kwargs):
         return torch.autograd.grad(*args, **kwargs)
     except RuntimeError as exc:
         pytest.skip(f"compared up to the {what}, which torch cannot compute here: {exc}")
+
+
+def _torch_index_put(x, key, values):
+    """``x[key] = values`` out of place, as torch records it (IndexPutBackward0)."""
+    out = x.clone()
+    out[key] = values
+    return out
 
 
 def _torch_getitem(x, key):

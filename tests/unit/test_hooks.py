@@ -129,7 +129,7 @@ def test_backward_inside_a_hook():
 
 
 def test_reentrant_depth_is_bounded_with_a_clear_error():
-    from minigrad.autograd.functional import MAX_REENTRANT_DEPTH
+    from minigrad.autograd.api import MAX_REENTRANT_DEPTH
 
     def recurse(g):
         with mg.enable_grad():

@@ -23,7 +23,7 @@ PACKAGE = ROOT / "minigrad"
 UNCOMMENTED_LAZY_IMPORTS = {
     "minigrad/autograd/anomaly.py",
     "minigrad/autograd/formulas/shape.py", "minigrad/autograd/function.py",
-    "minigrad/autograd/functional.py", "minigrad/autograd/gradcheck.py",
+    "minigrad/autograd/api.py", "minigrad/autograd/gradcheck.py",
     "minigrad/autograd/graph.py", "minigrad/autograd/leaks.py",
     "minigrad/autograd/namespace.py", "minigrad/autograd/node.py",
     "minigrad/autograd/trace.py", "minigrad/compile/__init__.py",

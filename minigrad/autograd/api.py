@@ -1,4 +1,13 @@
-"""The user entry points into the engine: ``backward`` and ``grad``."""
+"""The user entry points into the engine: ``autograd.backward`` and ``autograd.grad``.
+
+(PyTorch defines them in torch/autograd/__init__.py; ``autograd.functional`` is
+PyTorch's namespace for jacobian, hessian, vjp and friends, so this is not it.)
+
+>>> import minigrad as mg
+>>> x = mg.tensor([1.0, 2.0], requires_grad=True)
+>>> mg.autograd.grad((x * x).sum(), x)
+(tensor([2., 4.]),)
+"""
 import numpy as np
 
 from minigrad.autograd.reentrant import MAX_REENTRANT_DEPTH, run_backward  # noqa: F401
