@@ -29,6 +29,7 @@ import warnings
 from minigrad._tensor import Tensor
 from minigrad.autograd import anomaly, grad_mode
 from minigrad.autograd.saved import saved_hooks
+from minigrad.compile.runtime import CompiledEntry
 from minigrad.compile.tracer import GraphBreak, Tracer, format_where, state
 
 _anomaly_flags = anomaly.flags
@@ -134,7 +135,6 @@ class CompiledFunction:
                               "Raise minigrad.compile.cache_size_limit if this is expected.",
                               stacklevel=3)
             return self.fn(*args, **kwargs)
-        from minigrad.compile.runtime import CompiledEntry
         tracer = Tracer(self.fullgraph)
         paths = list(_tensor_paths(args, kwargs))
         result = tracer.run(self.fn, args, kwargs, paths)
@@ -233,7 +233,6 @@ def _describe(key):
 
 def _tensor_paths(args, kwargs):
     """(path, Tensor) for every Tensor argument; a path is how ``_gatherer`` finds it again."""
-    from minigrad._tensor import Tensor
 
     def walk(value, path):
         if isinstance(value, Tensor):

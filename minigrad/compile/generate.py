@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from minigrad._generated.compile_table import OPS
+from minigrad.autograd.support import dtype_of, ndim_of, shape_of
 
 _LITERAL_TYPES = (bool, int, str, type(None))
 
@@ -438,7 +439,6 @@ class Backward:
         if ref[0] == "list":
             return self.constants.node(tuple(getattr(self.program.values[r[1]], attr)
                                              for r in ref[1] if r[0] == "value"))
-        from minigrad.autograd.support import dtype_of, ndim_of, shape_of
         return self.constants.node({"shape": shape_of, "ndim": ndim_of,
                                     "dtype": dtype_of}[attr](ref[1]))
 

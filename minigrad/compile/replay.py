@@ -3,20 +3,22 @@
 Used where the compiled backward cannot serve: ``create_graph=True`` (the replayed
 graph is differentiated again) and checks that compare compiled with eager.
 """
+import numpy as np
+
+from minigrad import _tensor
+from minigrad._generated import functions
 from minigrad.compile.generate import unique_inputs
 
 
 def replay(program, inputs):
     """{vid: Tensor} after running ``program`` on ``inputs`` (one Tensor per unique input)."""
-    from minigrad import _tensor
-    from minigrad._generated import functions
     values = dict(zip(unique_inputs(program), inputs))
     for record in program.records:
         op = record.op
         if op.name == "alias":
             out = values[record.args["self"][1]].detach()
         elif not op.line:   # a comparison: no gradient
-            out = _tensor._compare(getattr(__import__("numpy"), op.name),
+            out = _tensor._compare(getattr(np, op.name),
                                    _value(record.args["self"], values),
                                    _value(record.args["other"], values))
         else:

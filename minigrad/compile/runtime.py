@@ -2,7 +2,8 @@
 the compiled region into the ordinary autograd graph."""
 import numpy as np
 
-from minigrad.compile.namespace import namespace_of
+from minigrad import autograd
+from minigrad._generated import array_ops
 from minigrad._tensor import _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
@@ -10,9 +11,10 @@ from minigrad.autograd.namespace import ARRAYS
 from minigrad.autograd.node import Node, edge_of
 from minigrad.autograd.saved import SavedTensor, unpack
 from minigrad.autograd.support import wrap_view
-from minigrad.compile import generate
 from minigrad.compile.generate import (Backward, Constants, edge_vids, forward_source,
                                        output_vids, unique_inputs)
+from minigrad.compile.namespace import namespace_of
+from minigrad.compile.replay import replay
 
 
 class CompiledEntry:
@@ -133,7 +135,6 @@ def _build(tree, made, entry, unique):
 
 
 def _array_ops():
-    from minigrad._generated import array_ops
     return array_ops
 
 
@@ -173,8 +174,6 @@ class CompiledBackward(Node):
     def _replay(self, grads):
         """create_graph=True: run the recorded ops eagerly on the saved inputs, then
         differentiate that graph with create_graph=True (reentrant backward)."""
-        from minigrad.autograd import grad as autograd_grad
-        from minigrad.compile.replay import replay
         for saved in self._inputs:
             saved.unpack(self, True)   # the version check: an input the formulas read changed?
         inputs = self._tensors
@@ -186,9 +185,7 @@ class CompiledBackward(Node):
                     outputs.append(values[vid])
                     given.append(g if not isinstance(g, np.ndarray) else _wrap(g))
             targets = [inputs[s] for s in self.entry.edge_slots]
-            found = autograd_grad(outputs, targets, given, retain_graph=True, create_graph=True,
+            found = autograd.grad(outputs, targets, given, retain_graph=True, create_graph=True,
                                   allow_unused=True)
         return tuple(found)
 
-
-__all__ = ["CompiledEntry", "CompiledBackward", "generate"]

@@ -10,6 +10,7 @@ reading data as Python values (``.item()``, ``bool(t)``, ``float(t)``, ``.tolist
 inside.  A program with a break is not compiled: that call signature runs eagerly
 (or, with ``fullgraph=True``, the break raises at once, naming the line).
 """
+import importlib
 import inspect
 import linecache
 import os
@@ -19,7 +20,11 @@ import types
 
 import numpy as np
 
+import minigrad.nn.functional as nnf
+from minigrad import _tensor, random as mrandom
+from minigrad._generated import functions, methods
 from minigrad._generated.compile_table import OPS
+from minigrad._tensor import Tensor
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -163,7 +168,6 @@ class Tracer:
 
     def ref(self, value):
         """How a recorded op's argument is replayed: ("value", vid), ("list", refs) or ("const", x)."""
-        from minigrad._tensor import Tensor
         if isinstance(value, Tensor):
             vid = self._by_id.get(id(value))
             if vid is not None:
@@ -215,7 +219,6 @@ class Tracer:
         return self._record_outputs(_PSEUDO[name], name, refs, out)[0]
 
     def _record_outputs(self, op, func_name, refs, out):
-        from minigrad._tensor import Tensor
         index = len(self.program.records)
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         vids = []
@@ -240,7 +243,6 @@ class Tracer:
     def flatten_output(self, result):
         """The returned structure: ("tensor", vid) | ("input", vid) | ("seq", type, items) |
         ("const", value)."""
-        from minigrad._tensor import Tensor
         if isinstance(result, Tensor):
             ref = self.ref(result)
             if ref[0] != "value":
@@ -269,9 +271,6 @@ class Tracer:
         self._patches, self._swapped = [], []
 
     def _patch_all(self):
-        import minigrad.nn.functional as nnf
-        from minigrad import _sampling, _tensor, random as mrandom
-        from minigrad._generated import functions, methods
         for name, fn in list(vars(functions).items()):
             if inspect.isfunction(fn) and fn.__module__ == functions.__name__ and name in OPS:
                 self._intercept(fn, self._op_handler(name))
@@ -298,7 +297,6 @@ class Tracer:
                 done.add(module.apply_inplace)
                 self._intercept(module.apply_inplace, self._breaking_handler("an in-place op"))
         self._intercept(mrandom.numpy_rng, self._breaking_handler("a random op"))
-        del _sampling
 
     def _intercept(self, fn, handler):
         """Route every call of ``fn`` -- through any reference to it -- to
@@ -395,7 +393,6 @@ def _signature(fn):
 
 def _inplace_modules(*known):
     """Every module that holds a reference to apply_inplace (in-place ops go through it)."""
-    import importlib
     modules = list(known)
     try:
         modules.append(importlib.import_module("minigrad.autograd.inplace"))
@@ -405,7 +402,6 @@ def _inplace_modules(*known):
 
 
 def _contains_tensor(value):
-    from minigrad._tensor import Tensor
     if isinstance(value, Tensor):
         return True
     if isinstance(value, (list, tuple)):
