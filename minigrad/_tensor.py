@@ -89,6 +89,8 @@ class Tensor:
     @property
     def mT(self):
         """The last two dims swapped (a view): a batch of matrices, each transposed."""
+        if self._data.ndim == 0:
+            return self  # torch: the identity on a 0-d tensor (deprecated there)
         if self._data.ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
                                f"Got {self._data.ndim}-D tensor.")

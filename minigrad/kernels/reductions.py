@@ -62,16 +62,17 @@ def prod_array(x, dim, keepdim, dtype=None):
 def var_array(x, dim, correction, keepdim, name="var"):
     """torch.var: ``correction`` (default 1) is subtracted from the element count."""
     ddof = 1 if correction is None else correction
-    count = x.size if axes(dim) is None else math.prod(
-        x.shape[d] for d in ((dim,) if isinstance(dim, int) else dim))
+    axis = reduce_axis(x, dim, name)
+    count = x.size if axis is None else math.prod(
+        x.shape[d] for d in ((axis,) if isinstance(axis, (int, np.integer)) else axis))
     if count - ddof <= 0:
         from minigrad.autograd._user import user_stacklevel
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=user_stacklevel())
     with np.errstate(divide="ignore", invalid="ignore"):  # an empty dim gives NaN silently
-        centred = x - np.add.reduce(x, axis=axes(dim), keepdims=True) / count
-        total = np.sum(centred * centred, axis=axes(dim), keepdims=keepdim)
+        centred = x - np.add.reduce(x, axis=axis, keepdims=True) / count
+        total = np.sum(centred * centred, axis=axis, keepdims=keepdim and x.ndim > 0)
         return np.true_divide(total, max(count - ddof, 0)).astype(x.dtype, copy=False)
 
 

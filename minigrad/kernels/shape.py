@@ -6,6 +6,8 @@ into their result never changes the input behind autograd's back.
 """
 import numpy as np
 
+from minigrad.kernels.core import axes
+
 
 def _int_tuple(value):
     """An int or a sequence of ints as a tuple of ints."""
@@ -73,11 +75,33 @@ def t_array(x):
 
 def movedim_array(x, source, destination):
     source, destination = _int_tuple(source), _int_tuple(destination)
+    if x.ndim == 0:  # dims 0 and -1 name the one "dim" of a 0-d tensor: nothing moves
+        for d in source + destination:
+            _wrap_dim(d, 0, "movedim")
+        return x.view()
     if len(source) != len(destination):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(source)} "
                            f"dims) should contain the same number of dims as destination "
                            f"({list(destination)} dims)")
     return np.moveaxis(x, source, destination)
+
+
+def transpose_array(x, dim0, dim1):
+    """``torch.transpose``; on a 0-d tensor dims 0 and -1 are allowed and nothing moves."""
+    if x.ndim == 0:
+        _wrap_dim(dim0, 0, "transpose")
+        _wrap_dim(dim1, 0, "transpose")
+        return x.view()
+    return np.swapaxes(x, dim0, dim1)
+
+
+def flip_array(x, dims):
+    """``torch.flip`` (a copy, as torch); a 0-d tensor flips to itself."""
+    if x.ndim == 0:
+        for d in _int_tuple(dims):
+            _wrap_dim(d, 0, "flip")
+        return x.copy()
+    return np.flip(x, axes(dims)).copy()
 
 
 def permute_array(x, dims):
@@ -115,6 +139,8 @@ def _pieces(x, dim, sizes):
 
 def split_array(x, split_size_or_sections, dim):
     """``torch.split``: an int is the size of each piece (the last may be smaller)."""
+    if x.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim_ = _wrap_dim(dim, x.ndim, "split")
     return _pieces(x, dim_, _split_sizes(x.shape[dim_], split_size_or_sections, "split"))
 
@@ -123,6 +149,8 @@ def chunk_array(x, chunks, dim):
     """``torch.chunk``: pieces of ceil(n / chunks) elements; may return fewer than ``chunks``."""
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    if x.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     dim_ = _wrap_dim(dim, x.ndim, "chunk")
     length = x.shape[dim_]
     step = -(-length // chunks) if length else 0
@@ -139,6 +167,8 @@ def unbind_array(x, dim):
 
 def narrow_key(shape, dim, start, length):
     """The slicing key of ``narrow(dim, start, length)`` (``start`` may count from the end)."""
+    if not shape:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     dim = _wrap_dim(dim, len(shape), "narrow")
     size = shape[dim]
     if not -size <= start <= size:

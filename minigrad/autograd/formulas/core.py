@@ -31,6 +31,8 @@ def reduced_shape(shape, dim):
 
 def reduced_numel(shape, dim):
     """How many elements each output of a reduction over ``dim`` averaged."""
+    if not shape:  # a 0-d tensor reduced over dim 0 or -1: its one element
+        return 1
     return math.prod(shape[d] for d in normalize_dims(dim, len(shape)))
 
 
