@@ -21,7 +21,7 @@ import types
 import numpy as np
 
 import minigrad.nn.functional as nnf
-from minigrad import _tensor, random as mrandom
+from minigrad import _tensor, creation, random as mrandom
 from minigrad._generated import functions, methods
 from minigrad._generated.compile_table import OPS
 from minigrad._tensor import Tensor
@@ -123,6 +123,7 @@ class Tracer:
         self._tensors = {}        # vid -> the traced Tensor
         self._keep = []           # Tensors seen: their ids stay unique while tracing
         self._created = set()     # ids of Tensors made during the trace
+        self._constants = set()   # ids of those made by creation functions from shapes/literals
         self._patches = []
         self._swapped = []        # (function, its own code) while its calls are intercepted
 
@@ -193,7 +194,10 @@ class Tracer:
                 self.graph_break("a tensor that shares memory with a traced value outside the "
                                  "recorded ops")
                 return ("const", array.copy())
-        if tensor._requires_grad:
+        if id(tensor) not in self._constants:
+            self.graph_break("a tensor made outside the recorded ops (its values may depend on "
+                             "data: comparisons through functions, copies of tensors, ...)")
+        elif tensor._requires_grad:
             self.graph_break("a tensor that requires grad was created inside the function")
         return ("const", array.copy())
 
@@ -297,6 +301,23 @@ class Tracer:
                 done.add(module.apply_inplace)
                 self._intercept(module.apply_inplace, self._breaking_handler("an in-place op"))
         self._intercept(mrandom.numpy_rng, self._breaking_handler("a random op"))
+        for name in _CREATION:
+            fn = getattr(creation, name, None)
+            if inspect.isfunction(fn) and fn.__closure__ is None:
+                self._intercept(fn, self._creation_handler(name))
+
+    def _creation_handler(self, name):
+        """A creation function's result is a constant when no Tensor went into its values."""
+        tracer, skip_first = self, name.endswith("_like") or name.startswith("new_")
+
+        def handle(original, args, kwargs):
+            out = original(*args, **kwargs)
+            if state.tracer is tracer and tracer.depth == 0 and isinstance(out, Tensor):
+                values = list(args[1:] if skip_first else args) + list(kwargs.values())
+                if not _contains_tensor(values):
+                    tracer._constants.add(id(out))
+            return out
+        return handle
 
     def _intercept(self, fn, handler):
         """Route every call of ``fn`` -- through any reference to it -- to
@@ -344,6 +365,10 @@ class Tracer:
             return property(lambda t: breaking(t))
         return breaking
 
+
+_CREATION = ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+             "full_like", "empty_like", "arange", "linspace", "eye", "new_tensor", "new_zeros",
+             "new_ones", "new_empty", "new_full")
 
 _BREAKING_METHODS = {
     "item": "Tensor.item() reads a value as a Python number",

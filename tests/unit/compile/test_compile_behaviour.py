@@ -372,3 +372,15 @@ def test_generated_code_takes_its_namespace_from_the_inputs():
     assert namespace_of(np.zeros(2)) is np
     assert namespace_of(np.float32(1)) is np
     assert namespace_of(FakeArray()) is Module
+
+
+def test_constants_from_creation_functions_compile_and_data_copies_break():
+    g = minigrad.compile(lambda x: x * minigrad.ones(3, dtype=minigrad.float64) + minigrad.arange(3))
+    x = leaf(3)
+    g(x)
+    assert compiled_state(g) == "compiled"
+    assert np.allclose(g(x)._data, x._data + np.arange(3))
+    copy = minigrad.compile(lambda x: x * minigrad.tensor(x.detach() * 2))
+    copy(x)
+    z = leaf(3, seed=5)
+    assert np.allclose(copy(z)._data, z._data * z._data * 2)   # never the first call's values
