@@ -14,10 +14,12 @@ import numpy as np
 
 _BROADCAST = re.compile(r"operands could not be broadcast together with (?:remapped )?shapes "
                         r"(?:\[original->remapped\]: )?\(([\d,]*)\)\s*(?:->\([\d,]*\)\s*)?\(([\d,]*)\)")
+_CONCAT = re.compile(r"along dimension (\d+), the array at index 0 has size (\d+) and the array at "
+                     r"index (\d+) has size (\d+)")
 _AXIS = re.compile(r"axis (-?\d+) is out of bounds for array of dimension (\d+)")
 
 
-def translate(exc, op, *args, **_options):
+def translate(exc, op, *args, **options):
     """The exception PyTorch raises where numpy raised ``exc`` in ``op``'s forward
     (``exc`` itself when its cause is not recognised); ``args`` are the forward's arguments."""
     message = str(exc)
@@ -27,6 +29,14 @@ def translate(exc, op, *args, **_options):
     if match:
         a, b = (_shape(g) for g in match.groups())
         return RuntimeError(_broadcast_message(a, b))
+    if "zero-dimensional arrays cannot be concatenated" in message:
+        return RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    match = _CONCAT.search(message)
+    if match:
+        _, want, index, got = (int(g) for g in match.groups())
+        dim = options.get("dim", args[1] if len(args) > 1 else 0)
+        return RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                            f"{want} but got size {got} for tensor number {index} in the list.")
     match = _AXIS.search(message)
     if match:
         dim, ndim = int(match.group(1)), int(match.group(2))

@@ -194,3 +194,21 @@ def test_mutating_a_tensor_a_pack_hook_returned_is_detected():
     # the gradient PyTorch would give silently (2 * exp(x)) is not exp's: finite differences
     z = mg.tensor([1.0, 2.0], dtype=mg.float64, requires_grad=True)
     assert mg.autograd.gradcheck(lambda t: t.exp(), (z,))
+
+
+@pytest.mark.parametrize("L", LIBS)
+def test_cat_and_zero_dim_shape_ops_raise_like_torch(L):
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 1. "
+                                           "Expected size 2 but got size 3 for tensor number 1"):
+        L.cat([L.zeros(2, 3), L.zeros(3, 2)], dim=1)
+    x = L.tensor(1.0, dtype=L.float64)
+    with pytest.raises(RuntimeError, match="zero-dimensional tensor \\(at position 0\\) cannot be concatenated"):
+        L.cat([x, x])
+    for program, message in [(lambda: x.narrow(0, 0, 1), "narrow\\(\\) cannot be applied to a 0-dim"),
+                             (lambda: x.split(1), "split expects at least a 1-dimensional tensor"),
+                             (lambda: x.chunk(2), "chunk expects at least a 1-dimensional tensor")]:
+        with pytest.raises(RuntimeError, match=message):
+            program()
+    # dims 0 and -1 name the one "dim" of a 0-d tensor
+    assert x.transpose(0, -1).shape == x.flip(0).shape == x.movedim(0, -1).shape == ()
+    assert x.var(dim=0, correction=0).item() == 0.0 and x.mean(dim=-1).item() == 1.0
