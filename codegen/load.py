@@ -7,6 +7,7 @@ import ast
 import math
 import os
 import re
+from dataclasses import replace
 
 import yaml
 
@@ -82,7 +83,6 @@ def _check_method_names(ops, where, reserved):
 
 
 def _with_node_index(op, index):
-    from dataclasses import replace
     return replace(op, node_index=index)
 
 

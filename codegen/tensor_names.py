@@ -10,7 +10,7 @@ import os
 
 def hand_written_names(package_root):
     """Names of Tensor attributes that codegen did not bind (methods, properties, slots)."""
-    try:
+    try:  # imported here, not at the top: codegen must run even when minigrad cannot import
         from minigrad._generated.methods import METHODS
         from minigrad._tensor import Tensor
     except Exception:  # noqa: BLE001 - broken generated code must not stop its own repair
