@@ -429,17 +429,17 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):
 
 def mean(self, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
-    return np.mean(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)
+    return mean_array(self, dim, keepdim, dtype)
 
 
 def amax(self, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return np.amax(self, axis=axes(dim), keepdims=keepdim)
+    return extreme_array(np.amax, self, dim, keepdim, "amax")
 
 
 def amin(self, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return np.amin(self, axis=axes(dim), keepdims=keepdim)
+    return extreme_array(np.amin, self, dim, keepdim, "amin")
 
 
 def max_dim(self, dim, keepdim=False):
@@ -449,7 +449,7 @@ def max_dim(self, dim, keepdim=False):
 
 def max_default(self):
     """max(Tensor self) -> Tensor"""
-    return np.amax(self)
+    return extreme_array(np.amax, self, None, False, "max")
 
 
 def min_dim(self, dim, keepdim=False):
@@ -459,7 +459,7 @@ def min_dim(self, dim, keepdim=False):
 
 def min_default(self):
     """min(Tensor self) -> Tensor"""
-    return np.amin(self)
+    return extreme_array(np.amin, self, None, False, "min")
 
 
 def max_other(self, other):
@@ -629,7 +629,7 @@ def reshape(self, shape):
 
 def transpose(self, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor"""
-    return np.swapaxes(self, dim0, dim1)
+    return transpose_array(self, dim0, dim1)
 
 
 def permute(self, dims):
@@ -759,7 +759,7 @@ def unbind(self, dim=0):
 
 def flip(self, dims):
     """flip(Tensor self, int[] dims) -> Tensor"""
-    return np.flip(self, axes(dims)).copy()
+    return flip_array(self, dims)
 
 
 def roll(self, shifts, dims=None):
