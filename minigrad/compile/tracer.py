@@ -234,6 +234,9 @@ class Tracer:
     def record_compare(self, ufunc, a, b, out):
         if self.depth:
             return
+        if ufunc not in _COMPARE or not isinstance(out, Tensor):
+            self.graph_break(f"a comparison the compiler does not know ({ufunc})")
+            return
         self._record_pseudo(_COMPARE[ufunc], {"self": self.ref(a), "other": self.ref(b)}, out)
 
     # -------------------------------------------------------------- breaks
@@ -262,13 +265,15 @@ class Tracer:
 
     # -------------------------------------------------------------- patching
     def _patch(self, owner, name, value):
-        self._patches.append((owner, name, owner.__dict__[name] if isinstance(owner, type)
-                              else getattr(owner, name)))
+        self._patches.append((owner, name, owner.__dict__.get(name, _MISSING)))
         setattr(owner, name, value)
 
     def _unpatch_all(self):
         for owner, name, original in reversed(self._patches):
-            setattr(owner, name, original)
+            if original is _MISSING:
+                delattr(owner, name)   # it was inherited
+            else:
+                setattr(owner, name, original)
         for fn, code in reversed(self._swapped):
             fn.__code__ = code
             _HANDLERS.pop(id(fn), None)
@@ -278,23 +283,24 @@ class Tracer:
         for name, fn in list(vars(functions).items()):
             if inspect.isfunction(fn) and fn.__module__ == functions.__name__ and name in OPS:
                 self._intercept(fn, self._op_handler(name))
-        Tensor = _tensor.Tensor
-        original_init, created, keep = _tensor._init, self._created, self._keep
+        created, keep, tracer = self._created, self._keep, self
 
-        def init(t, *args, **kwargs):
-            created.add(id(t))
-            keep.append(t)
-            return original_init(t, *args, **kwargs)
-        self._patch(_tensor, "_init", init)
-        original_compare = _tensor._compare
+        def init(original, args, kwargs):   # every Tensor made while tracing
+            created.add(id(args[0]))
+            keep.append(args[0])
+            return original(*args, **kwargs)
+        self._intercept(_tensor._init, init)
 
-        def compare(ufunc, a, b):
-            out = original_compare(ufunc, a, b)
-            self.record_compare(ufunc, a, b, out)
+        def compare(original, args, kwargs):   # x > 0 and friends: recorded, never frozen
+            out = original(*args, **kwargs)
+            if state.tracer is tracer:
+                tracer.record_compare(*args, out)
             return out
-        self._patch(_tensor, "_compare", compare)
+        if inspect.isfunction(getattr(_tensor, "_compare", None)):
+            self._intercept(_tensor._compare, compare)
         for name, reason in _BREAKING_METHODS.items():
-            self._patch(Tensor, name, self._breaking(Tensor.__dict__[name], reason))
+            if hasattr(Tensor, name):
+                self._patch(Tensor, name, self._breaking(getattr(Tensor, name), reason))
         done = set()
         for module in _inplace_modules(_tensor, methods, nnf):
             if module.apply_inplace not in done:
@@ -387,6 +393,7 @@ _BREAKING_METHODS = {
 
 
 _SIGNATURES = {}
+_MISSING = object()
 _HANDLERS = {}       # id(intercepted function) -> (handler, a copy of the original)
 _TRAMPOLINES = {}    # intercepted function -> (trampoline code, original copy)
 

@@ -384,3 +384,14 @@ def test_constants_from_creation_functions_compile_and_data_copies_break():
     copy(x)
     z = leaf(3, seed=5)
     assert np.allclose(copy(z)._data, z._data * z._data * 2)   # never the first call's values
+
+
+def test_comparison_masks_are_recomputed_every_call():
+    g = minigrad.compile(lambda x: (x * (x > 0)).sum())
+    x = minigrad.tensor([1.0, -2.0, 3.0], dtype=minigrad.float64, requires_grad=True)
+    g(x)
+    y = minigrad.tensor([-1.0, 2.0, -3.0], dtype=minigrad.float64, requires_grad=True)
+    out = g(y)
+    out.backward()
+    assert compiled_state(g) == "compiled"
+    assert out.item() == 2.0 and np.allclose(y.grad._data, [0.0, 1.0, 0.0])
