@@ -212,3 +212,12 @@ def test_cat_and_zero_dim_shape_ops_raise_like_torch(L):
     # dims 0 and -1 name the one "dim" of a 0-d tensor
     assert x.transpose(0, -1).shape == x.flip(0).shape == x.movedim(0, -1).shape == ()
     assert x.var(dim=0, correction=0).item() == 0.0 and x.mean(dim=-1).item() == 1.0
+
+
+@pytest.mark.parametrize("name", ["median", "max", "min"])
+@pytest.mark.parametrize("L", LIBS)
+def test_reduction_with_indices_of_a_0d_tensor_differentiates(L, name):
+    x = L.tensor(2.0, dtype=L.float64, requires_grad=True)
+    values, indices = getattr(x, name)(dim=0)
+    g, = L.autograd.grad(values * 3, x, create_graph=True)
+    assert g.item() == 3.0 and indices.item() == 0

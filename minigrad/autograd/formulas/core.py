@@ -84,7 +84,9 @@ def unreduce(grad, shape, dim):
 
 def keep_dim(x, ndim, dim, keepdim):
     """A reduction result over one ``dim`` with that dim kept (size 1)."""
-    return x if keepdim else ops_for(x).unsqueeze(x, dim % ndim)
+    if keepdim or ndim == 0:  # a 0-d input's reduction has its shape already
+        return x
+    return ops_for(x).unsqueeze(x, dim % ndim)
 
 
 def spread_to_extrema(grad, x, result, dim):
