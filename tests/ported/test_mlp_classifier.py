@@ -2,7 +2,8 @@
 nn.Sequential, CrossEntropyLoss, Adam, an eval loop under no_grad with accuracy.
 
 Data and initial weights come from numpy (random streams differ); shuffling is off so
-both runs see the same batches. Runs in float64 (set_default_dtype) for a tight comparison.
+both runs see the same batches. Runs in float64 (set_default_dtype) for a tight comparison,
+and as PyTorch's default float32 without that line.
 """
 import pytest
 
@@ -23,7 +24,7 @@ rng = np.random.default_rng(0)
 centers = rng.standard_normal((3, 8)) * 2
 labels = rng.integers(0, 3, 300)
 features = centers[labels] + rng.standard_normal((300, 8))
-X = torch.from_numpy(features)
+X = torch.tensor(features, dtype=torch.get_default_dtype())
 y = torch.from_numpy(labels)
 train_ds = TensorDataset(X[:240], y[:240])
 test_ds = TensorDataset(X[240:], y[240:])
@@ -52,7 +53,7 @@ class NeuralNetwork(nn.Module):
 model = NeuralNetwork()
 with torch.no_grad():
     for name, param in model.named_parameters():
-        param.copy_(torch.from_numpy(rng.uniform(-0.3, 0.3, tuple(param.shape))))
+        param.copy_(torch.tensor(rng.uniform(-0.3, 0.3, tuple(param.shape))))
 
 loss_fn = nn.CrossEntropyLoss()
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
@@ -114,3 +115,11 @@ def test_mlp_classifier_matches_torch():
     reference, ported = run_both(PROGRAM, "mlp_classifier")
     assert reference["test"][1] > 0.9  # the program learns: the comparison is not vacuous
     assert_same(reference, ported, rtol=1e-8, atol=1e-10)
+
+
+def test_mlp_classifier_in_default_float32_matches_torch():
+    # The same program without its set_default_dtype line: PyTorch's float32 default.
+    program = PROGRAM.replace("torch.set_default_dtype(torch.float64)\n", "")
+    reference, ported = run_both(program, "mlp_classifier[float32]")
+    assert str(reference["logits"].dtype) == "torch.float32"
+    assert_same(reference, ported, rtol=1e-4, atol=1e-5)
