@@ -8,6 +8,12 @@ Workloads (float32, the same weights in both libraries):
 - Conv2d forward+backward: batch 32, 8->16 channels, 28x28, 3x3, padding 1; target <= 3x;
 - LSTM forward+backward: sequence 35, batch 20, input and hidden 200; target <= 1.5x.
 Prints milliseconds per workload (best of --repeat) and the ratio minigrad / PyTorch.
+
+Measured here (2 cores shared with other jobs, load ~6, so ratios move by 2x between
+runs): MLP epoch 0.65-2.0x (the nn layer adds ~0.1 ms per step; the rest is kernels,
+engine and Adam), Conv2d 5.7-7x (kernels/conv.py: im2col reshapes copy), LSTM 2.0-2.5x
+(op by op; a fused LSTM cell entry in derivatives.yaml is the next step).
+Without one BLAS thread numpy's default pool thrashes on a loaded machine (10x slower).
 """
 import argparse
 import os
