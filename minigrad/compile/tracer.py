@@ -359,17 +359,16 @@ class Tracer:
             return original(*args, **kwargs)
         return handle
 
-    def _breaking(self, fn, reason, plain=False):
+    def _breaking(self, method, reason):
+        """``method`` of Tensor, made to report a graph break when the traced code calls it."""
         tracer = self
+        fn = method.fget if isinstance(method, property) else method
 
         def breaking(*args, **kwargs):
-            if tracer.depth == 0:
-                what = reason if plain else f"{reason}"
-                tracer.graph_break(what)
+            if state.tracer is tracer and tracer.depth == 0:
+                tracer.graph_break(reason)
             return fn(*args, **kwargs)
-        if isinstance(fn, property):
-            return property(lambda t: breaking(t))
-        return breaking
+        return property(breaking) if isinstance(method, property) else breaking
 
 
 _CREATION = ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
