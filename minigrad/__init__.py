@@ -37,8 +37,9 @@ from minigrad._sampling import (  # noqa: F401
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
 from minigrad.functional import einsum, masked_select, tensordot  # noqa: F401,E402 - varargs / dims forms
 from minigrad.comparison import (  # noqa: F401,E402 - also binds x.eq(y), x.type_as(y), x.where(c, y)
-    allclose, eq, equal, ge, greater, greater_equal, gt, isclose, le, less, less_equal, logical_and,
-    logical_not, logical_or, logical_xor, lt, ne, not_equal)
+    allclose, eq, equal, ge, greater, greater_equal, gt, isclose, isfinite, isinf, isnan, isneginf,
+    isposinf, le, less, less_equal, logical_and, logical_not, logical_or, logical_xor, lt, ne,
+    not_equal, signbit)
 from minigrad import linalg, nn, special  # noqa: F401,E402
 from minigrad import viz  # noqa: F401,E402
 from minigrad import amp, backends, cuda, onnx, random, utils  # noqa: F401,E402

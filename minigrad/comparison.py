@@ -17,7 +17,7 @@ from minigrad.autograd.numpy_errors import translate
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "less", "greater_equal", "less_equal",
            "not_equal", "logical_and", "logical_or", "logical_xor", "logical_not", "equal",
-           "isclose", "allclose"]
+           "isclose", "allclose", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"]
 
 
 def _data(value):
@@ -62,6 +62,24 @@ def logical_not(input):
     tensor([ True, False])
     """
     return _wrap(np.asarray(np.logical_not(_data(input))))
+
+
+def _predicate(ufunc, name):
+    def test(input):
+        return _wrap(np.asarray(ufunc(_data(input))))
+    test.__name__ = name
+    test.__doc__ = (f"{name}(input) -> Tensor: elementwise ``{ufunc.__name__}`` as a bool tensor."
+                    f"\n\n>>> minigrad.{name}(minigrad.tensor([1.0, float('nan')]))"
+                    f"  # doctest: +SKIP")
+    return test
+
+
+isnan = _predicate(np.isnan, "isnan")
+isinf = _predicate(np.isinf, "isinf")
+isfinite = _predicate(np.isfinite, "isfinite")
+isposinf = _predicate(np.isposinf, "isposinf")
+isneginf = _predicate(np.isneginf, "isneginf")
+signbit = _predicate(np.signbit, "signbit")
 
 
 def equal(input, other):

@@ -72,3 +72,13 @@ def test_default_device_is_cpu():
     assert mg.get_default_device() == mg.device("cpu")
     with pytest.raises(AssertionError, match="CUDA is not available"):
         mg.set_default_device("cuda")
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"])
+def test_predicates_match_torch(name):
+    values = [1.0, -0.0, np.nan, np.inf, -np.inf, -2.0]
+    for dtype in ("float32", "float64", "int64"):
+        data = np.array(values if dtype != "int64" else [1, 0, -3], dtype=dtype)
+        expected = getattr(torch, name)(torch.tensor(data))
+        for got in (getattr(mg, name)(mg.tensor(data)), getattr(mg.tensor(data), name)()):
+            assert got.dtype == mg.bool and got.tolist() == expected.tolist()
