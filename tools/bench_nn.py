@@ -28,7 +28,8 @@ import torch  # noqa: E402
 
 import minigrad as mg  # noqa: E402
 from minigrad import nn  # noqa: E402
-from minigrad.utils.data import DataLoader as MgLoader, TensorDataset as MgDataset  # noqa: E402,E501
+from minigrad.utils.data import DataLoader as MgLoader  # noqa: E402
+from minigrad.utils.data import TensorDataset as MgDataset  # noqa: E402
 
 
 def _best(fn, repeat, number=1):

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("sklearn", reason="needs the examples extra: pip install 'minigrad[examples]'")
-pytest.importorskip("tqdm", reason="needs the examples extra: pip install 'minigrad[examples]'")
-pytest.importorskip("matplotlib", reason="needs the examples extra: pip install 'minigrad[examples]'")
+EXTRA = "needs the examples extra: pip install 'minigrad[examples]'"
+for _name in ("sklearn", "tqdm", "matplotlib"):
+    pytest.importorskip(_name, reason=EXTRA)
 
 SCRIPT = Path(__file__).resolve().parents[3] / "examples" / "train_digits.py"
 
