@@ -7,6 +7,8 @@ checkpoint saved with minigrad.save and reloaded with minigrad.load.
     pip install -e .[examples]
     python examples/train_digits.py                      # both models, ~97-99% test accuracy
     python examples/train_digits.py --model cnn --epochs 2 --out /tmp/digits   # a small budget
+    python -m minigrad.distributed.run -n 2 examples/train_digits.py --distributed
+                                    # data-parallel over MPI: pip install -e .[distributed]
 """
 import argparse
 import os
@@ -14,8 +16,10 @@ import os
 import numpy as np
 
 import minigrad as torch
+import minigrad.distributed as dist
 from minigrad import nn
-from minigrad.utils.data import DataLoader, TensorDataset
+from minigrad.nn.parallel import DistributedDataParallel
+from minigrad.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 try:
     from sklearn.datasets import load_digits
@@ -71,19 +75,27 @@ def train(name, args, train_set, test_set):
     torch.manual_seed(args.seed)
     model = MODELS[name]()
     loss_fn = nn.CrossEntropyLoss()
+    lead = not args.distributed or dist.get_rank() == 0  # the rank that reports and saves
+    sampler = None
+    if args.distributed:  # each rank trains on its share; gradients are averaged in backward
+        model = DistributedDataParallel(model)
+        sampler = DistributedSampler(train_set, seed=args.seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)
-    train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True,
-                              generator=generator)
+    train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=sampler is None,
+                              sampler=sampler, generator=generator)
+    plain = model.module if args.distributed else model  # what the checkpoint holds
     test_loader = DataLoader(test_set, batch_size=256)
     checkpoint = os.path.join(args.out, f"digits_{name}_best.pt")
     history = {"train_loss": [], "test_loss": [], "test_acc": []}
     best = -1.0
     for epoch in range(1, args.epochs + 1):
+        if sampler is not None:
+            sampler.set_epoch(epoch)
         model.train()
         running, seen = 0.0, 0
         bar = tqdm(train_loader, desc=f"{name} epoch {epoch}/{args.epochs}", leave=False,
-                   disable=args.quiet)
+                   disable=args.quiet or not lead)
         for xb, yb in bar:
             optimizer.zero_grad()
             loss = loss_fn(model(xb), yb)
@@ -96,20 +108,25 @@ def train(name, args, train_set, test_set):
         history["train_loss"].append(running / seen)
         history["test_loss"].append(test_loss)
         history["test_acc"].append(test_acc)
-        if test_acc > best:
+        if test_acc > best:  # every rank holds the same model, so all agree on the best
             best = test_acc
-            torch.save({"epoch": epoch, "model": model.state_dict(),
-                        "optimizer": optimizer.state_dict(), "test_acc": test_acc}, checkpoint)
-        if not args.quiet:
+            if lead:
+                torch.save({"epoch": epoch, "model": plain.state_dict(),
+                            "optimizer": optimizer.state_dict(), "test_acc": test_acc},
+                           checkpoint)
+        if not args.quiet and lead:
             print(f"{name} epoch {epoch}: train loss {running / seen:.4f}, "
                   f"test loss {test_loss:.4f}, test accuracy {test_acc:.4f}")
+    if args.distributed:
+        dist.barrier()  # rank 0's last save is complete before anyone reads it
     # the best checkpoint, reloaded into a fresh model, gives the best accuracy again
     state = torch.load(checkpoint)
     reloaded = MODELS[name]()
     reloaded.load_state_dict(state["model"])
     _, reloaded_acc = evaluate(reloaded, test_loader, loss_fn)
-    print(f"{name}: best test accuracy {best:.4f} at epoch {state['epoch']}; "
-          f"reloaded checkpoint: {reloaded_acc:.4f}")
+    if lead:
+        print(f"{name}: best test accuracy {best:.4f} at epoch {state['epoch']}; "
+              f"reloaded checkpoint: {reloaded_acc:.4f}")
     return history, reloaded_acc
 
 
@@ -139,16 +156,24 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="digits_out", help="folder for checkpoints and PNG")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or epoch lines")
+    parser.add_argument("--distributed", action="store_true",
+                        help="data-parallel over MPI (launch with python -m "
+                             "minigrad.distributed.run -n N)")
     args = parser.parse_args(argv)
+    if args.distributed:
+        dist.init_process_group("mpi")
     os.makedirs(args.out, exist_ok=True)
     train_set, test_set = datasets(args.test_fraction, args.seed)
     names = ["mlp", "cnn"] if args.model == "both" else [args.model]
     histories, accuracies = {}, {}
     for name in names:
         histories[name], accuracies[name] = train(name, args, train_set, test_set)
-    png = os.path.join(args.out, "digits_curves.png")
-    plot(histories, png)
-    print(f"curves written to {png}")
+    if not args.distributed or dist.get_rank() == 0:
+        png = os.path.join(args.out, "digits_curves.png")
+        plot(histories, png)
+        print(f"curves written to {png}")
+    if args.distributed:
+        dist.destroy_process_group()
     return accuracies
 
 

@@ -64,3 +64,18 @@ def test_distributed_data_parallel_matches_one_process_on_the_whole_batch(check)
     code, out, _ = launch("ddp_worker.py", check)
     assert code == 0, out
     assert f"rank 0: OK {check}" in out and f"rank 1: OK {check}" in out
+
+
+def test_digits_example_trains_data_parallel(tmp_path):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("tqdm")
+    pytest.importorskip("matplotlib")
+    script = os.path.join(os.path.dirname(os.path.dirname(HERE)), "examples", "train_digits.py")
+    done = subprocess.run(command(2, script, ["--distributed", "--model", "mlp", "--epochs", "3",
+                                              "--quiet", "--out", str(tmp_path)]),
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = next(l for l in done.stdout.splitlines() if l.startswith("mlp: best test accuracy"))
+    assert float(line.split()[4]) > 0.8, line  # 3 short epochs; the full run reaches ~0.97
+    assert (tmp_path / "digits_mlp_best.pt").exists() and (tmp_path / "digits_curves.png").exists()
