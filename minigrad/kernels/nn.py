@@ -262,10 +262,14 @@ def linear_array(input, weight, bias):
     if np.ndim(weight) != 2:
         raise RuntimeError(f"linear: weight must be 2-D (out_features, in_features), got shape "
                            f"{list(np.shape(weight))}")
+    if np.ndim(input) == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D "
+                           "and 2D")
     if np.shape(input)[-1:] != np.shape(weight)[1:]:
-        raise RuntimeError(f"linear: input's last dim ({np.shape(input)[-1:]}) must equal "
-                           f"in_features ({np.shape(weight)[1]}); got input shape "
-                           f"{list(np.shape(input))} and weight shape {list(np.shape(weight))}")
+        # PyTorch's message: the input flattened to a matrix times the transposed weight
+        rows = int(np.prod(np.shape(input)[:-1]))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
+                           f"{np.shape(input)[-1]} and {np.shape(weight)[1]}x{np.shape(weight)[0]})")
     out = np.matmul(input, np.swapaxes(weight, 0, 1))
     return out if bias is None else out + bias
 
