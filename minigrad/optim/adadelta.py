@@ -4,13 +4,12 @@ import numpy as np
 from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
-    Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
-    _step_tensor)
+    _bump, _check_differentiable, _increment, _PerParameterOptimizer, _scalar, _step_tensor)
 
 __all__ = ["Adadelta"]
 
 
-class Adadelta(Optimizer):
+class Adadelta(_PerParameterOptimizer):
     """Adadelta (Zeiler), PyTorch's update rule::
 
         v = rho * v + (1 - rho) * g * g
@@ -33,15 +32,6 @@ class Adadelta(Optimizer):
                         capturable=capturable, foreach=foreach, differentiable=differentiable)
         _check_differentiable(differentiable)
         super().__init__(params, defaults)
-
-    @_no_grad_step
-    def step(self, closure=None):
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         state = self.state[p]

@@ -4,13 +4,12 @@ import numpy as np
 from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
-    Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
-    _step_tensor)
+    _bump, _check_differentiable, _increment, _PerParameterOptimizer, _scalar, _step_tensor)
 
 __all__ = ["Adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(_PerParameterOptimizer):
     """Adagrad (Duchi et al.), PyTorch's update rule::
 
         clr = lr / (1 + (t - 1) * lr_decay)
@@ -43,15 +42,6 @@ class Adagrad(Optimizer):
                 state = self.state[p]
                 state["step"] = _step_tensor()
                 state["sum"] = _wrap(np.full_like(p._data, initial_accumulator_value))
-
-    @_no_grad_step
-    def step(self, closure=None):
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         state = self.state[p]

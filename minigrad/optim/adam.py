@@ -4,13 +4,12 @@ import numpy as np
 from minigrad._tensor import Tensor, _wrap
 from minigrad.optim._checks import check_adam_args
 from minigrad.optim.optimizer import (
-    Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
-    _step_tensor)
+    _bump, _check_differentiable, _increment, _PerParameterOptimizer, _scalar, _step_tensor)
 
 __all__ = ["Adam", "AdamW"]
 
 
-class Adam(Optimizer):
+class Adam(_PerParameterOptimizer):
     """Adam (Kingma & Ba), PyTorch's update rule::
 
         m = lerp(m, g, 1 - beta1);  v = beta2 * v + (1 - beta2) * g * g
@@ -35,15 +34,6 @@ class Adam(Optimizer):
                         fused=fused, decoupled_weight_decay=decoupled_weight_decay)
         _check_differentiable(differentiable)
         super().__init__(params, defaults)
-
-    @_no_grad_step
-    def step(self, closure=None):
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
 
     def _state(self, p, amsgrad):
         state = self.state[p]

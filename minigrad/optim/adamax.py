@@ -5,13 +5,12 @@ from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_adam_args
 from minigrad.optim.adam import _lerp_
 from minigrad.optim.optimizer import (
-    Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
-    _step_tensor)
+    _bump, _check_differentiable, _increment, _PerParameterOptimizer, _scalar, _step_tensor)
 
 __all__ = ["Adamax"]
 
 
-class Adamax(Optimizer):
+class Adamax(_PerParameterOptimizer):
     """Adamax (Kingma & Ba), PyTorch's update rule::
 
         m = lerp(m, g, 1 - beta1);  u = max(beta2 * u, |g| + eps)
@@ -27,15 +26,6 @@ class Adamax(Optimizer):
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
-
-    @_no_grad_step
-    def step(self, closure=None):
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         state = self.state[p]

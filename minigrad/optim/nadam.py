@@ -5,13 +5,12 @@ from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_adam_args
 from minigrad.optim.adam import _lerp_
 from minigrad.optim.optimizer import (
-    Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
-    _step_tensor)
+    _bump, _check_differentiable, _increment, _PerParameterOptimizer, _scalar, _step_tensor)
 
 __all__ = ["NAdam"]
 
 
-class NAdam(Optimizer):
+class NAdam(_PerParameterOptimizer):
     """NAdam (Dozat), PyTorch's update rule::
 
         mu_t = beta1 * (1 - 0.5 * 0.96 ** (t * momentum_decay));  prod = prod * mu_t
@@ -38,15 +37,6 @@ class NAdam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
-
-    @_no_grad_step
-    def step(self, closure=None):
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         state = self.state[p]

@@ -341,3 +341,21 @@ def _with_step_hooks(step):
         return out
     wrapper._runs_step_hooks = True
     return wrapper
+
+
+class _PerParameterOptimizer(Optimizer):
+    """An optimizer whose step updates each parameter that has a gradient on its own, with
+    ``self._update(p, group)`` (Adam, RMSprop, Adagrad, ...): the loop is written once here."""
+
+    @_no_grad_step
+    def step(self, closure=None):
+        """One update of every parameter with a gradient; ``closure`` re-evaluates the loss."""
+        loss = _evaluate(closure)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    self._update(p, group)
+        return loss
+
+    def _update(self, p, group):
+        raise NotImplementedError(f"{type(self).__name__} must define _update(p, group)")

@@ -7,13 +7,12 @@ from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_adam_args
 from minigrad.optim.adam import _lerp_
 from minigrad.optim.optimizer import (
-    Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
-    _step_tensor)
+    _bump, _check_differentiable, _increment, _PerParameterOptimizer, _scalar, _step_tensor)
 
 __all__ = ["RAdam"]
 
 
-class RAdam(Optimizer):
+class RAdam(_PerParameterOptimizer):
     """RAdam (Liu et al.), PyTorch's update rule: Adam's step scaled by the rectification
     ``r_t`` once the approximated SMA length ``rho_t`` exceeds 5, plain momentum SGD on
     the bias-corrected average before that.
@@ -31,15 +30,6 @@ class RAdam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay,
                         differentiable=differentiable)
         super().__init__(params, defaults)
-
-    @_no_grad_step
-    def step(self, closure=None):
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         state = self.state[p]

@@ -5,13 +5,12 @@ from minigrad._tensor import _wrap
 from minigrad.optim.adam import _lerp_
 from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
-    Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
-    _step_tensor)
+    _bump, _check_differentiable, _increment, _PerParameterOptimizer, _scalar, _step_tensor)
 
 __all__ = ["RMSprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(_PerParameterOptimizer):
     """RMSprop (Hinton), PyTorch's update rule::
 
         v = alpha * v + (1 - alpha) * g * g
@@ -39,15 +38,6 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         _check_differentiable(differentiable)
         super().__init__(params, defaults)
-
-    @_no_grad_step
-    def step(self, closure=None):
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
 
     def _state(self, p, group):
         state = self.state[p]

@@ -4,13 +4,12 @@ import numpy as np
 from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
-    Optimizer, _bump, _check_differentiable, _evaluate, _increment, _no_grad_step, _scalar,
-    _step_tensor)
+    _bump, _check_differentiable, _increment, _PerParameterOptimizer, _scalar, _step_tensor)
 
 __all__ = ["Rprop"]
 
 
-class Rprop(Optimizer):
+class Rprop(_PerParameterOptimizer):
     """Resilient backpropagation, PyTorch's update rule: where the gradient kept its
     sign the step grows by ``etas[1]``, where it flipped it shrinks by ``etas[0]`` (and
     that element waits a step), clamped to ``step_sizes``; ``p -= sign(g) * step``.
@@ -27,15 +26,6 @@ class Rprop(Optimizer):
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
-
-    @_no_grad_step
-    def step(self, closure=None):
-        loss = _evaluate(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         state = self.state[p]
