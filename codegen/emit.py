@@ -176,6 +176,12 @@ class OpView:
             parts.append(name + (f"={_pyrepr(a.default)}" if a.default is not NO_DEFAULT else ""))
         return ", ".join(parts)
 
+    def promote_line(self):
+        """The inputs PyTorch's type promotion casts together (``promote:`` in the YAML)."""
+        names = ", ".join(self.op.promote)
+        targets = names + ("," if len(self.op.promote) == 1 else "")
+        return f"{targets} = promote_types({names})"
+
     def renames_self(self):
         return any(public_name(a, self.op.args) != a.name for a in self.op.args)
 

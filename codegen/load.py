@@ -17,7 +17,8 @@ from codegen.model import ARG_TYPES, NO_DEFAULT, Arg, OpSpec, Output, Registry, 
 from codegen.tensor_names import hand_written_names
 
 KNOWN_KEYS = ("name", "forward", "samples", "derived_samples", "output_differentiability",
-              "view", "once_differentiable", "method", "modules", "inplace", "boundary")
+              "view", "once_differentiable", "method", "modules", "inplace", "boundary",
+              "promote")
 RESERVED_ARG_NAMES = ("F", "grad", "grads", "result", "node", "out", "outs")
 SCHEMA = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?\s*\((.*)\)\s*->\s*(.+?)\s*$")
 MODULES = ("minigrad", "minigrad.linalg", "minigrad.nn.functional", "minigrad.special", "minigrad.fft")
@@ -192,13 +193,24 @@ def _build_op(fields, line, where, vocabulary, kernels):
                                                 where_formula, formula_line))
     samples = _samples(fields, args, label)
     boundary, convention = _boundary(fields, args, label)
+    promote = _promote(fields, args, label)
     return OpSpec(name=base, overload=overload, schema=str(schema).strip(), line=line,
                   args=tuple(args), outputs=tuple(outputs), forward=str(forward_text).strip(),
                   forward_names=tuple(forward_names), formulas=tuple(formulas),
                   non_differentiable=tuple(non_diff), samples=samples, view=view,
                   once_differentiable=str(once), method=method, modules=modules,
                   inplace=inplace, inplace_line=inplace_line, boundary=boundary,
-                  boundary_convention=convention)
+                  boundary_convention=convention, promote=promote)
+
+
+def _promote(fields, args, label):
+    """``promote: [self, other]``: Tensor inputs that take PyTorch's type promotion together."""
+    value, line = fields.get("promote", ([], 0))
+    tensors = [a.name for a in args if a.is_tensor and not a.is_tensor_list]
+    if not isinstance(value, list) or not all(name in tensors for name in value):
+        raise SpecError(f"{label.format(line=line)}, key 'promote': a list of the entry's Tensor "
+                        f"inputs, e.g. [{', '.join(tensors)}]; got {value!r}.")
+    return tuple(value)
 
 
 def _flag(fields, key, default, label):

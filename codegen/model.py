@@ -87,6 +87,7 @@ class OpSpec:
     inplace_line: int = 0
     boundary: tuple = ()   # SampleSpecs at fragile points, compared with PyTorch
     boundary_convention: str = ""
+    promote: tuple = ()    # Tensor inputs promoted together, as PyTorch (autograd/promotion.py)
 
     @property
     def full_name(self):

@@ -12,6 +12,7 @@ from minigrad._dispatch import dispatch
 from minigrad.autograd import grad_mode
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.numpy_errors import translate
+from minigrad.autograd.promotion import promote_types
 from minigrad.autograd.saved import save
 from minigrad.autograd.support import (data_of, dtype_of, ndim_of, output_meta,
                                        shape_of, wrap, wrap_view)
@@ -62,7 +63,7 @@ return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('o
 def sum_to_size(input, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:103):
+    Derivatives (derivatives.yaml:106):
         self: expand(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -86,7 +87,7 @@ def sum_to_size(input, size):
 def _to_copy(input, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
-    Derivatives (derivatives.yaml:111):
+    Derivatives (derivatives.yaml:114):
         self: _to_copy(grad, self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -110,7 +111,7 @@ def _to_copy(input, dtype):
 def _fill(input, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:117):
+    Derivatives (derivatives.yaml:120):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -131,7 +132,7 @@ def _fill(input, value):
 def _copy_from(input, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:123):
+    Derivatives (derivatives.yaml:126):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
@@ -157,7 +158,7 @@ def _copy_from(input, src):
 def _index_put(input, index, values):
     """_index_put(Tensor self, Index index, Tensor values) -> Tensor
 
-    Derivatives (derivatives.yaml:133):
+    Derivatives (derivatives.yaml:136):
         self: where(outside_index(self.shape, index), grad, 0.0)
         values: sum_to(getitem(grad, index), values.shape)
     """
@@ -187,7 +188,7 @@ def _index_put(input, index, values):
 def clone(input):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:149):
+    Derivatives (derivatives.yaml:152):
         self: grad
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -208,7 +209,7 @@ def clone(input):
 def neg(input):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:153):
+    Derivatives (derivatives.yaml:156):
         self: neg(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -229,7 +230,7 @@ def neg(input):
 def exp(input):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:163):
+    Derivatives (derivatives.yaml:166):
         self: grad * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -253,7 +254,7 @@ def exp(input):
 def log(input):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:173):
+    Derivatives (derivatives.yaml:176):
         self: grad / self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -277,7 +278,7 @@ def log(input):
 def sqrt(input):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:183):
+    Derivatives (derivatives.yaml:186):
         self: grad / (2 * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -301,7 +302,7 @@ def sqrt(input):
 def sin(input):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:197):
+    Derivatives (derivatives.yaml:200):
         self: grad * cos(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -325,7 +326,7 @@ def sin(input):
 def cos(input):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:207):
+    Derivatives (derivatives.yaml:210):
         self: -(grad * sin(self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -349,7 +350,7 @@ def cos(input):
 def tanh(input):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:217):
+    Derivatives (derivatives.yaml:220):
         self: grad * (1 - result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -373,7 +374,7 @@ def tanh(input):
 def sigmoid(input):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:227):
+    Derivatives (derivatives.yaml:230):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -397,7 +398,7 @@ def sigmoid(input):
 def abs(input):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:239):
+    Derivatives (derivatives.yaml:242):
         self: grad * sign(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -421,7 +422,7 @@ def abs(input):
 def sign(input):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:254):
+    Derivatives (derivatives.yaml:257):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -442,7 +443,7 @@ def sign(input):
 def exp2(input):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:265):
+    Derivatives (derivatives.yaml:268):
         self: grad * result * 0.6931471805599453
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -466,7 +467,7 @@ def exp2(input):
 def expm1(input):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:275):
+    Derivatives (derivatives.yaml:278):
         self: grad * (result + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -490,7 +491,7 @@ def expm1(input):
 def log2(input):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:285):
+    Derivatives (derivatives.yaml:288):
         self: grad / (self * 0.6931471805599453)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -514,7 +515,7 @@ def log2(input):
 def log10(input):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:294):
+    Derivatives (derivatives.yaml:297):
         self: grad / (self * 2.302585092994046)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -538,7 +539,7 @@ def log10(input):
 def log1p(input):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:303):
+    Derivatives (derivatives.yaml:306):
         self: grad / (self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -562,7 +563,7 @@ def log1p(input):
 def rsqrt(input):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:313):
+    Derivatives (derivatives.yaml:316):
         self: -0.5 * grad * result * result * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -586,7 +587,7 @@ def rsqrt(input):
 def square(input):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:322):
+    Derivatives (derivatives.yaml:325):
         self: grad * 2 * self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -610,7 +611,7 @@ def square(input):
 def reciprocal(input):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:331):
+    Derivatives (derivatives.yaml:334):
         self: -grad * result * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -634,7 +635,7 @@ def reciprocal(input):
 def tan(input):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:342):
+    Derivatives (derivatives.yaml:345):
         self: grad * (1 + result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -658,7 +659,7 @@ def tan(input):
 def asin(input):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:351):
+    Derivatives (derivatives.yaml:354):
         self: grad / sqrt(1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -682,7 +683,7 @@ def asin(input):
 def acos(input):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:360):
+    Derivatives (derivatives.yaml:363):
         self: -grad / sqrt(1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -706,7 +707,7 @@ def acos(input):
 def atan(input):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:369):
+    Derivatives (derivatives.yaml:372):
         self: grad / (self * self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -730,7 +731,7 @@ def atan(input):
 def sinh(input):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:378):
+    Derivatives (derivatives.yaml:381):
         self: grad * cosh(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -754,7 +755,7 @@ def sinh(input):
 def cosh(input):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:387):
+    Derivatives (derivatives.yaml:390):
         self: grad * sinh(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -778,7 +779,7 @@ def cosh(input):
 def asinh(input):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:396):
+    Derivatives (derivatives.yaml:399):
         self: grad / sqrt(self * self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -802,7 +803,7 @@ def asinh(input):
 def acosh(input):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:405):
+    Derivatives (derivatives.yaml:408):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -826,7 +827,7 @@ def acosh(input):
 def atanh(input):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:414):
+    Derivatives (derivatives.yaml:417):
         self: grad / (1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -850,7 +851,7 @@ def atanh(input):
 def floor(input):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:426):
+    Derivatives (derivatives.yaml:429):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -871,7 +872,7 @@ def floor(input):
 def ceil(input):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:434):
+    Derivatives (derivatives.yaml:437):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -892,7 +893,7 @@ def ceil(input):
 def round(input, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:443):
+    Derivatives (derivatives.yaml:446):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -913,7 +914,7 @@ def round(input, *, decimals=0):
 def trunc(input):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:452):
+    Derivatives (derivatives.yaml:455):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -934,7 +935,7 @@ def trunc(input):
 def fix(input):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:460):
+    Derivatives (derivatives.yaml:463):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -955,7 +956,7 @@ def fix(input):
 def frac(input):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:468):
+    Derivatives (derivatives.yaml:471):
         self: grad
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -976,7 +977,7 @@ def frac(input):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:478):
+    Derivatives (derivatives.yaml:481):
         self: grad * finite_mask(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1000,7 +1001,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def deg2rad(input):
     """deg2rad(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:487):
+    Derivatives (derivatives.yaml:490):
         self: grad * 0.017453292519943295
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1021,7 +1022,7 @@ def deg2rad(input):
 def rad2deg(input):
     """rad2deg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:492):
+    Derivatives (derivatives.yaml:495):
         self: grad * 57.29577951308232
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1042,11 +1043,12 @@ def rad2deg(input):
 def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:502):
+    Derivatives (derivatives.yaml:505):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
     except ValueError as exc:
@@ -1072,11 +1074,12 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:515):
+    Derivatives (derivatives.yaml:519):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
     except ValueError as exc:
@@ -1102,11 +1105,12 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:527):
+    Derivatives (derivatives.yaml:532):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mul(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1133,11 +1137,12 @@ def mul(input, other):
 def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:540):
+    Derivatives (derivatives.yaml:546):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_default(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1165,11 +1170,12 @@ def div_default(input, other):
 def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:559):
+    Derivatives (derivatives.yaml:566):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pow(data_of(self), data_of(exponent))
     except ValueError as exc:
@@ -1199,11 +1205,12 @@ def pow(input, exponent):
 def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:579):
+    Derivatives (derivatives.yaml:587):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.maximum(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1231,11 +1238,12 @@ def maximum(input, other):
 def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:593):
+    Derivatives (derivatives.yaml:602):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.minimum(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1263,12 +1271,13 @@ def minimum(input, other):
 def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:607):
+    Derivatives (derivatives.yaml:617):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.where(data_of(condition), data_of(self), data_of(other))
     except ValueError as exc:
@@ -1295,7 +1304,7 @@ def where(condition, input, other):
 def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:623):
+    Derivatives (derivatives.yaml:634):
         self: masked(grad, clamp_mask(self, min, max))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1321,12 +1330,13 @@ def clamp_default(input, min=None, max=None):
 def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:642):
+    Derivatives (derivatives.yaml:653):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
     except ValueError as exc:
@@ -1359,7 +1369,7 @@ def clamp_Tensor(input, min=None, max=None):
 def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:655):
+    Derivatives (derivatives.yaml:667):
         self: masked(grad, clamp_mask(self, min, max))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -1385,12 +1395,13 @@ def clip_default(input, min=None, max=None):
 def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:663):
+    Derivatives (derivatives.yaml:675):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
     except ValueError as exc:
@@ -1423,11 +1434,12 @@ def clip_Tensor(input, min=None, max=None):
 def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:677):
+    Derivatives (derivatives.yaml:690):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
     except ValueError as exc:
@@ -1456,11 +1468,12 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:688):
+    Derivatives (derivatives.yaml:702):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor_divide(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1485,11 +1498,12 @@ def floor_divide(input, other):
 def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:699):
+    Derivatives (derivatives.yaml:714):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.remainder(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1516,11 +1530,12 @@ def remainder(input, other):
 def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:711):
+    Derivatives (derivatives.yaml:727):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmod(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1547,7 +1562,7 @@ def fmod(input, other):
 def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:722):
+    Derivatives (derivatives.yaml:739):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -1583,11 +1598,12 @@ def float_power(input, exponent):
 def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:734):
+    Derivatives (derivatives.yaml:751):
         self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmax(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1615,11 +1631,12 @@ def fmax(input, other):
 def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:744):
+    Derivatives (derivatives.yaml:762):
         self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmin(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1647,11 +1664,12 @@ def fmin(input, other):
 def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:754):
+    Derivatives (derivatives.yaml:773):
         self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
         other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan2(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1679,11 +1697,12 @@ def atan2(input, other):
 def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:764):
+    Derivatives (derivatives.yaml:784):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hypot(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1714,11 +1733,12 @@ def hypot(input, other):
 def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:774):
+    Derivatives (derivatives.yaml:795):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1746,11 +1766,12 @@ def logaddexp(input, other):
 def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:783):
+    Derivatives (derivatives.yaml:805):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp2(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1778,11 +1799,12 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:792):
+    Derivatives (derivatives.yaml:815):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.copysign(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1810,11 +1832,12 @@ def copysign(input, other):
 def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:804):
+    Derivatives (derivatives.yaml:828):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.xlogy(data_of(self), data_of(other))
     except ValueError as exc:
@@ -1842,11 +1865,12 @@ def xlogy(input, other):
 def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:816):
+    Derivatives (derivatives.yaml:841):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, end = promote_types(self, end)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
     except ValueError as exc:
@@ -1872,12 +1896,13 @@ def lerp_Scalar(input, end, weight):
 def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:826):
+    Derivatives (derivatives.yaml:852):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, end, weight = promote_types(self, end, weight)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
     except ValueError as exc:
@@ -1910,12 +1935,13 @@ def lerp_Tensor(input, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:837):
+    Derivatives (derivatives.yaml:864):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     except ValueError as exc:
@@ -1947,12 +1973,13 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:849):
+    Derivatives (derivatives.yaml:877):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     except ValueError as exc:
@@ -1985,7 +2012,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def logit(input, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:865):
+    Derivatives (derivatives.yaml:894):
         self: logit_grad(grad, self, eps)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2010,7 +2037,7 @@ def logit(input, eps=None):
 def erf(input):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:876):
+    Derivatives (derivatives.yaml:905):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2034,7 +2061,7 @@ def erf(input):
 def erfc(input):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:886):
+    Derivatives (derivatives.yaml:915):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2058,7 +2085,7 @@ def erfc(input):
 def erfinv(input):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:896):
+    Derivatives (derivatives.yaml:925):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2082,7 +2109,7 @@ def erfinv(input):
 def lgamma(input):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:906):
+    Derivatives (derivatives.yaml:935):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2106,7 +2133,7 @@ def lgamma(input):
 def digamma(input):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:915):
+    Derivatives (derivatives.yaml:944):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2130,7 +2157,7 @@ def digamma(input):
 def polygamma(n, input):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:926):
+    Derivatives (derivatives.yaml:955):
         self: grad * polygamma(n + 1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2155,7 +2182,7 @@ def polygamma(n, input):
 def special_gammaln(input):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:937):
+    Derivatives (derivatives.yaml:966):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2179,7 +2206,7 @@ def special_gammaln(input):
 def special_psi(input):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:946):
+    Derivatives (derivatives.yaml:975):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2203,7 +2230,7 @@ def special_psi(input):
 def special_expit(input):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:955):
+    Derivatives (derivatives.yaml:984):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2227,7 +2254,7 @@ def special_expit(input):
 def sinc(input):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:965):
+    Derivatives (derivatives.yaml:994):
         self: sinc_grad(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2251,7 +2278,7 @@ def sinc(input):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:980):
+    Derivatives (derivatives.yaml:1009):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2277,7 +2304,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:995):
+    Derivatives (derivatives.yaml:1024):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2303,7 +2330,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def amax(input, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1009):
+    Derivatives (derivatives.yaml:1038):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2330,7 +2357,7 @@ def amax(input, dim=None, keepdim=False):
 def amin(input, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1026):
+    Derivatives (derivatives.yaml:1055):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2357,7 +2384,7 @@ def amin(input, dim=None, keepdim=False):
 def max_dim(input, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1035):
+    Derivatives (derivatives.yaml:1064):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2387,7 +2414,7 @@ def max_dim(input, dim, keepdim=False):
 def max_default(input):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1050):
+    Derivatives (derivatives.yaml:1079):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2413,7 +2440,7 @@ def max_default(input):
 def min_dim(input, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1062):
+    Derivatives (derivatives.yaml:1091):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2443,7 +2470,7 @@ def min_dim(input, dim, keepdim=False):
 def min_default(input):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1070):
+    Derivatives (derivatives.yaml:1099):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2469,11 +2496,12 @@ def min_default(input):
 def max_other(input, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1081):
+    Derivatives (derivatives.yaml:1110):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_other(data_of(self), data_of(other))
     except ValueError as exc:
@@ -2501,11 +2529,12 @@ def max_other(input, other):
 def min_other(input, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1090):
+    Derivatives (derivatives.yaml:1120):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_other(data_of(self), data_of(other))
     except ValueError as exc:
@@ -2533,7 +2562,7 @@ def min_other(input, other):
 def logsumexp(input, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1099):
+    Derivatives (derivatives.yaml:1130):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2561,7 +2590,7 @@ def logsumexp(input, dim, keepdim=False):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1113):
+    Derivatives (derivatives.yaml:1144):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2590,7 +2619,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1131):
+    Derivatives (derivatives.yaml:1162):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2615,7 +2644,7 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1144):
+    Derivatives (derivatives.yaml:1175):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2643,7 +2672,7 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1158):
+    Derivatives (derivatives.yaml:1189):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2670,7 +2699,7 @@ def logcumsumexp(input, dim):
 def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1168):
+    Derivatives (derivatives.yaml:1199):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2697,7 +2726,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
 def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1179):
+    Derivatives (derivatives.yaml:1210):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2726,7 +2755,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
 def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1192):
+    Derivatives (derivatives.yaml:1223):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2753,7 +2782,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
 def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1199):
+    Derivatives (derivatives.yaml:1230):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2778,7 +2807,7 @@ def var_unbiased(input, unbiased=True):
 def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1206):
+    Derivatives (derivatives.yaml:1237):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2807,7 +2836,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
 def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1213):
+    Derivatives (derivatives.yaml:1244):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2834,7 +2863,7 @@ def std_unbiased(input, unbiased=True):
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1220):
+    Derivatives (derivatives.yaml:1251):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2864,7 +2893,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1228):
+    Derivatives (derivatives.yaml:1259):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2896,7 +2925,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1236):
+    Derivatives (derivatives.yaml:1267):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2922,7 +2951,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1244):
+    Derivatives (derivatives.yaml:1275):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2948,7 +2977,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1254):
+    Derivatives (derivatives.yaml:1285):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -2978,7 +3007,7 @@ def median_dim(input, dim, keepdim=False):
 def median_default(input):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1262):
+    Derivatives (derivatives.yaml:1293):
         self: evenly_distribute(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3004,7 +3033,7 @@ def median_default(input):
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1273):
+    Derivatives (derivatives.yaml:1304):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3032,7 +3061,7 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1281):
+    Derivatives (derivatives.yaml:1312):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3060,7 +3089,7 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1289):
+    Derivatives (derivatives.yaml:1320):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3090,7 +3119,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1297):
+    Derivatives (derivatives.yaml:1328):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3104,7 +3133,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1305):
+    Derivatives (derivatives.yaml:1336):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3118,7 +3147,7 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1312):
+    Derivatives (derivatives.yaml:1343):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3132,7 +3161,7 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1321):
+    Derivatives (derivatives.yaml:1352):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3146,7 +3175,7 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1330):
+    Derivatives (derivatives.yaml:1361):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3160,7 +3189,7 @@ def count_nonzero(input, dim=None):
 def sort(input, dim=-1, descending=False, *, stable=False):
     """sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1342):
+    Derivatives (derivatives.yaml:1373):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3188,7 +3217,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1355):
+    Derivatives (derivatives.yaml:1386):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3202,7 +3231,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 def msort(input):
     """msort(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1361):
+    Derivatives (derivatives.yaml:1392):
         self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3227,7 +3256,7 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1367):
+    Derivatives (derivatives.yaml:1398):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3255,7 +3284,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1375):
+    Derivatives (derivatives.yaml:1406):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3285,7 +3314,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1390):
+    Derivatives (derivatives.yaml:1421):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3309,7 +3338,7 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1402):
+    Derivatives (derivatives.yaml:1433):
         self: transpose(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3332,7 +3361,7 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1413):
+    Derivatives (derivatives.yaml:1444):
         self: permute(grad, inverse_permutation(dims))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3354,7 +3383,7 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1424):
+    Derivatives (derivatives.yaml:1455):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3378,7 +3407,7 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1437):
+    Derivatives (derivatives.yaml:1468):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3402,7 +3431,7 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1451):
+    Derivatives (derivatives.yaml:1482):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3426,7 +3455,7 @@ def unsqueeze(input, dim):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1462):
+    Derivatives (derivatives.yaml:1493):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3450,7 +3479,7 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1473):
+    Derivatives (derivatives.yaml:1504):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3474,7 +3503,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1484):
+    Derivatives (derivatives.yaml:1515):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3498,7 +3527,7 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1492):
+    Derivatives (derivatives.yaml:1523):
         self: swapaxes(grad, axis0, axis1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3521,7 +3550,7 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1499):
+    Derivatives (derivatives.yaml:1530):
         self: swapdims(grad, dim0, dim1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3544,7 +3573,7 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1506):
+    Derivatives (derivatives.yaml:1537):
         self: movedim(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3567,7 +3596,7 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1514):
+    Derivatives (derivatives.yaml:1545):
         self: moveaxis(grad, destination, source)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3590,7 +3619,7 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1521):
+    Derivatives (derivatives.yaml:1552):
         self: t(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3611,7 +3640,7 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1530):
+    Derivatives (derivatives.yaml:1561):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -3636,7 +3665,7 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1539):
+    Derivatives (derivatives.yaml:1570):
         self: sum_to(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3660,7 +3689,7 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1547):
+    Derivatives (derivatives.yaml:1578):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3687,7 +3716,7 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1557):
+    Derivatives (derivatives.yaml:1588):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3713,7 +3742,7 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1565):
+    Derivatives (derivatives.yaml:1596):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -3738,7 +3767,7 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1574):
+    Derivatives (derivatives.yaml:1605):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -3763,7 +3792,7 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1583):
+    Derivatives (derivatives.yaml:1614):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3790,7 +3819,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1594):
+    Derivatives (derivatives.yaml:1625):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3814,7 +3843,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1604):
+    Derivatives (derivatives.yaml:1635):
         tensors: split_like(grad, dim, tensors.shape)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -3836,7 +3865,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1615):
+    Derivatives (derivatives.yaml:1646):
         tensors: unstack(grad, dim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -3857,7 +3886,7 @@ def stack(tensors, dim=0):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1626):
+    Derivatives (derivatives.yaml:1657):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3881,7 +3910,7 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1636):
+    Derivatives (derivatives.yaml:1667):
         self: cat(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3905,7 +3934,7 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1644):
+    Derivatives (derivatives.yaml:1675):
         self: stack(grads, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3929,7 +3958,7 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1654):
+    Derivatives (derivatives.yaml:1685):
         self: flip(grad, dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3951,7 +3980,7 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1662):
+    Derivatives (derivatives.yaml:1693):
         self: roll(grad, negated(shifts), dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3974,7 +4003,7 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1670):
+    Derivatives (derivatives.yaml:1701):
         self: repeat_backward(grad, repeats, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3999,7 +4028,7 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1681):
+    Derivatives (derivatives.yaml:1712):
         self: repeat_backward(grad, dims, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4024,7 +4053,7 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1688):
+    Derivatives (derivatives.yaml:1719):
         self: tril(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4046,7 +4075,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1696):
+    Derivatives (derivatives.yaml:1727):
         self: triu(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4068,7 +4097,7 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1704):
+    Derivatives (derivatives.yaml:1735):
         self: diag_backward(grad, self.shape, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4093,7 +4122,7 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1712):
+    Derivatives (derivatives.yaml:1743):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4117,7 +4146,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def ravel(input):
     """ravel(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1724):
+    Derivatives (derivatives.yaml:1755):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4141,7 +4170,7 @@ def ravel(input):
 def atleast_1d(input):
     """atleast_1d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1733):
+    Derivatives (derivatives.yaml:1764):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4165,7 +4194,7 @@ def atleast_1d(input):
 def atleast_2d(input):
     """atleast_2d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1739):
+    Derivatives (derivatives.yaml:1770):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4189,7 +4218,7 @@ def atleast_2d(input):
 def atleast_3d(input):
     """atleast_3d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1745):
+    Derivatives (derivatives.yaml:1776):
         self: reshape(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4213,7 +4242,7 @@ def atleast_3d(input):
 def hstack(tensors):
     """hstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1751):
+    Derivatives (derivatives.yaml:1782):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -4234,7 +4263,7 @@ def hstack(tensors):
 def vstack(tensors):
     """vstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1759):
+    Derivatives (derivatives.yaml:1790):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -4255,7 +4284,7 @@ def vstack(tensors):
 def row_stack(tensors):
     """row_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1767):
+    Derivatives (derivatives.yaml:1798):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -4276,7 +4305,7 @@ def row_stack(tensors):
 def dstack(tensors):
     """dstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1773):
+    Derivatives (derivatives.yaml:1804):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -4297,7 +4326,7 @@ def dstack(tensors):
 def column_stack(tensors):
     """column_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1781):
+    Derivatives (derivatives.yaml:1812):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -4318,7 +4347,7 @@ def column_stack(tensors):
 def tensor_split(input, indices_or_sections, dim=0):
     """tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1789):
+    Derivatives (derivatives.yaml:1820):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4346,7 +4375,7 @@ def tensor_split(input, indices_or_sections, dim=0):
 def hsplit(input, indices_or_sections):
     """hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1798):
+    Derivatives (derivatives.yaml:1829):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4374,7 +4403,7 @@ def hsplit(input, indices_or_sections):
 def vsplit(input, indices_or_sections):
     """vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1806):
+    Derivatives (derivatives.yaml:1837):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4402,7 +4431,7 @@ def vsplit(input, indices_or_sections):
 def dsplit(input, indices_or_sections):
     """dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1812):
+    Derivatives (derivatives.yaml:1843):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4430,7 +4459,7 @@ def dsplit(input, indices_or_sections):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1820):
+    Derivatives (derivatives.yaml:1851):
         self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
         prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
@@ -4464,7 +4493,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trapezoid_x(y, x, *, dim=-1):
     """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1830):
+    Derivatives (derivatives.yaml:1861):
         y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
@@ -4495,7 +4524,7 @@ def trapezoid_x(y, x, *, dim=-1):
 def trapezoid_dx(y, *, dx=1, dim=-1):
     """trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1838):
+    Derivatives (derivatives.yaml:1869):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -4520,7 +4549,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
 def repeat_interleave_self_int(input, repeats, dim=None):
     """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1845):
+    Derivatives (derivatives.yaml:1876):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4546,7 +4575,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
     """repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1852):
+    Derivatives (derivatives.yaml:1883):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
         repeats: non_differentiable
     """
@@ -4573,7 +4602,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
 def rot90(input, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
 
-    Derivatives (derivatives.yaml:1859):
+    Derivatives (derivatives.yaml:1890):
         self: rot90(grad, -k, dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4596,7 +4625,7 @@ def rot90(input, k=1, dims=(0, 1)):
 def flipud(input):
     """flipud(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1867):
+    Derivatives (derivatives.yaml:1898):
         self: flipud(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4617,7 +4646,7 @@ def flipud(input):
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1872):
+    Derivatives (derivatives.yaml:1903):
         self: fliplr(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4638,7 +4667,7 @@ def fliplr(input):
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:1883):
+    Derivatives (derivatives.yaml:1914):
         self: getitem_backward(grad, self.shape, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4663,7 +4692,7 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:1906):
+    Derivatives (derivatives.yaml:1937):
         self: getitem(grad, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -4685,7 +4714,7 @@ def getitem_backward(input, shape, index):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1914):
+    Derivatives (derivatives.yaml:1945):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
@@ -4712,7 +4741,7 @@ def gather(input, dim, index):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1926):
+    Derivatives (derivatives.yaml:1957):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -4738,7 +4767,7 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1935):
+    Derivatives (derivatives.yaml:1966):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -4765,7 +4794,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1944):
+    Derivatives (derivatives.yaml:1975):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -4794,7 +4823,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1955):
+    Derivatives (derivatives.yaml:1986):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -4825,7 +4854,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1966):
+    Derivatives (derivatives.yaml:1997):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -4851,7 +4880,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1974):
+    Derivatives (derivatives.yaml:2005):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -4880,7 +4909,7 @@ def scatter_add(input, dim, index, src):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1984):
+    Derivatives (derivatives.yaml:2015):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -4906,7 +4935,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:1994):
+    Derivatives (derivatives.yaml:2025):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -4936,7 +4965,7 @@ def masked_fill_Tensor(input, mask, value):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2003):
+    Derivatives (derivatives.yaml:2034):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -4963,7 +4992,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2013):
+    Derivatives (derivatives.yaml:2044):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -4989,7 +5018,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2034):
+    Derivatives (derivatives.yaml:2065):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -5020,7 +5049,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2055):
+    Derivatives (derivatives.yaml:2086):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -5049,7 +5078,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2064):
+    Derivatives (derivatives.yaml:2095):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -5078,7 +5107,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:2072):
+    Derivatives (derivatives.yaml:2103):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -5107,7 +5136,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:2080):
+    Derivatives (derivatives.yaml:2111):
         self: grad * tensor
         tensor: grad * self
     """
@@ -5136,7 +5165,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2088):
+    Derivatives (derivatives.yaml:2119):
         self: grad * other
         other: grad * self
     """
@@ -5165,7 +5194,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2094):
+    Derivatives (derivatives.yaml:2125):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -5196,7 +5225,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:2104):
+    Derivatives (derivatives.yaml:2135):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -5225,7 +5254,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2112):
+    Derivatives (derivatives.yaml:2143):
         tensors: einsum_backward(grad, equation, tensors)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5247,7 +5276,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:2129):
+    Derivatives (derivatives.yaml:2160):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -5280,7 +5309,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2141):
+    Derivatives (derivatives.yaml:2172):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -5311,7 +5340,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2150):
+    Derivatives (derivatives.yaml:2181):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -5347,7 +5376,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2162):
+    Derivatives (derivatives.yaml:2193):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -5383,7 +5412,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2172):
+    Derivatives (derivatives.yaml:2203):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -5415,7 +5444,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2181):
+    Derivatives (derivatives.yaml:2212):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -5447,7 +5476,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2191):
+    Derivatives (derivatives.yaml:2222):
         self: trace_backward(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5471,7 +5500,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2200):
+    Derivatives (derivatives.yaml:2231):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5494,7 +5523,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2211):
+    Derivatives (derivatives.yaml:2242):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5518,7 +5547,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2216):
+    Derivatives (derivatives.yaml:2247):
         A: det_backward(grad, A, result)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5543,7 +5572,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2228):
+    Derivatives (derivatives.yaml:2259):
         self: det_backward(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5569,7 +5598,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2233):
+    Derivatives (derivatives.yaml:2264):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5593,7 +5622,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2243):
+    Derivatives (derivatives.yaml:2274):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5618,7 +5647,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2249):
+    Derivatives (derivatives.yaml:2280):
         self: logabsdet_backward(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5642,7 +5671,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2254):
+    Derivatives (derivatives.yaml:2285):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -5672,7 +5701,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2268):
+    Derivatives (derivatives.yaml:2299):
         A: cholesky_backward(grad, result, upper)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5696,7 +5725,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2278):
+    Derivatives (derivatives.yaml:2309):
         self: cholesky_backward(grad, result, upper)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5721,7 +5750,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2283):
+    Derivatives (derivatives.yaml:2314):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5747,7 +5776,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2293):
+    Derivatives (derivatives.yaml:2324):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5771,7 +5800,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2300):
+    Derivatives (derivatives.yaml:2331):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5798,7 +5827,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2311):
+    Derivatives (derivatives.yaml:2342):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5827,7 +5856,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2324):
+    Derivatives (derivatives.yaml:2355):
         A: svdvals_backward(grad, A)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5850,7 +5879,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2333):
+    Derivatives (derivatives.yaml:2364):
         A: pinv_backward(grad, result, A)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5875,7 +5904,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2343):
+    Derivatives (derivatives.yaml:2374):
         self: pinv_backward(grad, result, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5901,7 +5930,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2350):
+    Derivatives (derivatives.yaml:2381):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5934,7 +5963,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2359):
+    Derivatives (derivatives.yaml:2390):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5962,7 +5991,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2366):
+    Derivatives (derivatives.yaml:2397):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -5995,7 +6024,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2378):
+    Derivatives (derivatives.yaml:2409):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -6026,7 +6055,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2389):
+    Derivatives (derivatives.yaml:2420):
         tensors: multi_dot_backward(grad, tensors)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6047,7 +6076,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2399):
+    Derivatives (derivatives.yaml:2430):
         A: matrix_power_backward(grad, A, n)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6071,7 +6100,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2410):
+    Derivatives (derivatives.yaml:2441):
         self: matrix_power_backward(grad, self, n)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6096,7 +6125,7 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2422):
+    Derivatives (derivatives.yaml:2453):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6124,7 +6153,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2444):
+    Derivatives (derivatives.yaml:2475):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6153,7 +6182,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2451):
+    Derivatives (derivatives.yaml:2482):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6181,7 +6210,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2472):
+    Derivatives (derivatives.yaml:2503):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6209,7 +6238,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2486):
+    Derivatives (derivatives.yaml:2517):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6237,7 +6266,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2497):
+    Derivatives (derivatives.yaml:2528):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6265,7 +6294,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2509):
+    Derivatives (derivatives.yaml:2540):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6293,7 +6322,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2525):
+    Derivatives (derivatives.yaml:2556):
         self: where(result <= 0, 0.0, grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6317,7 +6346,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2540):
+    Derivatives (derivatives.yaml:2571):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6344,7 +6373,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2551):
+    Derivatives (derivatives.yaml:2582):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6371,7 +6400,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2561):
+    Derivatives (derivatives.yaml:2592):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6395,7 +6424,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2574):
+    Derivatives (derivatives.yaml:2605):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6419,7 +6448,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2583):
+    Derivatives (derivatives.yaml:2614):
         input: grad * selu_slope(input)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6442,7 +6471,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2591):
+    Derivatives (derivatives.yaml:2622):
         self: grad * normal_pdf(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6466,7 +6495,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2597):
+    Derivatives (derivatives.yaml:2628):
         input: grad * gelu_derivative(input, approximate)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6490,7 +6519,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2607):
+    Derivatives (derivatives.yaml:2638):
         input: grad * silu_derivative(input)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6513,7 +6542,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2613):
+    Derivatives (derivatives.yaml:2644):
         input: grad * softplus_slope(input, beta, threshold)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6538,7 +6567,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2623):
+    Derivatives (derivatives.yaml:2654):
         input: grad * mish_derivative(input)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6561,7 +6590,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2629):
+    Derivatives (derivatives.yaml:2660):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6586,7 +6615,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2642):
+    Derivatives (derivatives.yaml:2673):
         input: grad * hardsigmoid_slope(input)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6609,7 +6638,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2649):
+    Derivatives (derivatives.yaml:2680):
         input: grad * hardswish_slope(input)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6632,7 +6661,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2656):
+    Derivatives (derivatives.yaml:2687):
         input: grad * sigmoid(-input)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6655,7 +6684,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2664):
+    Derivatives (derivatives.yaml:2695):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -6681,7 +6710,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2679):
+    Derivatives (derivatives.yaml:2710):
         input: matmul(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -6715,7 +6744,7 @@ def linear(input, weight, bias=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2693):
+    Derivatives (derivatives.yaml:2724):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -6750,7 +6779,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2710):
+    Derivatives (derivatives.yaml:2741):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -6780,7 +6809,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2723):
+    Derivatives (derivatives.yaml:2754):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -6811,7 +6840,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2735):
+    Derivatives (derivatives.yaml:2766):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -6843,7 +6872,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2750):
+    Derivatives (derivatives.yaml:2781):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
@@ -6875,7 +6904,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2778):
+    Derivatives (derivatives.yaml:2809):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -6914,7 +6943,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2792):
+    Derivatives (derivatives.yaml:2823):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -6953,7 +6982,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2804):
+    Derivatives (derivatives.yaml:2835):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -6992,7 +7021,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2819):
+    Derivatives (derivatives.yaml:2850):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7031,7 +7060,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2831):
+    Derivatives (derivatives.yaml:2862):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7070,7 +7099,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2843):
+    Derivatives (derivatives.yaml:2874):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7109,7 +7138,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:2859):
+    Derivatives (derivatives.yaml:2890):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -7143,7 +7172,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2874):
+    Derivatives (derivatives.yaml:2905):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7169,7 +7198,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2884):
+    Derivatives (derivatives.yaml:2915):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7198,7 +7227,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2892):
+    Derivatives (derivatives.yaml:2923):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7224,7 +7253,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2905):
+    Derivatives (derivatives.yaml:2936):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7253,7 +7282,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2915):
+    Derivatives (derivatives.yaml:2946):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7281,7 +7310,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2924):
+    Derivatives (derivatives.yaml:2955):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7310,7 +7339,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:2937):
+    Derivatives (derivatives.yaml:2968):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7336,7 +7365,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2948):
+    Derivatives (derivatives.yaml:2979):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7359,7 +7388,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2957):
+    Derivatives (derivatives.yaml:2988):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7382,7 +7411,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2970):
+    Derivatives (derivatives.yaml:3001):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7407,7 +7436,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:2984):
+    Derivatives (derivatives.yaml:3015):
         output_grad: repad(grad, pad, mode)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7429,7 +7458,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2996):
+    Derivatives (derivatives.yaml:3027):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

@@ -1,0 +1,74 @@
+"""PyTorch's type promotion for elementwise ops with several Tensor inputs.
+
+numpy promotes by value ranges (float32 * int64 -> float64; a 0-d float64 array upcasts a
+float32 array); PyTorch promotes by category (bool < integer < floating) and lets
+dimensioned tensors decide before 0-d tensors, and those before Python numbers:
+
+    float32 * int64 -> float32        float32 * tensor(2.0, float64) -> float32
+    int64 * 2.5     -> float32 (the default dtype)        int32 + int64 -> int64
+
+Entries in derivatives.yaml with ``promote: [self, other]`` call :func:`promote_types` on
+those inputs first; an input of another dtype is cast with the differentiable ``.to``, so
+its gradient comes back in its own dtype.
+"""
+import functools
+
+import numpy as np
+
+from minigrad._dtypes import get_default_dtype
+from minigrad._tensor import Tensor
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def promote_types(*values):
+    """``values`` with every Tensor among them cast to PyTorch's result dtype (None and
+    Python numbers are returned as they are)."""
+    if len(values) == 2:  # the common case, kept quick: two tensors of one dtype
+        a, b = values
+        if isinstance(a, Tensor):
+            if isinstance(b, Tensor):
+                if a._data.dtype is b._data.dtype:
+                    return values
+            elif b.__class__ is float and a._data.dtype.kind == "f":
+                return values
+    target = result_dtype(values)
+    if target is None:
+        return values
+    return tuple(v.to(target) if isinstance(v, Tensor) and v._data.dtype != target else v
+                 for v in values)
+
+
+def result_dtype(values):
+    """The numpy dtype PyTorch's promotion gives ``values`` (None without any Tensor)."""
+    dimensioned, zero_dim, scalar = [], [], -1
+    for v in values:
+        if isinstance(v, Tensor):
+            (dimensioned if v._data.ndim else zero_dim).append(v._data.dtype)
+        elif isinstance(v, (bool, np.bool_)):
+            scalar = max(scalar, 0)
+        elif isinstance(v, (int, np.integer)):
+            scalar = max(scalar, 1)
+        elif isinstance(v, (float, np.floating)):
+            scalar = max(scalar, 2)
+    result = _combine(dimensioned)
+    zero = _combine(zero_dim)
+    if zero is not None and (result is None or _category(zero) > _category(result)):
+        result = zero
+    if result is None:
+        return None
+    if scalar > _category(result):
+        result = np.dtype(get_default_dtype()) if scalar == 2 else np.dtype(np.int64)
+    return result
+
+
+def _category(dtype):
+    return _CATEGORY.get(dtype.kind, 3)
+
+
+def _combine(dtypes):
+    """Within the highest category present, numpy's promotion (int32 + int64 -> int64)."""
+    if not dtypes:
+        return None
+    top = max(_category(d) for d in dtypes)
+    return functools.reduce(np.promote_types, [d for d in dtypes if _category(d) == top])
