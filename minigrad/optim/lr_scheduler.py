@@ -325,7 +325,33 @@ class CosineAnnealingLR(LRScheduler):
                 for base_lr in self.base_lrs]
 
 
-class OneCycleLR(LRScheduler):
+class _MomentumCycle:
+    """OneCycleLR's and CyclicLR's ``cycle_momentum``: momentum (or Adam's beta1) moves
+    opposite to the learning rate, between ``base_momentum`` and ``max_momentum``."""
+
+    def _init_momentum(self, optimizer, max_momentum, base_momentum, last_epoch):
+        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+            raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
+                             "option enabled")
+        self.use_beta1 = "betas" in optimizer.defaults
+        max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+        base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+        if last_epoch == -1:
+            for m_momentum, b_momentum, group in zip(max_momentums, base_momentums,
+                                                     optimizer.param_groups):
+                self._set_momentum(group, m_momentum)
+                group["max_momentum"] = m_momentum
+                group["base_momentum"] = b_momentum
+        return max_momentums, base_momentums
+
+    def _set_momentum(self, group, momentum):
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+
+class OneCycleLR(_MomentumCycle, LRScheduler):
     """The 1cycle policy (Smith): warm up to ``max_lr`` then anneal far below the start,
     cycling momentum (or Adam's beta1) the other way.  Step it after every batch.
 
@@ -386,26 +412,6 @@ class OneCycleLR(LRScheduler):
                           "max_momentum")]
         return [phase(warmup_end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
                 phase(self.total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
-
-    def _init_momentum(self, optimizer, max_momentum, base_momentum, last_epoch):
-        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-            raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
-                             "option enabled")
-        self.use_beta1 = "betas" in optimizer.defaults
-        max_momentums = _per_group("max_momentum", optimizer, max_momentum)
-        base_momentums = _per_group("base_momentum", optimizer, base_momentum)
-        if last_epoch == -1:
-            for m_momentum, b_momentum, group in zip(max_momentums, base_momentums,
-                                                     optimizer.param_groups):
-                self._set_momentum(group, m_momentum)
-                group["max_momentum"] = m_momentum
-                group["base_momentum"] = b_momentum
-
-    def _set_momentum(self, group, momentum):
-        if self.use_beta1:
-            group["betas"] = (momentum, *group["betas"][1:])
-        else:
-            group["momentum"] = momentum
 
     def _anneal(self, start, end, pct):
         if self._anneal_func_type == "cos":
@@ -795,7 +801,7 @@ class ChainedScheduler(_CompositeState, LRScheduler):
         self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
 
 
-class CyclicLR(LRScheduler):
+class CyclicLR(_MomentumCycle, LRScheduler):
     """Cycle the lr between ``base_lr`` and ``max_lr`` (Smith's cyclical learning rates),
     with momentum (or Adam's beta1) cycling the other way.  Step it after every batch.
 
@@ -829,29 +835,13 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            self._init_momentum(optimizer, base_momentum, max_momentum, last_epoch)
+            self._init_momentum(optimizer, max_momentum, base_momentum, last_epoch)
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
-    def _init_momentum(self, optimizer, base_momentum, max_momentum, last_epoch):
-        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-            raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
-                             "option enabled")
-        self.use_beta1 = "betas" in optimizer.defaults
-        self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
-        self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
-        if last_epoch == -1:
-            for m_momentum, b_momentum, group in zip(self.max_momentums, self.base_momentums,
-                                                     optimizer.param_groups):
-                self._set_momentum(group, m_momentum)
-                group["max_momentum"] = m_momentum
-                group["base_momentum"] = b_momentum
-
-    def _set_momentum(self, group, momentum):
-        if self.use_beta1:
-            group["betas"] = (momentum, *group["betas"][1:])
-        else:
-            group["momentum"] = momentum
+    def _init_momentum(self, optimizer, max_momentum, base_momentum, last_epoch):
+        self.max_momentums, self.base_momentums = super()._init_momentum(
+            optimizer, max_momentum, base_momentum, last_epoch)
 
     def _init_scale_fn(self):
         # The built-in modes fix the scale mode, as PyTorch's do.

@@ -19,7 +19,24 @@ def _index(idx, size, owner):
     return idx % size
 
 
-class Sequential(Module):
+class _NumberedModules(Module):
+    """Sequential's and ModuleList's shared behaviour: children numbered 0, 1, ... in order."""
+
+    def __delitem__(self, idx):
+        keys = list(self._modules)
+        for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self), self)]]):
+            delattr(self, key)
+        # keep the numbering contiguous, as torch does
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+class Sequential(_NumberedModules):
     """Modules called in order, each on the previous one's output."""
 
     def __init__(self, *args):
@@ -39,19 +56,6 @@ class Sequential(Module):
     def __setitem__(self, idx, module):
         key = list(self._modules)[_index(idx, len(self), self)]
         setattr(self, key, module)
-
-    def __delitem__(self, idx):
-        keys = list(self._modules)
-        for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self), self)]]):
-            delattr(self, key)
-        # keep the numbering contiguous, as torch does
-        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
 
     def __add__(self, other):
         if not isinstance(other, Sequential):
@@ -92,7 +96,7 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_NumberedModules):
     """A list of modules whose parameters the parent registers."""
 
     def __init__(self, modules=None):
@@ -107,18 +111,6 @@ class ModuleList(Module):
 
     def __setitem__(self, idx, module):
         setattr(self, str(_index(idx, len(self), self)), module)
-
-    def __delitem__(self, idx):
-        keys = list(self._modules)
-        for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self), self)]]):
-            delattr(self, key)
-        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
 
     def __iadd__(self, modules):
         return self.extend(modules)
