@@ -76,7 +76,7 @@ def namespace_for(device_type):
     """
     entry = _BY_DEVICE.get(device_type)
     if entry is None:
-        from minigrad._device import CUDA_UNAVAILABLE
+        from minigrad._device import CUDA_UNAVAILABLE  # lazily: _device imports this layer
         raise RuntimeError(CUDA_UNAVAILABLE)
     return entry[0]
 
