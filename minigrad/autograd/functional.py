@@ -187,6 +187,8 @@ def stack_rows(rows, output, x):
     if all(r is None for r in rows):
         return _zeros_like(x, shape)
     rows = [_zeros_like(x) if r is None else r for r in rows]
+    if len(rows) == 1:  # a scalar output (a gradient): nothing to stack
+        return rows[0].reshape(shape)
     if any(r.requires_grad or tangent_of(r) is not None for r in rows):
         # at call time: the generated ops import the Tensor, which imports autograd
         from minigrad._generated.functions import stack
@@ -232,7 +234,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     >>> jvp(lambda x: x ** 2, minigrad.tensor([1.0, 2.0]), minigrad.ones(2))[1]
     tensor([2., 4.])
     """
-    forward_ad = require_forward_ad("minigrad.autograd.functional.jvp")
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=create_graph)
@@ -246,6 +247,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
                                "element.")
         else:
             v = (_tensor._wrap(namespace_of(inputs[0]._data).ones_like(inputs[0]._data)),)
+        forward_ad = require_forward_ad("minigrad.autograd.functional.jvp")
         with forward_ad.dual_level():
             duals = tuple(forward_ad.make_dual(inp, t) for inp, t in zip(inputs, v))
             is_outputs_tuple, outputs = _as_tuple(
@@ -288,8 +290,9 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
                            '`strategy="reverse-mode"`.')
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     if not vectorize:
+        # (PyTorch's message, missing space included)
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
-                                  "Hessian is only implemented for `vectorize=True`.")
+                                  "Hessian isonly implemented for `vectorize=True`.")
     forward_ad = require_forward_ad('jacobian(strategy="forward-mode")')
     numels = tuple(inp.numel() for inp in inputs)
     basis = _construct_standard_basis_for(inputs, numels)
