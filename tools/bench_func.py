@@ -86,7 +86,7 @@ WORKLOADS = {
 
 def check_same(ours, theirs, dtype):
     tol = 1e-4 if dtype == np.float32 else 1e-9
-    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=tol, atol=tol)
 
 
 def main():

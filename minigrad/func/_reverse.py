@@ -196,9 +196,9 @@ def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn)``: ``vjp_fn(cotangents)`` is the tuple of
     vector-Jacobian products, one per primal, as ``torch.func.vjp``.
 
-    >>> out, vjp_fn = minigrad.func.vjp(minigrad.sin, minigrad.tensor([0.0, 1.0]))
+    >>> out, vjp_fn = minigrad.func.vjp(lambda x: x ** 2, minigrad.tensor([1.0, 2.0]))
     >>> vjp_fn(minigrad.ones(2))
-    (tensor([1.0000, 0.5403]),)
+    (tensor([2., 4.]),)
     """
     return _vjp(func, primals, None, has_aux)
 
@@ -248,9 +248,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     row is one backward pass (minigrad has no ``vmap`` to batch them; ``chunk_size`` is
     accepted and checked, and does not change the result).
 
-    >>> minigrad.func.jacrev(minigrad.sin)(minigrad.tensor([0.0, 1.0]))
-    tensor([[1.0000, 0.0000],
-            [0.0000, 0.5403]])
+    >>> minigrad.func.jacrev(lambda x: x ** 2)(minigrad.tensor([1.0, 2.0]))
+    tensor([[2., 0.],
+            [0., 4.]])
     """
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
