@@ -85,6 +85,26 @@ def test_hessian_forward_over_reverse_matches_torch():
 
 
 @needs_forward_ad
+def test_reverse_over_forward_and_a_hessian_differentiated_outside():
+    f = (lambda x: (x.tanh() ** 2).sum() * x[0])
+    compare(lambda L: L.func.jacrev(L.func.jacfwd(f))(randn(L, 3)))
+    compare(lambda L: L.func.grad(lambda x: L.func.jvp(
+        lambda y: y.sin() * y, (x,), (randn(L, 3, seed=2),))[1].sum())(randn(L, 3)))
+
+    def jvp_of_an_input_that_requires_grad(L):
+        x = randn(L, 3, requires_grad=True)
+        out, tangent = L.func.jvp(lambda y: y.exp() * y, (x,), (randn(L, 3, seed=2),))
+        return out, tangent, L.autograd.grad(tangent.sum(), x)
+    compare(jvp_of_an_input_that_requires_grad)
+
+    def hessian_through_a_weight_that_requires_grad(L):
+        w = randn(L, 4, 4, requires_grad=True)
+        h = L.func.hessian(lambda x: ((w @ x).tanh() ** 2).sum())(randn(L, 4, seed=3))
+        return h, L.autograd.grad(h.sum(), w)
+    compare(hessian_through_a_weight_that_requires_grad)
+
+
+@needs_forward_ad
 def test_linearize_matches_jvp():
     def program(L):
         out, jvp_fn = L.func.linearize(lambda x: (x.sin(), x.exp().sum()), randn(L, 3))
