@@ -49,13 +49,13 @@ def test_buffers_are_swapped_and_the_module_is_restored_after_an_error():
     for L in (mg, torch):
         bn = L.nn.BatchNorm1d(2).double().eval()
         mean = L.tensor([10.0, 20.0], dtype=L.float64)
-        out = L.func.functional_call(bn, {"running_mean": mean}, (L.zeros(3, 2,
-                                                                           dtype=L.float64),))
-        np.testing.assert_allclose(out.detach().numpy(), np.tile([-10.0, -20.0], (3, 1)) / np.sqrt(1 + 1e-5))
+        zeros = L.zeros(3, 2, dtype=L.float64)
+        out = L.func.functional_call(bn, {"running_mean": mean}, (zeros,))
+        expected = np.tile([-10.0, -20.0], (3, 1)) / np.sqrt(1 + 1e-5)
+        np.testing.assert_allclose(out.detach().numpy(), expected)
         assert bn.running_mean.tolist() == [0.0, 0.0]
-        with pytest.raises(RuntimeError):
-            L.func.functional_call(bn, {"running_mean": mean}, (L.zeros(3, 5,
-                                                                        dtype=L.float64),))
+        with pytest.raises(RuntimeError):  # 5 features for a 2-feature layer
+            L.func.functional_call(bn, {"running_mean": mean}, (L.zeros(3, 5, dtype=L.float64),))
         assert bn.running_mean.tolist() == [0.0, 0.0]
         assert isinstance(bn.weight, L.nn.Parameter)
 
