@@ -33,6 +33,15 @@ def require_forward_ad(api):
     return module
 
 
+def forward_ad_for_a_new_level():
+    """forward_ad, when a level can be opened here (none is open), else None."""
+    module = forward_ad_or_none()
+    state = getattr(module, "state", None)  # forward_ad's switches; level -1: none open
+    if state is None or getattr(state, "level", 0) >= 0:
+        return None
+    return module
+
+
 def tangent_of(tensor):
     """The forward-mode tangent of ``tensor`` at the current level, or None."""
     module = forward_ad_or_none()

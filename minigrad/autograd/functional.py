@@ -5,11 +5,12 @@ Inputs and outputs are a Tensor or a tuple of Tensors.  A Jacobian block for out
 ``o`` and input ``x`` has shape ``o.shape + x.shape``; with tuples, ``result[i][j]``
 is the block of output ``i`` and input ``j``.
 
-Reverse-mode Jacobians take one backward pass per output element: minigrad has no
-batched backward (PyTorch's ``is_grads_batched``), so ``vectorize=True`` gives the
-same values by the same loop.  ``jvp`` and ``strategy="forward-mode"`` use
-``minigrad.autograd.forward_ad``; forward-mode Jacobians push all the basis tangents
-through ``f`` at once, as a batch.
+Reverse-mode Jacobians take one backward pass per output element; with
+``vectorize=True`` (and in ``minigrad.func.jacrev``) one backward pass gives all the
+rows, the cotangent basis riding through it as a batch of forward-mode tangents (see
+``batched_rows``), where PyTorch uses ``is_grads_batched`` (vmap).  ``jvp`` and
+``strategy="forward-mode"`` use ``minigrad.autograd.forward_ad``; forward-mode
+Jacobians push all the basis tangents through ``f`` at once, as a batch.
 
 >>> from minigrad.autograd.functional import jacobian, hessian
 >>> jacobian(lambda x: x ** 2, minigrad.tensor([1.0, 2.0]))
@@ -22,8 +23,10 @@ tensor([[ 6.,  0.],
 from minigrad import _tensor
 from minigrad._array import namespace_of
 from minigrad.autograd import api as _api
-from minigrad.autograd._dual_support import require_forward_ad, tangent_of
+from minigrad.autograd._dual_support import (
+    forward_ad_for_a_new_level, require_forward_ad, tangent_of)
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from minigrad.autograd.node import AccumulateGrad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -165,6 +168,66 @@ def _zeros_like(t, shape=None):
 
 
 # ------------------------------------------------------------ jacobian rows
+def jacobian_blocks(output, inputs, create_graph):
+    """d(output)/d(inputs[i]) for each input, shaped ``output.shape + inputs[i].shape``
+    (zeros where independent), by reverse mode.
+
+    All the rows at once where it can (``batched_rows``), else one backward per element."""
+    blocks = batched_rows(output, inputs, create_graph)
+    if blocks is None:
+        rows = reverse_rows(output, inputs, create_graph)
+        return [stack_rows([row[i] for row in rows], output, x) for i, x in enumerate(inputs)]
+    # (n,) + x.shape, row k for output element k  ->  output.shape + x.shape
+    shapes = [tuple(output.shape) + tuple(x.shape) for x in inputs]
+    return [_zeros_like(x, shape) if b is None else b.reshape(shape)
+            for b, x, shape in zip(blocks, inputs, shapes)]
+
+
+def batched_rows(output, inputs, create_graph):
+    """Every row of the Jacobian in one backward pass, or None where that cannot be done.
+
+    The backward is linear in its cotangent, so its forward-mode derivative along a basis
+    vector e_k is row k of the Jacobian: the cotangent is a zero tensor carrying the whole
+    basis as one batch of tangents (forward_ad._make_dual_batched), and the tangents of the
+    gradients are the rows, as PyTorch gets them with ``is_grads_batched`` (vmap).  This
+    needs forward_ad with no level open, and a graph of generated nodes only (their
+    formulas propagate tangents; a custom Function's backward may not), without hooks.
+    Returns, per input, a tensor of shape ``(output.numel(),) + input.shape`` or None."""
+    forward_ad = forward_ad_for_a_new_level()
+    if forward_ad is None or output.numel() < 2 or not output.requires_grad \
+            or not _formulas_only(output):
+        return None
+    xp, dtype, n = namespace_of(output._data), output._data.dtype, output.numel()
+    basis = _tensor._wrap(xp.eye(n, dtype=dtype).reshape((n,) + tuple(output.shape)))
+    with forward_ad.dual_level():
+        cotangent = forward_ad._make_dual_batched(
+            _tensor._wrap(xp.zeros(output.shape, dtype)), basis)
+        grads = _api.grad(output, inputs, cotangent, retain_graph=True,
+                          create_graph=create_graph, allow_unused=True)
+        return [None if g is None else forward_ad.unpack_dual(g).tangent for g in grads]
+
+
+def _formulas_only(output):
+    """Is every node behind ``output`` a generated one (or a leaf), with no hooks?"""
+    stack, seen = [output.grad_fn] if output.grad_fn is not None else [], set()
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node._extras is not None:
+            return False
+        if type(node) is AccumulateGrad:
+            extras = node.variable._extras
+            if extras is not None and extras.get("hooks"):
+                return False
+            continue
+        if node._formulas is None:
+            return False
+        stack.extend(n for n, _ in node.next_functions if n is not None)
+    return True
+
+
 def reverse_rows(output, inputs, create_graph):
     """``rows[k][i]``: the gradient of element ``k`` of ``output`` (flattened) with respect
     to ``inputs[i]``, or None where independent.  One backward pass per element."""
@@ -354,8 +417,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
             raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
                                "`vectorized=True` are not supported together. Please either "
                                "set `strict=False` or `vectorize=False`.")
-        result = tuple(_jacobian_of_output(i, out, inputs, create_graph, strict)
-                       for i, out in enumerate(outputs))
+        if vectorize:  # all rows in one backward where possible, as PyTorch's vmap
+            result = tuple(tuple(jacobian_blocks(out, inputs, create_graph)) for out in outputs)
+        else:
+            result = tuple(_jacobian_of_output(i, out, inputs, create_graph, strict)
+                           for i, out in enumerate(outputs))
         result = _grad_postprocess(result, create_graph)
         return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
 

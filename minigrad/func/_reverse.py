@@ -22,7 +22,7 @@ from minigrad.autograd import api as _autograd
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled
 from minigrad.autograd.node import AccumulateGrad
 from minigrad.autograd import _dual_support as _dual
-from minigrad.autograd.functional import reverse_rows, stack_rows
+from minigrad.autograd import functional
 from minigrad.func._argnums import replace_argnums, slice_argnums
 from minigrad.func._pytree import tree_flatten, tree_map, tree_unflatten, treespec_pprint
 
@@ -244,9 +244,10 @@ def _check_tensor_outputs(flat_outputs, api):
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """The Jacobian of ``func`` by reverse mode, as ``torch.func.jacrev``.
 
-    The result for output ``o`` and input ``x`` has shape ``o.shape + x.shape``.  Each
-    row is one backward pass (minigrad has no ``vmap`` to batch them; ``chunk_size`` is
-    accepted and checked, and does not change the result).
+    The result for output ``o`` and input ``x`` has shape ``o.shape + x.shape``.  All
+    rows come from one backward pass where forward_ad can batch the cotangents through
+    it (``autograd.functional.batched_rows``), else one backward per row; ``chunk_size``
+    is accepted and checked, and does not change the result.
 
     >>> minigrad.func.jacrev(lambda x: x ** 2)(minigrad.tensor([1.0, 2.0]))
     tensor([[2., 0.],
@@ -275,11 +276,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
 def jacobian_blocks(run, output):
     """For each of ``run``'s inputs, d(output)/d(input) shaped output.shape + input.shape."""
-    inputs = run.flat_inputs
-    if not output.requires_grad:
-        rows = [[None] * len(inputs)] * output.numel()
-    else:
-        outside = run.reverse_outside and is_grad_enabled()
-        with enable_grad():
-            rows = reverse_rows(output, inputs, create_graph=outside or run.forward_outside)
-    return [stack_rows([r[i] for r in rows], output, x) for i, x in enumerate(inputs)]
+    outside = run.reverse_outside and is_grad_enabled()
+    with enable_grad():
+        return functional.jacobian_blocks(output, run.flat_inputs,
+                                          create_graph=outside or run.forward_outside)

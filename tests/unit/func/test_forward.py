@@ -104,6 +104,54 @@ def test_reverse_over_forward_and_a_hessian_differentiated_outside():
     compare(hessian_through_a_weight_that_requires_grad)
 
 
+# ------------------------------------------ jacrev: all rows in one backward
+@needs_forward_ad
+def test_jacrev_takes_one_backward_for_all_rows(monkeypatch):
+    from minigrad.autograd import functional
+    calls = []
+    real = functional._api.grad
+    monkeypatch.setattr(functional._api, "grad", lambda *a, **k: calls.append(1) or real(*a, **k))
+    w = randn(mg, 5, 4)
+    mg.func.jacrev(lambda x: (w @ x).tanh())(randn(mg, 4, seed=1))
+    assert len(calls) == 1
+    mg.autograd.functional.jacobian(lambda x: (w @ x).tanh(), randn(mg, 4), vectorize=True)
+    assert len(calls) == 2
+
+
+def scaled_sin(L):
+    """A custom Function: its backward is user code, so jacrev takes a backward per row."""
+    class ScaledSin(L.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x.sin() * 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return grad * x.cos() * 3
+    return ScaledSin.apply
+
+
+@needs_forward_ad
+def test_jacrev_through_a_custom_function_a_hook_and_inside_jacfwd():
+    compare(lambda L: L.func.jacrev(lambda x: scaled_sin(L)(x) * x.sum())(randn(L, 3)))
+
+    def hooked(L):
+        def f(x):
+            y = x.exp()
+            y.register_hook(lambda g: g * 2)
+            return y * x
+        return L.func.jacrev(f)(randn(L, 3))
+    compare(hooked)
+    compare(lambda L: L.func.jacfwd(L.func.jacrev(lambda x: x.sin() * x.sum()))(randn(L, 3)))
+    compare(lambda L: L.autograd.functional.jacobian(
+        lambda x: (x.unsqueeze(1) * x).tanh(), randn(L, 3), create_graph=True, vectorize=True))
+
+
 @needs_forward_ad
 def test_linearize_matches_jvp():
     def program(L):
