@@ -37,8 +37,10 @@ def test_jacobian_create_graph_second_order(create_graph):
     compare(program)
 
 
-def test_hessian_values_tuple_inputs_and_create_graph():
-    compare(lambda L: fns(L).hessian(lambda x: (x.tanh() ** 2).sum() * x[0], randn(L, 3)))
+@pytest.mark.parametrize("vectorize", [False, True])
+def test_hessian_values_tuple_inputs_and_create_graph(vectorize):
+    compare(lambda L: fns(L).hessian(lambda x: (x.tanh() ** 2).sum() * x[0], randn(L, 3),
+                                     vectorize=vectorize))
     compare(lambda L: fns(L).hessian(lambda x, y: (x.sin() * y).sum(),
                                      (randn(L, 2), randn(L, 2, seed=1))))
 

@@ -127,6 +127,11 @@ def test_jacrev_has_aux_scalar_input_and_independent_output():
     compare(lambda L: L.func.jacrev(lambda x: (x * 0 + 1).detach())(randn(L, 2)))
 
 
+def test_jacrev_of_the_identity_and_of_a_leaf_output():
+    compare(lambda L: L.func.jacrev(lambda x: x)(randn(L, 3)))
+    compare(lambda L: L.func.jacrev(lambda x, y: y, argnums=(0, 1))(randn(L, 2), randn(L, 2)))
+
+
 def test_jacrev_of_a_dict_input():
     compare(lambda L: L.func.jacrev(lambda d: d["a"] * d["b"].sum())(
         {"a": randn(L, 2), "b": randn(L, 3, seed=1)}))
