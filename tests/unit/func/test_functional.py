@@ -26,11 +26,13 @@ def test_jacobian_single_and_tuple_inputs_and_outputs(vectorize):
                                       vectorize=vectorize))
 
 
+@pytest.mark.parametrize("vectorize", [False, True])
 @pytest.mark.parametrize("create_graph", [False, True])
-def test_jacobian_create_graph_second_order(create_graph):
+def test_jacobian_create_graph_second_order(create_graph, vectorize):
     def program(L):
         x = randn(L, 3, requires_grad=True)
-        jac = fns(L).jacobian(lambda x: x.sin() * x, x, create_graph=create_graph)
+        jac = fns(L).jacobian(lambda x: x.sin() * x.sum(), x, create_graph=create_graph,
+                              vectorize=vectorize)
         if not create_graph:
             return jac
         return jac, L.autograd.grad(jac.sum(), x)
