@@ -45,6 +45,7 @@ from minigrad import viz  # noqa: F401,E402
 from minigrad import amp, backends, cuda, onnx, random, utils  # noqa: F401,E402
 from minigrad.amp import autocast  # noqa: F401,E402
 from minigrad import optim  # noqa: F401,E402
+from minigrad import func  # noqa: F401,E402 - torch.func
 from minigrad.serialization import load, save  # noqa: F401,E402
 from minigrad.compile import compile  # noqa: F401,E402 - a function, as torch.compile
 

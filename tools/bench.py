@@ -65,17 +65,21 @@ def simple_numpy():
 
 
 # ------------------------------------------------------------------ chain
+def chain(y):
+    """The chain's forward: CHAIN_OPS elementwise ops on a minigrad or torch tensor."""
+    for i in range(CHAIN_OPS // 4):
+        y = y * 0.9
+        y = y + 0.1
+        y = y.tanh()
+        y = y.sin()
+    return y
+
+
 def chain_minigrad(lib=mg):
     x = lib.tensor(np.random.rand(16), requires_grad=True)
 
     def step():
-        y = x
-        for i in range(CHAIN_OPS // 4):
-            y = y * 0.9
-            y = y + 0.1
-            y = y.tanh()
-            y = y.sin()
-        y.sum().backward()
+        chain(x).sum().backward()
         x.grad = None
     return step
 

@@ -15,3 +15,4 @@ from minigrad.autograd.clogs import (  # noqa: F401,E402
 from minigrad.autograd.leaks import (  # noqa: F401,E402
     GradientLeakError, GradientLeakWarning, get_leak_mode, set_leak_mode)
 from minigrad.autograd.trace import trace  # noqa: F401,E402
+from minigrad.autograd import functional  # noqa: F401,E402 - torch.autograd.functional
