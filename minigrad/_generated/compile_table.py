@@ -2052,7 +2052,7 @@ OPS = {
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'linear_array(input, weight, bias)',
-        (CompileFormula('input', 'matmul(grad, weight)', 'F.matmul(grad, weight)'), CompileFormula('weight', 'linear_weight_grad(grad, input, weight.shape)', 'F.linear_weight_grad(grad, input, self._saved_weight_shape)'), CompileFormula('bias', 'sum_to(grad, bias.shape)', 'F.sum_to(grad, self._saved_bias_shape)'), ),
+        (CompileFormula('input', 'linear_input_grad(grad, weight)', 'F.linear_input_grad(grad, weight)'), CompileFormula('weight', 'linear_weight_grad(grad, input, weight.shape)', 'F.linear_weight_grad(grad, input, self._saved_weight_shape)'), CompileFormula('bias', 'sum_to(grad, bias.shape)', 'F.sum_to(grad, self._saved_bias_shape)'), ),
         (), False, '',
         False, 'LinearBackward0'),
     '_lstm_cell': CompileOp(

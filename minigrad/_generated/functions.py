@@ -6715,7 +6715,7 @@ def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
     Derivatives (derivatives.yaml:2710):
-        input: matmul(grad, weight)
+        input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
     """

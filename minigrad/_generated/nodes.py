@@ -7521,7 +7521,7 @@ class MaskedScaleBackward0(GeneratedNode):
 class LinearBackward0(GeneratedNode):
     """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2710).
 
-    input: matmul(grad, weight)
+    input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
     bias: sum_to(grad, bias.shape)
     """
@@ -7531,7 +7531,7 @@ class LinearBackward0(GeneratedNode):
     _op_name = 'linear'
     _yaml_line = 2710
     _input_names = ('input', 'weight', 'bias')
-    _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'matmul(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
+    _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
     _yaml_lines = {'bias': 2714, 'input': 2712, 'weight': 2713}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
@@ -7543,7 +7543,7 @@ class LinearBackward0(GeneratedNode):
         grad_bias = None
         if self.next_functions[0][0] is not None:
             weight = unpack(self._raw_saved_weight, self, F.as_tensors)
-            grad_input = F.matmul(grad, weight)
+            grad_input = F.linear_input_grad(grad, weight)
         if self.next_functions[1][0] is not None:
             input = unpack(self._raw_saved_input, self, F.as_tensors)
             grad_weight = F.linear_weight_grad(grad, input, self._saved_weight_shape)
