@@ -20,7 +20,8 @@ def _lstm_step_grads(F, grad_hy, grad_cy, gates, cx, cy):
     h = cx.shape[-1]
     scale, shift = gate_scale_shift(gates, h, 4, 2)
     t = F.tanh(gates * scale)
-    i, f, g, o = (_gate(F, t * scale + shift, k, h) for k in range(4))
+    act = t * scale + shift
+    i, f, g, o = (_gate(F, act, k, h) for k in range(4))
     tanh_cy = F.tanh(cy)
     grad_c = grad_cy + grad_hy * o * (1 - tanh_cy * tanh_cy)  # directly, and through hy
     grad_act = F.cat([grad_c * g, grad_c * cx, grad_c * i, grad_hy * tanh_cy], -1)
