@@ -1,6 +1,6 @@
 """nn layers and training, minigrad against PyTorch CPU (one thread), same run.
 
-    python tools/bench_nn.py [--repeat 5]
+    python tools/bench_nn.py [--repeat 5] [--clock cpu|wall]
 
 Workloads (float32, the same weights in both libraries):
 - an MLP training epoch on the 8x8 digits (64-128-64-10, ReLU, CrossEntropyLoss,
@@ -8,11 +8,15 @@ Workloads (float32, the same weights in both libraries):
 - Conv2d forward+backward: batch 32, 8->16 channels, 28x28, 3x3, padding 1; target <= 3x;
 - LSTM forward+backward: sequence 35, batch 20, input and hidden 200; target <= 1.5x.
 Prints milliseconds per workload (best of --repeat) and the ratio minigrad / PyTorch.
+Both libraries run on one thread, so the default clock is the process's CPU time
+(--clock cpu): on a shared machine, wall time also counts the time other jobs held
+the core, and the wall-clock ratios moved by 2x between runs. --clock wall times
+with time.perf_counter instead.
 
-Measured here (2 cores shared with other jobs, load ~6, so ratios move by 2x between
-runs): MLP epoch 0.65-2.0x (the nn layer adds ~0.1 ms per step; the rest is kernels,
-engine and Adam), Conv2d 5.7-7x (kernels/conv.py: im2col reshapes copy), LSTM 2.0-2.5x
-(op by op; a fused LSTM cell entry in derivatives.yaml is the next step).
+Measured here (2 shared cores, load 4-10; ratios, CPU clock): MLP epoch 0.6-0.7x;
+Conv2d 1.4-2.2x (was 6.3-7.3x before kernels/conv.py built im2col with one slice copy per
+kernel tap); LSTM 1.6-2.0x (was 3.0-3.3x op by op; now one _lstm_layer node per layer,
+see docs/nn_speed.md; a hand-written numpy LSTM without autograd is 1.7x torch here).
 Without one BLAS thread numpy's default pool thrashes on a loaded machine (10x slower).
 """
 import argparse
@@ -32,14 +36,18 @@ from minigrad.utils.data import DataLoader as MgLoader  # noqa: E402
 from minigrad.utils.data import TensorDataset as MgDataset  # noqa: E402
 
 
+_CLOCK = {"cpu": time.process_time, "wall": time.perf_counter}
+_clock = _CLOCK["cpu"]
+
+
 def _best(fn, repeat, number=1):
     fn()  # warm up
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = _clock()
         for _ in range(number):
             fn()
-        times.append((time.perf_counter() - start) / number)
+        times.append((_clock() - start) / number)
     return min(times)
 
 
@@ -119,7 +127,12 @@ def bench_lstm(repeat):
 def main():
     parser = argparse.ArgumentParser(description="nn benchmarks against PyTorch")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--clock", choices=sorted(_CLOCK), default="cpu",
+                        help="cpu: the process's CPU time (default); wall: perf_counter")
     args = parser.parse_args()
+    global _clock
+    _clock = _CLOCK[args.clock]
+    print(f"clock: {args.clock}")
     torch.set_num_threads(1)
     rows = [("MLP epoch on digits (Adam, batch 64)", bench_mlp_epoch, 1.1),
             ("Conv2d fwd+bwd (32x8x28x28, 8->16, 3x3)", bench_conv, 3.0),

@@ -1287,6 +1287,21 @@ def linear(input, weight, bias=None):
     return linear_array(input, weight, bias)
 
 
+def _lstm_cell(gates, cx):
+    """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)"""
+    return lstm_cell_array(gates, cx)
+
+
+def _lstm_layer(inputs, reverse=False):
+    """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor gates)"""
+    return lstm_layer_array(inputs, reverse)
+
+
+def _gru_cell(input_gates, hidden_gates, hx):
+    """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor"""
+    return gru_cell_array(input_gates, hidden_gates, hx)
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor"""
     return layer_norm_array(input, normalized_shape, weight, bias, eps)

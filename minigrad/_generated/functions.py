@@ -55,6 +55,10 @@ return_types_svd = namedtuple("svd", ('U', 'S', 'V'))
 
 return_types_qr = namedtuple("qr", ('Q', 'R'))
 
+return_types__lstm_cell = namedtuple("_lstm_cell", ('hy', 'cy'))
+
+return_types__lstm_layer = namedtuple("_lstm_layer", ('output', 'cells', 'gates'))
+
 return_types_max_pool1d_with_indices = namedtuple("max_pool1d_with_indices", ('output', 'indices'))
 
 return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('output', 'indices'))
@@ -6711,7 +6715,7 @@ def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
     Derivatives (derivatives.yaml:2710):
-        input: matmul(grad, weight)
+        input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
     """
@@ -6741,10 +6745,104 @@ def linear(input, weight, bias=None):
     return result
 
 
+def _lstm_cell(gates, cx):
+    """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
+
+    Derivatives (derivatives.yaml:2726):
+        gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
+        cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
+    """
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        hy_out, cy_out = array_ops._lstm_cell(data_of(gates), data_of(cx))
+    except ValueError as exc:
+        raise translate(exc, "_lstm_cell", data_of(gates), data_of(cx)) from None
+    if not grad_mode.enabled:
+        return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
+    gates_edge = edge_of(gates)
+    cx_edge = edge_of(cx)
+    if gates_edge is NO_EDGE and cx_edge is NO_EDGE:
+        return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
+    node = LstmCellBackward0((gates_edge, cx_edge,))
+    needs_gates = gates_edge is not NO_EDGE
+    needs_cx = cx_edge is not NO_EDGE
+    if needs_gates:
+        node._raw_saved_cx = save(cx)
+    if needs_gates or needs_cx:
+        node._raw_saved_gates = save(gates)
+    hy = wrap(hy_out, node, 0)
+    cy = wrap(cy_out, node, 1)
+    node._saved_output_meta = output_meta((hy_out, cy_out))
+    if needs_cx:
+        node._raw_saved_cy = save(cy, is_output=True)
+    if needs_gates:
+        node._raw_saved_cy = save(cy, is_output=True)
+    return return_types__lstm_cell(hy, cy)
+
+
+def _lstm_layer(inputs, reverse=False):
+    """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor gates)
+
+    Derivatives (derivatives.yaml:2741):
+        inputs: lstm_layer_grads(grad_output, grad_cells, grad_gates, inputs, output, cells, gates, reverse)
+    """
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        output_out, cells_out, gates_out = array_ops._lstm_layer([data_of(t) for t in inputs], reverse)
+    except ValueError as exc:
+        raise translate(exc, "_lstm_layer", [data_of(t) for t in inputs], reverse) from None
+    if not grad_mode.enabled:
+        return return_types__lstm_layer(wrap(output_out), wrap(cells_out), wrap(gates_out))
+    edges = tuple(edge_of(t) for t in inputs)
+    if not any_edge(edges):
+        return return_types__lstm_layer(wrap(output_out), wrap(cells_out), wrap(gates_out))
+    node = LstmLayerBackward0(edges)
+    node._raw_saved_inputs = save(inputs)
+    node._saved_reverse = reverse
+    output = wrap(output_out, node, 0)
+    cells = wrap(cells_out, node, 1)
+    gates = wrap(gates_out, node, 2)
+    node._saved_output_meta = output_meta((output_out, cells_out, gates_out))
+    node._raw_saved_cells = save(cells, is_output=True)
+    node._raw_saved_gates = save(gates, is_output=True)
+    node._raw_saved_output = save(output, is_output=True)
+    return return_types__lstm_layer(output, cells, gates)
+
+
+def _gru_cell(input_gates, hidden_gates, hx):
+    """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
+
+    Derivatives (derivatives.yaml:2750):
+        input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
+        hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
+        hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
+    """
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops._gru_cell(data_of(input_gates), data_of(hidden_gates), data_of(hx))
+    except ValueError as exc:
+        raise translate(exc, "_gru_cell", data_of(input_gates), data_of(hidden_gates), data_of(hx)) from None
+    if not grad_mode.enabled:
+        return wrap(out)
+    input_gates_edge = edge_of(input_gates)
+    hidden_gates_edge = edge_of(hidden_gates)
+    hx_edge = edge_of(hx)
+    if input_gates_edge is NO_EDGE and hidden_gates_edge is NO_EDGE and hx_edge is NO_EDGE:
+        return wrap(out)
+    node = GruCellBackward0((input_gates_edge, hidden_gates_edge, hx_edge,))
+    needs_input_gates = input_gates_edge is not NO_EDGE
+    needs_hidden_gates = hidden_gates_edge is not NO_EDGE
+    needs_hx = hx_edge is not NO_EDGE
+    if needs_input_gates or needs_hidden_gates:
+        node._raw_saved_hx = save(hx)
+    if needs_input_gates or needs_hidden_gates or needs_hx:
+        node._raw_saved_hidden_gates = save(hidden_gates)
+        node._raw_saved_input_gates = save(input_gates)
+    result = wrap(out, node)
+    return result
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2724):
+    Derivatives (derivatives.yaml:2763):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -6779,7 +6877,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2741):
+    Derivatives (derivatives.yaml:2780):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -6809,7 +6907,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2754):
+    Derivatives (derivatives.yaml:2793):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -6840,7 +6938,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2766):
+    Derivatives (derivatives.yaml:2805):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -6872,7 +6970,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2781):
+    Derivatives (derivatives.yaml:2820):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
@@ -6904,7 +7002,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2809):
+    Derivatives (derivatives.yaml:2848):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -6943,7 +7041,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2823):
+    Derivatives (derivatives.yaml:2862):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -6982,7 +7080,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2835):
+    Derivatives (derivatives.yaml:2874):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7021,7 +7119,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2850):
+    Derivatives (derivatives.yaml:2889):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7060,7 +7158,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2862):
+    Derivatives (derivatives.yaml:2901):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7099,7 +7197,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2874):
+    Derivatives (derivatives.yaml:2913):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7138,7 +7236,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:2890):
+    Derivatives (derivatives.yaml:2929):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -7172,7 +7270,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2905):
+    Derivatives (derivatives.yaml:2944):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7198,7 +7296,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2915):
+    Derivatives (derivatives.yaml:2954):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7227,7 +7325,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2923):
+    Derivatives (derivatives.yaml:2962):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7253,7 +7351,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2936):
+    Derivatives (derivatives.yaml:2975):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7282,7 +7380,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2946):
+    Derivatives (derivatives.yaml:2985):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7310,7 +7408,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2955):
+    Derivatives (derivatives.yaml:2994):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7339,7 +7437,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:2968):
+    Derivatives (derivatives.yaml:3007):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7365,7 +7463,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2979):
+    Derivatives (derivatives.yaml:3018):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7388,7 +7486,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2988):
+    Derivatives (derivatives.yaml:3027):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7411,7 +7509,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3001):
+    Derivatives (derivatives.yaml:3040):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7436,7 +7534,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3015):
+    Derivatives (derivatives.yaml:3054):
         output_grad: repad(grad, pad, mode)
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -7458,7 +7556,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3027):
+    Derivatives (derivatives.yaml:3066):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

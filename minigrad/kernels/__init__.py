@@ -12,6 +12,7 @@ from minigrad.kernels.shape import *  # noqa: F401,F403
 from minigrad.kernels.linalg import *  # noqa: F401,F403
 from minigrad.kernels.nn import *  # noqa: F401,F403
 from minigrad.kernels.conv import *  # noqa: F401,F403
+from minigrad.kernels.rnn import *  # noqa: F401,F403
 from minigrad.kernels.quiet import *  # noqa: F401,F403
 from minigrad.kernels.sorting import *  # noqa: F401,F403
 from minigrad.kernels.stacking import *  # noqa: F401,F403

@@ -1,16 +1,19 @@
-"""numpy building blocks for the conv ops' `forward:` expressions.
+"""Array building blocks for the conv ops' `forward:` expressions.
 
-Everything is vectorized: windows come from ``sliding_window_view`` (a strided view,
-no copy) and are contracted with one matmul (im2col).  The only Python loops run over
-kernel offsets (``avg_pool_backward_array``) or over spatial dims, never over pixels.
-Functions take PyTorch's arguments (``stride`` may be an int or a tuple) plus ``nd``,
-the number of spatial dims (1 for conv1d, 2 for conv2d).
+Everything is vectorized: convolutions copy their windows once per kernel tap (im2col)
+and contract them with one batched matmul; pooling reads windows through
+``sliding_window_view`` (a strided view, no copy).  The only Python loops run over kernel
+taps or over spatial dims, never over pixels.  Functions take PyTorch's arguments
+(``stride`` may be an int or a tuple) plus ``nd``, the number of spatial dims (1 for
+conv1d, 2 for conv2d).  Arrays come from their own namespace (``namespace_of``), so the
+same code runs on numpy and CuPy.
 """
 import itertools
 import math
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+
+from minigrad._array import namespace_of
 
 
 # ------------------------------------------------------------------ argument handling
@@ -44,7 +47,7 @@ def _windows(xp, kernel, stride, dilation, out=None):
     if any(e > n for e, n in zip(extent, xp.shape[-nd:])):
         raise RuntimeError(f"kernel size {tuple(extent)} (dilated) can't be greater than the "
                            f"padded input size {tuple(xp.shape[-nd:])}")
-    v = sliding_window_view(xp, extent, axis=axes)
+    v = namespace_of(xp).lib.stride_tricks.sliding_window_view(xp, extent, axis=axes)
     lead = (slice(None),) * (xp.ndim - nd)
     v = v[lead + tuple(slice(None, None, s) for s in stride)
           + tuple(slice(None, None, d) for d in dilation)]
@@ -58,7 +61,11 @@ def _pad_spatial(x, pads, value=0.0):
     nd = len(pads)
     widths = [(0, 0)] * (x.ndim - nd) + [(max(l, 0), max(r, 0)) for l, r in pads]
     if any(w != (0, 0) for w in widths):
-        x = np.pad(x, widths, constant_values=value)
+        # a filled array and one slice assignment: a third of np.pad's time
+        padded = namespace_of(x).full(tuple(n + l + r for n, (l, r) in zip(x.shape, widths)),
+                                      value, dtype=x.dtype)
+        padded[tuple(slice(l, l + n) for n, (l, _) in zip(x.shape, widths))] = x
+        x = padded
     crop = tuple(slice(-min(l, 0), x.shape[x.ndim - nd + i] + min(r, 0))
                  for i, (l, r) in enumerate(pads))
     if any(l < 0 or r < 0 for l, r in pads):
@@ -81,6 +88,71 @@ def conv_same_pads(kernel, dilation, padding, stride=1):
 
 
 # ------------------------------------------------------------------ convolution
+# A conv is im2col + one batched matmul.  The columns are built with one strided slice
+# copy per kernel tap (9 for 3x3), not by reshaping a sliding-window view: such a reshape
+# copies with the kernel dims innermost (3 floats at a time), which was 6x slower.  The
+# layout (N, C, *K, *O) makes the forward and the weight gradient plain matmuls with no
+# transposes, and the input gradient (conv_transpose) is the matmul's transpose followed
+# by col2im, one strided add per kernel tap.
+def _taps(kernel):
+    return itertools.product(*(range(k) for k in kernel))
+
+
+def _tap_slices(tap, stride, dilation, out_sp):
+    """The (padded) input positions that kernel tap ``tap`` meets at every output position."""
+    return tuple(slice(k * d, k * d + s * (o - 1) + 1, s)
+                 for k, s, d, o in zip(tap, stride, dilation, out_sp))
+
+
+def _unfold(x, kernel, stride, dilation, out_sp):
+    """im2col: the (N, C, *K, *O) windows of the padded ``x``, one slice copy per tap."""
+    xp = namespace_of(x)
+    cols = xp.empty(tuple(x.shape[:2]) + tuple(kernel) + tuple(out_sp), dtype=x.dtype)
+    lead = (slice(None), slice(None))
+    for tap in _taps(kernel):
+        cols[lead + tap] = x[lead + _tap_slices(tap, stride, dilation, out_sp)]
+    return cols
+
+
+def _fold(cols, size, stride, dilation):
+    """col2im, the adjoint of _unfold: add each tap's (N, C, *O) slab back onto ``size``."""
+    xp = namespace_of(cols)
+    nd = len(size)
+    kernel, out_sp = cols.shape[2:2 + nd], cols.shape[2 + nd:]
+    out = xp.zeros(tuple(cols.shape[:2]) + tuple(size), dtype=cols.dtype)
+    lead = (slice(None), slice(None))
+    for tap in _taps(kernel):
+        out[lead + _tap_slices(tap, stride, dilation, out_sp)] += cols[lead + tap]
+    return out
+
+
+def _conv_out_size(padded, kernel, stride, dilation):
+    """Output sizes of a conv over the padded spatial sizes; a kernel that does not fit raises."""
+    extent = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    if any(e > n for e, n in zip(extent, padded)):
+        raise RuntimeError(f"kernel size {tuple(extent)} (dilated) can't be greater than the "
+                           f"padded input size {tuple(padded)}")
+    return tuple((n - e) // s + 1 for n, e, s in zip(padded, extent, stride))
+
+
+def _grouped_matmul(cols, w, groups):
+    """(N, C, *K, *O) columns times (Cout, C/g, *K) weights, group by group -> (N, Cout, *O)."""
+    xp = namespace_of(cols)
+    nd = w.ndim - 2
+    n, out_sp = cols.shape[0], cols.shape[2 + nd:]
+    wmat = w.reshape(groups, w.shape[0] // groups, -1)                # (G, Cout/G, Cg*K)
+    cols = cols.reshape(n, groups, wmat.shape[2], math.prod(out_sp))   # (N, G, Cg*K, P)
+    return xp.matmul(wmat, cols).reshape((n, w.shape[0]) + tuple(out_sp))
+
+
+def _add_bias(out, b, nd):
+    b = b.reshape((-1,) + (1,) * nd)
+    if namespace_of(out).result_type(out, b) == out.dtype:
+        out += b  # out is a fresh array: no second output-sized temporary
+        return out
+    return out + b
+
+
 def conv_forward_array(x, w, b, stride, padding, dilation, groups, nd):
     """conv1d / conv2d: cross-correlation of ``x`` (N, C, *L) with ``w`` (Cout, C/groups, *K)."""
     op = f"conv{nd}d"
@@ -101,31 +173,20 @@ def conv_forward_array(x, w, b, stride, padding, dilation, groups, nd):
     if any(s < 1 for s in stride) or any(d < 1 for d in dilation) or any(p < 0 for p, _ in pads):
         raise RuntimeError(f"{op}: stride and dilation must be positive and padding "
                            f"non-negative; got stride={stride}, dilation={dilation}")
-    cols = _windows(_pad_spatial(x, pads), kernel, stride, dilation)
-    out = _grouped_matmul(cols, w, groups)
+    x = _pad_spatial(x, pads)
+    out_sp = _conv_out_size(x.shape[2:], kernel, stride, dilation)
+    out = _grouped_matmul(_unfold(x, kernel, stride, dilation, out_sp), w, groups)
     if b is not None:
-        out = out + b.reshape((-1,) + (1,) * nd)
+        out = _add_bias(out, b, nd)
     return out if batched else out[0]
 
 
-def _grouped_matmul(cols, w, groups):
-    """im2col contraction: (N, C, *O, *K) windows with (Cout, C/g, *K) weights -> (N, Cout, *O)."""
-    nd = w.ndim - 2
-    n, c = cols.shape[:2]
-    out_sp = cols.shape[2:2 + nd]
-    cg, kk = c // groups, math.prod(w.shape[2:])
-    p = math.prod(out_sp)
-    # (N, G, Cg, *O, *K) -> (N, G, *O, Cg, *K) -> (N, G, P, Cg*K): the one copy (im2col)
-    cols = cols.reshape((n, groups, cg) + cols.shape[2:])
-    order = (0, 1) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
-    cols = cols.transpose(order).reshape(n, groups, p, cg * kk)
-    wmat = w.reshape(groups, w.shape[0] // groups, cg * kk).transpose(0, 2, 1)
-    out = np.matmul(cols, wmat)                               # (N, G, P, Cout/G)
-    return out.transpose(0, 1, 3, 2).reshape((n, w.shape[0]) + out_sp)
-
-
 def conv_transpose_array(x, w, b, stride, padding, output_padding, groups, dilation, nd):
-    """conv_transpose1d / 2d: the adjoint of conv in its input; ``w`` is (Cin, Cout/groups, *K)."""
+    """conv_transpose1d / 2d: the adjoint of conv in its input; ``w`` is (Cin, Cout/groups, *K).
+
+    The transpose of conv's matmul gives the columns, col2im adds them up (_fold), and the
+    padding is cropped off; output_padding adds rows on the right (zeros past the last tap).
+    """
     op = f"conv_transpose{nd}d"
     x, batched = _batched(x, nd, op)
     if w.ndim != nd + 2:
@@ -135,27 +196,34 @@ def conv_transpose_array(x, w, b, stride, padding, output_padding, groups, dilat
         raise RuntimeError(f"{op}: input of shape {tuple(x.shape)} and weight of shape "
                            f"{tuple(w.shape)} do not fit groups={groups}: expected input to have "
                            f"{w.shape[0]} channels, divisible by groups")
+    xp = namespace_of(x)
     kernel = w.shape[2:]
     stride, dilation = conv_tuple(stride, nd, "stride"), conv_tuple(dilation, nd, "dilation")
     padding = conv_tuple(padding, nd, "padding")
     output_padding = conv_tuple(output_padding, nd, "output_padding")
+    if any(s < 1 for s in stride) or any(d < 1 for d in dilation) or any(p < 0 for p in padding):
+        raise RuntimeError(f"{op}: stride and dilation must be positive and padding "
+                           f"non-negative; got stride={stride}, dilation={dilation}, "
+                           f"padding={padding}")
     # PyTorch also wants output_padding < max(stride, dilation); minigrad allows any
     # non-negative amount, because conv's double backward needs larger ones
     if any(o < 0 for o in output_padding):
         raise RuntimeError(f"{op}: output_padding must be non-negative; got {output_padding}")
-    # insert (stride - 1) zeros between inputs, pad by d*(k-1) - p, then a stride-1 conv
-    # with the flipped kernel whose in/out channels are swapped (per group)
-    n, c = x.shape[:2]
-    spread = np.zeros((n, c) + tuple((L - 1) * s + 1 for L, s in zip(x.shape[2:], stride)),
-                      dtype=np.result_type(x, w))
-    spread[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride)] = x
-    pads = [(d * (k - 1) - p, d * (k - 1) - p + o)
-            for k, d, p, o in zip(kernel, dilation, padding, output_padding)]
-    cin_g, cout_g = w.shape[0] // groups, w.shape[1]
-    wt = w.reshape((groups, cin_g, cout_g) + kernel).swapaxes(1, 2)
-    wt = wt.reshape((groups * cout_g, cin_g) + kernel)[(Ellipsis,) + (slice(None, None, -1),) * nd]
-    cols = _windows(_pad_spatial(spread, pads), kernel, (1,) * nd, dilation)
-    out = _grouped_matmul(cols, wt, groups)
+    in_sp = x.shape[2:]
+    full = tuple((L - 1) * s + d * (k - 1) + 1 for L, s, d, k in zip(in_sp, stride, dilation, kernel))
+    out_sp = tuple(f - 2 * p + o for f, p, o in zip(full, padding, output_padding))
+    if any(o < 1 for o in out_sp):
+        raise RuntimeError(f"{op}: given input size per channel {tuple(in_sp)}, the calculated "
+                           f"output size per channel is {out_sp}: output size is too small "
+                           "(use less padding)")
+    n, cin_g = x.shape[0], w.shape[0] // groups
+    wmat = w.reshape(groups, cin_g, -1).swapaxes(1, 2)                 # (G, Cout/G*K, Cin/G)
+    cols = xp.matmul(wmat, x.reshape(n, groups, cin_g, math.prod(in_sp)))
+    cols = cols.reshape((n, groups * w.shape[1]) + tuple(kernel) + tuple(in_sp))
+    # fold onto the full extent (wider where output_padding reaches past it), then crop
+    size = tuple(max(f, p + o) for f, p, o in zip(full, padding, out_sp))
+    out = _fold(cols, size, stride, dilation)
+    out = out[(slice(None), slice(None)) + tuple(slice(p, p + o) for p, o in zip(padding, out_sp))]
     if b is not None:
         out = out + b.reshape((-1,) + (1,) * nd)
     return out if batched else out[0]
@@ -163,6 +231,7 @@ def conv_transpose_array(x, w, b, stride, padding, output_padding, groups, dilat
 
 def conv_backward_weight_array(go, x, weight_size, stride, padding, dilation, groups):
     """The weight gradient of conv: correlate the (padded) input with the output gradient."""
+    xp = namespace_of(go)
     weight_size = tuple(weight_size)
     nd = len(weight_size) - 2
     go, batched = _batched(go, nd, "convolution_backward_weight", "grad_output")
@@ -170,21 +239,18 @@ def conv_backward_weight_array(go, x, weight_size, stride, padding, dilation, gr
     kernel = weight_size[2:]
     stride, dilation = conv_tuple(stride, nd, "stride"), conv_tuple(dilation, nd, "dilation")
     padding = conv_tuple(padding, nd, "padding")
-    out_sp = go.shape[2:]
-    cols = _windows(_pad_spatial(x, [(p, p) for p in padding]), kernel, stride, dilation, out_sp)
-    if cols.shape[2:2 + nd] != out_sp:
+    out_sp = tuple(go.shape[2:])
+    x = _pad_spatial(x, [(p, p) for p in padding])
+    if any(o > w for o, w in zip(out_sp, _conv_out_size(x.shape[2:], kernel, stride, dilation))):
         raise RuntimeError(f"convolution_backward_weight: input of shape {tuple(x.shape)} gives "
                            f"fewer windows than grad_output of shape {tuple(go.shape)} needs")
     n, c = x.shape[:2]
-    cg, kk, p = c // groups, math.prod(kernel), math.prod(out_sp)
-    cols = cols.reshape((n, groups, cg) + cols.shape[2:])
-    order = (1,) + (0,) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
-    cols = cols.transpose(order).reshape(groups, n * p, cg * kk)      # (G, N*P, Cg*K)
-    cout = weight_size[0]
-    g = go.reshape(n, groups, cout // groups, p).transpose(1, 2, 0, 3)
-    g = g.reshape(groups, cout // groups, n * p)                       # (G, Cout/G, N*P)
-    gw = np.matmul(g, cols)                                            # (G, Cout/G, Cg*K)
-    return gw.reshape(weight_size).astype(np.result_type(go, x), copy=False)
+    cols = _unfold(x, kernel, stride, dilation, out_sp)
+    cols = cols.reshape(n, groups, (c // groups) * math.prod(kernel), math.prod(out_sp))
+    g = go.reshape(n, groups, weight_size[0] // groups, math.prod(out_sp))
+    # one (Cout/G, P) @ (P, Cg*K) product per sample and group, summed over the samples
+    gw = xp.matmul(g, cols.swapaxes(-1, -2)).sum(axis=0)               # (G, Cout/G, Cg*K)
+    return gw.reshape(weight_size).astype(xp.result_type(go, x), copy=False)
 
 
 # ------------------------------------------------------------------ pooling
@@ -237,17 +303,18 @@ def max_pool_array(x, kernel_size, stride, padding, dilation, ceil_mode, nd):
     kernel, stride, padding, dilation, out, pads = _pool_setup(
         x.shape, kernel_size, stride, padding, dilation, ceil_mode, nd, op,
         lambda k, d: d * (k - 1) + 1)
+    xp = namespace_of(x)
     lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     win = _windows(_pad_spatial(x, pads, lowest), kernel, stride, dilation, out)
     win = win.reshape(win.shape[:x.ndim] + (-1,))
-    arg = np.argmax(win, axis=-1)
-    values = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
-    offsets = np.unravel_index(arg, kernel)
-    flat = np.zeros(arg.shape, dtype=np.int64)
+    arg = xp.argmax(win, axis=-1)
+    values = xp.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    offsets = xp.unravel_index(arg, kernel)
+    flat = xp.zeros(arg.shape, dtype=np.int64)
     for j in range(nd):  # position in input dim j: o*s - p + k*d; then row-major flatten
         shape = [1] * arg.ndim
         shape[arg.ndim - nd + j] = out[j]
-        pos = np.arange(out[j]).reshape(shape) * stride[j] - padding[j] + offsets[j] * dilation[j]
+        pos = xp.arange(out[j]).reshape(shape) * stride[j] - padding[j] + offsets[j] * dilation[j]
         flat = flat * x.shape[x.ndim - nd + j] + pos
     return values, flat
 
@@ -260,26 +327,27 @@ def max_pool_indices_array(x, kernel_size, stride, padding, dilation, ceil_mode,
     return max_pool_array(x, kernel_size, stride, padding, dilation, ceil_mode, nd)[1]
 
 
-def _avg_divisor(L, k, s, p, o, count_include_pad):
+def _avg_divisor(xp, L, k, s, p, o, count_include_pad):
     """Per-dim window sizes PyTorch divides by (padding counted, ceil-mode overhang not)."""
-    start = np.arange(o) * s - p
-    end = np.minimum(start + k, L + p)
+    start = xp.arange(o) * s - p
+    end = xp.minimum(start + k, L + p)
     if count_include_pad:
         return end - start
-    return np.minimum(end, L) - np.maximum(start, 0)
+    return xp.minimum(end, L) - xp.maximum(start, 0)
 
 
-def avg_pool_divisor(input_size, kernel, stride, padding, out, count_include_pad,
+def avg_pool_divisor(xp, input_size, kernel, stride, padding, out, count_include_pad,
                      divisor_override, dtype):
+    """The (*out) divisors of avg_pool, as an array of namespace ``xp``."""
     if divisor_override is not None:
         if divisor_override == 0:
             raise RuntimeError("avg_pool: divisor must be not zero")
-        return np.asarray(divisor_override, dtype=dtype)
-    nd = len(kernel)
-    div = np.ones((), dtype=dtype)
-    for j in range(nd):
-        d = _avg_divisor(input_size[j], kernel[j], stride[j], padding[j], out[j], count_include_pad)
-        div = np.multiply.outer(div, d.astype(dtype))
+        return xp.asarray(divisor_override, dtype=dtype)
+    div = xp.ones((), dtype=dtype)
+    for j in range(len(kernel)):
+        d = _avg_divisor(xp, input_size[j], kernel[j], stride[j], padding[j], out[j],
+                         count_include_pad)
+        div = div[..., None] * d.astype(dtype)  # outer product, one dim at a time
     return div
 
 
@@ -290,7 +358,7 @@ def avg_pool_array(x, kernel_size, stride, padding, ceil_mode, count_include_pad
         x.shape, kernel_size, stride, padding, 1, ceil_mode, nd, op, lambda k, d: k)
     win = _windows(_pad_spatial(x, pads), kernel, stride, (1,) * nd, out)
     total = win.sum(axis=tuple(range(x.ndim, x.ndim + nd)))
-    div = avg_pool_divisor(x.shape[-nd:], kernel, stride, padding, out, count_include_pad,
+    div = avg_pool_divisor(namespace_of(x), x.shape[-nd:], kernel, stride, padding, out, count_include_pad,
                            divisor_override, x.dtype)
     return (total / div).astype(x.dtype, copy=False)
 
@@ -303,11 +371,12 @@ def avg_pool_backward_array(grad, input_size, kernel_size, stride, padding, ceil
     kernel, stride, padding, _, out, pads = _pool_setup(
         input_size, kernel_size, stride, padding, 1, ceil_mode, nd, "avg_pool_backward",
         lambda k, d: k)
-    div = avg_pool_divisor(input_size[-nd:], kernel, stride, padding, out, count_include_pad,
+    xp = namespace_of(grad)
+    div = avg_pool_divisor(xp, input_size[-nd:], kernel, stride, padding, out, count_include_pad,
                            divisor_override, grad.dtype)
     g = grad / div
     lead = grad.shape[:grad.ndim - nd]
-    full = np.zeros(lead + tuple(L + l + r for L, (l, r) in zip(input_size[-nd:], pads)),
+    full = xp.zeros(lead + tuple(L + l + r for L, (l, r) in zip(input_size[-nd:], pads)),
                     dtype=grad.dtype)
     for offset in itertools.product(*(range(k) for k in kernel)):  # kernel offsets, not pixels
         key = tuple(slice(k, k + (o - 1) * s + 1, s) for k, o, s in zip(offset, out, stride))
@@ -316,12 +385,12 @@ def avg_pool_backward_array(grad, input_size, kernel_size, stride, padding, ceil
     return full[(Ellipsis,) + crop].reshape(input_size)
 
 
-def adaptive_pool_matrix(size, out, dtype):
+def adaptive_pool_matrix(size, out, dtype, xp=np):
     """(out, size) averaging matrix: row i averages [floor(i*L/o), ceil((i+1)*L/o))."""
-    i = np.arange(out)
+    i = xp.arange(out)
     start = (i * size) // out
     end = -((-(i + 1) * size) // out)
-    cols = np.arange(size)
+    cols = xp.arange(size)
     inside = (cols >= start[:, None]) & (cols < end[:, None])
     return (inside / (end - start)[:, None]).astype(dtype)
 
@@ -349,13 +418,14 @@ def adaptive_avg_pool_array(x, output_size, nd):
     if any(L == 0 for L in x.shape[-nd:]):
         raise RuntimeError(f"adaptive_avg_pool{nd}d: input of shape {tuple(x.shape)} has an "
                            "empty spatial dim")
+    xp = namespace_of(x)
     out = adaptive_output_size(x.shape, output_size, nd)
     y = x
     for j in range(nd):  # one (out, L) matmul per spatial dim
         axis = x.ndim - nd + j
-        A = adaptive_pool_matrix(x.shape[axis], out[j], x.dtype)
-        y = np.moveaxis(np.matmul(np.moveaxis(y, axis, -1), A.T), -1, axis)
-    return np.ascontiguousarray(y)
+        A = adaptive_pool_matrix(x.shape[axis], out[j], x.dtype, xp)
+        y = xp.moveaxis(xp.matmul(xp.moveaxis(y, axis, -1), A.T), -1, axis)
+    return xp.ascontiguousarray(y)
 
 
 # ------------------------------------------------------------------ padding
@@ -371,7 +441,7 @@ def pad_pairs(pad, ndim):
 
 
 def pad_index(size, left, right, mode):
-    """Which input position each output position copies along one dim."""
+    """Which input position each output position copies along one dim (a host index array)."""
     i = np.arange(-left, size + right)
     if mode == "reflect":
         if left >= size or right >= size:
@@ -399,25 +469,27 @@ def pad_array(x, pad, mode, value):
     if mode == "constant":
         pads = [pairs.get(a, (0, 0)) for a in range(x.ndim)]
         out = _pad_spatial(x, pads, 0.0 if value is None else value)
-        return np.array(out, copy=True) if out is x else out
+        return out.copy() if out is x else out
     if value not in (None, 0, 0.0):
         raise RuntimeError(f"pad: padding mode '{mode}' doesn't take in value argument: "
                            "leave value=None")
+    xp = namespace_of(x)
     for axis, (left, right) in sorted(pairs.items()):
-        x = np.take(x, pad_index(x.shape[axis], left, right, mode), axis=axis)
+        x = xp.take(x, xp.asarray(pad_index(x.shape[axis], left, right, mode)), axis=axis)
     return x
 
 
 def pad_backward_array(grad, input_size, pad, mode):
     """The adjoint of a 'reflect' / 'replicate' / 'circular' pad: add copies back."""
+    xp = namespace_of(grad)
     input_size = tuple(input_size)
     pairs = pad_pairs(pad, len(input_size))
     for axis, (left, right) in sorted(pairs.items()):
-        idx = pad_index(input_size[axis], left, right, mode)
-        moved = np.moveaxis(grad, axis, 0)
-        out = np.zeros((input_size[axis],) + moved.shape[1:], dtype=grad.dtype)
-        np.add.at(out, idx, moved)
-        grad = np.moveaxis(out, 0, axis)
+        idx = xp.asarray(pad_index(input_size[axis], left, right, mode))
+        moved = xp.moveaxis(grad, axis, 0)
+        out = xp.zeros((input_size[axis],) + moved.shape[1:], dtype=grad.dtype)
+        xp.add.at(out, idx, moved)
+        grad = xp.moveaxis(out, 0, axis)
     return grad
 
 
@@ -430,7 +502,8 @@ def embedding_array(indices, weight, padding_idx, max_norm, sparse):
     if sparse:
         raise NotImplementedError("embedding: sparse gradients are not supported; use "
                                   "sparse=False (the gradient is a dense tensor)")
-    indices = np.asarray(indices)
+    xp = namespace_of(weight)
+    indices = xp.asarray(indices)
     if indices.dtype.kind not in "iu":
         raise RuntimeError(f"embedding: expected integer indices (int64), but got "
                            f"{indices.dtype}: convert them with .long()")
@@ -442,7 +515,7 @@ def embedding_array(indices, weight, padding_idx, max_norm, sparse):
         raise IndexError(f"embedding: index out of range: indices must be in "
                          f"[0, {weight.shape[0]}), got values in "
                          f"[{indices.min()}, {indices.max()}]")
-    return np.take(weight, indices, axis=0)
+    return xp.take(weight, indices, axis=0)
 
 
 def embedding_padding_idx(padding_idx, num_embeddings):

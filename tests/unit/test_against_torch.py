@@ -60,6 +60,10 @@ MAPPED = {
     "cross_entropy": torch.nn.functional.cross_entropy,   # hand-written wrapper in minigrad.nn.functional
     "_batch_norm_training": lambda input, weight=None, bias=None, eps=1e-05:
         torch.nn.functional.batch_norm(input, None, None, weight, bias, training=True, eps=eps),
+    "_lstm_cell": lambda gates, cx: _torch_fused_cell(_torch_lstm_cell, gates, cx),
+    "_lstm_layer": lambda inputs, reverse=False: _torch_lstm_layer(*inputs, reverse),
+    "_gru_cell": lambda input_gates, hidden_gates, hx:
+        _torch_fused_cell(_torch_gru_cell, input_gates, hidden_gates, hx),
     # native schemas behind hand-written public wrappers (minigrad/functional.py)
     "einsum": lambda equation, tensors: torch.einsum(equation, *tensors),
     "tensordot": lambda self, other, dims_self, dims_other:
@@ -220,6 +224,39 @@ def _torch_index_put(x, key, values):
     out = x.clone()
     out[key] = values
     return out
+
+
+def _torch_lstm_cell(gates, cx):
+    """torch.lstm_cell fed the pre-activation gates: identity input weights, zero hidden ones."""
+    eye = torch.eye(gates.shape[-1], dtype=gates.dtype)
+    no_hidden = torch.zeros(gates.shape[-1], cx.shape[-1], dtype=gates.dtype)
+    return torch.lstm_cell(gates, (torch.zeros_like(cx), cx), eye, no_hidden)
+
+
+def _torch_lstm_layer(x_proj, h0, c0, w_hh, reverse):
+    """torch.lstm_cell over the steps: (output, cells, pre-activation gates) by time."""
+    eye = torch.eye(x_proj.shape[-1], dtype=x_proj.dtype)
+    h, c, outs = h0, c0, {}
+    for t in (range(len(x_proj) - 1, -1, -1) if reverse else range(len(x_proj))):
+        gates = x_proj[t] + h @ w_hh.T
+        h, c = torch.lstm_cell(gates, (torch.zeros_like(c), c), eye, torch.zeros_like(w_hh))
+        outs[t] = (h, c, gates)
+    return tuple(torch.stack([outs[t][k] for t in range(len(x_proj))]) for k in range(3))
+
+
+def _torch_gru_cell(input_gates, hidden_gates, hx):
+    """torch.gru_cell with identity input weights and the hidden gates as the hidden bias."""
+    eye = torch.eye(input_gates.shape[-1], dtype=input_gates.dtype)
+    no_hidden = torch.zeros(input_gates.shape[-1], hx.shape[-1], dtype=input_gates.dtype)
+    return torch.gru_cell(input_gates, hx, eye, no_hidden, None, hidden_gates)
+
+
+def _torch_fused_cell(cell, *tensors):
+    """torch's cells take batched (N, ...) tensors only: unbatched ones get a batch of 1."""
+    if tensors[0].dim() == 2:
+        return cell(*tensors)
+    out = cell(*(t.unsqueeze(0) for t in tensors))
+    return tuple(o.squeeze(0) for o in out) if isinstance(out, tuple) else out.squeeze(0)
 
 
 def _torch_getitem(x, key):

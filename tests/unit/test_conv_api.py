@@ -75,6 +75,29 @@ def test_conv2d_matches_torch(kwargs):
                        lambda x, w, b: tF().conv2d(x, w, b, **kwargs), [x, w, b])
 
 
+@pytest.mark.parametrize("kwargs", [
+    dict(padding=1), dict(stride=2, dilation=2, groups=4), dict(stride=(1, 3), padding=(2, 0)),
+])
+def test_conv2d_float32_layer_sized_matches_torch(kwargs):
+    """A layer-sized float32 conv (as tools/bench_nn.py runs it): values and gradients."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 8, 13, 12)).astype(np.float32)
+    w = rng.standard_normal((16, 8 // kwargs.get("groups", 1), 3, 3)).astype(np.float32)
+    b = rng.standard_normal(16).astype(np.float32)
+    xs = [mg.tensor(a, requires_grad=True) for a in (x, w, b)]
+    ts = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
+    out, tout = F.conv2d(*xs, **kwargs), tF().conv2d(*ts, **kwargs)
+    assert out.dtype == mg.float32
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-4, atol=1e-4)
+    cot = rng.standard_normal(out.shape).astype(np.float32)
+    out.backward(mg.tensor(cot))
+    tout.backward(torch.tensor(cot))
+    for m, t in zip(xs, ts):
+        assert m.grad.dtype == mg.float32
+        np.testing.assert_allclose(m.grad.numpy(), t.grad.numpy(), rtol=1e-4, atol=1e-3)
+
+
 def test_conv2d_positional_args_and_no_bias_match_torch():
     x, w = rand(2, 4, 5, 5), rand(4, 2, 3, 3, seed=1)
     compare_with_torch(lambda x, w: F.conv2d(x, w, None, 2, 1, 1, 2),
@@ -101,6 +124,7 @@ def test_conv1d_matches_torch(kwargs):
     dict(stride=2, padding=1, output_padding=1, groups=2),
     dict(stride=(2, 3), padding=(1, 0), output_padding=(0, 2), dilation=(2, 1)),
     dict(stride=1, output_padding=1, dilation=2),
+    dict(stride=3, padding=3, dilation=2),  # padding past the dilated kernel: crops rows
 ])
 def test_conv_transpose2d_matches_torch(kwargs):
     x, w, b = rand(2, 4, 3, 4), rand(4, 3, 3, 2, seed=1), rand(3 * kwargs.get("groups", 1), seed=2)
@@ -333,6 +357,8 @@ def test_float32_stays_float32():
     (lambda: F.conv2d(mg.randn(1, 2, 5, 5), mg.randn(2, 2, 3, 3), padding="full"),
      RuntimeError, "valid"),
     (lambda: F.conv2d(mg.randn(5, 5), mg.randn(2, 2, 3, 3)), RuntimeError, "3D"),
+    (lambda: F.conv_transpose2d(mg.randn(1, 2, 1, 1), mg.randn(2, 2, 3, 3), padding=2),
+     RuntimeError, "too small"),
     (lambda: F.max_pool2d(mg.randn(1, 1, 4, 4), 2, padding=2), RuntimeError, "half"),
     (lambda: F.avg_pool2d(mg.randn(1, 1, 2, 2), 3), RuntimeError, "too small"),
     (lambda: F.pad(mg.randn(1, 3), (3, 0), mode="reflect"), RuntimeError, "less than"),

@@ -13,4 +13,5 @@ from minigrad.autograd.formulas.shape import *  # noqa: F401,F403
 from minigrad.autograd.formulas.linalg import *  # noqa: F401,F403
 from minigrad.autograd.formulas.nn import *  # noqa: F401,F403
 from minigrad.autograd.formulas.conv import *  # noqa: F401,F403
+from minigrad.autograd.formulas.rnn import *  # noqa: F401,F403
 from minigrad.autograd.formulas.stacking import *  # noqa: F401,F403

@@ -101,6 +101,15 @@ def hardswish_slope(x):
 
 
 # ------------------------------------------------------------------ linear
+def linear_input_grad(grad, weight):
+    """d(input @ weight.T)/d(input): grad @ weight, as one 2-D matmul for batched grads."""
+    F = ops_for(grad)
+    if grad.ndim <= 2:
+        return F.matmul(grad, weight)
+    rows = F.matmul(F.reshape(grad, (-1, weight.shape[0])), weight)
+    return F.reshape(rows, tuple(grad.shape[:-1]) + (weight.shape[1],))
+
+
 def linear_weight_grad(grad, input, weight_shape):
     """d(input @ weight.T)/d(weight): grad.T @ input over all batch dims."""
     F = ops_for(grad)

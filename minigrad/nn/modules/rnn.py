@@ -15,39 +15,44 @@ from minigrad.nn.parameter import Parameter
 from minigrad.nn.modules.module import Module
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+# modes whose hidden bias can join the input bias: added once to every step's input
+# projection instead of once per step (GRU's b_hn sits inside r * (W_hn h + b_hn))
+_FOLDS_HIDDEN_BIAS = {"RNN_TANH", "RNN_RELU", "LSTM"}
+
+# nn.LSTM runs a whole layer as one node (_lstm_layer in derivatives.yaml).  RNN, GRU and
+# the cells go step by step: a step takes the input projection x W_ih^T + b_ih (+ b_hh
+# where folded), the state, the transposed hidden weight W_hh^T (in layers a C-ordered
+# copy: its matmul is 2x faster than through a transposed view) and b_hh (None where
+# folded).  One addmm per step, then the fused cell (_lstm_cell, _gru_cell).
 
 
 def _rnn_step(nonlinearity):
     act = _ops.tanh if nonlinearity == "tanh" else F.relu
 
-    def step(x_proj, state, w_hh, b_hh):
-        return act(x_proj + F.linear(state, w_hh, b_hh))
+    def step(x_proj, h, w_hh_t, b_hh):
+        return act(_ops.addmm(x_proj, h, w_hh_t))
     return step
 
 
-def _lstm_step(x_proj, state, w_hh, b_hh):
+def _lstm_step(x_proj, state, w_hh_t, b_hh):
     h, c = state
-    gates = x_proj + F.linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, -1)
-    c = _ops.sigmoid(f) * c + _ops.sigmoid(i) * _ops.tanh(g)
-    return _ops.sigmoid(o) * _ops.tanh(c), c
+    return _ops._lstm_cell(_ops.addmm(x_proj, h, w_hh_t), c)
 
 
-def _gru_step(x_proj, h, w_hh, b_hh):
-    xr, xz, xn = x_proj.chunk(3, -1)
-    hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, -1)
-    r = _ops.sigmoid(xr + hr)
-    z = _ops.sigmoid(xz + hz)
-    n = _ops.tanh(xn + r * hn)
-    return (1 - z) * n + z * h
+def _gru_step(x_proj, h, w_hh_t, b_hh):
+    hidden = _ops.matmul(h, w_hh_t) if b_hh is None else _ops.addmm(b_hh, h, w_hh_t)
+    return _ops._gru_cell(x_proj, hidden, h)
 
 
-def _step_fn(mode, nonlinearity="tanh"):
-    if mode == "LSTM":
-        return _lstm_step
-    if mode == "GRU":
-        return _gru_step
-    return _rnn_step(nonlinearity)
+def _input_projection(mode, x, w_ih, b_ih, b_hh):
+    """x W_ih^T + b_ih, with b_hh added where the mode folds it: (x_proj, b_hh left over).
+
+    A (L, N, in) input is projected as one (L*N, in) matrix: one large matmul forward and
+    backward instead of L small ones."""
+    if mode in _FOLDS_HIDDEN_BIAS and b_hh is not None:
+        b_ih, b_hh = b_ih + b_hh, None
+    rows = x.reshape(-1, x.shape[-1]) if x.dim() > 2 else x
+    return F.linear(rows, w_ih, b_ih).reshape(*x.shape[:-1], w_ih.shape[0]), b_hh
 
 
 class RNNBase(Module):
@@ -137,11 +142,17 @@ class RNNBase(Module):
         w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, "_reverse" if reverse else "")
         # every time step's input part in one matmul; unbind (one node) rather than
         # x_proj[t], whose 35 backward passes would each add a full-size gradient
-        x_proj = F.linear(x, w_ih, b_ih).unbind(0)
+        x_proj, b_hh = _input_projection(self.mode, x, w_ih, b_ih, b_hh)
+        if self.mode == "LSTM":  # the whole layer is one node (derivatives.yaml _lstm_layer)
+            output, cells, _ = _ops._lstm_layer([x_proj, state[0], state[1], w_hh], reverse)
+            last = 0 if reverse else -1
+            return output, (output[last], cells[last])
+        x_proj = x_proj.unbind(0)
+        w_hh_t = w_hh.t().contiguous()
         steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
         outputs = [None] * x.shape[0]
         for t in steps:
-            state = step(x_proj[t], state, w_hh, b_hh)
+            state = step(x_proj[t], state, w_hh_t, b_hh)
             outputs[t] = state[0] if isinstance(state, tuple) else state
         return _ops.stack(outputs), state
 
@@ -292,9 +303,10 @@ class RNNCellBase(Module):
                 hx = tuple(h.unsqueeze(0) for h in hx)
         return input, hx, batched
 
-    def _step(self, step, input, hx):
-        x_proj = F.linear(input, self.weight_ih, self.bias_ih)
-        return step(x_proj, hx, self.weight_hh, self.bias_hh)
+    def _step(self, step, mode, input, hx):
+        x_proj, b_hh = _input_projection(mode, input, self.weight_ih, self.bias_ih,
+                                         self.bias_hh)
+        return step(x_proj, hx, self.weight_hh.t(), b_hh)
 
 
 class RNNCell(RNNCellBase):
@@ -309,7 +321,8 @@ class RNNCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         input, (h,), batched = self._prepare(input, hx, 1)
-        h = self._step(_rnn_step(self.nonlinearity), input, h)
+        mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
+        h = self._step(_rnn_step(self.nonlinearity), mode, input, h)
         return h if batched else h.squeeze(0)
 
 
@@ -321,7 +334,7 @@ class LSTMCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         input, hx, batched = self._prepare(input, hx, 2)
-        h, c = self._step(_lstm_step, input, hx)
+        h, c = self._step(_lstm_step, "LSTM", input, hx)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -333,5 +346,5 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         input, (h,), batched = self._prepare(input, hx, 1)
-        h = self._step(_gru_step, input, h)
+        h = self._step(_gru_step, "GRU", input, h)
         return h if batched else h.squeeze(0)

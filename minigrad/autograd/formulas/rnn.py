@@ -1,0 +1,103 @@
+"""Formula helpers of the fused recurrent cells (see formulas/__init__.py for the rules).
+
+Each recomputes the gate activations from the saved pre-activations (a few elementwise
+ops over the whole gate array, cheaper than saving them) with the ops of ``F``, so on
+Tensors the gradient is itself differentiable.  Activations are the kernels' one-tanh
+form (kernels/rnn.py): act = tanh(x * scale) * scale + shift, whose derivative is
+(1 - tanh^2) * scale^2.
+"""
+from minigrad.autograd.formulas.core import ops_for
+from minigrad.kernels.rnn import gate_scale_shift
+
+
+def _gate(F, x, k, hidden_size):
+    """The k-th (N, H) gate of the (N, chunks * H) array ``x``."""
+    return F.narrow(x, -1, k * hidden_size, hidden_size)
+
+
+def _lstm_step_grads(F, grad_hy, grad_cy, gates, cx, cy):
+    """(d/d gates, d/d cx) of one LSTM step cy = f cx + i g, hy = o tanh(cy)."""
+    h = cx.shape[-1]
+    scale, shift = gate_scale_shift(gates, h, 4, 2)
+    t = F.tanh(gates * scale)
+    act = t * scale + shift
+    i, f, g, o = (_gate(F, act, k, h) for k in range(4))
+    tanh_cy = F.tanh(cy)
+    grad_c = grad_cy + grad_hy * o * (1 - tanh_cy * tanh_cy)  # directly, and through hy
+    grad_act = F.cat([grad_c * g, grad_c * cx, grad_c * i, grad_hy * tanh_cy], -1)
+    return grad_act * (1 - t * t) * (scale * scale), grad_c * f
+
+
+def lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy):
+    """d(hy, cy)/d(gates) of cy = f cx + i g, hy = o tanh(cy): one (N, 4H) gradient."""
+    return _lstm_step_grads(ops_for(gates), grad_hy, grad_cy, gates, cx, cy)[0]
+
+
+def lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy):
+    """d(hy, cy)/d(cx): the cell gradient times the forget gate."""
+    F = ops_for(gates)
+    h = cy.shape[-1]
+    forget = F.tanh(_gate(F, gates, 1, h) * 0.5) * 0.5 + 0.5
+    output = F.tanh(_gate(F, gates, 3, h) * 0.5) * 0.5 + 0.5
+    tanh_cy = F.tanh(cy)
+    return (grad_cy + grad_hy * output * (1 - tanh_cy * tanh_cy)) * forget
+
+
+def _gru_parts(F, input_gates, hidden_gates, hx, grad):
+    """r, and the pre-activation gradients of r and z, and of n as input_gates sees it."""
+    h = hx.shape[-1]
+    rz = F.tanh((_gate2(F, input_gates, h) + _gate2(F, hidden_gates, h)) * 0.5)
+    r_z = rz * 0.5 + 0.5
+    r, z = _gate(F, r_z, 0, h), _gate(F, r_z, 1, h)
+    hn = _gate(F, hidden_gates, 2, h)
+    n = F.tanh(_gate(F, input_gates, 2, h) + r * hn)
+    grad_n = grad * (1 - z) * (1 - n * n)
+    # d sigmoid(x)/dx = (1 - tanh(x/2)^2) / 4 for both r and z at once
+    grad_rz = F.cat([grad_n * hn, grad * (hx - n)], -1) * (1 - rz * rz) * 0.25
+    return r, grad_rz, grad_n
+
+
+def _gate2(F, x, hidden_size):
+    """The first two (N, H) gates of ``x`` together (GRU's r and z)."""
+    return F.narrow(x, -1, 0, 2 * hidden_size)
+
+
+def gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, hidden):
+    """d(hy)/d(input_gates), or d(hy)/d(hidden_gates) when ``hidden`` (n sees r * hn there)."""
+    F = ops_for(input_gates)
+    r, grad_rz, grad_n = _gru_parts(F, input_gates, hidden_gates, hx, grad)
+    return F.cat([grad_rz, grad_n * r if hidden else grad_n], -1)
+
+
+def gru_cell_hx_grad(grad, input_gates, hidden_gates):
+    """d(hy)/d(hx) of hy = (1 - z) n + z hx, holding the gates: grad times z."""
+    F = ops_for(input_gates)
+    h = input_gates.shape[-1] // 3
+    pre_z = _gate(F, input_gates, 1, h) + _gate(F, hidden_gates, 1, h)
+    return grad * (F.tanh(pre_z * 0.5) * 0.5 + 0.5)
+
+
+def lstm_layer_grads(grad_output, grad_cells, grad_gates, inputs, output, cells, gates, reverse):
+    """[x_proj, h0, c0, w_hh] gradients of _lstm_layer: the cell's backward step by step,
+    back in time, then the hidden weight's gradient as one matmul over all steps."""
+    x_proj, h0, c0, w_hh = inputs
+    F = ops_for(x_proj)
+    length = x_proj.shape[0]
+    before = 1 if reverse else -1  # the previous step is t + before
+    grad_gates_by_step = [None] * length
+    grad_h = grad_c = None
+    for t in (range(length) if reverse else range(length - 1, -1, -1)):
+        c_prev = c0 if not 0 <= t + before < length else cells[t + before]
+        grad_hy = grad_output[t] if grad_h is None else grad_output[t] + grad_h
+        grad_cy = grad_cells[t] if grad_c is None else grad_cells[t] + grad_c
+        step, grad_c = _lstm_step_grads(F, grad_hy, grad_cy, gates[t], c_prev, cells[t])
+        step = step + grad_gates[t]
+        grad_h = F.matmul(step, w_hh)
+        grad_gates_by_step[t] = step
+    grad_x_proj = F.stack(grad_gates_by_step)
+    h_prev = (F.cat([F.narrow(output, 0, 1, length - 1), F.unsqueeze(h0, 0)]) if reverse
+              else F.cat([F.unsqueeze(h0, 0), F.narrow(output, 0, 0, length - 1)]))
+    hidden = w_hh.shape[1]
+    grad_w_hh = F.matmul(F.transpose(F.reshape(grad_x_proj, (-1, 4 * hidden)), 0, 1),
+                         F.reshape(h_prev, (-1, hidden)))
+    return [grad_x_proj, grad_h, grad_c, grad_w_hh]
