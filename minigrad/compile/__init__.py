@@ -79,7 +79,7 @@ class _EagerEntry:
 class CompiledFunction:
     """What ``minigrad.compile`` returns: call it like the function it wraps."""
 
-    def __init__(self, fn, fullgraph=False, eager=False):
+    def __init__(self, fn, fullgraph=False, eager=False, register=True):
         self.fn = fn
         self.fullgraph = fullgraph
         self.eager = eager
@@ -87,7 +87,8 @@ class CompiledFunction:
         self._latest = None
         self._warned = False
         functools.update_wrapper(self, fn, updated=())
-        _created.append(self)
+        if register:   # (the compiler's own, the create_graph backwards, are not listed)
+            _created.append(self)
 
     def __repr__(self):
         return f"<minigrad.compile of {getattr(self.fn, '__qualname__', self.fn)!r}>"

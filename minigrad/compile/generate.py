@@ -279,6 +279,8 @@ def _evaluate(node):
 class Backward:
     """The backward of a program for one pattern of defined output gradients."""
 
+    tensors = False   # formulas over arrays (F = array_ops, F calls inlined into numpy code)
+
     def __init__(self, program, constants, live_outputs):
         self.program, self.constants = program, constants
         self.live = {}                       # vid -> gradient defined so far
@@ -425,7 +427,8 @@ class Backward:
             return ast.Name(places.name(gvar(vid), vid), ast.Load())
         if vid is not None and op.fills_undefined and self.program.values[vid].dtype.kind == "f":
             value = self.program.values[vid]
-            return ast.parse(f"xp.zeros({value.shape!r}, dtype={self._const_src(value.dtype)})",
+            zeros = "zeros_tensor" if self.tensors else "xp.zeros"
+            return ast.parse(f"{zeros}({value.shape!r}, dtype={self._const_src(value.dtype)})",
                              mode="eval").body
         return ast.Constant(None)
 
@@ -492,6 +495,8 @@ class _FormulaRewrite(ast.NodeTransformer):
             known, shape = _evaluate(node.args[1])
             if known and _shape_of(node.args[0], self.backward.shapes) == tuple(shape):
                 return node.args[0]   # nothing was broadcast: sum_to is the identity
+        if self.backward.tensors:
+            return node   # Tensor form: F.op stays the differentiable op
         inlined = _inline_call(func.attr, node, self.backward.constants)
         return inlined if inlined is not None else node
 
@@ -555,3 +560,89 @@ def output_vids_requiring_grad(program):
 def edge_vids(program):
     """Region inputs that require grad: one graph edge each."""
     return [v for v in unique_inputs(program) if program.values[v].requires_grad]
+
+
+# ---------------------------------------------------------------------- create_graph
+class TensorBackward(Backward):
+    """The backward for ``create_graph=True``: the same formulas over Tensors (``F`` is the
+    differentiable ops, nothing inlined into array code), so the gradients it returns have
+    a graph of their own.  The forward values the formulas read are recomputed from the
+    region's inputs with the differentiable ops (``ops.<name>``): arrays the forward saved
+    have no history to differentiate.
+
+    ``def backward(<inputs read>, <output gradients given>): ... return (<input gradients>)``
+    """
+
+    tensors = True
+
+    def build(self, layout=None):
+        program = self.program
+        outs = output_vids_requiring_grad(program)
+        given = [v for v in outs if self.live.get(v)]
+        self.body, self.temp = [], 0
+        for index in range(len(program.records) - 1, -1, -1):
+            self._record(program.records[index])
+        recomputed = self._recomputed()
+        self.input_vids = [v for v in unique_inputs(program) if v in self.reads]
+        self.given_vids = given
+        params = [var(v) for v in self.input_vids] + [gvar(v) for v in given]
+        src = Source(f"def backward({', '.join(params)}):")
+        for record in recomputed:
+            src.emit(self._recompute_line(record),
+                     f"{record.op.name} (recomputed: the formulas read it)  "
+                     f"derivatives.yaml:{record.op.line}")
+        for code, comment in self.body:
+            src.emit(code, comment)
+        result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
+        src.emit(f"return ({_tuple(result)})")
+        self.src = src
+        return self
+
+    def _record(self, record):
+        op = record.op
+        if op.once_differentiable and op.formulas and any(
+                v is not None and self.live.get(v) for v in record.outputs):
+            raise NotImplementedError(f"minigrad.compile: {op.name} is once-differentiable "
+                                      f"({op.once_differentiable})")
+        super()._record(record)
+
+    def _recomputed(self):
+        """The records whose outputs the formulas read (directly or through other records),
+        in forward order; inputs read along the way join ``self.reads``."""
+        program = self.program
+        needed = {v for v in self.reads if program.values[v].producer[0] != "input"}
+        chosen = []
+        for record in reversed(program.records):
+            if not any(v in needed for v in record.outputs if v is not None):
+                continue
+            chosen.append(record)
+            for vid in ref_vids(record.args.values()):
+                if program.values[vid].producer[0] == "input":
+                    if vid not in self.reads:
+                        self.reads.append(vid)
+                else:
+                    needed.add(vid)
+        return chosen[::-1]
+
+    def _recompute_line(self, record):
+        op = record.op
+        targets = [var(v) if v is not None else "_" for v in record.outputs]
+        lhs = ", ".join(targets)
+        if op.outputs[0].type == "Tensor[]" and len(targets) == 1:
+            lhs += ","
+        args = {name: ast.unparse(arg_node(ref, self.constants))
+                for name, ref in record.args.items()}
+        if op.name == "alias":
+            return f"{lhs} = {args['self']}.detach()"
+        if not op.line:   # a comparison: a mask without gradient
+            return f"{lhs} = compare_tensors(np.{op.name}, {args['self']}, {args['other']})"
+        parts = [f"{a.name}={args[a.name]}" if a.kwarg_only else args[a.name] for a in op.args]
+        return f"{lhs} = ops.{record.func_name}({', '.join(parts)})"
+
+
+def ref_vids(refs):
+    for ref in refs:
+        if ref[0] == "value":
+            yield ref[1]
+        elif ref[0] in ("list", "tuple"):
+            yield from ref_vids(ref[1])

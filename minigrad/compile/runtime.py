@@ -4,15 +4,16 @@ import numpy as np
 
 from minigrad import autograd
 from minigrad._generated import array_ops
-from minigrad._tensor import _wrap
+from minigrad._generated import functions
+from minigrad._tensor import Tensor, _compare, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
-from minigrad.autograd.namespace import ARRAYS
+from minigrad.autograd.namespace import ARRAYS, TENSORS
 from minigrad.autograd.node import Node, edge_of
 from minigrad.autograd.saved import SavedTensor, unpack
 from minigrad.autograd.support import wrap_view
-from minigrad.compile.generate import (Backward, Constants, edge_vids, forward_source,
-                                       output_vids, unique_inputs)
+from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
+                                       edge_vids, forward_source, output_vids, unique_inputs)
 from minigrad.compile.namespace import namespace_of
 from minigrad.compile.replay import replay
 
@@ -31,6 +32,7 @@ class CompiledEntry:
         self.edge_slots = [self.slot_of[v] for v in edge_vids(program)]
         self.record_graph = record_graph and bool(self.grad_outputs) and bool(self.edge_slots)
         self._backwards = {}
+        self._tensor_backwards = {}   # pattern -> (CompiledFunction, input slots) or None
         if self.record_graph:
             full = Backward(program, self.constants, [True] * len(self.grad_outputs)).build()
             self._backwards[(True,) * len(self.grad_outputs)] = self._compile_backward(full)
@@ -50,15 +52,19 @@ class CompiledEntry:
                               and not self.view_outputs)
         self.externals = [(slot, key) for slot, (kind, key, _) in enumerate(program.inputs)
                           if kind == "external"]
+        # Inputs only create_graph's recomputation reads: their versions are remembered
+        # (the numpy backward's inputs are SavedTensors, version-checked already).
+        used = {vid for r in program.records for vid in ref_vids(r.args.values())}
+        self.recompute_slots = [self.slot_of[v] for v in self.input_vids
+                                if v in used and self.slot_of[v] not in self.backward_inputs] \
+            if self.record_graph else []
 
     # ------------------------------------------------------------ building
     def _define(self, text, name):
         namespace = dict(vars(_array_ops()))
         namespace.update(self.constants.values)
         namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np)
-        code = compile(text, f"<minigrad.compile {self.name} {name}>", "exec")
-        exec(code, namespace)  # noqa: S102 - our own generated source
-        return namespace[name]
+        return _define(text, f"<minigrad.compile {self.name} {name}>", name, namespace)
 
     def _compile_backward(self, backward):
         fn = self._define(backward.src.text(), "backward")
@@ -74,11 +80,38 @@ class CompiledEntry:
             fn = self._backwards[pattern] = self._compile_backward(built)
         return fn
 
+    def tensor_backward_for(self, pattern):
+        """(the create_graph backward for this pattern of output gradients, compiled in its
+        turn, the input slots it reads), or None where the Tensor form cannot be generated."""
+        found = self._tensor_backwards.get(pattern, _MISSING)
+        if found is _MISSING:
+            try:
+                built = TensorBackward(self.program, self.constants, list(pattern)).build()
+            except NotImplementedError:
+                found = None
+            else:
+                from minigrad.compile import CompiledFunction   # (it imports this module)
+                namespace = dict(self.constants.values)
+                namespace.update(F=TENSORS, ops=functions, np=np, compare_tensors=_compare,
+                                 zeros_tensor=_zeros_tensor)
+                fn = _define(built.src.text(), f"<minigrad.compile {self.name} "
+                             "create_graph backward>", "backward", namespace)
+                fn.source = built.src
+                compiled = CompiledFunction(fn, register=False)
+                found = (compiled, [self.slot_of[v] for v in built.input_vids])
+            self._tensor_backwards[pattern] = found
+        return found
+
     def source(self):
         text = self.forward_src.text()
         for pattern, fn in self._backwards.items():
             live = ", ".join("grad" if p else "None" for p in pattern)
             text += f"\n# backward for output gradients ({live})\n" + fn.source.text()
+        for pattern, found in self._tensor_backwards.items():
+            if found is not None:
+                live = ", ".join("grad" if p else "None" for p in pattern)
+                text += (f"\n# create_graph=True backward (Tensor form, itself compiled) for output "
+                         f"gradients ({live})\n" + found[0].fn.source.text())
         return text
 
     # ------------------------------------------------------------ running
@@ -122,6 +155,19 @@ class CompiledEntry:
         return None
 
 
+_MISSING = object()
+
+
+def _define(text, filename, name, namespace):
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - our own generated source
+    return namespace[name]
+
+
+def _zeros_tensor(shape, dtype):
+    """A zero gradient for an output no gradient reached (Tensor form)."""
+    return _wrap(np.zeros(shape, dtype=dtype))
+
+
 def _build(tree, made, entry, unique):
     kind = tree[0]
     if kind == "tensor":
@@ -153,6 +199,8 @@ class CompiledBackward(Node):
         self._tensors = inputs    # for create_graph's replay
         self._inputs = [SavedTensor(inputs[s]) for s in entry.backward_inputs]
         self._saved = saved
+        self._versions = [inputs[s]._version_counter[0] for s in entry.recompute_slots] \
+            if entry.recompute_slots else None
 
     def name(self):
         return f"CompiledBackward[{self.entry.name}]"
@@ -162,20 +210,42 @@ class CompiledBackward(Node):
             raise RuntimeError(FREED_GRAPH_ERROR)
         entry = self.entry
         if create_graph:
-            return self._replay(grads)
+            return self._differentiable(grads)
         inputs = [unpack(saved, self, False) for saved in self._inputs]
         pattern = tuple(g is not None for g in grads)
         return entry.backward_for(pattern)(grads, inputs, self._saved)
 
     def release(self):
-        self._saved = self._inputs = self._tensors = None
+        self._saved = self._inputs = self._tensors = self._versions = None
         self._released = True
+
+    def _differentiable(self, grads):
+        """create_graph=True: the generated Tensor-form backward (compiled in its turn, so
+        its own backward is generated numpy code), or the eager replay where there is none."""
+        self._check_versions()
+        found = self.entry.tensor_backward_for(tuple(g is not None for g in grads))
+        if found is None:
+            return self._replay(grads)
+        fn, slots = found
+        inputs = self._tensors
+        given = [g if isinstance(g, Tensor) else _wrap(g) for g in grads if g is not None]
+        return fn(*[inputs[s] for s in slots], *given)
+
+    def _check_versions(self):
+        """The inputs create_graph reads were not modified in place since the forward."""
+        for saved in self._inputs:
+            saved.unpack(self, True)
+        if self._versions is not None:
+            for slot, version in zip(self.entry.recompute_slots, self._versions):
+                tensor = self._tensors[slot]
+                if tensor._version_counter[0] != version:
+                    saved = SavedTensor(tensor)
+                    saved.version = version
+                    saved._raise_version_error(self)
 
     def _replay(self, grads):
         """create_graph=True: run the recorded ops eagerly on the saved inputs, then
         differentiate that graph with create_graph=True (reentrant backward)."""
-        for saved in self._inputs:
-            saved.unpack(self, True)   # the version check: an input the formulas read changed?
         inputs = self._tensors
         with grad_mode.enable_grad():
             values = replay(self.entry.program, inputs)
