@@ -16,6 +16,11 @@ from minigrad.autograd.node import AccumulateGrad, edge_of
 from minigrad import _tensor  # a module: Tensor is looked up at call time (import cycle)
 
 
+#: node type -> a shortcut for ``backward`` on one tensor made by that node type: it
+#: returns False where the engine must run.  (minigrad.compile registers its region node.)
+FAST_BACKWARD = {}
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves.
 
@@ -23,6 +28,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     >>> minigrad.autograd.backward((x * x).sum()); x.grad
     tensor([2., 4.])
     """
+    fast = FAST_BACKWARD.get(type(getattr(tensors, "grad_fn", None)))
+    if fast is not None and fast(tensors, grad_tensors, retain_graph, create_graph, inputs):
+        return
     tensors = _as_tuple(tensors)
     retain_graph = create_graph if retain_graph is None else retain_graph
     roots, root_grads = _roots(tensors, grad_tensors, create_graph)

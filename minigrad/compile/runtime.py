@@ -1,15 +1,19 @@
 """A compiled entry: the generated functions for one guard, and the node that links
 the compiled region into the ordinary autograd graph."""
+import sys
+
 import numpy as np
 
 from minigrad import autograd
+from minigrad.autograd import anomaly as _anomaly
+from minigrad.autograd import api, leaks
 from minigrad._generated import array_ops
 from minigrad._generated import functions
 from minigrad._tensor import Tensor, _compare, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
 from minigrad.autograd.namespace import ARRAYS, TENSORS
-from minigrad.autograd.node import Node, edge_of
+from minigrad.autograd.node import AccumulateGrad, Node, edge_of
 from minigrad.autograd.saved import SavedTensor, unpack
 from minigrad.autograd.support import wrap_view
 from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
@@ -259,3 +263,78 @@ class CompiledBackward(Node):
                                   allow_unused=True)
         return tuple(found)
 
+
+
+def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
+    """``loss.backward()`` on a compiled region's scalar output whose inputs are leaves:
+    what the engine would do, without its bookkeeping for graphs of many nodes.  Returns
+    False (the engine runs) for anything else: a gradient given, create_graph, inputs=,
+    hooks anywhere, anomaly mode, a node run before, a non-leaf input."""
+    node = tensor.grad_fn
+    if (gradient is not None or create_graph or inputs is not None or node._extras is not None
+            or node._consumed or tensor._extras is not None or _anomaly.enabled):
+        return False
+    data = tensor._data
+    if data.size != 1:
+        return False   # (the engine raises the error)
+    edges = node.next_functions
+    for acc, _ in edges:
+        if acc is not None and (type(acc) is not AccumulateGrad or acc._extras is not None
+                                or len(acc.variable._extras) != 1):   # (its accumulator only)
+            return False
+    call = leaks.begin_backward()
+    mark = node._consumed = -call if retain_graph else call
+    flags = grad_mode.flags
+    previous, flags.enabled = flags.enabled, False
+    try:
+        with np.errstate(all="ignore"):
+            grads = list(node.apply([_ones(data)], False))
+        if not retain_graph:
+            node.release()
+        for i, (acc, _) in enumerate(edges):
+            if acc is None or grads[i] is None:
+                continue
+            if not acc._consumed:
+                acc._consumed = mark
+            leaf = acc.variable
+            if leaf._grad is None and type(grads[i]) is np.ndarray:
+                array, grads[i] = grads[i], None
+                leaf._grad = _wrap(_owned(array, leaf._data))
+            else:
+                box, grads[i] = [grads[i]], None   # one reference: the leaf may keep the array
+                acc.apply(box, False)
+    finally:
+        flags.enabled = previous
+        leaks.end_backward(call)
+    if call:
+        leaks.check(call, ())
+    return True
+
+
+_ONES = {}
+
+
+def _ones(data):
+    """The gradient of a scalar root: ones like ``data`` (one shared read-only array per
+    shape and dtype; a leaf never keeps it, see _owned)."""
+    key = (data.shape, data.dtype)
+    ones = _ONES.get(key)
+    if ones is None:
+        ones = _ONES[key] = np.ones(data.shape, data.dtype)
+        ones.flags.writeable = False
+    return ones
+
+
+def _owned(array, like):
+    """``array`` as a new leaf's ``.grad`` (AccumulateGrad's rule): kept when nothing else
+    refers to it (a fresh result of the generated code), else copied."""
+    if (sys.getrefcount(array) <= 2 and array.base is None and array.dtype == like.dtype
+            and array.flags.writeable and array.shape == like.shape):
+        return array
+    if array.shape != like.shape:
+        raise RuntimeError(f"minigrad.compile: a gradient of shape {array.shape} for an "
+                           f"input of shape {like.shape}")
+    return np.array(array, dtype=like.dtype, copy=True)
+
+
+api.FAST_BACKWARD[CompiledBackward] = fast_backward

@@ -395,3 +395,50 @@ def test_comparison_masks_are_recomputed_every_call():
     out.backward()
     assert compiled_state(g) == "compiled"
     assert out.item() == 2.0 and np.allclose(y.grad._data, [0.0, 1.0, 0.0])
+
+
+# ------------------------------------------------------------------ backward's shortcut
+def test_backward_of_a_compiled_scalar_accumulates_like_eager():
+    torch = pytest.importorskip("torch")
+    g = minigrad.compile(lambda x, y: x * y + x)        # 0-d: the gradient of y is x, of x is y + 1
+    x = minigrad.tensor(2.0, dtype=minigrad.float64, requires_grad=True)
+    y = minigrad.tensor(3.0, dtype=minigrad.float64, requires_grad=True)
+    tx = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    ty = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    for _ in range(3):
+        g(x, y).backward()
+        (tx * ty + tx).backward()
+    x.grad.add_(1.0)                                    # a leaf's .grad is its own array
+    tx.grad.add_(1.0)
+    g(x, y).backward()
+    (tx * ty + tx).backward()
+    assert x.grad.item() == tx.grad.item() and y.grad.item() == ty.grad.item()
+    passthrough = minigrad.compile(lambda a, b: a + b)  # both gradients are the root's ones
+    a, b = leaf(), leaf(seed=1)
+    for _ in range(2):
+        a.grad = b.grad = None
+        passthrough(a, b).backward()
+        a.grad.mul_(5.0)
+        assert b.grad.item() == 1.0 and a.grad.item() == 5.0
+
+
+def test_backward_shortcut_keeps_the_engine_rules():
+    g = minigrad.compile(lambda a, b: ((a + b) * b).sum())
+    a, b = leaf(4), leaf(4, seed=1)
+    g(a, b)
+    out = g(a, b)
+    out.backward(retain_graph=True)
+    out.backward()                                     # retained once: runs again, accumulates
+    assert np.allclose(b.grad._data, 2 * (a._data + 2 * b._data))
+    with pytest.raises(RuntimeError, match="second time"):
+        out.backward()
+    seen = []
+    a.register_hook(lambda grad: seen.append(grad))    # a hook on an input: the engine runs
+    a.grad = None
+    g(a, b).backward()
+    assert len(seen) == 1 and np.allclose(a.grad._data, b._data)
+    out = g(a, b)
+    with minigrad.no_grad():
+        b.add_(1.0)                                    # the backward reads b: version check
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.backward()
