@@ -35,7 +35,7 @@ class Source:
 
     def text(self):
         out = [self.lines[0]]
-        width = max([len(c) for c, _ in self.lines[1:]] + [0]) + 4
+        width = max([len(c) for c, _ in self.lines[1:] if len(c) <= 72] + [0]) + 4
         for code, comment in self.lines[1:]:
             out.append(f"    {code:<{width}}# {comment}" if comment else f"    {code}")
         return "\n".join(out) + "\n"
@@ -89,6 +89,7 @@ def forward_source(program, constants, saved):
     src = Source(f"def forward({', '.join(var(v) for v in inputs)}):")
     src.emit(f"xp = namespace_of({var(inputs[0])})" if inputs else "xp = np",
              "the array namespace of the inputs (numpy, CuPy, ...)")
+    scalars = Scalars(constants)
     templates = {}
     for record in program.records:
         places = Placeholders(program)
@@ -96,7 +97,8 @@ def forward_source(program, constants, saved):
         key = (record.func_name, tuple((n, ref_key(r, program)) for n, r in record.args.items()))
         template = templates.get(key)
         if template is None:
-            template = templates[key] = ast.unparse(inline_forward(record.op, mapping, constants))
+            template = templates[key] = ast.unparse(
+                scalars.rewrite(inline_forward(record.op, mapping, constants), places.dtypes))
         targets = [var(v) if v is not None else "_" for v in record.outputs]
         if record.op.outputs[0].type == "Tensor[]":
             lhs = ", ".join(targets) + ("," if len(targets) == 1 else "")
@@ -105,6 +107,7 @@ def forward_source(program, constants, saved):
         src.emit(f"{lhs} = {places.fill(template)}", _forward_comment(record))
     outs = output_vids(program)
     src.emit(f"return ({_tuple(var(v) for v in outs)}), ({_tuple(var(v) for v in saved)})")
+    scalars.declare(src, 2)
     return src
 
 
@@ -166,12 +169,17 @@ class Placeholders:
     _PATTERN = re.compile(r"_P(\d+)_")
 
     def __init__(self, program):
-        self.program, self.real, self.shapes = program, [], {}
+        self.program, self.real, self.shapes, self.dtypes = program, [], {}, {}
 
     def name(self, real, vid):
         placeholder = f"_P{len(self.real)}_"
         self.real.append(real)
-        self.shapes[placeholder] = self.program.values[vid].shape
+        value = self.program.values[vid]
+        self.shapes[placeholder] = value.shape
+        # a gradient has its value's dtype where every float value shares one dtype
+        # (incoming gradients are cast to it: see CompiledBackward.apply)
+        if not real.startswith("g") or uniform_float_dtype(self.program) is not None:
+            self.dtypes[placeholder] = value.dtype
         return placeholder
 
     def arg_node(self, ref, constants):
@@ -293,6 +301,7 @@ class Backward:
         self.src = None
         self.reads = []                      # forward variables read (vids)
         self.templates = {}
+        self.scalars = Scalars(constants)
 
     def build(self, layout=None):
         """``layout``: (input vids, saved vids) of the all-gradients backward, which every
@@ -322,6 +331,7 @@ class Backward:
             src.emit(code, comment)
         result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
         src.emit(f"return ({_tuple(result)})")
+        self.scalars.declare(src, len(src.lines) - len(self.body) - 1)
         self.src = src
         return self
 
@@ -419,8 +429,8 @@ class Backward:
         if names_only:
             return None
         tree = ast.parse(formula.code, mode="eval").body
-        tree = _FormulaRewrite(self, names, grads, op).visit(tree)
-        return fold(tree)
+        tree = fold(_FormulaRewrite(self, names, grads, op).visit(tree))
+        return tree if self.tensors else self.scalars.rewrite(tree, places.dtypes)
 
     def _grad_node(self, vid, live, op, places):
         if vid is not None and live:
@@ -491,6 +501,13 @@ class _FormulaRewrite(ast.NodeTransformer):
             known, alpha = _evaluate(node.args[1])
             if known and alpha == 1:
                 return node.args[0]
+        if (func.attr == "cast_to" and not self.backward.tensors and _is_call(node.args[0], "unreduce")
+                and len(node.args[0].args) == 3 and _evaluate(node.args[0].args[2]) == (True, None)
+                and _evaluate(node.args[0].args[1])[1]):
+            # a sum over every dim: its gradient, filled out to the input's shape, in one call
+            grad, shape, _ = node.args[0].args
+            return ast.Call(ast.Name("full_gradient", ast.Load()),
+                            [ast.Name("xp", ast.Load()), grad, shape, node.args[1]], [])
         if func.attr == "sum_to" and len(node.args) == 2 and not node.keywords:
             known, shape = _evaluate(node.args[1])
             if known and _shape_of(node.args[0], self.backward.shapes) == tuple(shape):
@@ -499,6 +516,12 @@ class _FormulaRewrite(ast.NodeTransformer):
             return node   # Tensor form: F.op stays the differentiable op
         inlined = _inline_call(func.attr, node, self.backward.constants)
         return inlined if inlined is not None else node
+
+
+def _is_call(node, name):
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "F"
+            and node.func.attr == name)
 
 
 def _inline_call(name, call, constants):
@@ -553,6 +576,116 @@ def _shape_of(node, shapes):
         return None
 
 
+# ---------------------------------------------------------------------- scalars
+class Scalars:
+    """Python numbers beside arrays of a known float dtype become 0-d arrays of that dtype,
+    made once per array namespace: numpy converts a Python number on every call (slower
+    than the operation on a small array), and the result is the same (NEP 50: a Python
+    number takes the array's dtype).  The generated function unpacks them at its top.
+    ``xp.multiply(a, b)`` and friends on such arrays are written as operators."""
+
+    _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+    _UFUNCS = {"add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "divide": ast.Div,
+               "true_divide": ast.Div}
+
+    def __init__(self, constants):
+        self.constants, self.names = constants, {}
+
+    def rewrite(self, tree, dtypes):
+        """``tree`` (placeholders for variables, ``dtypes`` theirs) with scalars replaced."""
+        self._dtypes = dtypes
+        return ast.fix_missing_locations(self._visit(tree)[0])
+
+    def _visit(self, node):
+        """(node rewritten, its float dtype or None)."""
+        if isinstance(node, ast.Name):
+            dtype = self._dtypes.get(node.id)
+            return node, dtype if dtype is not None and dtype.kind == "f" else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, self._ARITHMETIC):
+            node.left, left = self._visit(node.left)
+            node.right, right = self._visit(node.right)
+            return node, self._pair(node, "left", "right", left, right)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            node.operand, dtype = self._visit(node.operand)
+            return node, dtype
+        if isinstance(node, ast.Call):
+            func = node.func
+            if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                    and func.value.id == "xp" and func.attr in self._UFUNCS
+                    and len(node.args) == 2 and not node.keywords):
+                node.args[0], left = self._visit(node.args[0])
+                node.args[1], right = self._visit(node.args[1])
+                dtype = self._pair(node.args, 0, 1, left, right)
+                if left is not None or right is not None:
+                    # an operator on an array calls the same ufunc, without the lookup
+                    return ast.BinOp(node.args[0], self._UFUNCS[func.attr](), node.args[1]), dtype
+                return node, dtype
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
+                setattr(node, field, self._visit(value)[0])
+            elif isinstance(value, list):
+                value[:] = [self._visit(v)[0] if isinstance(v, ast.AST) else v for v in value]
+        return node, None
+
+    def _pair(self, owner, a, b, dtype_a, dtype_b):
+        """Operands ``a`` and ``b`` of ``owner`` (a BinOp's fields or a call's argument list):
+        a number beside a float operand becomes a scalar; returns the result's float dtype."""
+        get = (lambda k: owner[k]) if isinstance(owner, list) else (lambda k: getattr(owner, k))
+        put = owner.__setitem__ if isinstance(owner, list) else (lambda k, v: setattr(owner, k, v))
+        if dtype_a is not None and dtype_b is None and _is_number(get(b)):
+            put(b, self._name(get(b).value, dtype_a))
+            return dtype_a
+        if dtype_b is not None and dtype_a is None and _is_number(get(a)):
+            put(a, self._name(get(a).value, dtype_b))
+            return dtype_b
+        return dtype_a if dtype_a is not None and dtype_a == dtype_b else None
+
+    def _name(self, value, dtype):
+        key = (type(value), value, dtype.str)
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = f"s{len(self.names)}"
+        return ast.Name(name, ast.Load())
+
+    def declare(self, src, at):
+        """Insert, as line ``at`` of ``src``, the unpacking of the scalars used."""
+        if not self.names:
+            return
+        table = ScalarTable([(value, np.dtype(dtype)) for _, value, dtype in self.names])
+        name = ast.unparse(self.constants.node(table))
+        names = sorted(self.names.values(), key=lambda n: int(n[1:]))
+        src.lines.insert(at, (f"{_tuple(names)} = {name}.get(xp)",
+                              "numbers as 0-d arrays in the arrays' dtype (made once)"))
+
+
+class ScalarTable:
+    """The 0-d arrays of one generated function, per array namespace."""
+
+    def __init__(self, entries):
+        self.entries, self._made = entries, {}
+
+    def get(self, xp):
+        made = self._made.get(xp)
+        if made is None:
+            made = self._made[xp] = tuple(xp.asarray(value, dtype=dtype)
+                                          for value, dtype in self.entries)
+        return made
+
+
+def _is_number(node):
+    return (isinstance(node, ast.Constant) and type(node.value) in (int, float)
+            and math.isfinite(node.value) and abs(node.value) < 2 ** 53)
+
+
+def uniform_float_dtype(program):
+    """The one float dtype of every floating value of ``program``, or None."""
+    found = getattr(program, "_uniform_float", False)
+    if found is False:
+        kinds = {v.dtype for v in program.values if v.dtype.kind == "f"}
+        found = program._uniform_float = kinds.pop() if len(kinds) == 1 else None
+    return found
+
+
 def output_vids_requiring_grad(program):
     return [v for v in output_vids(program) if program.values[v].requires_grad]
 
@@ -595,6 +728,7 @@ class TensorBackward(Backward):
             src.emit(code, comment)
         result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
         src.emit(f"return ({_tuple(result)})")
+        self.scalars.declare(src, len(src.lines) - len(self.body) - 1)
         self.src = src
         return self
 

@@ -17,7 +17,8 @@ from minigrad.autograd.node import AccumulateGrad, Node, edge_of
 from minigrad.autograd.saved import SavedTensor, unpack
 from minigrad.autograd.support import wrap_view
 from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
-                                       edge_vids, forward_source, output_vids, unique_inputs)
+                                       edge_vids, forward_source, output_vids, unique_inputs,
+                                       uniform_float_dtype)
 from minigrad.compile.namespace import namespace_of
 from minigrad.compile.replay import replay
 
@@ -33,6 +34,10 @@ class CompiledEntry:
         self.slot_of = {vid: i for i, vid in enumerate(self.input_vids)}
         self.output_vids = output_vids(program)
         self.grad_outputs = [v for v in self.output_vids if program.values[v].requires_grad]
+        # every float value has one dtype: incoming gradients are cast to it, as PyTorch
+        # casts a gradient to its tensor's dtype
+        self.grad_dtypes = [program.values[v].dtype for v in self.grad_outputs] \
+            if uniform_float_dtype(program) is not None else None
         self.edge_slots = [self.slot_of[v] for v in edge_vids(program)]
         self.record_graph = record_graph and bool(self.grad_outputs) and bool(self.edge_slots)
         self._backwards = {}
@@ -67,7 +72,7 @@ class CompiledEntry:
     def _define(self, text, name):
         namespace = dict(vars(_array_ops()))
         namespace.update(self.constants.values)
-        namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np)
+        namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np, full_gradient=full_gradient)
         return _define(text, f"<minigrad.compile {self.name} {name}>", name, namespace)
 
     def _compile_backward(self, backward):
@@ -167,6 +172,20 @@ def _define(text, filename, name, namespace):
     return namespace[name]
 
 
+_ONES_VIEWS = {}
+
+
+def full_gradient(xp, grad, shape, dtype):
+    """``cast_to(unreduce(grad, shape, None), dtype)``: the gradient of a sum over every dim,
+    filled out to the input's ``shape`` (a new array) in one multiplication."""
+    key = (xp, shape, dtype)
+    ones = _ONES_VIEWS.get(key)
+    if ones is None:
+        ones = _ONES_VIEWS[key] = xp.broadcast_to(xp.ones((), dtype=dtype), shape)
+    out = grad * ones
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
 def _zeros_tensor(shape, dtype):
     """A zero gradient for an output no gradient reached (Tensor form)."""
     return _wrap(np.zeros(shape, dtype=dtype))
@@ -216,6 +235,10 @@ class CompiledBackward(Node):
         if create_graph:
             return self._differentiable(grads)
         inputs = [unpack(saved, self, False) for saved in self._inputs]
+        dtypes = entry.grad_dtypes
+        if dtypes is not None:   # (the generated code relies on it: see Placeholders.name)
+            grads = [g if g is None or g.dtype == dtype else g.astype(dtype)
+                     for g, dtype in zip(grads, dtypes)]
         pattern = tuple(g is not None for g in grads)
         return entry.backward_for(pattern)(grads, inputs, self._saved)
 
