@@ -98,7 +98,7 @@ def forward_source(program, constants, saved):
         template = templates.get(key)
         if template is None:
             template = templates[key] = ast.unparse(
-                scalars.rewrite(inline_forward(record.op, mapping, constants), places.dtypes))
+                scalars.rewrite(inline_forward(record.op, mapping, constants), places))
         targets = [var(v) if v is not None else "_" for v in record.outputs]
         if record.op.outputs[0].type == "Tensor[]":
             lhs = ", ".join(targets) + ("," if len(targets) == 1 else "")
@@ -430,7 +430,7 @@ class Backward:
             return None
         tree = ast.parse(formula.code, mode="eval").body
         tree = fold(_FormulaRewrite(self, names, grads, op).visit(tree))
-        return tree if self.tensors else self.scalars.rewrite(tree, places.dtypes)
+        return tree if self.tensors else self.scalars.rewrite(tree, places)
 
     def _grad_node(self, vid, live, op, places):
         if vid is not None and live:
@@ -591,9 +591,9 @@ class Scalars:
     def __init__(self, constants):
         self.constants, self.names = constants, {}
 
-    def rewrite(self, tree, dtypes):
-        """``tree`` (placeholders for variables, ``dtypes`` theirs) with scalars replaced."""
-        self._dtypes = dtypes
+    def rewrite(self, tree, places):
+        """``tree`` (``places``: its placeholders for variables) with scalars replaced."""
+        self._dtypes, self._shapes = places.dtypes, places.shapes
         return ast.fix_missing_locations(self._visit(tree)[0])
 
     def _visit(self, node):
@@ -610,6 +610,9 @@ class Scalars:
             return node, dtype
         if isinstance(node, ast.Call):
             func = node.func
+            index = self._unsqueeze(node)
+            if index is not None:   # np.expand_dims is Python code around this indexing
+                return ast.Subscript(node.args[0], index, ast.Load()), None
             if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                     and func.value.id == "xp" and func.attr in self._UFUNCS
                     and len(node.args) == 2 and not node.keywords):
@@ -626,6 +629,23 @@ class Scalars:
             elif isinstance(value, list):
                 value[:] = [self._visit(v)[0] if isinstance(v, ast.AST) else v for v in value]
         return node, None
+
+    def _unsqueeze(self, call):
+        """``xp.expand_dims(x, dim)`` with ``x``'s ndim and ``dim`` known: the same view as
+        ``x[:, None]`` (the index expression), else None."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "xp" and func.attr == "expand_dims" and len(call.args) == 2
+                and not call.keywords and isinstance(call.args[0], ast.Name)):
+            return None
+        known, dim = _evaluate(call.args[1])
+        shape = self._shapes.get(call.args[0].id)
+        if not known or type(dim) is not int or shape is None \
+                or not -len(shape) - 1 <= dim <= len(shape):
+            return None
+        dim %= len(shape) + 1
+        parts = [ast.Slice()] * dim + [ast.Constant(None)]
+        return ast.Tuple(parts, ast.Load()) if dim else ast.Constant(None)
 
     def _pair(self, owner, a, b, dtype_a, dtype_b):
         """Operands ``a`` and ``b`` of ``owner`` (a BinOp's fields or a call's argument list):

@@ -294,27 +294,19 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
     False (the engine runs) for anything else: a gradient given, create_graph, inputs=,
     hooks anywhere, anomaly mode, a node run before, a non-leaf input."""
     node = tensor.grad_fn
-    if (gradient is not None or create_graph or inputs is not None or node._extras is not None
-            or node._consumed or tensor._extras is not None or _anomaly.enabled):
+    if gradient is not None or create_graph or inputs is not None or tensor._extras is not None:
         return False
     data = tensor._data
-    if data.size != 1:
-        return False   # (the engine raises the error)
-    edges = node.next_functions
-    for acc, _ in edges:
-        if acc is not None and (type(acc) is not AccumulateGrad or acc._extras is not None
-                                or len(acc.variable._extras) != 1):   # (its accumulator only)
-            return False
-    call = leaks.begin_backward()
-    mark = node._consumed = -call if retain_graph else call
+    if data.size != 1 or not _plain(node) or not all(_plain_leaf(acc) for acc, _ in node.next_functions
+                                                    if acc is not None):
+        return False   # (a non-scalar root: the engine raises the error)
+    buffer = [None] * node.num_outputs
+    buffer[tensor._output_nr] = _ones(data)
+    grads, mark = _run_region(node, buffer, retain_graph, False)
     flags = grad_mode.flags
     previous, flags.enabled = flags.enabled, False
     try:
-        with np.errstate(all="ignore"):
-            grads = list(node.apply([_ones(data)], False))
-        if not retain_graph:
-            node.release()
-        for i, (acc, _) in enumerate(edges):
+        for i, (acc, _) in enumerate(node.next_functions):
             if acc is None or grads[i] is None:
                 continue
             if not acc._consumed:
@@ -328,10 +320,55 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
                 acc.apply(box, False)
     finally:
         flags.enabled = previous
+    return True
+
+
+def fast_capture(root, root_grad, retain_graph, create_graph, edges):
+    """``autograd.grad(out, inputs)`` where ``out`` is a compiled region's output and every
+    input is a hook-free leaf the region reads directly: the region's backward alone
+    (under create_graph, its generated Tensor-form backward).  None: the engine runs."""
+    node, nr = root
+    if not _plain(node):
+        return None
+    positions = {edge: i for i, edge in enumerate(node.next_functions)}
+    for edge in edges:
+        if edge not in positions or not _plain_leaf(edge[0]):
+            return None
+    buffer = [None] * node.num_outputs
+    buffer[nr] = root_grad
+    grads, _ = _run_region(node, buffer, retain_graph, create_graph)
+    return {edge: grads[positions[edge]] for edge in edges}
+
+
+def _plain(node):
+    """A region node the shortcuts may run: no hooks, not run before, no anomaly mode."""
+    return node._extras is None and not node._consumed and not _anomaly.enabled
+
+
+def _plain_leaf(acc):
+    return (type(acc) is AccumulateGrad and acc._extras is None
+            and len(acc.variable._extras) == 1)   # (its accumulator only: no hooks)
+
+
+def _run_region(node, buffer, retain_graph, create_graph):
+    """Run ``node`` as the engine runs a node (leak marks, grad mode, numpy's warnings
+    off, freed after unless retained): (its input gradients as a list, its mark)."""
+    call = leaks.begin_backward()
+    mark = 0 if create_graph else -call if retain_graph else call
+    node._consumed = mark
+    flags = grad_mode.flags
+    previous, flags.enabled = flags.enabled, create_graph
+    try:
+        with np.errstate(all="ignore"):
+            grads = list(node.apply(buffer, create_graph))
+        if not retain_graph:
+            node.release()
+    finally:
+        flags.enabled = previous
         leaks.end_backward(call)
     if call:
         leaks.check(call, ())
-    return True
+    return grads, mark
 
 
 _ONES = {}
@@ -361,3 +398,4 @@ def _owned(array, like):
 
 
 api.FAST_BACKWARD[CompiledBackward] = fast_backward
+api.FAST_CAPTURE[CompiledBackward] = fast_capture
