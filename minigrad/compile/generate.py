@@ -327,9 +327,12 @@ class Backward:
             src.emit(f"{_tuple(var(v) for v in saved_vids)} = saved", "saved by the forward")
         first = gvar(outs[0]) if outs else "None"
         src.emit(f"xp = namespace_of({first})", "the array namespace of the gradients")
+        result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
+        if max((math.prod(v.shape) for v in program.values), default=0) >= BIG \
+                and uniform_float_dtype(program) is not None:
+            self.body = reuse_buffers(self.body, result)
         for code, comment in self.body:
             src.emit(code, comment)
-        result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
         src.emit(f"return ({_tuple(result)})")
         self.scalars.declare(src, len(src.lines) - len(self.body) - 1)
         self.src = src
@@ -576,6 +579,72 @@ def _shape_of(node, shapes):
         return None
 
 
+# ---------------------------------------------------------------------- buffers
+#: arrays from this many elements on: the backward writes arithmetic into dead gradients
+#: (a new array of that size costs more than the operation's call overhead)
+BIG = 1 << 16
+
+_INTO = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide"}
+
+
+def reuse_buffers(body, returned):
+    """Backward lines ``(code, comment)`` with ``a + b`` (and ``-``, ``*``, ``/``) written as
+    ``into(xp.add, a, b, refs)`` where ``a`` is a gradient this line uses last or a
+    temporary: ``into`` (runtime.py) writes into ``a``'s memory when the generated code
+    holds the only reference to it (checked when it runs), else computes ``a + b``."""
+    later = set(returned)
+    rewritten = []
+    for code, comment in reversed(body):
+        tree = ast.parse(code)
+        statement = tree.body[0]
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name):
+            target = statement.targets[0].id
+            counts = {}
+            for sub in ast.walk(statement.value):
+                if isinstance(sub, ast.Name):
+                    counts[sub.id] = counts.get(sub.id, 0) + 1
+            dead = {name for name, n in counts.items() if n == 1 and name.startswith("g")
+                    and (name == target or name not in later)}
+            statement.value = _Into(dead).visit(statement.value)
+            code = ast.unparse(ast.fix_missing_locations(tree))
+            # gradients this line reads last: let go of them (an alias would keep
+            # the array from being written into, and the memory from being freed)
+            last = sorted(name for name in counts if name.startswith("g") and name != target
+                          and name not in later)
+            if last:
+                rewritten.append((f"del {', '.join(last)}", ""))
+        later.update(sub.id for sub in ast.walk(tree) if isinstance(sub, ast.Name))
+        rewritten.append((code, comment))
+    return rewritten[::-1]
+
+
+class _Into(ast.NodeTransformer):
+    def __init__(self, dead):
+        self.dead = dead
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        name = _INTO.get(type(node.op))
+        if name is None:
+            return node
+        left, right = node.left, node.right
+        if not self._reusable(left) and isinstance(node.op, (ast.Add, ast.Mult)) \
+                and self._reusable(right):
+            left, right = right, left
+        if not self._reusable(left):
+            return node
+        refs = 1 if isinstance(left, ast.Name) else 0   # the generated code's own variable
+        return ast.Call(ast.Name("into", ast.Load()),
+                        [ast.Attribute(ast.Name("xp", ast.Load()), name, ast.Load()), left, right,
+                         ast.Constant(refs)], [])
+
+    def _reusable(self, node):
+        if isinstance(node, ast.Name):
+            return node.id in self.dead
+        return isinstance(node, (ast.BinOp, ast.Call))   # a temporary
+
+
 # ---------------------------------------------------------------------- scalars
 class Scalars:
     """Python numbers beside arrays of a known float dtype become 0-d arrays of that dtype,
@@ -748,7 +817,6 @@ class TensorBackward(Backward):
             src.emit(code, comment)
         result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
         src.emit(f"return ({_tuple(result)})")
-        self.scalars.declare(src, len(src.lines) - len(self.body) - 1)
         self.src = src
         return self
 

@@ -72,7 +72,8 @@ class CompiledEntry:
     def _define(self, text, name):
         namespace = dict(vars(_array_ops()))
         namespace.update(self.constants.values)
-        namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np, full_gradient=full_gradient)
+        namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np, full_gradient=full_gradient,
+                         into=into)
         return _define(text, f"<minigrad.compile {self.name} {name}>", name, namespace)
 
     def _compile_backward(self, backward):
@@ -184,6 +185,17 @@ def full_gradient(xp, grad, shape, dtype):
         ones = _ONES_VIEWS[key] = xp.broadcast_to(xp.ones((), dtype=dtype), shape)
     out = grad * ones
     return out if out.dtype == dtype else out.astype(dtype)
+
+
+def into(ufunc, a, b, refs):
+    """``ufunc(a, b)``, written into ``a`` when that is safe: ``a`` is an array nothing but
+    the generated code refers to (``refs``: 1 for its variable, 0 for a temporary), not a
+    view, and the result has its shape and dtype.  Big backwards call this (reuse_buffers)."""
+    if (type(a) is np.ndarray and sys.getrefcount(a) <= refs + 2 and a.base is None
+            and a.flags.writeable and type(b) is np.ndarray and b.dtype == a.dtype
+            and (b.shape == a.shape or b.ndim == 0)):
+        return ufunc(a, b, out=a)
+    return ufunc(a, b)
 
 
 def _zeros_tensor(shape, dtype):
