@@ -106,6 +106,9 @@ def forward_source(program, constants, saved):
             lhs = ", ".join(targets)
         src.emit(f"{lhs} = {places.fill(template)}", _forward_comment(record))
     outs = output_vids(program)
+    returned = [var(v) for v in outs] + [var(v) for v in saved]
+    if is_big(program):
+        src.lines[2:] = reuse_buffers(src.lines[2:], returned, prefix="v")
     src.emit(f"return ({_tuple(var(v) for v in outs)}), ({_tuple(var(v) for v in saved)})")
     scalars.declare(src, 2)
     return src
@@ -328,8 +331,7 @@ class Backward:
         first = gvar(outs[0]) if outs else "None"
         src.emit(f"xp = namespace_of({first})", "the array namespace of the gradients")
         result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
-        if max((math.prod(v.shape) for v in program.values), default=0) >= BIG \
-                and uniform_float_dtype(program) is not None:
+        if is_big(program):
             self.body = reuse_buffers(self.body, result)
         for code, comment in self.body:
             src.emit(code, comment)
@@ -587,11 +589,18 @@ BIG = 1 << 16
 _INTO = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide"}
 
 
-def reuse_buffers(body, returned):
-    """Backward lines ``(code, comment)`` with ``a + b`` (and ``-``, ``*``, ``/``) written as
-    ``into(xp.add, a, b, refs)`` where ``a`` is a gradient this line uses last or a
-    temporary: ``into`` (runtime.py) writes into ``a``'s memory when the generated code
-    holds the only reference to it (checked when it runs), else computes ``a + b``."""
+def is_big(program):
+    """Worth reusing buffers: big arrays, and one float dtype (results keep their dtype)."""
+    return (max((math.prod(v.shape) for v in program.values), default=0) >= BIG
+            and uniform_float_dtype(program) is not None)
+
+
+def reuse_buffers(body, returned, prefix="g"):
+    """Lines ``(code, comment)`` with ``a + b`` (and ``-``, ``*``, ``/``) written as
+    ``into(xp.add, a, b, refs)`` where ``a`` is a variable (named ``prefix``...) this line
+    uses last, or a temporary: ``into`` (runtime.py) writes into ``a``'s memory when the
+    generated code holds the only reference to it (checked when it runs), else computes
+    ``a + b``.  ``returned``: the names the function returns."""
     later = set(returned)
     rewritten = []
     for code, comment in reversed(body):
@@ -604,13 +613,13 @@ def reuse_buffers(body, returned):
             for sub in ast.walk(statement.value):
                 if isinstance(sub, ast.Name):
                     counts[sub.id] = counts.get(sub.id, 0) + 1
-            dead = {name for name, n in counts.items() if n == 1 and name.startswith("g")
+            dead = {name for name, n in counts.items() if n == 1 and name.startswith(prefix)
                     and (name == target or name not in later)}
             statement.value = _Into(dead).visit(statement.value)
             code = ast.unparse(ast.fix_missing_locations(tree))
-            # gradients this line reads last: let go of them (an alias would keep
+            # variables this line reads last: let go of them (an alias would keep
             # the array from being written into, and the memory from being freed)
-            last = sorted(name for name in counts if name.startswith("g") and name != target
+            last = sorted(name for name in counts if name.startswith(prefix) and name != target
                           and name not in later)
             if last:
                 rewritten.append((f"del {', '.join(last)}", ""))
