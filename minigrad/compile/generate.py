@@ -37,7 +37,7 @@ class Source:
         out = [self.lines[0]]
         width = max([len(c) for c, _ in self.lines[1:] if len(c) <= 72] + [0]) + 4
         for code, comment in self.lines[1:]:
-            out.append(f"    {code:<{width}}# {comment}" if comment else f"    {code}")
+            out.append(f"    {code:<{width - 2}}  # {comment}" if comment else f"    {code}")
         return "\n".join(out) + "\n"
 
 
@@ -513,6 +513,14 @@ class _FormulaRewrite(ast.NodeTransformer):
             grad, shape, _ = node.args[0].args
             return ast.Call(ast.Name("full_gradient", ast.Load()),
                             [ast.Name("xp", ast.Load()), grad, shape, node.args[1]], [])
+        if func.attr == "pow_grad_self" and not self.backward.tensors and len(node.args) == 3:
+            known, exponent = _evaluate(node.args[2])
+            if known and type(exponent) in (int, float) and exponent != 0 \
+                    and math.isfinite(exponent):
+                # what pow_grad_self computes for a nonzero number, written out
+                grad, x, e = node.args
+                power = ast.Call(ast.Name("pow_array", ast.Load()), [x, ast.Constant(exponent - 1)], [])
+                return ast.BinOp(ast.BinOp(grad, ast.Mult(), e), ast.Mult(), power)
         if func.attr == "sum_to" and len(node.args) == 2 and not node.keywords:
             known, shape = _evaluate(node.args[1])
             if known and _shape_of(node.args[0], self.backward.shapes) == tuple(shape):
@@ -567,6 +575,15 @@ def _shape_of(node, shapes):
         return ()
     if isinstance(node, ast.UnaryOp):
         return _shape_of(node.operand, shapes)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id == "pow_array" and node.args:
+        parts = [_shape_of(a, shapes) for a in node.args]
+        if any(p is None for p in parts):
+            return None
+        try:
+            return tuple(np.broadcast_shapes(*parts))
+        except ValueError:
+            return None
     if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
         parts = [_shape_of(node.left, shapes), _shape_of(node.right, shapes)]
     elif isinstance(node, ast.Compare):
