@@ -1,12 +1,12 @@
 """minigrad.compile against eager minigrad, eager PyTorch, torch.compile and numpy, in one run.
 
-    python tools/bench_compile.py [--quick] [--no-torch-compile]
+    python tools/bench_compile.py [--quick] [--no-torch-compile] [--only simple,chain,...,cost]
 
 Workloads (forward + backward each iteration; PyTorch CPU with one thread):
   simple  ((a + b) * b).sum() on 4 elements          target: compiled <= 0.3x eager torch
   chain   200 elementwise ops on 16 elements          target: compiled <= 0.2x eager torch
   mlp     784-256-256-10 ReLU MLP, batch 128, SGD    target: compiled <= 1.0x numpy
-  hvp     Hessian-vector product of sum(tanh(W x)^2), 64x64 (reported; create_graph replays)
+  hvp     Hessian-vector product of sum(tanh(W x)^2), 64x64    target: <= 1.0x torch
   big     sin(x) * exp(x) + x**3 on 2M float32 (and float64)   target: <= 1.0x torch
 Also: the cost of compiling the 200-op chain, in eager runs of it (target < 20).
 Timings are the best of several interleaved rounds (numpy's BLAS and PyTorch on one

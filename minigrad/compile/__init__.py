@@ -14,7 +14,11 @@ ops' derivatives.yaml entries (generate.py): one forward, and one backward per
 pattern of output gradients that arrive.  A single graph node (runtime.py) links
 the compiled region into the ordinary autograd graph, so ``backward``,
 ``autograd.grad``, hooks, ``retain_graph`` and the version checks work as in
-eager mode; ``create_graph=True`` replays the region eagerly for that call.
+eager mode.  Under ``create_graph=True`` the node runs the same formulas in Tensor
+form (generate.TensorBackward: the differentiable ops, recomputing the forward values
+they read), itself compiled, so a Hessian-vector product runs generated code for
+both orders.  ``loss.backward()`` and ``autograd.grad`` from a region's output to
+hook-free leaves it reads skip the engine's bookkeeping (runtime.fast_backward).
 
 What the trace cannot replay (``.item()``, ``bool(t)``, numpy on data, in-place ops,
 random draws, hooks registered inside) is a graph break: that guard runs eagerly

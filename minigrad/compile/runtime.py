@@ -224,7 +224,9 @@ class CompiledBackward(Node):
 
     Inputs the formulas read are saved as SavedTensors (version-checked on use, freed
     after backward without retain_graph, like every node's); under create_graph=True
-    the region is replayed eagerly so the gradient is itself differentiable.
+    the generated Tensor-form backward runs (compiled in its turn), so the gradient is
+    itself differentiable; the region is replayed eagerly only where that form cannot
+    be generated.
     """
 
     def __init__(self, entry, edges, inputs, saved):
