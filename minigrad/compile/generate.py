@@ -681,7 +681,7 @@ class Scalars:
 
     _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
     _UFUNCS = {"add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "divide": ast.Div,
-               "true_divide": ast.Div}
+               "true_divide": ast.Div, "maximum": None, "minimum": None}
 
     def __init__(self, constants):
         self.constants, self.names = constants, {}
@@ -714,7 +714,7 @@ class Scalars:
                 node.args[0], left = self._visit(node.args[0])
                 node.args[1], right = self._visit(node.args[1])
                 dtype = self._pair(node.args, 0, 1, left, right)
-                if left is not None or right is not None:
+                if (left is not None or right is not None) and self._UFUNCS[func.attr]:
                     # an operator on an array calls the same ufunc, without the lookup
                     return ast.BinOp(node.args[0], self._UFUNCS[func.attr](), node.args[1]), dtype
                 return node, dtype
