@@ -30,6 +30,8 @@ guarded: pass them as arguments to have them guarded.
 import functools
 import warnings
 
+import numpy as np
+
 from minigrad._tensor import Tensor
 from minigrad.autograd import anomaly, grad_mode
 from minigrad.autograd.saved import saved_hooks
@@ -109,7 +111,8 @@ class CompiledFunction:
             for a in args:   # (the common case inline: a Tensor argument)
                 if type(a) is Tensor:
                     tensors.append(a)
-                    parts.append((a._data.shape, a._data.dtype, a._requires_grad))
+                    data = a._data
+                    parts.append((data.shape, data.dtype.num, a._requires_grad))
                 else:
                     parts.append(_key(a, tensors))
             flags = grad_mode.flags
@@ -198,7 +201,8 @@ _created = []   # every CompiledFunction (compile_explain reports them)
 def _key(value, tensors):
     if isinstance(value, Tensor):
         tensors.append(value)
-        return (value._data.shape, value._data.dtype, value._requires_grad)
+        # (the dtype's number: hashing a numpy dtype costs more than the rest of a guard)
+        return (value._data.shape, value._data.dtype.num, value._requires_grad)
     kind = type(value)
     if kind is tuple or kind is list:
         return (kind, tuple([_key(v, tensors) for v in value]))
@@ -225,7 +229,8 @@ def describe_key(key):
 
 def _describe(key):
     if len(key) == 3 and isinstance(key[0], tuple):
-        shape, dtype, requires_grad = key
+        shape, number, requires_grad = key
+        dtype = _DTYPES.get(number, number)
         return f"Tensor{list(shape)} {dtype}{' requires_grad' if requires_grad else ''}"
     kind, value = key
     if kind in (tuple, list):
@@ -234,6 +239,9 @@ def _describe(key):
     if kind is dict:
         return "{" + ", ".join(f"{k}: {_describe(v)}" for k, v in value) + "}"
     return f"{kind.__name__}={value!r}"
+
+
+_DTYPES = {np.dtype(code).num: np.dtype(code) for code in np.typecodes["All"]}
 
 
 def _tensor_paths(args, kwargs):
@@ -265,8 +273,15 @@ def _gatherer(program):
             getters.append(functools.partial(_nested, key))
     if all(type(g.func) is type(_positional) and g.func is _positional for g in getters):
         indices = [g.args[0] for g in getters]
+        if indices == list(range(len(indices))):
+            return _leading(len(indices))
         return lambda args, kwargs: [args[i] for i in indices]
     return lambda args, kwargs: [g(args, kwargs) for g in getters]
+
+
+def _leading(count):
+    """The first ``count`` positional arguments (all of them, in the common case)."""
+    return lambda args, kwargs: args if len(args) == count else args[:count]
 
 
 def _constant(tensor, args, kwargs):
