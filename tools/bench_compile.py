@@ -1,12 +1,12 @@
 """minigrad.compile against eager minigrad, eager PyTorch, torch.compile and numpy, in one run.
 
-    python tools/bench_compile.py [--quick] [--no-torch-compile]
+    python tools/bench_compile.py [--quick] [--no-torch-compile] [--only simple,chain,...,cost]
 
 Workloads (forward + backward each iteration; PyTorch CPU with one thread):
   simple  ((a + b) * b).sum() on 4 elements          target: compiled <= 0.3x eager torch
   chain   200 elementwise ops on 16 elements          target: compiled <= 0.2x eager torch
   mlp     784-256-256-10 ReLU MLP, batch 128, SGD    target: compiled <= 1.0x numpy
-  hvp     Hessian-vector product of sum(tanh(W x)^2), 64x64 (reported; create_graph replays)
+  hvp     Hessian-vector product of sum(tanh(W x)^2), 64x64    target: <= 1.0x torch
   big     sin(x) * exp(x) + x**3 on 2M float32 (and float64)   target: <= 1.0x torch
 Also: the cost of compiling the 200-op chain, in eager runs of it (target < 20).
 Timings are the best of several interleaved rounds (numpy's BLAS and PyTorch on one
@@ -172,7 +172,10 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--no-torch-compile", action="store_true",
                         help="skip torch.compile (its first compile takes a while)")
+    parser.add_argument("--only", default="",
+                        help="comma-separated workloads to run (default: all, and the compile cost)")
     options = parser.parse_args()
+    only = set(filter(None, options.only.split(",")))
     repeats = 3 if options.quick else 7
     use_tc = torch is not None and not options.no_torch_compile
     rows = [
@@ -186,6 +189,8 @@ def main():
     print(f"{'workload':8} {'compiled':>11} {'eager':>11} {'torch':>11} {'torch.cmp':>11} "
           f"{'numpy':>11} | {'cmp/torch':>9} {'cmp/tc':>7} {'eager/torch':>11} {'cmp/numpy':>9}  target")
     for name, make, iterations, target, against in rows:
+        if only and name not in only:
+            continue
         steps = {"compiled": make("minigrad", mg), "eager": make(False, mg)}
         if torch:
             steps["torch"] = make(False, torch)
@@ -208,6 +213,8 @@ def main():
               f"{tc * 1e6:9.1f}us {numpy_time * 1e6:9.1f}us | {compiled / torch_time:8.2f}x "
               f"{compiled / tc:6.2f}x {eager / torch_time:10.2f}x {compiled / numpy_time:8.2f}x  "
               f"<= {target}x {against}: {verdict}")
+    if only and "cost" not in only:
+        return
     seconds, runs = compile_cost(repeats)
     print(f"compiling the {CHAIN_OPS}-op chain: {seconds * 1e3:.1f} ms = {runs:.1f} eager runs "
           f"(target < 20): {'ok' if runs < 20 else 'MISSED'}")

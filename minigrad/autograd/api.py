@@ -16,6 +16,14 @@ from minigrad.autograd.node import AccumulateGrad, edge_of
 from minigrad import _tensor  # a module: Tensor is looked up at call time (import cycle)
 
 
+#: node type -> a shortcut for ``backward`` on one tensor made by that node type: it
+#: returns False where the engine must run.  (minigrad.compile registers its region node.)
+FAST_BACKWARD = {}
+#: node type -> a shortcut for ``grad`` from one root of that type: it returns the
+#: captured gradients, or None where the engine must run.
+FAST_CAPTURE = {}
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves.
 
@@ -23,6 +31,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     >>> minigrad.autograd.backward((x * x).sum()); x.grad
     tensor([2., 4.])
     """
+    fast = FAST_BACKWARD.get(type(getattr(tensors, "grad_fn", None)))
+    if fast is not None and fast(tensors, grad_tensors, retain_graph, create_graph, inputs):
+        return
     tensors = _as_tuple(tensors)
     retain_graph = create_graph if retain_graph is None else retain_graph
     roots, root_grads = _roots(tensors, grad_tensors, create_graph)
@@ -54,7 +65,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     retain_graph = create_graph if retain_graph is None else retain_graph
     roots, root_grads = _roots(outputs, grad_outputs, create_graph)
     edges = [_input_edge(t) for t in inputs]
-    captured = run_backward(roots, root_grads, retain_graph, create_graph, capture=edges)
+    fast = FAST_CAPTURE.get(type(roots[0][0])) if len(roots) == 1 else None
+    captured = fast(roots[0], root_grads[0], retain_graph, create_graph, edges) if fast else None
+    if captured is None:
+        captured = run_backward(roots, root_grads, retain_graph, create_graph, capture=edges)
     results = []
     for tensor, edge in zip(inputs, edges):
         g = captured.get(edge)

@@ -14,7 +14,11 @@ ops' derivatives.yaml entries (generate.py): one forward, and one backward per
 pattern of output gradients that arrive.  A single graph node (runtime.py) links
 the compiled region into the ordinary autograd graph, so ``backward``,
 ``autograd.grad``, hooks, ``retain_graph`` and the version checks work as in
-eager mode; ``create_graph=True`` replays the region eagerly for that call.
+eager mode.  Under ``create_graph=True`` the node runs the same formulas in Tensor
+form (generate.TensorBackward: the differentiable ops, recomputing the forward values
+they read), itself compiled, so a Hessian-vector product runs generated code for
+both orders.  ``loss.backward()`` and ``autograd.grad`` from a region's output to
+hook-free leaves it reads skip the engine's bookkeeping (runtime.fast_backward).
 
 What the trace cannot replay (``.item()``, ``bool(t)``, numpy on data, in-place ops,
 random draws, hooks registered inside) is a graph break: that guard runs eagerly
@@ -25,6 +29,8 @@ guarded: pass them as arguments to have them guarded.
 """
 import functools
 import warnings
+
+import numpy as np
 
 from minigrad._tensor import Tensor
 from minigrad.autograd import anomaly, grad_mode
@@ -79,7 +85,7 @@ class _EagerEntry:
 class CompiledFunction:
     """What ``minigrad.compile`` returns: call it like the function it wraps."""
 
-    def __init__(self, fn, fullgraph=False, eager=False):
+    def __init__(self, fn, fullgraph=False, eager=False, register=True):
         self.fn = fn
         self.fullgraph = fullgraph
         self.eager = eager
@@ -87,7 +93,8 @@ class CompiledFunction:
         self._latest = None
         self._warned = False
         functools.update_wrapper(self, fn, updated=())
-        _created.append(self)
+        if register:   # (the compiler's own, the create_graph backwards, are not listed)
+            _created.append(self)
 
     def __repr__(self):
         return f"<minigrad.compile of {getattr(self.fn, '__qualname__', self.fn)!r}>"
@@ -104,7 +111,8 @@ class CompiledFunction:
             for a in args:   # (the common case inline: a Tensor argument)
                 if type(a) is Tensor:
                     tensors.append(a)
-                    parts.append((a._data.shape, a._data.dtype, a._requires_grad))
+                    data = a._data
+                    parts.append((data.shape, data.dtype.num, a._requires_grad))
                 else:
                     parts.append(_key(a, tensors))
             flags = grad_mode.flags
@@ -193,7 +201,8 @@ _created = []   # every CompiledFunction (compile_explain reports them)
 def _key(value, tensors):
     if isinstance(value, Tensor):
         tensors.append(value)
-        return (value._data.shape, value._data.dtype, value._requires_grad)
+        # (the dtype's number: hashing a numpy dtype costs more than the rest of a guard)
+        return (value._data.shape, value._data.dtype.num, value._requires_grad)
     kind = type(value)
     if kind is tuple or kind is list:
         return (kind, tuple([_key(v, tensors) for v in value]))
@@ -220,7 +229,8 @@ def describe_key(key):
 
 def _describe(key):
     if len(key) == 3 and isinstance(key[0], tuple):
-        shape, dtype, requires_grad = key
+        shape, number, requires_grad = key
+        dtype = _DTYPES.get(number, number)
         return f"Tensor{list(shape)} {dtype}{' requires_grad' if requires_grad else ''}"
     kind, value = key
     if kind in (tuple, list):
@@ -229,6 +239,9 @@ def _describe(key):
     if kind is dict:
         return "{" + ", ".join(f"{k}: {_describe(v)}" for k, v in value) + "}"
     return f"{kind.__name__}={value!r}"
+
+
+_DTYPES = {np.dtype(code).num: np.dtype(code) for code in np.typecodes["All"]}
 
 
 def _tensor_paths(args, kwargs):
@@ -260,8 +273,15 @@ def _gatherer(program):
             getters.append(functools.partial(_nested, key))
     if all(type(g.func) is type(_positional) and g.func is _positional for g in getters):
         indices = [g.args[0] for g in getters]
+        if indices == list(range(len(indices))):
+            return _leading(len(indices))
         return lambda args, kwargs: [args[i] for i in indices]
     return lambda args, kwargs: [g(args, kwargs) for g in getters]
+
+
+def _leading(count):
+    """The first ``count`` positional arguments (all of them, in the common case)."""
+    return lambda args, kwargs: args if len(args) == count else args[:count]
 
 
 def _constant(tensor, args, kwargs):

@@ -35,9 +35,9 @@ class Source:
 
     def text(self):
         out = [self.lines[0]]
-        width = max([len(c) for c, _ in self.lines[1:]] + [0]) + 4
+        width = max([len(c) for c, _ in self.lines[1:] if len(c) <= 72] + [0]) + 4
         for code, comment in self.lines[1:]:
-            out.append(f"    {code:<{width}}# {comment}" if comment else f"    {code}")
+            out.append(f"    {code:<{width - 2}}  # {comment}" if comment else f"    {code}")
         return "\n".join(out) + "\n"
 
 
@@ -89,6 +89,7 @@ def forward_source(program, constants, saved):
     src = Source(f"def forward({', '.join(var(v) for v in inputs)}):")
     src.emit(f"xp = namespace_of({var(inputs[0])})" if inputs else "xp = np",
              "the array namespace of the inputs (numpy, CuPy, ...)")
+    scalars = Scalars(constants)
     templates = {}
     for record in program.records:
         places = Placeholders(program)
@@ -96,7 +97,8 @@ def forward_source(program, constants, saved):
         key = (record.func_name, tuple((n, ref_key(r, program)) for n, r in record.args.items()))
         template = templates.get(key)
         if template is None:
-            template = templates[key] = ast.unparse(inline_forward(record.op, mapping, constants))
+            template = templates[key] = ast.unparse(
+                scalars.rewrite(inline_forward(record.op, mapping, constants), places))
         targets = [var(v) if v is not None else "_" for v in record.outputs]
         if record.op.outputs[0].type == "Tensor[]":
             lhs = ", ".join(targets) + ("," if len(targets) == 1 else "")
@@ -104,7 +106,11 @@ def forward_source(program, constants, saved):
             lhs = ", ".join(targets)
         src.emit(f"{lhs} = {places.fill(template)}", _forward_comment(record))
     outs = output_vids(program)
+    returned = [var(v) for v in outs] + [var(v) for v in saved]
+    if is_big(program):
+        src.lines[2:] = reuse_buffers(src.lines[2:], returned, prefix="v")
     src.emit(f"return ({_tuple(var(v) for v in outs)}), ({_tuple(var(v) for v in saved)})")
+    scalars.declare(src, 2)
     return src
 
 
@@ -166,12 +172,17 @@ class Placeholders:
     _PATTERN = re.compile(r"_P(\d+)_")
 
     def __init__(self, program):
-        self.program, self.real, self.shapes = program, [], {}
+        self.program, self.real, self.shapes, self.dtypes = program, [], {}, {}
 
     def name(self, real, vid):
         placeholder = f"_P{len(self.real)}_"
         self.real.append(real)
-        self.shapes[placeholder] = self.program.values[vid].shape
+        value = self.program.values[vid]
+        self.shapes[placeholder] = value.shape
+        # a gradient has its value's dtype where every float value shares one dtype
+        # (incoming gradients are cast to it: see CompiledBackward.apply)
+        if not real.startswith("g") or uniform_float_dtype(self.program) is not None:
+            self.dtypes[placeholder] = value.dtype
         return placeholder
 
     def arg_node(self, ref, constants):
@@ -279,6 +290,8 @@ def _evaluate(node):
 class Backward:
     """The backward of a program for one pattern of defined output gradients."""
 
+    tensors = False   # formulas over arrays (F = array_ops, F calls inlined into numpy code)
+
     def __init__(self, program, constants, live_outputs):
         self.program, self.constants = program, constants
         self.live = {}                       # vid -> gradient defined so far
@@ -291,6 +304,7 @@ class Backward:
         self.src = None
         self.reads = []                      # forward variables read (vids)
         self.templates = {}
+        self.scalars = Scalars(constants)
 
     def build(self, layout=None):
         """``layout``: (input vids, saved vids) of the all-gradients backward, which every
@@ -316,10 +330,13 @@ class Backward:
             src.emit(f"{_tuple(var(v) for v in saved_vids)} = saved", "saved by the forward")
         first = gvar(outs[0]) if outs else "None"
         src.emit(f"xp = namespace_of({first})", "the array namespace of the gradients")
+        result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
+        if is_big(program):
+            self.body = reuse_buffers(self.body, result)
         for code, comment in self.body:
             src.emit(code, comment)
-        result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
         src.emit(f"return ({_tuple(result)})")
+        self.scalars.declare(src, len(src.lines) - len(self.body) - 1)
         self.src = src
         return self
 
@@ -417,15 +434,16 @@ class Backward:
         if names_only:
             return None
         tree = ast.parse(formula.code, mode="eval").body
-        tree = _FormulaRewrite(self, names, grads, op).visit(tree)
-        return fold(tree)
+        tree = fold(_FormulaRewrite(self, names, grads, op).visit(tree))
+        return tree if self.tensors else self.scalars.rewrite(tree, places)
 
     def _grad_node(self, vid, live, op, places):
         if vid is not None and live:
             return ast.Name(places.name(gvar(vid), vid), ast.Load())
         if vid is not None and op.fills_undefined and self.program.values[vid].dtype.kind == "f":
             value = self.program.values[vid]
-            return ast.parse(f"xp.zeros({value.shape!r}, dtype={self._const_src(value.dtype)})",
+            zeros = "zeros_tensor" if self.tensors else "xp.zeros"
+            return ast.parse(f"{zeros}({value.shape!r}, dtype={self._const_src(value.dtype)})",
                              mode="eval").body
         return ast.Constant(None)
 
@@ -488,12 +506,35 @@ class _FormulaRewrite(ast.NodeTransformer):
             known, alpha = _evaluate(node.args[1])
             if known and alpha == 1:
                 return node.args[0]
+        if (func.attr == "cast_to" and not self.backward.tensors and _is_call(node.args[0], "unreduce")
+                and len(node.args[0].args) == 3 and _evaluate(node.args[0].args[2]) == (True, None)
+                and _evaluate(node.args[0].args[1])[1]):
+            # a sum over every dim: its gradient, filled out to the input's shape, in one call
+            grad, shape, _ = node.args[0].args
+            return ast.Call(ast.Name("full_gradient", ast.Load()),
+                            [ast.Name("xp", ast.Load()), grad, shape, node.args[1]], [])
+        if func.attr == "pow_grad_self" and not self.backward.tensors and len(node.args) == 3:
+            known, exponent = _evaluate(node.args[2])
+            if known and type(exponent) in (int, float) and exponent != 0 \
+                    and math.isfinite(exponent):
+                # what pow_grad_self computes for a nonzero number, written out
+                grad, x, e = node.args
+                power = ast.Call(ast.Name("pow_array", ast.Load()), [x, ast.Constant(exponent - 1)], [])
+                return ast.BinOp(ast.BinOp(grad, ast.Mult(), e), ast.Mult(), power)
         if func.attr == "sum_to" and len(node.args) == 2 and not node.keywords:
             known, shape = _evaluate(node.args[1])
             if known and _shape_of(node.args[0], self.backward.shapes) == tuple(shape):
                 return node.args[0]   # nothing was broadcast: sum_to is the identity
+        if self.backward.tensors:
+            return node   # Tensor form: F.op stays the differentiable op
         inlined = _inline_call(func.attr, node, self.backward.constants)
         return inlined if inlined is not None else node
+
+
+def _is_call(node, name):
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "F"
+            and node.func.attr == name)
 
 
 def _inline_call(name, call, constants):
@@ -534,6 +575,15 @@ def _shape_of(node, shapes):
         return ()
     if isinstance(node, ast.UnaryOp):
         return _shape_of(node.operand, shapes)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id == "pow_array" and node.args:
+        parts = [_shape_of(a, shapes) for a in node.args]
+        if any(p is None for p in parts):
+            return None
+        try:
+            return tuple(np.broadcast_shapes(*parts))
+        except ValueError:
+            return None
     if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
         parts = [_shape_of(node.left, shapes), _shape_of(node.right, shapes)]
     elif isinstance(node, ast.Compare):
@@ -548,6 +598,209 @@ def _shape_of(node, shapes):
         return None
 
 
+# ---------------------------------------------------------------------- buffers
+#: arrays from this many elements on: the backward writes arithmetic into dead gradients
+#: (a new array of that size costs more than the operation's call overhead)
+BIG = 1 << 16
+
+_INTO = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide"}
+
+
+def is_big(program):
+    """Worth reusing buffers: big arrays, and one float dtype (results keep their dtype)."""
+    return (max((math.prod(v.shape) for v in program.values), default=0) >= BIG
+            and uniform_float_dtype(program) is not None)
+
+
+def reuse_buffers(body, returned, prefix="g"):
+    """Lines ``(code, comment)`` with ``a + b`` (and ``-``, ``*``, ``/``) written as
+    ``into(xp.add, a, b, refs)`` where ``a`` is a variable (named ``prefix``...) this line
+    uses last, or a temporary: ``into`` (runtime.py) writes into ``a``'s memory when the
+    generated code holds the only reference to it (checked when it runs), else computes
+    ``a + b``.  ``returned``: the names the function returns."""
+    later = set(returned)
+    rewritten = []
+    for code, comment in reversed(body):
+        tree = ast.parse(code)
+        statement = tree.body[0]
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name):
+            target = statement.targets[0].id
+            counts = {}
+            for sub in ast.walk(statement.value):
+                if isinstance(sub, ast.Name):
+                    counts[sub.id] = counts.get(sub.id, 0) + 1
+            dead = {name for name, n in counts.items() if n == 1 and name.startswith(prefix)
+                    and (name == target or name not in later)}
+            statement.value = _Into(dead).visit(statement.value)
+            code = ast.unparse(ast.fix_missing_locations(tree))
+            # variables this line reads last: let go of them (an alias would keep
+            # the array from being written into, and the memory from being freed)
+            last = sorted(name for name in counts if name.startswith(prefix) and name != target
+                          and name not in later)
+            if last:
+                rewritten.append((f"del {', '.join(last)}", ""))
+        later.update(sub.id for sub in ast.walk(tree) if isinstance(sub, ast.Name))
+        rewritten.append((code, comment))
+    return rewritten[::-1]
+
+
+class _Into(ast.NodeTransformer):
+    def __init__(self, dead):
+        self.dead = dead
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        name = _INTO.get(type(node.op))
+        if name is None:
+            return node
+        left, right = node.left, node.right
+        if not self._reusable(left) and isinstance(node.op, (ast.Add, ast.Mult)) \
+                and self._reusable(right):
+            left, right = right, left
+        if not self._reusable(left):
+            return node
+        refs = 1 if isinstance(left, ast.Name) else 0   # the generated code's own variable
+        return ast.Call(ast.Name("into", ast.Load()),
+                        [ast.Attribute(ast.Name("xp", ast.Load()), name, ast.Load()), left, right,
+                         ast.Constant(refs)], [])
+
+    def _reusable(self, node):
+        if isinstance(node, ast.Name):
+            return node.id in self.dead
+        return isinstance(node, (ast.BinOp, ast.Call))   # a temporary
+
+
+# ---------------------------------------------------------------------- scalars
+class Scalars:
+    """Python numbers beside arrays of a known float dtype become 0-d arrays of that dtype,
+    made once per array namespace: numpy converts a Python number on every call (slower
+    than the operation on a small array), and the result is the same (NEP 50: a Python
+    number takes the array's dtype).  The generated function unpacks them at its top.
+    ``xp.multiply(a, b)`` and friends on such arrays are written as operators."""
+
+    _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+    _UFUNCS = {"add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "divide": ast.Div,
+               "true_divide": ast.Div, "maximum": None, "minimum": None}
+
+    def __init__(self, constants):
+        self.constants, self.names = constants, {}
+
+    def rewrite(self, tree, places):
+        """``tree`` (``places``: its placeholders for variables) with scalars replaced."""
+        self._dtypes, self._shapes = places.dtypes, places.shapes
+        return ast.fix_missing_locations(self._visit(tree)[0])
+
+    def _visit(self, node):
+        """(node rewritten, its float dtype or None)."""
+        if isinstance(node, ast.Name):
+            dtype = self._dtypes.get(node.id)
+            return node, dtype if dtype is not None and dtype.kind == "f" else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, self._ARITHMETIC):
+            node.left, left = self._visit(node.left)
+            node.right, right = self._visit(node.right)
+            return node, self._pair(node, "left", "right", left, right)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            node.operand, dtype = self._visit(node.operand)
+            return node, dtype
+        if isinstance(node, ast.Call):
+            func = node.func
+            index = self._unsqueeze(node)
+            if index is not None:   # np.expand_dims is Python code around this indexing
+                return ast.Subscript(node.args[0], index, ast.Load()), None
+            if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                    and func.value.id == "xp" and func.attr in self._UFUNCS
+                    and len(node.args) == 2 and not node.keywords):
+                node.args[0], left = self._visit(node.args[0])
+                node.args[1], right = self._visit(node.args[1])
+                dtype = self._pair(node.args, 0, 1, left, right)
+                if (left is not None or right is not None) and self._UFUNCS[func.attr]:
+                    # an operator on an array calls the same ufunc, without the lookup
+                    return ast.BinOp(node.args[0], self._UFUNCS[func.attr](), node.args[1]), dtype
+                return node, dtype
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
+                setattr(node, field, self._visit(value)[0])
+            elif isinstance(value, list):
+                value[:] = [self._visit(v)[0] if isinstance(v, ast.AST) else v for v in value]
+        return node, None
+
+    def _unsqueeze(self, call):
+        """``xp.expand_dims(x, dim)`` with ``x``'s ndim and ``dim`` known: the same view as
+        ``x[:, None]`` (the index expression), else None."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "xp" and func.attr == "expand_dims" and len(call.args) == 2
+                and not call.keywords and isinstance(call.args[0], ast.Name)):
+            return None
+        known, dim = _evaluate(call.args[1])
+        shape = self._shapes.get(call.args[0].id)
+        if not known or type(dim) is not int or shape is None \
+                or not -len(shape) - 1 <= dim <= len(shape):
+            return None
+        dim %= len(shape) + 1
+        parts = [ast.Slice()] * dim + [ast.Constant(None)]
+        return ast.Tuple(parts, ast.Load()) if dim else ast.Constant(None)
+
+    def _pair(self, owner, a, b, dtype_a, dtype_b):
+        """Operands ``a`` and ``b`` of ``owner`` (a BinOp's fields or a call's argument list):
+        a number beside a float operand becomes a scalar; returns the result's float dtype."""
+        get = (lambda k: owner[k]) if isinstance(owner, list) else (lambda k: getattr(owner, k))
+        put = owner.__setitem__ if isinstance(owner, list) else (lambda k, v: setattr(owner, k, v))
+        if dtype_a is not None and dtype_b is None and _is_number(get(b)):
+            put(b, self._name(get(b).value, dtype_a))
+            return dtype_a
+        if dtype_b is not None and dtype_a is None and _is_number(get(a)):
+            put(a, self._name(get(a).value, dtype_b))
+            return dtype_b
+        return dtype_a if dtype_a is not None and dtype_a == dtype_b else None
+
+    def _name(self, value, dtype):
+        key = (type(value), value, dtype.str)
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = f"s{len(self.names)}"
+        return ast.Name(name, ast.Load())
+
+    def declare(self, src, at):
+        """Insert, as line ``at`` of ``src``, the unpacking of the scalars used."""
+        if not self.names:
+            return
+        table = ScalarTable([(value, np.dtype(dtype)) for _, value, dtype in self.names])
+        name = ast.unparse(self.constants.node(table))
+        names = sorted(self.names.values(), key=lambda n: int(n[1:]))
+        src.lines.insert(at, (f"{_tuple(names)} = {name}.get(xp)",
+                              "numbers as 0-d arrays in the arrays' dtype (made once)"))
+
+
+class ScalarTable:
+    """The 0-d arrays of one generated function, per array namespace."""
+
+    def __init__(self, entries):
+        self.entries, self._made = entries, {}
+
+    def get(self, xp):
+        made = self._made.get(xp)
+        if made is None:
+            made = self._made[xp] = tuple(xp.asarray(value, dtype=dtype)
+                                          for value, dtype in self.entries)
+        return made
+
+
+def _is_number(node):
+    return (isinstance(node, ast.Constant) and type(node.value) in (int, float)
+            and math.isfinite(node.value) and abs(node.value) < 2 ** 53)
+
+
+def uniform_float_dtype(program):
+    """The one float dtype of every floating value of ``program``, or None."""
+    found = getattr(program, "_uniform_float", False)
+    if found is False:
+        kinds = {v.dtype for v in program.values if v.dtype.kind == "f"}
+        found = program._uniform_float = kinds.pop() if len(kinds) == 1 else None
+    return found
+
+
 def output_vids_requiring_grad(program):
     return [v for v in output_vids(program) if program.values[v].requires_grad]
 
@@ -555,3 +808,89 @@ def output_vids_requiring_grad(program):
 def edge_vids(program):
     """Region inputs that require grad: one graph edge each."""
     return [v for v in unique_inputs(program) if program.values[v].requires_grad]
+
+
+# ---------------------------------------------------------------------- create_graph
+class TensorBackward(Backward):
+    """The backward for ``create_graph=True``: the same formulas over Tensors (``F`` is the
+    differentiable ops, nothing inlined into array code), so the gradients it returns have
+    a graph of their own.  The forward values the formulas read are recomputed from the
+    region's inputs with the differentiable ops (``ops.<name>``): arrays the forward saved
+    have no history to differentiate.
+
+    ``def backward(<inputs read>, <output gradients given>): ... return (<input gradients>)``
+    """
+
+    tensors = True
+
+    def build(self, layout=None):
+        program = self.program
+        outs = output_vids_requiring_grad(program)
+        given = [v for v in outs if self.live.get(v)]
+        self.body, self.temp = [], 0
+        for index in range(len(program.records) - 1, -1, -1):
+            self._record(program.records[index])
+        recomputed = self._recomputed()
+        self.input_vids = [v for v in unique_inputs(program) if v in self.reads]
+        self.given_vids = given
+        params = [var(v) for v in self.input_vids] + [gvar(v) for v in given]
+        src = Source(f"def backward({', '.join(params)}):")
+        for record in recomputed:
+            src.emit(self._recompute_line(record),
+                     f"{record.op.name} (recomputed: the formulas read it)  "
+                     f"derivatives.yaml:{record.op.line}")
+        for code, comment in self.body:
+            src.emit(code, comment)
+        result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
+        src.emit(f"return ({_tuple(result)})")
+        self.src = src
+        return self
+
+    def _record(self, record):
+        op = record.op
+        if op.once_differentiable and op.formulas and any(
+                v is not None and self.live.get(v) for v in record.outputs):
+            raise NotImplementedError(f"minigrad.compile: {op.name} is once-differentiable "
+                                      f"({op.once_differentiable})")
+        super()._record(record)
+
+    def _recomputed(self):
+        """The records whose outputs the formulas read (directly or through other records),
+        in forward order; inputs read along the way join ``self.reads``."""
+        program = self.program
+        needed = {v for v in self.reads if program.values[v].producer[0] != "input"}
+        chosen = []
+        for record in reversed(program.records):
+            if not any(v in needed for v in record.outputs if v is not None):
+                continue
+            chosen.append(record)
+            for vid in ref_vids(record.args.values()):
+                if program.values[vid].producer[0] == "input":
+                    if vid not in self.reads:
+                        self.reads.append(vid)
+                else:
+                    needed.add(vid)
+        return chosen[::-1]
+
+    def _recompute_line(self, record):
+        op = record.op
+        targets = [var(v) if v is not None else "_" for v in record.outputs]
+        lhs = ", ".join(targets)
+        if op.outputs[0].type == "Tensor[]" and len(targets) == 1:
+            lhs += ","
+        args = {name: ast.unparse(arg_node(ref, self.constants))
+                for name, ref in record.args.items()}
+        if op.name == "alias":
+            return f"{lhs} = {args['self']}.detach()"
+        if not op.line:   # a comparison: a mask without gradient
+            return f"{lhs} = compare_tensors(np.{op.name}, {args['self']}, {args['other']})"
+        parts = [f"{a.name}={args[a.name]}" if a.kwarg_only else args[a.name] for a in op.args]
+        return f"{lhs} = ops.{record.func_name}({', '.join(parts)})"
+
+
+def ref_vids(refs):
+    for ref in refs:
+        if ref[0] == "value":
+            yield ref[1]
+        elif ref[0] in ("list", "tuple"):
+            yield from ref_vids(ref[1])

@@ -1,7 +1,8 @@
 """Run a traced program eagerly, op by op, through the ordinary differentiable functions.
 
-Used where the compiled backward cannot serve: ``create_graph=True`` (the replayed
-graph is differentiated again) and checks that compare compiled with eager.
+Used where the generated code cannot serve: ``create_graph=True`` on a region whose
+Tensor-form backward cannot be generated (the replayed graph is differentiated
+again), and checks that compare compiled with eager.
 """
 import numpy as np
 

@@ -1,18 +1,24 @@
 """A compiled entry: the generated functions for one guard, and the node that links
 the compiled region into the ordinary autograd graph."""
+import sys
+
 import numpy as np
 
 from minigrad import autograd
+from minigrad.autograd import anomaly as _anomaly
+from minigrad.autograd import api, leaks
 from minigrad._generated import array_ops
-from minigrad._tensor import _wrap
+from minigrad._generated import functions
+from minigrad._tensor import Tensor, _compare, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
-from minigrad.autograd.namespace import ARRAYS
-from minigrad.autograd.node import Node, edge_of
+from minigrad.autograd.namespace import ARRAYS, TENSORS
+from minigrad.autograd.node import AccumulateGrad, Node, edge_of
 from minigrad.autograd.saved import SavedTensor, unpack
 from minigrad.autograd.support import wrap_view
-from minigrad.compile.generate import (Backward, Constants, edge_vids, forward_source,
-                                       output_vids, unique_inputs)
+from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
+                                       edge_vids, forward_source, output_vids, unique_inputs,
+                                       uniform_float_dtype)
 from minigrad.compile.namespace import namespace_of
 from minigrad.compile.replay import replay
 
@@ -28,9 +34,14 @@ class CompiledEntry:
         self.slot_of = {vid: i for i, vid in enumerate(self.input_vids)}
         self.output_vids = output_vids(program)
         self.grad_outputs = [v for v in self.output_vids if program.values[v].requires_grad]
+        # every float value has one dtype: incoming gradients are cast to it, as PyTorch
+        # casts a gradient to its tensor's dtype
+        self.grad_dtypes = [program.values[v].dtype for v in self.grad_outputs] \
+            if uniform_float_dtype(program) is not None else None
         self.edge_slots = [self.slot_of[v] for v in edge_vids(program)]
         self.record_graph = record_graph and bool(self.grad_outputs) and bool(self.edge_slots)
         self._backwards = {}
+        self._tensor_backwards = {}   # pattern -> (CompiledFunction, input slots) or None
         if self.record_graph:
             full = Backward(program, self.constants, [True] * len(self.grad_outputs)).build()
             self._backwards[(True,) * len(self.grad_outputs)] = self._compile_backward(full)
@@ -50,15 +61,20 @@ class CompiledEntry:
                               and not self.view_outputs)
         self.externals = [(slot, key) for slot, (kind, key, _) in enumerate(program.inputs)
                           if kind == "external"]
+        # Inputs only create_graph's recomputation reads: their versions are remembered
+        # (the numpy backward's inputs are SavedTensors, version-checked already).
+        used = {vid for r in program.records for vid in ref_vids(r.args.values())}
+        self.recompute_slots = [self.slot_of[v] for v in self.input_vids
+                                if v in used and self.slot_of[v] not in self.backward_inputs] \
+            if self.record_graph else []
 
     # ------------------------------------------------------------ building
     def _define(self, text, name):
         namespace = dict(vars(_array_ops()))
         namespace.update(self.constants.values)
-        namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np)
-        code = compile(text, f"<minigrad.compile {self.name} {name}>", "exec")
-        exec(code, namespace)  # noqa: S102 - our own generated source
-        return namespace[name]
+        namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np, full_gradient=full_gradient,
+                         into=into)
+        return _define(text, f"<minigrad.compile {self.name} {name}>", name, namespace)
 
     def _compile_backward(self, backward):
         fn = self._define(backward.src.text(), "backward")
@@ -74,11 +90,38 @@ class CompiledEntry:
             fn = self._backwards[pattern] = self._compile_backward(built)
         return fn
 
+    def tensor_backward_for(self, pattern):
+        """(the create_graph backward for this pattern of output gradients, compiled in its
+        turn, the input slots it reads), or None where the Tensor form cannot be generated."""
+        found = self._tensor_backwards.get(pattern, _MISSING)
+        if found is _MISSING:
+            try:
+                built = TensorBackward(self.program, self.constants, list(pattern)).build()
+            except NotImplementedError:
+                found = None
+            else:
+                from minigrad.compile import CompiledFunction   # (it imports this module)
+                namespace = dict(self.constants.values)
+                namespace.update(F=TENSORS, ops=functions, np=np, compare_tensors=_compare,
+                                 zeros_tensor=_zeros_tensor)
+                fn = _define(built.src.text(), f"<minigrad.compile {self.name} "
+                             "create_graph backward>", "backward", namespace)
+                fn.source = built.src
+                compiled = CompiledFunction(fn, register=False)
+                found = (compiled, [self.slot_of[v] for v in built.input_vids])
+            self._tensor_backwards[pattern] = found
+        return found
+
     def source(self):
         text = self.forward_src.text()
         for pattern, fn in self._backwards.items():
             live = ", ".join("grad" if p else "None" for p in pattern)
             text += f"\n# backward for output gradients ({live})\n" + fn.source.text()
+        for pattern, found in self._tensor_backwards.items():
+            if found is not None:
+                live = ", ".join("grad" if p else "None" for p in pattern)
+                text += (f"\n# create_graph=True backward (Tensor form, itself compiled) for output "
+                         f"gradients ({live})\n" + found[0].fn.source.text())
         return text
 
     # ------------------------------------------------------------ running
@@ -122,6 +165,45 @@ class CompiledEntry:
         return None
 
 
+_MISSING = object()
+
+
+def _define(text, filename, name, namespace):
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - our own generated source
+    return namespace[name]
+
+
+_ONES_VIEWS = {}
+
+
+def full_gradient(xp, grad, shape, dtype):
+    """``cast_to(unreduce(grad, shape, None), dtype)``: the gradient of a sum over every dim,
+    filled out to the input's ``shape`` (a new array) in one multiplication."""
+    key = (xp, shape, dtype)
+    ones = _ONES_VIEWS.get(key)
+    if ones is None:
+        ones = _ONES_VIEWS[key] = xp.broadcast_to(xp.ones((), dtype=dtype), shape)
+    out = grad * ones
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
+def into(ufunc, a, b, refs):
+    """``ufunc(a, b)``, written into ``a`` when that is safe: ``a`` is an array nothing but
+    the generated code refers to (``refs``: 1 for its variable, 0 for a temporary), not a
+    view, and the result has its shape (``b`` broadcasts into it) and dtype.  Big
+    programs call this (generate.reuse_buffers)."""
+    if (type(a) is np.ndarray and sys.getrefcount(a) <= refs + 2 and a.base is None
+            and a.flags.writeable and type(b) is np.ndarray and b.dtype == a.dtype
+            and b.ndim <= a.ndim and a.shape[a.ndim - b.ndim:] == b.shape):
+        return ufunc(a, b, out=a)
+    return ufunc(a, b)
+
+
+def _zeros_tensor(shape, dtype):
+    """A zero gradient for an output no gradient reached (Tensor form)."""
+    return _wrap(np.zeros(shape, dtype=dtype))
+
+
 def _build(tree, made, entry, unique):
     kind = tree[0]
     if kind == "tensor":
@@ -143,7 +225,9 @@ class CompiledBackward(Node):
 
     Inputs the formulas read are saved as SavedTensors (version-checked on use, freed
     after backward without retain_graph, like every node's); under create_graph=True
-    the region is replayed eagerly so the gradient is itself differentiable.
+    the generated Tensor-form backward runs (compiled in its turn), so the gradient is
+    itself differentiable; the region is replayed eagerly only where that form cannot
+    be generated.
     """
 
     def __init__(self, entry, edges, inputs, saved):
@@ -153,6 +237,8 @@ class CompiledBackward(Node):
         self._tensors = inputs    # for create_graph's replay
         self._inputs = [SavedTensor(inputs[s]) for s in entry.backward_inputs]
         self._saved = saved
+        self._versions = [inputs[s]._version_counter[0] for s in entry.recompute_slots] \
+            if entry.recompute_slots else None
 
     def name(self):
         return f"CompiledBackward[{self.entry.name}]"
@@ -162,20 +248,46 @@ class CompiledBackward(Node):
             raise RuntimeError(FREED_GRAPH_ERROR)
         entry = self.entry
         if create_graph:
-            return self._replay(grads)
+            return self._differentiable(grads)
         inputs = [unpack(saved, self, False) for saved in self._inputs]
+        dtypes = entry.grad_dtypes
+        if dtypes is not None:   # (the generated code relies on it: see Placeholders.name)
+            grads = [g if g is None or g.dtype == dtype else g.astype(dtype)
+                     for g, dtype in zip(grads, dtypes)]
         pattern = tuple(g is not None for g in grads)
         return entry.backward_for(pattern)(grads, inputs, self._saved)
 
     def release(self):
-        self._saved = self._inputs = self._tensors = None
+        self._saved = self._inputs = self._tensors = self._versions = None
         self._released = True
+
+    def _differentiable(self, grads):
+        """create_graph=True: the generated Tensor-form backward (compiled in its turn, so
+        its own backward is generated numpy code), or the eager replay where there is none."""
+        self._check_versions()
+        found = self.entry.tensor_backward_for(tuple(g is not None for g in grads))
+        if found is None:
+            return self._replay(grads)
+        fn, slots = found
+        inputs = self._tensors
+        given = [g if isinstance(g, Tensor) else _wrap(g) for g in grads if g is not None]
+        return fn(*[inputs[s] for s in slots], *given)
+
+    def _check_versions(self):
+        """The inputs create_graph reads were not modified in place since the forward."""
+        for saved in self._inputs:
+            saved.unpack(self, True)
+        if self._versions is not None:
+            for slot, version in zip(self.entry.recompute_slots, self._versions):
+                tensor = self._tensors[slot]
+                if tensor._version_counter[0] != version:
+                    saved = SavedTensor(tensor)
+                    saved.version = version
+                    saved._raise_version_error(self)
 
     def _replay(self, grads):
         """create_graph=True: run the recorded ops eagerly on the saved inputs, then
         differentiate that graph with create_graph=True (reentrant backward)."""
-        for saved in self._inputs:
-            saved.unpack(self, True)   # the version check: an input the formulas read changed?
         inputs = self._tensors
         with grad_mode.enable_grad():
             values = replay(self.entry.program, inputs)
@@ -189,3 +301,116 @@ class CompiledBackward(Node):
                                   allow_unused=True)
         return tuple(found)
 
+
+
+def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
+    """``loss.backward()`` on a compiled region's scalar output whose inputs are leaves:
+    what the engine would do, without its bookkeeping for graphs of many nodes.  Returns
+    False (the engine runs) for anything else: a gradient given, create_graph, inputs=,
+    hooks anywhere, anomaly mode, a node run before, a non-leaf input."""
+    node = tensor.grad_fn
+    if gradient is not None or create_graph or inputs is not None or tensor._extras is not None:
+        return False
+    data = tensor._data
+    if data.size != 1 or not _plain(node) or not all(_plain_leaf(acc) for acc, _ in node.next_functions
+                                                    if acc is not None):
+        return False   # (a non-scalar root: the engine raises the error)
+    buffer = [None] * node.num_outputs
+    buffer[tensor._output_nr] = _ones(data)
+    grads, mark = _run_region(node, buffer, retain_graph, False)
+    flags = grad_mode.flags
+    previous, flags.enabled = flags.enabled, False
+    try:
+        for i, (acc, _) in enumerate(node.next_functions):
+            if acc is None or grads[i] is None:
+                continue
+            if not acc._consumed:
+                acc._consumed = mark
+            leaf = acc.variable
+            if leaf._grad is None and type(grads[i]) is np.ndarray:
+                array, grads[i] = grads[i], None
+                leaf._grad = _wrap(_owned(array, leaf._data))
+            else:
+                box, grads[i] = [grads[i]], None   # one reference: the leaf may keep the array
+                acc.apply(box, False)
+    finally:
+        flags.enabled = previous
+    return True
+
+
+def fast_capture(root, root_grad, retain_graph, create_graph, edges):
+    """``autograd.grad(out, inputs)`` where ``out`` is a compiled region's output and every
+    input is a hook-free leaf the region reads directly: the region's backward alone
+    (under create_graph, its generated Tensor-form backward).  None: the engine runs."""
+    node, nr = root
+    if not _plain(node):
+        return None
+    positions = {edge: i for i, edge in enumerate(node.next_functions)}
+    for edge in edges:
+        if edge not in positions or not _plain_leaf(edge[0]):
+            return None
+    buffer = [None] * node.num_outputs
+    buffer[nr] = root_grad
+    grads, _ = _run_region(node, buffer, retain_graph, create_graph)
+    return {edge: grads[positions[edge]] for edge in edges}
+
+
+def _plain(node):
+    """A region node the shortcuts may run: no hooks, not run before, no anomaly mode."""
+    return node._extras is None and not node._consumed and not _anomaly.enabled
+
+
+def _plain_leaf(acc):
+    return (type(acc) is AccumulateGrad and acc._extras is None
+            and len(acc.variable._extras) == 1)   # (its accumulator only: no hooks)
+
+
+def _run_region(node, buffer, retain_graph, create_graph):
+    """Run ``node`` as the engine runs a node (leak marks, grad mode, numpy's warnings
+    off, freed after unless retained): (its input gradients as a list, its mark)."""
+    call = leaks.begin_backward()
+    mark = 0 if create_graph else -call if retain_graph else call
+    node._consumed = mark
+    flags = grad_mode.flags
+    previous, flags.enabled = flags.enabled, create_graph
+    try:
+        with np.errstate(all="ignore"):
+            grads = list(node.apply(buffer, create_graph))
+        if not retain_graph:
+            node.release()
+    finally:
+        flags.enabled = previous
+        leaks.end_backward(call)
+    if call:
+        leaks.check(call, ())
+    return grads, mark
+
+
+_ONES = {}
+
+
+def _ones(data):
+    """The gradient of a scalar root: ones like ``data`` (one shared read-only array per
+    shape and dtype; a leaf never keeps it, see _owned)."""
+    key = (data.shape, data.dtype)
+    ones = _ONES.get(key)
+    if ones is None:
+        ones = _ONES[key] = np.ones(data.shape, data.dtype)
+        ones.flags.writeable = False
+    return ones
+
+
+def _owned(array, like):
+    """``array`` as a new leaf's ``.grad`` (AccumulateGrad's rule): kept when nothing else
+    refers to it (a fresh result of the generated code), else copied."""
+    if (sys.getrefcount(array) <= 2 and array.base is None and array.dtype == like.dtype
+            and array.flags.writeable and array.shape == like.shape):
+        return array
+    if array.shape != like.shape:
+        raise RuntimeError(f"minigrad.compile: a gradient of shape {array.shape} for an "
+                           f"input of shape {like.shape}")
+    return np.array(array, dtype=like.dtype, copy=True)
+
+
+api.FAST_BACKWARD[CompiledBackward] = fast_backward
+api.FAST_CAPTURE[CompiledBackward] = fast_capture

@@ -395,3 +395,146 @@ def test_comparison_masks_are_recomputed_every_call():
     out.backward()
     assert compiled_state(g) == "compiled"
     assert out.item() == 2.0 and np.allclose(y.grad._data, [0.0, 1.0, 0.0])
+
+
+# ------------------------------------------------------------------ backward's shortcut
+def test_backward_of_a_compiled_scalar_accumulates_like_eager():
+    torch = pytest.importorskip("torch")
+    g = minigrad.compile(lambda x, y: x * y + x)        # 0-d: the gradient of y is x, of x is y + 1
+    x = minigrad.tensor(2.0, dtype=minigrad.float64, requires_grad=True)
+    y = minigrad.tensor(3.0, dtype=minigrad.float64, requires_grad=True)
+    tx = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    ty = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    for _ in range(3):
+        g(x, y).backward()
+        (tx * ty + tx).backward()
+    x.grad.add_(1.0)                                    # a leaf's .grad is its own array
+    tx.grad.add_(1.0)
+    g(x, y).backward()
+    (tx * ty + tx).backward()
+    assert x.grad.item() == tx.grad.item() and y.grad.item() == ty.grad.item()
+    passthrough = minigrad.compile(lambda a, b: a + b)  # both gradients are the root's ones
+    a, b = leaf(), leaf(seed=1)
+    for _ in range(2):
+        a.grad = b.grad = None
+        passthrough(a, b).backward()
+        a.grad.mul_(5.0)
+        assert b.grad.item() == 1.0 and a.grad.item() == 5.0
+
+
+def test_backward_shortcut_keeps_the_engine_rules():
+    g = minigrad.compile(lambda a, b: ((a + b) * b).sum())
+    a, b = leaf(4), leaf(4, seed=1)
+    g(a, b)
+    out = g(a, b)
+    out.backward(retain_graph=True)
+    out.backward()                                     # retained once: runs again, accumulates
+    assert np.allclose(b.grad._data, 2 * (a._data + 2 * b._data))
+    with pytest.raises(RuntimeError, match="second time"):
+        out.backward()
+    seen = []
+    a.register_hook(lambda grad: seen.append(grad))    # a hook on an input: the engine runs
+    a.grad = None
+    g(a, b).backward()
+    assert len(seen) == 1 and np.allclose(a.grad._data, b._data)
+    out = g(a, b)
+    with minigrad.no_grad():
+        b.add_(1.0)                                    # the backward reads b: version check
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.backward()
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, y: (x.sin() * x.exp() + x ** 3).sum() + y.sum(),
+    lambda x, y: ((x * y + x) * (x - y) / (y + 2.0)).sum(),
+    lambda x, y: (x * 2.0 + x * y + y.tanh() * x).mean(),
+    lambda x, y: ((x + y) * (x + y) - x).sum(),
+])
+def test_big_backward_writing_into_dead_gradients_matches_eager(fn):
+    # from 65536 elements on, the generated backward reuses gradient buffers in place
+    x = leaf(70_000, dtype=np.float32)
+    y = leaf(70_000, seed=1, dtype=np.float32)
+    before = x._data.copy(), y._data.copy()
+    g = minigrad.compile(fn)
+    for _ in range(3):
+        x.grad = y.grad = None
+        g(x, y).backward()
+        got = x.grad._data.copy(), y.grad._data.copy()
+        x.grad = y.grad = None
+        fn(x, y).backward()
+        for a, e in zip(got, (x.grad._data, y.grad._data)):
+            np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-6)
+    assert compiled_state(g) == "compiled"
+    assert np.array_equal(x._data, before[0]) and np.array_equal(y._data, before[1])
+
+
+# ------------------------------------------------------------------ create_graph: generated code
+def _hvp(lib, f, w, x, v):
+    grad = lib.autograd.grad
+    g, = grad([f(w, x)], [w], create_graph=True)
+    return grad([(g * v).sum()], [w])[0]
+
+
+@pytest.mark.parametrize("body", [
+    lambda w, x: (w @ x).tanh().pow(2).sum(),
+    lambda w, x: ((w * x).sin() * w.exp() + w ** 3).sum(),
+    lambda w, x: (w @ x).sigmoid().log().mean() + (w * w).sum() * 0.5,
+])
+def test_hessian_vector_products_through_compiled_code_match_torch(body):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    arrays = rng.normal(size=(5, 5)) * 0.5, rng.normal(size=5), rng.normal(size=(5, 5))
+    w = minigrad.tensor(arrays[0], requires_grad=True)
+    x, v = minigrad.tensor(arrays[1]), minigrad.tensor(arrays[2])
+    tw = torch.tensor(arrays[0], requires_grad=True)
+    tx, tv = torch.tensor(arrays[1]), torch.tensor(arrays[2])
+    expected = _hvp(torch, body, tw, tx, tv).numpy()
+    g = minigrad.compile(body)
+    for _ in range(3):   # traced; compiled (its create_graph backward traced); all generated
+        np.testing.assert_allclose(_hvp(minigrad, g, w, x, v)._data, expected, rtol=1e-10, atol=1e-12)
+    assert compiled_state(g) == "compiled"
+    backwards = g._latest._tensor_backwards
+    assert backwards and all(found is not None and compiled_state(found[0]) == "compiled"
+                             for found in backwards.values())
+
+
+def test_third_order_through_a_compiled_region_matches_torch():
+    torch = pytest.importorskip("torch")
+    body = lambda x: (x.sin() * x * x).sum()   # noqa: E731
+    g = minigrad.compile(body)
+    x = minigrad.tensor([0.3, -1.2, 2.0], dtype=minigrad.float64, requires_grad=True)
+    tx = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+    for _ in range(3):
+        results = []
+        for lib, fn, t in ((minigrad, g, x), (torch, body, tx)):
+            d1, = lib.autograd.grad([fn(t)], [t], create_graph=True)
+            d2, = lib.autograd.grad([d1.sum()], [t], create_graph=True)
+            d3, = lib.autograd.grad([d2.sum()], [t])
+            results.append(np.asarray(d3.detach().numpy() if lib is torch else d3._data))
+        np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
+
+
+def test_create_graph_checks_inputs_it_recomputes_from():
+    g = minigrad.compile(lambda a, b: ((a + b) * b).sum())   # backward reads b and a + b
+    a, b = leaf(3), leaf(3, seed=1)
+    g(a, b)
+    out = g(a, b)
+    with minigrad.no_grad():
+        a.mul_(2.0)            # only create_graph's recomputation of a + b reads a
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        autograd_grad([out], [b], create_graph=True)
+
+
+def test_create_graph_retains_the_graph_and_its_gradients_are_differentiable():
+    g = minigrad.compile(lambda x: (x.tanh() * x).sum())
+    x = leaf(4)
+    g(x)
+    out = g(x)
+    dx, = autograd_grad([out], [x], create_graph=True)
+    again, = autograd_grad([out], [x], create_graph=True)   # create_graph retains the graph
+    ex, = autograd_grad([(x.tanh() * x).sum()], [x], create_graph=True)
+    for got in (dx, again):
+        np.testing.assert_allclose(got._data, ex._data, rtol=1e-12)
+        assert got.requires_grad and got.grad_fn is not None
+    out.backward()                                          # and a plain backward after it
+    np.testing.assert_allclose(x.grad._data, ex._data, rtol=1e-12)
