@@ -10,6 +10,7 @@ from collections import namedtuple
 
 from minigrad._dispatch import dispatch
 from minigrad.autograd import grad_mode
+from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types
@@ -66,6 +67,8 @@ def sum_to_size(input, size):
     Derivatives (derivatives.yaml:106):
         self: expand(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sum_to_size(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum_to_size(data_of(self), size)
@@ -90,6 +93,8 @@ def _to_copy(input, dtype):
     Derivatives (derivatives.yaml:114):
         self: _to_copy(grad, self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._to_copy(input, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._to_copy(data_of(self), dtype)
@@ -114,6 +119,8 @@ def _fill(input, value):
     Derivatives (derivatives.yaml:120):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._fill(input, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._fill(data_of(self), value)
@@ -136,6 +143,8 @@ def _copy_from(input, src):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._copy_from(input, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._copy_from(data_of(self), data_of(src))
@@ -162,6 +171,8 @@ def _index_put(input, index, values):
         self: where(outside_index(self.shape, index), grad, 0.0)
         values: sum_to(getitem(grad, index), values.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._index_put(input, index, values)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._index_put(data_of(self), index, data_of(values))
@@ -191,6 +202,8 @@ def clone(input):
     Derivatives (derivatives.yaml:152):
         self: grad
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.clone(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clone(data_of(self))
@@ -212,6 +225,8 @@ def neg(input):
     Derivatives (derivatives.yaml:156):
         self: neg(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.neg(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.neg(data_of(self))
@@ -233,6 +248,8 @@ def exp(input):
     Derivatives (derivatives.yaml:166):
         self: grad * result
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.exp(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp(data_of(self))
@@ -254,9 +271,11 @@ def exp(input):
 def log(input):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:176):
+    Derivatives (derivatives.yaml:177):
         self: grad / self
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.log(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log(data_of(self))
@@ -278,9 +297,11 @@ def log(input):
 def sqrt(input):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:186):
+    Derivatives (derivatives.yaml:187):
         self: grad / (2 * result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sqrt(data_of(self))
@@ -302,9 +323,11 @@ def sqrt(input):
 def sin(input):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:200):
+    Derivatives (derivatives.yaml:201):
         self: grad * cos(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sin(data_of(self))
@@ -326,9 +349,11 @@ def sin(input):
 def cos(input):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:210):
+    Derivatives (derivatives.yaml:211):
         self: -(grad * sin(self))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cos(data_of(self))
@@ -350,9 +375,11 @@ def cos(input):
 def tanh(input):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:220):
+    Derivatives (derivatives.yaml:221):
         self: grad * (1 - result * result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.tanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tanh(data_of(self))
@@ -374,9 +401,11 @@ def tanh(input):
 def sigmoid(input):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:230):
+    Derivatives (derivatives.yaml:231):
         self: grad * result * (1 - result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sigmoid(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sigmoid(data_of(self))
@@ -398,9 +427,11 @@ def sigmoid(input):
 def abs(input):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:242):
+    Derivatives (derivatives.yaml:243):
         self: grad * sign(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.abs(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.abs(data_of(self))
@@ -422,9 +453,11 @@ def abs(input):
 def sign(input):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:257):
+    Derivatives (derivatives.yaml:258):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sign(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sign(data_of(self))
@@ -443,9 +476,11 @@ def sign(input):
 def exp2(input):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:268):
+    Derivatives (derivatives.yaml:269):
         self: grad * result * 0.6931471805599453
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.exp2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp2(data_of(self))
@@ -467,9 +502,11 @@ def exp2(input):
 def expm1(input):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:278):
+    Derivatives (derivatives.yaml:279):
         self: grad * (result + 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.expm1(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expm1(data_of(self))
@@ -491,9 +528,11 @@ def expm1(input):
 def log2(input):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:288):
+    Derivatives (derivatives.yaml:289):
         self: grad / (self * 0.6931471805599453)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.log2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log2(data_of(self))
@@ -515,9 +554,11 @@ def log2(input):
 def log10(input):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:297):
+    Derivatives (derivatives.yaml:298):
         self: grad / (self * 2.302585092994046)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.log10(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log10(data_of(self))
@@ -539,9 +580,11 @@ def log10(input):
 def log1p(input):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:306):
+    Derivatives (derivatives.yaml:307):
         self: grad / (self + 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.log1p(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log1p(data_of(self))
@@ -563,9 +606,11 @@ def log1p(input):
 def rsqrt(input):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:316):
+    Derivatives (derivatives.yaml:317):
         self: -0.5 * grad * result * result * result
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.rsqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rsqrt(data_of(self))
@@ -587,9 +632,11 @@ def rsqrt(input):
 def square(input):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:325):
+    Derivatives (derivatives.yaml:326):
         self: grad * 2 * self
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.square(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.square(data_of(self))
@@ -611,9 +658,11 @@ def square(input):
 def reciprocal(input):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:334):
+    Derivatives (derivatives.yaml:335):
         self: -grad * result * result
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.reciprocal(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reciprocal(data_of(self))
@@ -635,9 +684,11 @@ def reciprocal(input):
 def tan(input):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:345):
+    Derivatives (derivatives.yaml:346):
         self: grad * (1 + result * result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.tan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tan(data_of(self))
@@ -659,9 +710,11 @@ def tan(input):
 def asin(input):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:354):
+    Derivatives (derivatives.yaml:355):
         self: grad / sqrt(1 - self * self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.asin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asin(data_of(self))
@@ -683,9 +736,11 @@ def asin(input):
 def acos(input):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:363):
+    Derivatives (derivatives.yaml:364):
         self: -grad / sqrt(1 - self * self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.acos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acos(data_of(self))
@@ -707,9 +762,11 @@ def acos(input):
 def atan(input):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:372):
+    Derivatives (derivatives.yaml:373):
         self: grad / (self * self + 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.atan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan(data_of(self))
@@ -731,9 +788,11 @@ def atan(input):
 def sinh(input):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:381):
+    Derivatives (derivatives.yaml:382):
         self: grad * cosh(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinh(data_of(self))
@@ -755,9 +814,11 @@ def sinh(input):
 def cosh(input):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:390):
+    Derivatives (derivatives.yaml:391):
         self: grad * sinh(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cosh(data_of(self))
@@ -779,9 +840,11 @@ def cosh(input):
 def asinh(input):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:399):
+    Derivatives (derivatives.yaml:400):
         self: grad / sqrt(self * self + 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.asinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asinh(data_of(self))
@@ -803,9 +866,11 @@ def asinh(input):
 def acosh(input):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:408):
+    Derivatives (derivatives.yaml:409):
         self: grad / sqrt((self - 1) * (self + 1))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.acosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acosh(data_of(self))
@@ -827,9 +892,11 @@ def acosh(input):
 def atanh(input):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:417):
+    Derivatives (derivatives.yaml:418):
         self: grad / (1 - self * self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.atanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atanh(data_of(self))
@@ -851,9 +918,11 @@ def atanh(input):
 def floor(input):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:429):
+    Derivatives (derivatives.yaml:430):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.floor(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor(data_of(self))
@@ -872,9 +941,11 @@ def floor(input):
 def ceil(input):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:437):
+    Derivatives (derivatives.yaml:438):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.ceil(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ceil(data_of(self))
@@ -893,9 +964,11 @@ def ceil(input):
 def round(input, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:446):
+    Derivatives (derivatives.yaml:447):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.round(input, decimals=decimals)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.round(data_of(self), decimals=decimals)
@@ -914,9 +987,11 @@ def round(input, *, decimals=0):
 def trunc(input):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:455):
+    Derivatives (derivatives.yaml:456):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.trunc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trunc(data_of(self))
@@ -935,9 +1010,11 @@ def trunc(input):
 def fix(input):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:463):
+    Derivatives (derivatives.yaml:464):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.fix(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fix(data_of(self))
@@ -956,9 +1033,11 @@ def fix(input):
 def frac(input):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:471):
+    Derivatives (derivatives.yaml:472):
         self: grad
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.frac(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.frac(data_of(self))
@@ -977,9 +1056,11 @@ def frac(input):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:481):
+    Derivatives (derivatives.yaml:482):
         self: grad * finite_mask(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.nan_to_num(input, nan, posinf, neginf)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
@@ -1001,9 +1082,11 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def deg2rad(input):
     """deg2rad(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:490):
+    Derivatives (derivatives.yaml:491):
         self: grad * 0.017453292519943295
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.deg2rad(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.deg2rad(data_of(self))
@@ -1022,9 +1105,11 @@ def deg2rad(input):
 def rad2deg(input):
     """rad2deg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:495):
+    Derivatives (derivatives.yaml:496):
         self: grad * 57.29577951308232
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.rad2deg(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rad2deg(data_of(self))
@@ -1043,10 +1128,12 @@ def rad2deg(input):
 def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:505):
+    Derivatives (derivatives.yaml:506):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.add(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1074,10 +1161,12 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:519):
+    Derivatives (derivatives.yaml:520):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sub(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1105,10 +1194,12 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:532):
+    Derivatives (derivatives.yaml:533):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.mul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1137,10 +1228,12 @@ def mul(input, other):
 def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:546):
+    Derivatives (derivatives.yaml:548):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.div_default(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1170,10 +1263,12 @@ def div_default(input, other):
 def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:566):
+    Derivatives (derivatives.yaml:568):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.pow(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1205,10 +1300,12 @@ def pow(input, exponent):
 def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:587):
+    Derivatives (derivatives.yaml:589):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.maximum(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1238,10 +1335,12 @@ def maximum(input, other):
 def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:602):
+    Derivatives (derivatives.yaml:604):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.minimum(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1271,11 +1370,13 @@ def minimum(input, other):
 def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:617):
+    Derivatives (derivatives.yaml:619):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.where(condition, input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1304,9 +1405,11 @@ def where(condition, input, other):
 def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:634):
+    Derivatives (derivatives.yaml:636):
         self: masked(grad, clamp_mask(self, min, max))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.clamp_default(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_default(data_of(self), min, max)
@@ -1330,11 +1433,13 @@ def clamp_default(input, min=None, max=None):
 def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:653):
+    Derivatives (derivatives.yaml:655):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.clamp_Tensor(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1369,9 +1474,11 @@ def clamp_Tensor(input, min=None, max=None):
 def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:667):
+    Derivatives (derivatives.yaml:669):
         self: masked(grad, clamp_mask(self, min, max))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.clip_default(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_default(data_of(self), min, max)
@@ -1395,11 +1502,13 @@ def clip_default(input, min=None, max=None):
 def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:675):
+    Derivatives (derivatives.yaml:677):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.clip_Tensor(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1434,10 +1543,12 @@ def clip_Tensor(input, min=None, max=None):
 def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:690):
+    Derivatives (derivatives.yaml:692):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.div_Tensor_mode(input, other, rounding_mode=rounding_mode)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1468,10 +1579,12 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:702):
+    Derivatives (derivatives.yaml:704):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.floor_divide(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1498,10 +1611,12 @@ def floor_divide(input, other):
 def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:714):
+    Derivatives (derivatives.yaml:716):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.remainder(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1530,10 +1645,12 @@ def remainder(input, other):
 def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:727):
+    Derivatives (derivatives.yaml:729):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.fmod(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1562,10 +1679,12 @@ def fmod(input, other):
 def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:739):
+    Derivatives (derivatives.yaml:741):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.float_power(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.float_power(data_of(self), data_of(exponent))
@@ -1598,10 +1717,12 @@ def float_power(input, exponent):
 def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:751):
+    Derivatives (derivatives.yaml:753):
         self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.fmax(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1631,10 +1752,12 @@ def fmax(input, other):
 def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:762):
+    Derivatives (derivatives.yaml:764):
         self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.fmin(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1664,10 +1787,12 @@ def fmin(input, other):
 def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:773):
+    Derivatives (derivatives.yaml:775):
         self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
         other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.atan2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1697,10 +1822,12 @@ def atan2(input, other):
 def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:784):
+    Derivatives (derivatives.yaml:786):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.hypot(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1733,10 +1860,12 @@ def hypot(input, other):
 def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:795):
+    Derivatives (derivatives.yaml:797):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logaddexp(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1766,10 +1895,12 @@ def logaddexp(input, other):
 def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:805):
+    Derivatives (derivatives.yaml:807):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logaddexp2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1799,10 +1930,12 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:815):
+    Derivatives (derivatives.yaml:817):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.copysign(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1832,10 +1965,12 @@ def copysign(input, other):
 def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:828):
+    Derivatives (derivatives.yaml:830):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.xlogy(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1865,10 +2000,12 @@ def xlogy(input, other):
 def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:841):
+    Derivatives (derivatives.yaml:843):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.lerp_Scalar(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end = promote_types(self, end)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1896,11 +2033,13 @@ def lerp_Scalar(input, end, weight):
 def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:852):
+    Derivatives (derivatives.yaml:854):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.lerp_Tensor(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end, weight = promote_types(self, end, weight)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1935,11 +2074,13 @@ def lerp_Tensor(input, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:864):
+    Derivatives (derivatives.yaml:866):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.addcmul(input, tensor1, tensor2, value=value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1973,11 +2114,13 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:877):
+    Derivatives (derivatives.yaml:879):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.addcdiv(input, tensor1, tensor2, value=value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2012,9 +2155,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def logit(input, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:894):
+    Derivatives (derivatives.yaml:896):
         self: logit_grad(grad, self, eps)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logit(input, eps)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logit(data_of(self), eps)
@@ -2037,9 +2182,11 @@ def logit(input, eps=None):
 def erf(input):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:905):
+    Derivatives (derivatives.yaml:907):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.erf(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erf(data_of(self))
@@ -2061,9 +2208,11 @@ def erf(input):
 def erfc(input):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:915):
+    Derivatives (derivatives.yaml:917):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.erfc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfc(data_of(self))
@@ -2085,9 +2234,11 @@ def erfc(input):
 def erfinv(input):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:925):
+    Derivatives (derivatives.yaml:927):
         self: grad * 0.886226925452758 * exp(result * result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.erfinv(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfinv(data_of(self))
@@ -2109,9 +2260,11 @@ def erfinv(input):
 def lgamma(input):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:935):
+    Derivatives (derivatives.yaml:937):
         self: grad * digamma(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.lgamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lgamma(data_of(self))
@@ -2133,9 +2286,11 @@ def lgamma(input):
 def digamma(input):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:944):
+    Derivatives (derivatives.yaml:946):
         self: grad * polygamma(1, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.digamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.digamma(data_of(self))
@@ -2157,9 +2312,11 @@ def digamma(input):
 def polygamma(n, input):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:955):
+    Derivatives (derivatives.yaml:957):
         self: grad * polygamma(n + 1, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.polygamma(n, input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.polygamma(n, data_of(self))
@@ -2182,9 +2339,11 @@ def polygamma(n, input):
 def special_gammaln(input):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:966):
+    Derivatives (derivatives.yaml:968):
         self: grad * digamma(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.special_gammaln(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_gammaln(data_of(self))
@@ -2206,9 +2365,11 @@ def special_gammaln(input):
 def special_psi(input):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:975):
+    Derivatives (derivatives.yaml:977):
         self: grad * polygamma(1, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.special_psi(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_psi(data_of(self))
@@ -2230,9 +2391,11 @@ def special_psi(input):
 def special_expit(input):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:984):
+    Derivatives (derivatives.yaml:986):
         self: grad * result * (1 - result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.special_expit(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_expit(data_of(self))
@@ -2254,9 +2417,11 @@ def special_expit(input):
 def sinc(input):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:994):
+    Derivatives (derivatives.yaml:996):
         self: sinc_grad(grad, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sinc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinc(data_of(self))
@@ -2278,9 +2443,11 @@ def sinc(input):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1009):
+    Derivatives (derivatives.yaml:1011):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sum(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
@@ -2304,9 +2471,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1024):
+    Derivatives (derivatives.yaml:1026):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.mean(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
@@ -2330,9 +2499,11 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def amax(input, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1038):
+    Derivatives (derivatives.yaml:1040):
         self: spread_to_extrema(grad, self, result, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.amax(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amax(data_of(self), dim, keepdim)
@@ -2357,9 +2528,11 @@ def amax(input, dim=None, keepdim=False):
 def amin(input, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1055):
+    Derivatives (derivatives.yaml:1057):
         self: spread_to_extrema(grad, self, result, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.amin(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amin(data_of(self), dim, keepdim)
@@ -2384,9 +2557,11 @@ def amin(input, dim=None, keepdim=False):
 def max_dim(input, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1064):
+    Derivatives (derivatives.yaml:1066):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -2414,9 +2589,11 @@ def max_dim(input, dim, keepdim=False):
 def max_default(input):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1079):
+    Derivatives (derivatives.yaml:1081):
         self: spread_to_extrema(grad, self, result, None)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_default(data_of(self))
@@ -2440,9 +2617,11 @@ def max_default(input):
 def min_dim(input, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1091):
+    Derivatives (derivatives.yaml:1093):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.min_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -2470,9 +2649,11 @@ def min_dim(input, dim, keepdim=False):
 def min_default(input):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1099):
+    Derivatives (derivatives.yaml:1101):
         self: spread_to_extrema(grad, self, result, None)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.min_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_default(data_of(self))
@@ -2496,10 +2677,12 @@ def min_default(input):
 def max_other(input, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1110):
+    Derivatives (derivatives.yaml:1112):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_other(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2529,10 +2712,12 @@ def max_other(input, other):
 def min_other(input, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1120):
+    Derivatives (derivatives.yaml:1122):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.min_other(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2562,9 +2747,11 @@ def min_other(input, other):
 def logsumexp(input, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1130):
+    Derivatives (derivatives.yaml:1132):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logsumexp(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -2590,9 +2777,11 @@ def logsumexp(input, dim, keepdim=False):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1144):
+    Derivatives (derivatives.yaml:1146):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.prod(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
@@ -2619,9 +2808,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1162):
+    Derivatives (derivatives.yaml:1164):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cumsum(input, dim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
@@ -2644,9 +2835,11 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1175):
+    Derivatives (derivatives.yaml:1177):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cumprod(input, dim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
@@ -2672,9 +2865,11 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1189):
+    Derivatives (derivatives.yaml:1191):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logcumsumexp(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logcumsumexp(data_of(self), dim)
@@ -2699,9 +2894,11 @@ def logcumsumexp(input, dim):
 def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1199):
+    Derivatives (derivatives.yaml:1201):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.var_default(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2726,9 +2923,11 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
 def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1210):
+    Derivatives (derivatives.yaml:1212):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.std_default(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2755,9 +2954,11 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
 def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1223):
+    Derivatives (derivatives.yaml:1225):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.var_dim(input, dim, unbiased, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
@@ -2782,9 +2983,11 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
 def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1230):
+    Derivatives (derivatives.yaml:1232):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.var_unbiased(input, unbiased)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_unbiased(data_of(self), unbiased)
@@ -2807,9 +3010,11 @@ def var_unbiased(input, unbiased=True):
 def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1237):
+    Derivatives (derivatives.yaml:1239):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.std_dim(input, dim, unbiased, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
@@ -2836,9 +3041,11 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
 def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1244):
+    Derivatives (derivatives.yaml:1246):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.std_unbiased(input, unbiased)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_unbiased(data_of(self), unbiased)
@@ -2863,9 +3070,11 @@ def std_unbiased(input, unbiased=True):
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1251):
+    Derivatives (derivatives.yaml:1253):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.var_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2893,9 +3102,11 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1259):
+    Derivatives (derivatives.yaml:1261):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.std_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2925,9 +3136,11 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1267):
+    Derivatives (derivatives.yaml:1269):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.nansum(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
@@ -2951,9 +3164,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1275):
+    Derivatives (derivatives.yaml:1277):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.nanmean(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
@@ -2977,9 +3192,11 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1285):
+    Derivatives (derivatives.yaml:1287):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.median_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
@@ -3007,9 +3224,11 @@ def median_dim(input, dim, keepdim=False):
 def median_default(input):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1293):
+    Derivatives (derivatives.yaml:1295):
         self: evenly_distribute(grad, self, result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.median_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.median_default(data_of(self))
@@ -3033,9 +3252,11 @@ def median_default(input):
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1304):
+    Derivatives (derivatives.yaml:1306):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cummax(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummax(data_of(self), dim)
@@ -3061,9 +3282,11 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1312):
+    Derivatives (derivatives.yaml:1314):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cummin(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummin(data_of(self), dim)
@@ -3089,9 +3312,11 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1320):
+    Derivatives (derivatives.yaml:1322):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.aminmax(input, dim=dim, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
@@ -3119,7 +3344,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1328):
+    Derivatives (derivatives.yaml:1330):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3133,7 +3358,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1336):
+    Derivatives (derivatives.yaml:1338):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3147,7 +3372,7 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1343):
+    Derivatives (derivatives.yaml:1345):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3161,7 +3386,7 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1352):
+    Derivatives (derivatives.yaml:1354):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3175,7 +3400,7 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1361):
+    Derivatives (derivatives.yaml:1363):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3189,9 +3414,11 @@ def count_nonzero(input, dim=None):
 def sort(input, dim=-1, descending=False, *, stable=False):
     """sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1373):
+    Derivatives (derivatives.yaml:1375):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sort(input, dim, descending, stable=stable)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
@@ -3217,7 +3444,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1386):
+    Derivatives (derivatives.yaml:1388):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3231,9 +3458,11 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 def msort(input):
     """msort(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1392):
+    Derivatives (derivatives.yaml:1394):
         self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.msort(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.msort(data_of(self))
@@ -3256,9 +3485,11 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1398):
+    Derivatives (derivatives.yaml:1400):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.topk(input, k, dim, largest, sorted)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
@@ -3284,9 +3515,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1406):
+    Derivatives (derivatives.yaml:1408):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.kthvalue(input, k, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
@@ -3314,9 +3547,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1421):
+    Derivatives (derivatives.yaml:1423):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.reshape(input, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape(data_of(self), shape)
@@ -3338,9 +3573,11 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1433):
+    Derivatives (derivatives.yaml:1435):
         self: transpose(grad, dim0, dim1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.transpose(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -3361,9 +3598,11 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1444):
+    Derivatives (derivatives.yaml:1446):
         self: permute(grad, inverse_permutation(dims))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.permute(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.permute(data_of(self), dims)
@@ -3383,9 +3622,11 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1455):
+    Derivatives (derivatives.yaml:1457):
         self: sum_to(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.expand(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand(data_of(self), size)
@@ -3407,9 +3648,11 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1468):
+    Derivatives (derivatives.yaml:1470):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.squeeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.squeeze(data_of(self), dim)
@@ -3431,9 +3674,11 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1482):
+    Derivatives (derivatives.yaml:1484):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.unsqueeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.unsqueeze(data_of(self), dim)
@@ -3455,9 +3700,11 @@ def unsqueeze(input, dim):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1493):
+    Derivatives (derivatives.yaml:1495):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.view(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view(data_of(self), size)
@@ -3479,9 +3726,11 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1504):
+    Derivatives (derivatives.yaml:1506):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.flatten(input, start_dim, end_dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flatten(data_of(self), start_dim, end_dim)
@@ -3503,9 +3752,11 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1515):
+    Derivatives (derivatives.yaml:1517):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.unflatten(input, dim, sizes)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.unflatten(data_of(self), dim, sizes)
@@ -3527,9 +3778,11 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1523):
+    Derivatives (derivatives.yaml:1525):
         self: swapaxes(grad, axis0, axis1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.swapaxes(input, axis0, axis1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.swapaxes(data_of(self), axis0, axis1)
@@ -3550,9 +3803,11 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1530):
+    Derivatives (derivatives.yaml:1532):
         self: swapdims(grad, dim0, dim1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.swapdims(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.swapdims(data_of(self), dim0, dim1)
@@ -3573,9 +3828,11 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1537):
+    Derivatives (derivatives.yaml:1539):
         self: movedim(grad, destination, source)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.movedim(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.movedim(data_of(self), source, destination)
@@ -3596,9 +3853,11 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1545):
+    Derivatives (derivatives.yaml:1547):
         self: moveaxis(grad, destination, source)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.moveaxis(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.moveaxis(data_of(self), source, destination)
@@ -3619,9 +3878,11 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1552):
+    Derivatives (derivatives.yaml:1554):
         self: t(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.t(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.t(data_of(self))
@@ -3640,10 +3901,12 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1561):
+    Derivatives (derivatives.yaml:1563):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.expand_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand_as(data_of(self), data_of(other))
@@ -3665,9 +3928,11 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1570):
+    Derivatives (derivatives.yaml:1572):
         self: sum_to(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.broadcast_to(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.broadcast_to(data_of(self), size)
@@ -3689,9 +3954,11 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1578):
+    Derivatives (derivatives.yaml:1580):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.narrow(input, dim, start, length)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.narrow(data_of(self), dim, start, length)
@@ -3716,9 +3983,11 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1588):
+    Derivatives (derivatives.yaml:1590):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.select(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.select(data_of(self), dim, index)
@@ -3742,10 +4011,12 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1596):
+    Derivatives (derivatives.yaml:1598):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.view_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view_as(data_of(self), data_of(other))
@@ -3767,10 +4038,12 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1605):
+    Derivatives (derivatives.yaml:1607):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.reshape_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape_as(data_of(self), data_of(other))
@@ -3792,9 +4065,11 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1614):
+    Derivatives (derivatives.yaml:1616):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.diagonal(input, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
@@ -3819,9 +4094,11 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1625):
+    Derivatives (derivatives.yaml:1627):
         self: diagonal(grad, offset, dim1, dim2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.diagonal_backward(input, input_sizes, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
@@ -3843,9 +4120,11 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1635):
+    Derivatives (derivatives.yaml:1637):
         tensors: split_like(grad, dim, tensors.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cat(tensors, dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cat([data_of(t) for t in tensors], dim)
     except ValueError as exc:
@@ -3865,9 +4144,11 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1646):
+    Derivatives (derivatives.yaml:1648):
         tensors: unstack(grad, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.stack(tensors, dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.stack([data_of(t) for t in tensors], dim)
     except ValueError as exc:
@@ -3886,9 +4167,11 @@ def stack(tensors, dim=0):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1657):
+    Derivatives (derivatives.yaml:1659):
         self: cat(grads, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.split(input, split_size_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.split(data_of(self), split_size_or_sections, dim)
@@ -3910,9 +4193,11 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1667):
+    Derivatives (derivatives.yaml:1669):
         self: cat(grads, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.chunk(input, chunks, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.chunk(data_of(self), chunks, dim)
@@ -3934,9 +4219,11 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1675):
+    Derivatives (derivatives.yaml:1677):
         self: stack(grads, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.unbind(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.unbind(data_of(self), dim)
@@ -3958,9 +4245,11 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1685):
+    Derivatives (derivatives.yaml:1687):
         self: flip(grad, dims)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.flip(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flip(data_of(self), dims)
@@ -3980,9 +4269,11 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1693):
+    Derivatives (derivatives.yaml:1695):
         self: roll(grad, negated(shifts), dims)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.roll(input, shifts, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.roll(data_of(self), shifts, dims)
@@ -4003,9 +4294,11 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1701):
+    Derivatives (derivatives.yaml:1703):
         self: repeat_backward(grad, repeats, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.repeat(input, repeats)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat(data_of(self), repeats)
@@ -4028,9 +4321,11 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1712):
+    Derivatives (derivatives.yaml:1714):
         self: repeat_backward(grad, dims, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.tile(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tile(data_of(self), dims)
@@ -4053,9 +4348,11 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1719):
+    Derivatives (derivatives.yaml:1721):
         self: tril(grad, diagonal)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.tril(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tril(data_of(self), diagonal)
@@ -4075,9 +4372,11 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1727):
+    Derivatives (derivatives.yaml:1729):
         self: triu(grad, diagonal)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.triu(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.triu(data_of(self), diagonal)
@@ -4097,9 +4396,11 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1735):
+    Derivatives (derivatives.yaml:1737):
         self: diag_backward(grad, self.shape, diagonal)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.diag(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag(data_of(self), diagonal)
@@ -4122,9 +4423,11 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1743):
+    Derivatives (derivatives.yaml:1745):
         self: diagonal(grad, offset, dim1, dim2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.diag_embed(input, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
@@ -4146,9 +4449,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def ravel(input):
     """ravel(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1755):
+    Derivatives (derivatives.yaml:1757):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.ravel(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ravel(data_of(self))
@@ -4170,9 +4475,11 @@ def ravel(input):
 def atleast_1d(input):
     """atleast_1d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1764):
+    Derivatives (derivatives.yaml:1766):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.atleast_1d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_1d(data_of(self))
@@ -4194,9 +4501,11 @@ def atleast_1d(input):
 def atleast_2d(input):
     """atleast_2d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1770):
+    Derivatives (derivatives.yaml:1772):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.atleast_2d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_2d(data_of(self))
@@ -4218,9 +4527,11 @@ def atleast_2d(input):
 def atleast_3d(input):
     """atleast_3d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1776):
+    Derivatives (derivatives.yaml:1778):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.atleast_3d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_3d(data_of(self))
@@ -4242,9 +4553,11 @@ def atleast_3d(input):
 def hstack(tensors):
     """hstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1782):
+    Derivatives (derivatives.yaml:1784):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.hstack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hstack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4263,9 +4576,11 @@ def hstack(tensors):
 def vstack(tensors):
     """vstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1790):
+    Derivatives (derivatives.yaml:1792):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.vstack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vstack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4284,9 +4599,11 @@ def vstack(tensors):
 def row_stack(tensors):
     """row_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1798):
+    Derivatives (derivatives.yaml:1800):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.row_stack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.row_stack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4305,9 +4622,11 @@ def row_stack(tensors):
 def dstack(tensors):
     """dstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1804):
+    Derivatives (derivatives.yaml:1806):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.dstack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dstack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4326,9 +4645,11 @@ def dstack(tensors):
 def column_stack(tensors):
     """column_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1812):
+    Derivatives (derivatives.yaml:1814):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.column_stack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.column_stack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4347,9 +4668,11 @@ def column_stack(tensors):
 def tensor_split(input, indices_or_sections, dim=0):
     """tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1820):
+    Derivatives (derivatives.yaml:1822):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.tensor_split(input, indices_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.tensor_split(data_of(self), indices_or_sections, dim)
@@ -4375,9 +4698,11 @@ def tensor_split(input, indices_or_sections, dim=0):
 def hsplit(input, indices_or_sections):
     """hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1829):
+    Derivatives (derivatives.yaml:1831):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.hsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.hsplit(data_of(self), indices_or_sections)
@@ -4403,9 +4728,11 @@ def hsplit(input, indices_or_sections):
 def vsplit(input, indices_or_sections):
     """vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1837):
+    Derivatives (derivatives.yaml:1839):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.vsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.vsplit(data_of(self), indices_or_sections)
@@ -4431,9 +4758,11 @@ def vsplit(input, indices_or_sections):
 def dsplit(input, indices_or_sections):
     """dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1843):
+    Derivatives (derivatives.yaml:1845):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.dsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.dsplit(data_of(self), indices_or_sections)
@@ -4459,11 +4788,13 @@ def dsplit(input, indices_or_sections):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1851):
+    Derivatives (derivatives.yaml:1853):
         self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
         prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.diff(input, n, dim, prepend, append)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
@@ -4493,10 +4824,12 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trapezoid_x(y, x, *, dim=-1):
     """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1861):
+    Derivatives (derivatives.yaml:1863):
         y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.trapezoid_x(y, x, dim=dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
     except ValueError as exc:
@@ -4524,9 +4857,11 @@ def trapezoid_x(y, x, *, dim=-1):
 def trapezoid_dx(y, *, dx=1, dim=-1):
     """trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1869):
+    Derivatives (derivatives.yaml:1871):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.trapezoid_dx(y, dx=dx, dim=dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
     except ValueError as exc:
@@ -4549,9 +4884,11 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
 def repeat_interleave_self_int(input, repeats, dim=None):
     """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1876):
+    Derivatives (derivatives.yaml:1878):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.repeat_interleave_self_int(input, repeats, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
@@ -4575,10 +4912,12 @@ def repeat_interleave_self_int(input, repeats, dim=None):
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
     """repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1883):
+    Derivatives (derivatives.yaml:1885):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
         repeats: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.repeat_interleave_self_Tensor(input, repeats, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
@@ -4602,9 +4941,11 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
 def rot90(input, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
 
-    Derivatives (derivatives.yaml:1890):
+    Derivatives (derivatives.yaml:1892):
         self: rot90(grad, -k, dims)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.rot90(input, k, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rot90(data_of(self), k, dims)
@@ -4625,9 +4966,11 @@ def rot90(input, k=1, dims=(0, 1)):
 def flipud(input):
     """flipud(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1898):
+    Derivatives (derivatives.yaml:1900):
         self: flipud(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.flipud(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flipud(data_of(self))
@@ -4646,9 +4989,11 @@ def flipud(input):
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1903):
+    Derivatives (derivatives.yaml:1905):
         self: fliplr(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.fliplr(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fliplr(data_of(self))
@@ -4667,9 +5012,11 @@ def fliplr(input):
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:1914):
+    Derivatives (derivatives.yaml:1916):
         self: getitem_backward(grad, self.shape, index)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.getitem(input, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem(data_of(self), index)
@@ -4692,9 +5039,11 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:1937):
+    Derivatives (derivatives.yaml:1939):
         self: getitem(grad, index)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.getitem_backward(input, shape, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -4714,10 +5063,12 @@ def getitem_backward(input, shape, index):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1945):
+    Derivatives (derivatives.yaml:1947):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.gather(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather(data_of(self), dim, data_of(index))
@@ -4741,10 +5092,12 @@ def gather(input, dim, index):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1957):
+    Derivatives (derivatives.yaml:1959):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.gather_backward(input, dim, index, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
@@ -4767,10 +5120,12 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1966):
+    Derivatives (derivatives.yaml:1968):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.index_select(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_select(data_of(self), dim, data_of(index))
@@ -4794,11 +5149,13 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1975):
+    Derivatives (derivatives.yaml:1977):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.index_add(input, dim, index, source, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
@@ -4823,11 +5180,13 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1986):
+    Derivatives (derivatives.yaml:1988):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.scatter_src(input, dim, index, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
@@ -4854,10 +5213,12 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1997):
+    Derivatives (derivatives.yaml:1999):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.scatter_value(input, dim, index, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
@@ -4880,11 +5241,13 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2005):
+    Derivatives (derivatives.yaml:2007):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.scatter_add(input, dim, index, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
@@ -4909,10 +5272,12 @@ def scatter_add(input, dim, index, src):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2015):
+    Derivatives (derivatives.yaml:2017):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.masked_fill_Scalar(input, mask, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
@@ -4935,11 +5300,13 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:2025):
+    Derivatives (derivatives.yaml:2027):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.masked_fill_Tensor(input, mask, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
@@ -4965,10 +5332,12 @@ def masked_fill_Tensor(input, mask, value):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2034):
+    Derivatives (derivatives.yaml:2036):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.take_along_dim(input, indices, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
@@ -4992,10 +5361,12 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2044):
+    Derivatives (derivatives.yaml:2046):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.take_along_dim_backward(input, dim, indices, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
@@ -5018,10 +5389,12 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2065):
+    Derivatives (derivatives.yaml:2067):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.matmul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matmul(data_of(self), data_of(other))
@@ -5049,10 +5422,12 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2086):
+    Derivatives (derivatives.yaml:2088):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.mm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mm(data_of(self), data_of(mat2))
@@ -5078,10 +5453,12 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2095):
+    Derivatives (derivatives.yaml:2097):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.bmm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.bmm(data_of(self), data_of(mat2))
@@ -5107,10 +5484,12 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:2103):
+    Derivatives (derivatives.yaml:2105):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.mv(input, vec)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mv(data_of(self), data_of(vec))
@@ -5136,10 +5515,12 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:2111):
+    Derivatives (derivatives.yaml:2113):
         self: grad * tensor
         tensor: grad * self
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.dot(input, tensor)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dot(data_of(self), data_of(tensor))
@@ -5165,10 +5546,12 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2119):
+    Derivatives (derivatives.yaml:2121):
         self: grad * other
         other: grad * self
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.vdot(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vdot(data_of(self), data_of(other))
@@ -5194,10 +5577,12 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2125):
+    Derivatives (derivatives.yaml:2127):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.inner(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inner(data_of(self), data_of(other))
@@ -5225,10 +5610,12 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:2135):
+    Derivatives (derivatives.yaml:2137):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.outer(input, vec2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.outer(data_of(self), data_of(vec2))
@@ -5254,9 +5641,11 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2143):
+    Derivatives (derivatives.yaml:2145):
         tensors: einsum_backward(grad, equation, tensors)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.einsum(equation, tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.einsum(equation, [data_of(t) for t in tensors])
     except ValueError as exc:
@@ -5276,10 +5665,12 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:2160):
+    Derivatives (derivatives.yaml:2162):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.tensordot(input, other, dims_self, dims_other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
@@ -5309,10 +5700,12 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2172):
+    Derivatives (derivatives.yaml:2174):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.kron(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.kron(data_of(self), data_of(other))
@@ -5340,11 +5733,13 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2181):
+    Derivatives (derivatives.yaml:2183):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
@@ -5376,11 +5771,13 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2193):
+    Derivatives (derivatives.yaml:2195):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
@@ -5412,10 +5809,12 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2203):
+    Derivatives (derivatives.yaml:2205):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cross(input, other, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross(data_of(self), data_of(other), dim)
@@ -5444,10 +5843,12 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2212):
+    Derivatives (derivatives.yaml:2214):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_cross(input, other, dim=dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
@@ -5476,9 +5877,11 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2222):
+    Derivatives (derivatives.yaml:2224):
         self: trace_backward(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.trace(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trace(data_of(self))
@@ -5500,9 +5903,11 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2231):
+    Derivatives (derivatives.yaml:2233):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_inv(A)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_inv(data_of(A))
     except ValueError as exc:
@@ -5523,9 +5928,11 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2242):
+    Derivatives (derivatives.yaml:2244):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.inverse(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inverse(data_of(self))
@@ -5547,9 +5954,11 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2247):
+    Derivatives (derivatives.yaml:2249):
         A: det_backward(grad, A, result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_det(A)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_det(data_of(A))
     except ValueError as exc:
@@ -5572,9 +5981,11 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2259):
+    Derivatives (derivatives.yaml:2261):
         self: det_backward(grad, self, result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.det(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.det(data_of(self))
@@ -5598,9 +6009,11 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2264):
+    Derivatives (derivatives.yaml:2266):
         A: logabsdet_backward(grad_logabsdet, A)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_slogdet(A)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
     except ValueError as exc:
@@ -5622,9 +6035,11 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2274):
+    Derivatives (derivatives.yaml:2276):
         self: logabsdet_backward(grad_logabsdet, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.slogdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
@@ -5647,9 +6062,11 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2280):
+    Derivatives (derivatives.yaml:2282):
         self: logabsdet_backward(grad, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logdet(data_of(self))
@@ -5671,10 +6088,12 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2285):
+    Derivatives (derivatives.yaml:2287):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_solve(A, B, left=left)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
     except ValueError as exc:
@@ -5701,9 +6120,11 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2299):
+    Derivatives (derivatives.yaml:2301):
         A: cholesky_backward(grad, result, upper)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_cholesky(A, upper=upper)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cholesky(data_of(A), upper=upper)
     except ValueError as exc:
@@ -5725,9 +6146,11 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2309):
+    Derivatives (derivatives.yaml:2311):
         self: cholesky_backward(grad, result, upper)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cholesky(input, upper)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cholesky(data_of(self), upper)
@@ -5750,9 +6173,11 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2314):
+    Derivatives (derivatives.yaml:2316):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_eigh(A, UPLO)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
     except ValueError as exc:
@@ -5776,9 +6201,11 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2324):
+    Derivatives (derivatives.yaml:2326):
         A: eigvalsh_backward(grad, A, UPLO)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_eigvalsh(A, UPLO)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
     except ValueError as exc:
@@ -5800,9 +6227,11 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2331):
+    Derivatives (derivatives.yaml:2333):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_qr(A, mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
     except ValueError as exc:
@@ -5827,9 +6256,11 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2342):
+    Derivatives (derivatives.yaml:2344):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_svd(A, full_matrices)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
     except ValueError as exc:
@@ -5856,9 +6287,11 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2355):
+    Derivatives (derivatives.yaml:2357):
         A: svdvals_backward(grad, A)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_svdvals(A)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_svdvals(data_of(A))
     except ValueError as exc:
@@ -5879,9 +6312,11 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2364):
+    Derivatives (derivatives.yaml:2366):
         A: pinv_backward(grad, result, A)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
     except ValueError as exc:
@@ -5904,9 +6339,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2374):
+    Derivatives (derivatives.yaml:2376):
         self: pinv_backward(grad, result, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.pinverse(input, rcond)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pinverse(data_of(self), rcond)
@@ -5930,9 +6367,11 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2381):
+    Derivatives (derivatives.yaml:2383):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.svd(input, some, compute_uv)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
@@ -5963,9 +6402,11 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2390):
+    Derivatives (derivatives.yaml:2392):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.qr(input, some)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.qr(data_of(self), some)
@@ -5991,10 +6432,12 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2397):
+    Derivatives (derivatives.yaml:2399):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
     except ValueError as exc:
@@ -6024,10 +6467,12 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2409):
+    Derivatives (derivatives.yaml:2411):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_vecdot(x, y, dim=dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
     except ValueError as exc:
@@ -6055,9 +6500,11 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2420):
+    Derivatives (derivatives.yaml:2422):
         tensors: multi_dot_backward(grad, tensors)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_multi_dot(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -6076,9 +6523,11 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2430):
+    Derivatives (derivatives.yaml:2432):
         A: matrix_power_backward(grad, A, n)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_matrix_power(A, n)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_power(data_of(A), n)
     except ValueError as exc:
@@ -6100,9 +6549,11 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2441):
+    Derivatives (derivatives.yaml:2443):
         self: matrix_power_backward(grad, self, n)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.matrix_power(input, n)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matrix_power(data_of(self), n)
@@ -6125,9 +6576,11 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2453):
+    Derivatives (derivatives.yaml:2455):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.norm_default(input, p, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_default(data_of(self), p, dim, keepdim)
@@ -6153,9 +6606,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2475):
+    Derivatives (derivatives.yaml:2477):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.norm_str_p(input, p, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
@@ -6182,9 +6637,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2482):
+    Derivatives (derivatives.yaml:2484):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_vector_norm(x, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
     except ValueError as exc:
@@ -6210,9 +6667,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2503):
+    Derivatives (derivatives.yaml:2505):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_matrix_norm_default(A, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
@@ -6238,9 +6697,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2517):
+    Derivatives (derivatives.yaml:2519):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_matrix_norm_str_ord(A, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
@@ -6266,9 +6727,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2528):
+    Derivatives (derivatives.yaml:2530):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_norm_default(A, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
@@ -6294,9 +6757,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2540):
+    Derivatives (derivatives.yaml:2542):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_norm_ord_str(A, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
@@ -6322,9 +6787,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2556):
+    Derivatives (derivatives.yaml:2558):
         self: where(result <= 0, 0.0, grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.relu(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.relu(data_of(self))
@@ -6346,9 +6813,11 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2571):
+    Derivatives (derivatives.yaml:2573):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softmax(data_of(self), dim, dtype)
@@ -6373,9 +6842,11 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2582):
+    Derivatives (derivatives.yaml:2584):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.log_softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log_softmax(data_of(self), dim, dtype)
@@ -6400,9 +6871,11 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2592):
+    Derivatives (derivatives.yaml:2594):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.leaky_relu(input, negative_slope)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.leaky_relu(data_of(input), negative_slope)
     except ValueError as exc:
@@ -6424,9 +6897,11 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2605):
+    Derivatives (derivatives.yaml:2607):
         input: grad * elu_slope(input, alpha, 1.0)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.elu(input, alpha)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.elu(data_of(input), alpha)
     except ValueError as exc:
@@ -6448,9 +6923,11 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2614):
+    Derivatives (derivatives.yaml:2616):
         input: grad * selu_slope(input)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.selu(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.selu(data_of(input))
     except ValueError as exc:
@@ -6471,9 +6948,11 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2622):
+    Derivatives (derivatives.yaml:2624):
         self: grad * normal_pdf(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._normal_cdf(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._normal_cdf(data_of(self))
@@ -6495,9 +6974,11 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2628):
+    Derivatives (derivatives.yaml:2630):
         input: grad * gelu_derivative(input, approximate)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.gelu(input, approximate=approximate)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gelu(data_of(input), approximate=approximate)
     except ValueError as exc:
@@ -6519,9 +7000,11 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2638):
+    Derivatives (derivatives.yaml:2640):
         input: grad * silu_derivative(input)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.silu(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.silu(data_of(input))
     except ValueError as exc:
@@ -6542,9 +7025,11 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2644):
+    Derivatives (derivatives.yaml:2646):
         input: grad * softplus_slope(input, beta, threshold)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.softplus(input, beta, threshold)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softplus(data_of(input), beta, threshold)
     except ValueError as exc:
@@ -6567,9 +7052,11 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2654):
+    Derivatives (derivatives.yaml:2656):
         input: grad * mish_derivative(input)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.mish(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mish(data_of(input))
     except ValueError as exc:
@@ -6590,9 +7077,11 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2660):
+    Derivatives (derivatives.yaml:2662):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.hardtanh(input, min_val, max_val)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardtanh(data_of(input), min_val, max_val)
     except ValueError as exc:
@@ -6615,9 +7104,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2673):
+    Derivatives (derivatives.yaml:2675):
         input: grad * hardsigmoid_slope(input)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.hardsigmoid(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardsigmoid(data_of(input))
     except ValueError as exc:
@@ -6638,9 +7129,11 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2680):
+    Derivatives (derivatives.yaml:2682):
         input: grad * hardswish_slope(input)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.hardswish(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardswish(data_of(input))
     except ValueError as exc:
@@ -6661,9 +7154,11 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2687):
+    Derivatives (derivatives.yaml:2689):
         input: grad * sigmoid(-input)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logsigmoid(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsigmoid(data_of(input))
     except ValueError as exc:
@@ -6684,10 +7179,12 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2695):
+    Derivatives (derivatives.yaml:2697):
         self: grad * mask * scale
         mask: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._masked_scale(input, mask, scale)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
@@ -6710,11 +7207,13 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2710):
+    Derivatives (derivatives.yaml:2712):
         input: matmul(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linear(input, weight, bias)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
     except ValueError as exc:
@@ -6744,11 +7243,13 @@ def linear(input, weight, bias=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2724):
+    Derivatives (derivatives.yaml:2726):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.layer_norm(input, normalized_shape, weight, bias, eps)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
@@ -6779,10 +7280,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2741):
+    Derivatives (derivatives.yaml:2743):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.rms_norm(input, normalized_shape, weight, eps)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
     except ValueError as exc:
@@ -6809,11 +7312,13 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2754):
+    Derivatives (derivatives.yaml:2756):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._batch_norm_training(input, weight, bias, eps)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
     except ValueError as exc:
@@ -6840,11 +7345,13 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2766):
+    Derivatives (derivatives.yaml:2768):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.group_norm(input, num_groups, weight, bias, eps)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
@@ -6872,11 +7379,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2781):
+    Derivatives (derivatives.yaml:2783):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
     except ValueError as exc:
@@ -6904,11 +7413,13 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2809):
+    Derivatives (derivatives.yaml:2811):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv1d_default(input, weight, bias, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
@@ -6943,11 +7454,13 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2823):
+    Derivatives (derivatives.yaml:2825):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
@@ -6982,11 +7495,13 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2835):
+    Derivatives (derivatives.yaml:2837):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv2d_default(input, weight, bias, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7021,11 +7536,13 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2850):
+    Derivatives (derivatives.yaml:2852):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7060,11 +7577,13 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2862):
+    Derivatives (derivatives.yaml:2864):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
@@ -7099,11 +7618,13 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2874):
+    Derivatives (derivatives.yaml:2876):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
@@ -7138,10 +7659,12 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:2890):
+    Derivatives (derivatives.yaml:2892):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7172,9 +7695,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2905):
+    Derivatives (derivatives.yaml:2907):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
@@ -7198,9 +7723,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2915):
+    Derivatives (derivatives.yaml:2917):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
@@ -7227,9 +7754,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2923):
+    Derivatives (derivatives.yaml:2925):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
@@ -7253,9 +7782,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2936):
+    Derivatives (derivatives.yaml:2938):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
@@ -7282,9 +7813,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2946):
+    Derivatives (derivatives.yaml:2948):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except ValueError as exc:
@@ -7310,9 +7843,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2955):
+    Derivatives (derivatives.yaml:2957):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
@@ -7339,9 +7874,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:2968):
+    Derivatives (derivatives.yaml:2970):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
@@ -7365,9 +7902,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2979):
+    Derivatives (derivatives.yaml:2981):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.adaptive_avg_pool1d(input, output_size)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
     except ValueError as exc:
@@ -7388,9 +7927,11 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2988):
+    Derivatives (derivatives.yaml:2990):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.adaptive_avg_pool2d(input, output_size)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
     except ValueError as exc:
@@ -7411,9 +7952,11 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3001):
+    Derivatives (derivatives.yaml:3003):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.pad(input, pad, mode, value)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad(data_of(input), pad, mode, value)
     except ValueError as exc:
@@ -7436,9 +7979,11 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3015):
+    Derivatives (derivatives.yaml:3017):
         output_grad: repad(grad, pad, mode)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.pad_backward(output_grad, input_size, pad, mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
     except ValueError as exc:
@@ -7458,10 +8003,12 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3027):
+    Derivatives (derivatives.yaml:3029):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     except ValueError as exc:
@@ -7758,3 +8305,6 @@ _VAR_OVERLOADS = (
     (var_dim, (('input', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
     (var_unbiased, (('input', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
 )
+
+
+from . import jvps  # noqa: E402 - jvps calls back into this module

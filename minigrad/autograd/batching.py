@@ -1,0 +1,247 @@
+"""Batched tangents: B tangents pushed through one JVP formula at once (``jacfwd``).
+
+In a batched forward-AD level every tangent has a leading batch dimension.  A JVP
+formula then sees its tangents as :class:`Batched` (the logical shape is the primal's)
+and runs in ``BATCHED``, where each function applies its *batch rule*:
+
+- elementwise ops and operators: the batched operands get size-1 dims after the batch
+  dim, so that right-aligned broadcasting against the unbatched primals still works;
+- ops with dims or shapes (sum, mean, reshape, view, transpose, permute, expand,
+  unsqueeze, squeeze, matmul, sum_to ...): a rule below shifts dims past the batch dim;
+- anything else loops over the batch and stacks (``python -m codegen`` lists the entries
+  whose forward formulas reach such a loop).
+
+Which ops are elementwise is derived by codegen from derivatives.yaml
+(``ELEMENTWISE`` in the generated ``jvps.py``); the helpers below are elementwise in
+every tensor argument.
+"""
+import operator
+
+from minigrad import _tensor
+from minigrad.autograd.namespace import TENSORS
+
+# formula helpers (minigrad/autograd/formulas) that are elementwise in all tensor arguments
+ELEMENTWISE_HELPERS = frozenset({
+    "maybe_multiply", "masked", "safe_reciprocal", "pow_grad_self", "pow_grad_exponent",
+    "xlogy_grad_self", "logit_grad", "sinc_grad", "copysign_ratio", "clamp_mask",
+    "finite_mask", "extremum_share", "fmax_mask", "fmax_other_mask", "clamp_tensor_masks"})
+
+
+class Batched(_tensor.Tensor):
+    """A tangent with a leading batch dimension; ``shape`` is the logical (primal) shape.
+
+    A Tensor subclass only so that Python asks it first for ``tensor * batched``
+    (its reflected operators win); it has none of a Tensor's fields."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def shape(self):
+        return self.value.shape[1:]
+
+    @property
+    def ndim(self):
+        return self.value.ndim - 1
+
+    @property
+    def dtype(self):
+        return self.value.dtype
+
+    def __repr__(self):
+        return f"Batched({self.value!r})"
+
+    def __neg__(self):
+        return Batched(-self.value)
+
+
+def _operator(fn, reflected=False):
+    if reflected:
+        return lambda self, other: elementwise(fn, (other, self), {})
+    return lambda self, other: elementwise(fn, (self, other), {})
+
+
+for _name, _fn in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                   ("truediv", operator.truediv), ("pow", operator.pow),
+                   ("matmul", None)):
+    if _fn is not None:
+        setattr(Batched, f"__{_name}__", _operator(_fn))
+        setattr(Batched, f"__r{_name}__", _operator(_fn, reflected=True))
+Batched.__matmul__ = lambda self, other: rule_matmul(TENSORS.matmul, self, other)
+Batched.__rmatmul__ = lambda self, other: rule_matmul(TENSORS.matmul, other, self)
+
+
+def _ndim(x):
+    return x.ndim if isinstance(x, (_tensor.Tensor, Batched)) else 0
+
+
+def _align(x, ndim):
+    """A Batched operand as a plain Tensor whose dims line up with unbatched ones of ``ndim``."""
+    if not isinstance(x, Batched):
+        return x
+    value = x.value
+    missing = ndim - x.ndim
+    if missing <= 0:
+        return value
+    return value.reshape(value.shape[:1] + (1,) * missing + value.shape[1:])
+
+
+def _flat(args):
+    for a in args:
+        if type(a) in (list, tuple):
+            yield from a
+        else:
+            yield a
+
+
+def elementwise(fn, args, kwargs):
+    ndim = max([_ndim(a) for a in _flat(args)] + [_ndim(v) for v in kwargs.values()])
+    args = [[_align(x, ndim) for x in a] if type(a) in (list, tuple) else _align(a, ndim)
+            for a in args]
+    kwargs = {k: _align(v, ndim) for k, v in kwargs.items()}
+    return Batched(fn(*args, **kwargs))
+
+
+def loop(fn, args, kwargs):
+    """The fallback: one call per batch element, stacked."""
+    size = next(a for a in _flat(list(args) + list(kwargs.values())) if isinstance(a, Batched)).value.shape[0]
+
+    def pick(x, b):
+        if type(x) in (list, tuple):
+            return type(x)(pick(v, b) for v in x)
+        return x.value[b] if isinstance(x, Batched) else x
+
+    results = [fn(*[pick(a, b) for a in args], **{k: pick(v, b) for k, v in kwargs.items()})
+               for b in range(size)]
+    first = results[0]
+    if isinstance(first, (list, tuple)):
+        return type(first)(Batched(TENSORS.stack([r[i] for r in results]))
+                            for i in range(len(first)))
+    return Batched(TENSORS.stack(results))
+
+
+# ----------------------------------------------------------------- rules with dims
+def _dims(dim, ndim):
+    """Logical dims -> dims of the batched value (past the batch dim)."""
+    if dim is None:
+        return tuple(range(1, ndim + 1))
+    if isinstance(dim, int):
+        return (dim % max(ndim, 1)) + 1
+    return tuple((d % max(ndim, 1)) + 1 for d in dim)
+
+
+def _reduction(fn, self, dim=None, keepdim=False, **kwargs):
+    if dim is None and not keepdim:
+        return Batched(fn(self.value, _dims(None, self.ndim), False, **kwargs)) if self.ndim \
+            else self
+    return Batched(fn(self.value, _dims(dim, self.ndim), keepdim, **kwargs))
+
+
+def rule_sum(fn, self, dim=None, keepdim=False, *, dtype=None):
+    return _reduction(fn, self, dim, keepdim, dtype=dtype)
+
+
+def rule_mean(fn, self, dim=None, keepdim=False, *, dtype=None):
+    return _reduction(fn, self, dim, keepdim, dtype=dtype)
+
+
+def rule_reshape(fn, self, shape):
+    return Batched(fn(self.value, (self.value.shape[0],) + tuple(shape)))
+
+
+def rule_view(fn, self, size):
+    return Batched(fn(self.value, (self.value.shape[0],) + tuple(size)))
+
+
+def rule_transpose(fn, self, dim0, dim1):
+    return Batched(fn(self.value, _dims(dim0, self.ndim), _dims(dim1, self.ndim)))
+
+
+def rule_permute(fn, self, dims):
+    return Batched(fn(self.value, (0,) + _dims(tuple(dims), self.ndim)))
+
+
+def rule_expand(fn, self, size):
+    value = _align(self, len(size))
+    return Batched(fn(value, (value.shape[0],) + tuple(size)))
+
+
+def rule_unsqueeze(fn, self, dim):
+    return Batched(fn(self.value, (dim % (self.ndim + 1)) + 1))
+
+
+def rule_squeeze(fn, self, dim=None):
+    if dim is None:
+        dim = tuple(i for i, s in enumerate(self.shape) if s == 1)
+    return Batched(fn(self.value, _dims(dim, self.ndim)))
+
+
+def rule_sum_to(fn, x, shape):
+    """sum_to(x, shape) of a batched x: sum the broadcast dims, never the batch dim."""
+    shape = tuple(shape)
+    lead = x.ndim - len(shape)
+    dims = tuple(range(1, lead + 1)) + tuple(
+        lead + i + 1 for i, s in enumerate(shape) if s == 1 and x.shape[lead + i] != 1)
+    value = x.value.sum(dims, keepdim=True) if dims else x.value
+    return Batched(value.reshape((value.shape[0],) + shape))
+
+
+def rule_matmul(fn, self, other):
+    """matmul with a batched operand: 1-d operands become matrices, batched ones get their
+    batch dim in front of matmul's own broadcast dims, then the added dims go again."""
+    a_vec, b_vec = _ndim(self) == 1, _ndim(other) == 1
+    a = _as_matrix(self, -2) if a_vec else self
+    b = _as_matrix(other, -1) if b_vec else other
+    ndim = max(_ndim(a), _ndim(b))
+    out = fn(_align(a, ndim), _align(b, ndim))
+    if b_vec:
+        out = out.squeeze(-1)
+    if a_vec:
+        out = out.squeeze(-1 if b_vec else -2)
+    return Batched(out)
+
+
+def _as_matrix(x, where):
+    if isinstance(x, Batched):
+        return Batched(x.value.unsqueeze(where))
+    return x.unsqueeze(where)
+
+
+def rule_mm(fn, self, mat2):
+    return rule_matmul(TENSORS.matmul, self, mat2)
+
+
+RULES = {name[len("rule_"):]: fn for name, fn in list(globals().items())
+         if name.startswith("rule_")}
+
+
+class BatchedNamespace:
+    """``F`` for forward formulas in a batched level: every function applies its batch rule
+    when a Batched tangent reaches it, and is the plain Tensor op otherwise."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        fn = getattr(TENSORS, name)
+        rule = RULES.get(name)
+        if rule is None:
+            from minigrad._generated.jvps import ELEMENTWISE
+            mode = elementwise if name in ELEMENTWISE or name in ELEMENTWISE_HELPERS else loop
+
+            def rule(fn, *args, **kwargs):
+                return mode(fn, args, kwargs)
+
+        def batched(*args, **kwargs):
+            for a in _flat(list(args) + list(kwargs.values())):
+                if isinstance(a, Batched):
+                    return rule(fn, *args, **kwargs)
+            return fn(*args, **kwargs)
+
+        batched.__name__ = name
+        setattr(self, name, batched)
+        return batched
+
+
+BATCHED = BatchedNamespace()
