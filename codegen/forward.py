@@ -121,10 +121,21 @@ class ForwardView:
             targets = ", ".join(f"{name}_t" for name in f.outputs)
             for term in f.terms:
                 condition = " or ".join(f"{t} is not None" for t in term.tangents)
-                code = term.code if len(term.tangents) == 1 and len(f.outputs) == 1 \
+                single = len(term.tangents) == 1 and len(f.outputs) == 1
+                code = term.code if single or f.kind == "via_backward" \
                     else _fill_zeros(term.code, term.tangents)
                 result.append((condition, targets, code, term.negate, len(f.outputs) > 1))
         return result
+
+    def unshare(self):
+        """[(output tangent, input tangent)]: a term that is a bare tangent would make input
+        and output share one tangent (an in-place op on one would change the other)."""
+        pairs = []
+        for f in self.op.forward_formulas:
+            for term in f.terms:
+                if len(f.outputs) == 1 and term.code in term.tangents and not term.negate:
+                    pairs.append((f"{f.outputs[0]}_t", term.code))
+        return pairs
 
     def initial_tangents(self):
         names = [f"{name}_t" for f in self.op.forward_formulas for name in f.outputs]
@@ -148,6 +159,12 @@ class ForwardView:
             parts.append(f"attach({o.name}, {o.name}_t, {self.info(o.name)})"
                          if o.name in defined else o.name)
         return f"out._make(({', '.join(parts)},))"
+
+    def test_formulas(self):
+        """{key: (path, line, text)} for the messages of the generated checks."""
+        return {", ".join(f.outputs): ("derivatives.yaml", f.line,
+                                       f.text if f.kind == "explicit" else f"{f.kind} = {f.text}")
+                for f in self.op.forward_formulas}
 
     def doc(self):
         return [f"{', '.join(f.outputs)}: {f.text}" + (f"  ({f.kind})" if f.kind != "explicit" else "")

@@ -206,7 +206,7 @@ def _build_op(fields, line, where, vocabulary, kernels):
                   forward_formulas=forward_formulas)
 
 
-AUTO_FORWARD = ("auto_element_wise", "auto_linear")
+AUTO_FORWARD = ("auto_element_wise", "auto_linear", "via_backward")
 
 
 def _forward_key(key, outputs):
@@ -240,6 +240,8 @@ def _forward_formulas(fields, base, overload, args, outputs, formulas, non_diff,
             text = _auto_element_wise(base, differentiable, outputs, formulas, where)
         elif kind == "auto_linear":
             text = _auto_linear(base, overload, args, differentiable, outputs, where)
+        elif kind == "via_backward":
+            text = _via_backward(base, overload, args, differentiable, outputs, names)
         found.append(analyze.analyze_forward(text, names, args, outputs, differentiable,
                                              vocabulary, where, line, kind))
         defined |= set(names)
@@ -270,6 +272,20 @@ def _auto_linear(base, overload, args, differentiable, outputs, where):
         raise SpecError(f"{where}: auto_linear needs one output (a Tensor or a Tensor[]); "
                         "write the formula for each output instead.")
     return f"{name}({', '.join(parts)})"
+
+
+def _via_backward(base, overload, args, differentiable, outputs, names):
+    """J t from the backward formula by transposition (formulas/forward.py: via_backward):
+    a stopgap for entries whose explicit forward formula is not written yet."""
+    positional = ", ".join(a.name for a in args if not a.kwarg_only)
+    keywords = ", ".join(f"{a.name!r}: {a.name}" for a in args if a.kwarg_only)
+    tangents = ", ".join(f"{name}_t" for name in differentiable)
+    name = f"{base}_{overload}" if overload else base
+    call = f"via_backward({name!r}, [{positional}], {{{keywords}}}, [{tangents}])"
+    if len(outputs) == 1:
+        return call
+    indices = [i for i, o in enumerate(outputs) if o.name in names]
+    return f"pick({call}, {indices!r})" if len(names) > 1 else f"pick({call}, {indices[0]})"
 
 
 def _promote(fields, args, label):

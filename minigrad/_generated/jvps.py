@@ -14,13 +14,13 @@ from minigrad.autograd.support import dtype_of, ndim_of, shape_of  # noqa: F401
 from . import functions
 
 # Ops that are elementwise and broadcast: their batch rule is right-aligned broadcasting.
-ELEMENTWISE = frozenset(('exp', 'mul', 'where'))
+ELEMENTWISE = frozenset(('_fill', '_masked_scale', '_normal_cdf', 'abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atanh', 'ceil', 'clamp', 'clip', 'clone', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'elu', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'fix', 'floor', 'fmod', 'frac', 'gelu', 'hardsigmoid', 'hardswish', 'hardtanh', 'hypot', 'leaky_relu', 'lerp_Scalar', 'lerp_Tensor', 'lgamma', 'log', 'log10', 'log1p', 'log2', 'logaddexp', 'logaddexp2', 'logit', 'logsigmoid', 'mish', 'mul', 'nan_to_num', 'neg', 'polygamma', 'rad2deg', 'reciprocal', 'relu', 'remainder', 'round', 'rsqrt', 'selu', 'sigmoid', 'sign', 'silu', 'sin', 'sinc', 'sinh', 'softplus', 'special_expit', 'special_gammaln', 'special_psi', 'sqrt', 'square', 'tan', 'tanh', 'trunc', 'where'))
 
 
 def sum_to_size(input, size):
     """Forward derivative of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:106).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum_to_size(self_t, size)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -28,13 +28,18 @@ def sum_to_size(input, size):
         out = functions.sum_to_size(input, size)
         if self_t is None:
             return out
-        no_forward_formula('sum_to_size')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum_to_size(self_t, size))
+    return attach(result, result_t, ('sum_to_size (auto_linear)', 'derivatives.yaml', 109, 'sum_to_size(self_t, size)'))
 
 
 def _to_copy(input, dtype):
-    """Forward derivative of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:114).
+    """Forward derivative of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:115).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: _to_copy(self_t, dtype)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -42,13 +47,18 @@ def _to_copy(input, dtype):
         out = functions._to_copy(input, dtype)
         if self_t is None:
             return out
-        no_forward_formula('_to_copy')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F._to_copy(self_t, dtype))
+    return attach(result, result_t, ('_to_copy (auto_linear)', 'derivatives.yaml', 118, '_to_copy(self_t, dtype)'))
 
 
 def _fill(input, value):
-    """Forward derivative of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:120).
+    """Forward derivative of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:122).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: zeros_like(self_t)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -56,13 +66,18 @@ def _fill(input, value):
         out = functions._fill(input, value)
         if self_t is None:
             return out
-        no_forward_formula('_fill')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.zeros_like(self_t))
+    return attach(result, result_t, ('_fill (auto_element_wise)', 'derivatives.yaml', 125, 'zeros_like(self_t)'))
 
 
 def _copy_from(input, src):
-    """Forward derivative of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:126).
+    """Forward derivative of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:129).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: _copy_from(self_t, src_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -71,13 +86,18 @@ def _copy_from(input, src):
         out = functions._copy_from(input, src)
         if self_t is None and src_t is None:
             return out
-        no_forward_formula('_copy_from')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None or src_t is not None:
+            result_t = add_term(result_t, F._copy_from(or_zeros(self_t, self_), or_zeros(src_t, src)))
+    return attach(result, result_t, ('_copy_from (auto_linear)', 'derivatives.yaml', 133, '_copy_from(self_t, src_t)'))
 
 
 def _index_put(input, index, values):
-    """Forward derivative of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:136).
+    """Forward derivative of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:140).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: _index_put(self_t, index, values_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -86,13 +106,18 @@ def _index_put(input, index, values):
         out = functions._index_put(input, index, values)
         if self_t is None and values_t is None:
             return out
-        no_forward_formula('_index_put')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None or values_t is not None:
+            result_t = add_term(result_t, F._index_put(or_zeros(self_t, self_), index, or_zeros(values_t, values)))
+    return attach(result, result_t, ('_index_put (auto_linear)', 'derivatives.yaml', 144, '_index_put(self_t, index, values_t)'))
 
 
 def clone(input):
-    """Forward derivative of `clone(Tensor self) -> Tensor` (derivatives.yaml:152).
+    """Forward derivative of `clone(Tensor self) -> Tensor` (derivatives.yaml:157).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -100,13 +125,20 @@ def clone(input):
         out = functions.clone(input)
         if self_t is None:
             return out
-        no_forward_formula('clone')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t)
+        if result_t is self_t:
+            result_t = F.clone(self_t)
+    return attach(result, result_t, ('clone (auto_element_wise)', 'derivatives.yaml', 160, 'self_t'))
 
 
 def neg(input):
-    """Forward derivative of `neg(Tensor self) -> Tensor` (derivatives.yaml:156).
+    """Forward derivative of `neg(Tensor self) -> Tensor` (derivatives.yaml:162).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: neg(self_t)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -114,11 +146,16 @@ def neg(input):
         out = functions.neg(input)
         if self_t is None:
             return out
-        no_forward_formula('neg')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.neg(self_t))
+    return attach(result, result_t, ('neg (auto_element_wise)', 'derivatives.yaml', 166, 'neg(self_t)'))
 
 
 def exp(input):
-    """Forward derivative of `exp(Tensor self) -> Tensor` (derivatives.yaml:166).
+    """Forward derivative of `exp(Tensor self) -> Tensor` (derivatives.yaml:173).
 
         result: self_t * result  (auto_element_wise)
     """
@@ -133,13 +170,13 @@ def exp(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result)
-    return attach(result, result_t, ('exp (auto_element_wise)', 'derivatives.yaml', 170, 'self_t * result'))
+    return attach(result, result_t, ('exp (auto_element_wise)', 'derivatives.yaml', 177, 'self_t * result'))
 
 
 def log(input):
-    """Forward derivative of `log(Tensor self) -> Tensor` (derivatives.yaml:177).
+    """Forward derivative of `log(Tensor self) -> Tensor` (derivatives.yaml:184).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / self  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -147,13 +184,18 @@ def log(input):
         out = functions.log(input)
         if self_t is None:
             return out
-        no_forward_formula('log')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / self_)
+    return attach(result, result_t, ('log (auto_element_wise)', 'derivatives.yaml', 188, 'self_t / self'))
 
 
 def sqrt(input):
-    """Forward derivative of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:187).
+    """Forward derivative of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:195).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / (2 * result)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -161,13 +203,18 @@ def sqrt(input):
         out = functions.sqrt(input)
         if self_t is None:
             return out
-        no_forward_formula('sqrt')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / (2 * result))
+    return attach(result, result_t, ('sqrt (auto_element_wise)', 'derivatives.yaml', 199, 'self_t / (2 * result)'))
 
 
 def sin(input):
-    """Forward derivative of `sin(Tensor self) -> Tensor` (derivatives.yaml:201).
+    """Forward derivative of `sin(Tensor self) -> Tensor` (derivatives.yaml:210).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * cos(self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -175,13 +222,18 @@ def sin(input):
         out = functions.sin(input)
         if self_t is None:
             return out
-        no_forward_formula('sin')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.cos(self_))
+    return attach(result, result_t, ('sin (auto_element_wise)', 'derivatives.yaml', 214, 'self_t * cos(self)'))
 
 
 def cos(input):
-    """Forward derivative of `cos(Tensor self) -> Tensor` (derivatives.yaml:211).
+    """Forward derivative of `cos(Tensor self) -> Tensor` (derivatives.yaml:221).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: -(self_t * sin(self))  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -189,13 +241,18 @@ def cos(input):
         out = functions.cos(input)
         if self_t is None:
             return out
-        no_forward_formula('cos')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, -(self_t * F.sin(self_)))
+    return attach(result, result_t, ('cos (auto_element_wise)', 'derivatives.yaml', 225, '-(self_t * sin(self))'))
 
 
 def tanh(input):
-    """Forward derivative of `tanh(Tensor self) -> Tensor` (derivatives.yaml:221).
+    """Forward derivative of `tanh(Tensor self) -> Tensor` (derivatives.yaml:232).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * (1 - result * result)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -203,13 +260,18 @@ def tanh(input):
         out = functions.tanh(input)
         if self_t is None:
             return out
-        no_forward_formula('tanh')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * (1 - result * result))
+    return attach(result, result_t, ('tanh (auto_element_wise)', 'derivatives.yaml', 236, 'self_t * (1 - result * result)'))
 
 
 def sigmoid(input):
-    """Forward derivative of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:231).
+    """Forward derivative of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:243).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * result * (1 - result)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -217,13 +279,18 @@ def sigmoid(input):
         out = functions.sigmoid(input)
         if self_t is None:
             return out
-        no_forward_formula('sigmoid')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * result * (1 - result))
+    return attach(result, result_t, ('sigmoid (auto_element_wise)', 'derivatives.yaml', 247, 'self_t * result * (1 - result)'))
 
 
 def abs(input):
-    """Forward derivative of `abs(Tensor self) -> Tensor` (derivatives.yaml:243).
+    """Forward derivative of `abs(Tensor self) -> Tensor` (derivatives.yaml:256).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * sign(self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -231,13 +298,18 @@ def abs(input):
         out = functions.abs(input)
         if self_t is None:
             return out
-        no_forward_formula('abs')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.sign(self_))
+    return attach(result, result_t, ('abs (auto_element_wise)', 'derivatives.yaml', 260, 'self_t * sign(self)'))
 
 
 def sign(input):
-    """Forward derivative of `sign(Tensor self) -> Tensor` (derivatives.yaml:258).
+    """Forward derivative of `sign(Tensor self) -> Tensor` (derivatives.yaml:272).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: zeros_like(self_t)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -245,13 +317,18 @@ def sign(input):
         out = functions.sign(input)
         if self_t is None:
             return out
-        no_forward_formula('sign')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.zeros_like(self_t))
+    return attach(result, result_t, ('sign (auto_element_wise)', 'derivatives.yaml', 276, 'zeros_like(self_t)'))
 
 
 def exp2(input):
-    """Forward derivative of `exp2(Tensor self) -> Tensor` (derivatives.yaml:269).
+    """Forward derivative of `exp2(Tensor self) -> Tensor` (derivatives.yaml:284).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * result * 0.6931471805599453  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -259,13 +336,18 @@ def exp2(input):
         out = functions.exp2(input)
         if self_t is None:
             return out
-        no_forward_formula('exp2')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * result * 0.6931471805599453)
+    return attach(result, result_t, ('exp2 (auto_element_wise)', 'derivatives.yaml', 288, 'self_t * result * 0.6931471805599453'))
 
 
 def expm1(input):
-    """Forward derivative of `expm1(Tensor self) -> Tensor` (derivatives.yaml:279).
+    """Forward derivative of `expm1(Tensor self) -> Tensor` (derivatives.yaml:295).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * (result + 1)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -273,13 +355,18 @@ def expm1(input):
         out = functions.expm1(input)
         if self_t is None:
             return out
-        no_forward_formula('expm1')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * (result + 1))
+    return attach(result, result_t, ('expm1 (auto_element_wise)', 'derivatives.yaml', 299, 'self_t * (result + 1)'))
 
 
 def log2(input):
-    """Forward derivative of `log2(Tensor self) -> Tensor` (derivatives.yaml:289).
+    """Forward derivative of `log2(Tensor self) -> Tensor` (derivatives.yaml:306).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / (self * 0.6931471805599453)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -287,13 +374,18 @@ def log2(input):
         out = functions.log2(input)
         if self_t is None:
             return out
-        no_forward_formula('log2')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / (self_ * 0.6931471805599453))
+    return attach(result, result_t, ('log2 (auto_element_wise)', 'derivatives.yaml', 310, 'self_t / (self * 0.6931471805599453)'))
 
 
 def log10(input):
-    """Forward derivative of `log10(Tensor self) -> Tensor` (derivatives.yaml:298).
+    """Forward derivative of `log10(Tensor self) -> Tensor` (derivatives.yaml:316).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / (self * 2.302585092994046)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -301,13 +393,18 @@ def log10(input):
         out = functions.log10(input)
         if self_t is None:
             return out
-        no_forward_formula('log10')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / (self_ * 2.302585092994046))
+    return attach(result, result_t, ('log10 (auto_element_wise)', 'derivatives.yaml', 320, 'self_t / (self * 2.302585092994046)'))
 
 
 def log1p(input):
-    """Forward derivative of `log1p(Tensor self) -> Tensor` (derivatives.yaml:307).
+    """Forward derivative of `log1p(Tensor self) -> Tensor` (derivatives.yaml:326).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / (self + 1)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -315,13 +412,18 @@ def log1p(input):
         out = functions.log1p(input)
         if self_t is None:
             return out
-        no_forward_formula('log1p')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / (self_ + 1))
+    return attach(result, result_t, ('log1p (auto_element_wise)', 'derivatives.yaml', 330, 'self_t / (self + 1)'))
 
 
 def rsqrt(input):
-    """Forward derivative of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:317).
+    """Forward derivative of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:337).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: -0.5 * self_t * result * result * result  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -329,13 +431,18 @@ def rsqrt(input):
         out = functions.rsqrt(input)
         if self_t is None:
             return out
-        no_forward_formula('rsqrt')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, -0.5 * self_t * result * result * result)
+    return attach(result, result_t, ('rsqrt (auto_element_wise)', 'derivatives.yaml', 341, '-0.5 * self_t * result * result * result'))
 
 
 def square(input):
-    """Forward derivative of `square(Tensor self) -> Tensor` (derivatives.yaml:326).
+    """Forward derivative of `square(Tensor self) -> Tensor` (derivatives.yaml:347).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * 2 * self  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -343,13 +450,18 @@ def square(input):
         out = functions.square(input)
         if self_t is None:
             return out
-        no_forward_formula('square')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * 2 * self_)
+    return attach(result, result_t, ('square (auto_element_wise)', 'derivatives.yaml', 351, 'self_t * 2 * self'))
 
 
 def reciprocal(input):
-    """Forward derivative of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:335).
+    """Forward derivative of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:357).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: -self_t * result * result  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -357,13 +469,18 @@ def reciprocal(input):
         out = functions.reciprocal(input)
         if self_t is None:
             return out
-        no_forward_formula('reciprocal')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, -self_t * result * result)
+    return attach(result, result_t, ('reciprocal (auto_element_wise)', 'derivatives.yaml', 361, '-self_t * result * result'))
 
 
 def tan(input):
-    """Forward derivative of `tan(Tensor self) -> Tensor` (derivatives.yaml:346).
+    """Forward derivative of `tan(Tensor self) -> Tensor` (derivatives.yaml:369).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * (1 + result * result)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -371,13 +488,18 @@ def tan(input):
         out = functions.tan(input)
         if self_t is None:
             return out
-        no_forward_formula('tan')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * (1 + result * result))
+    return attach(result, result_t, ('tan (auto_element_wise)', 'derivatives.yaml', 373, 'self_t * (1 + result * result)'))
 
 
 def asin(input):
-    """Forward derivative of `asin(Tensor self) -> Tensor` (derivatives.yaml:355).
+    """Forward derivative of `asin(Tensor self) -> Tensor` (derivatives.yaml:379).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / sqrt(1 - self * self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -385,13 +507,18 @@ def asin(input):
         out = functions.asin(input)
         if self_t is None:
             return out
-        no_forward_formula('asin')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / F.sqrt(1 - self_ * self_))
+    return attach(result, result_t, ('asin (auto_element_wise)', 'derivatives.yaml', 383, 'self_t / sqrt(1 - self * self)'))
 
 
 def acos(input):
-    """Forward derivative of `acos(Tensor self) -> Tensor` (derivatives.yaml:364).
+    """Forward derivative of `acos(Tensor self) -> Tensor` (derivatives.yaml:389).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: -self_t / sqrt(1 - self * self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -399,13 +526,18 @@ def acos(input):
         out = functions.acos(input)
         if self_t is None:
             return out
-        no_forward_formula('acos')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, -self_t / F.sqrt(1 - self_ * self_))
+    return attach(result, result_t, ('acos (auto_element_wise)', 'derivatives.yaml', 393, '-self_t / sqrt(1 - self * self)'))
 
 
 def atan(input):
-    """Forward derivative of `atan(Tensor self) -> Tensor` (derivatives.yaml:373).
+    """Forward derivative of `atan(Tensor self) -> Tensor` (derivatives.yaml:399).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / (self * self + 1)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -413,13 +545,18 @@ def atan(input):
         out = functions.atan(input)
         if self_t is None:
             return out
-        no_forward_formula('atan')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / (self_ * self_ + 1))
+    return attach(result, result_t, ('atan (auto_element_wise)', 'derivatives.yaml', 403, 'self_t / (self * self + 1)'))
 
 
 def sinh(input):
-    """Forward derivative of `sinh(Tensor self) -> Tensor` (derivatives.yaml:382).
+    """Forward derivative of `sinh(Tensor self) -> Tensor` (derivatives.yaml:409).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * cosh(self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -427,13 +564,18 @@ def sinh(input):
         out = functions.sinh(input)
         if self_t is None:
             return out
-        no_forward_formula('sinh')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.cosh(self_))
+    return attach(result, result_t, ('sinh (auto_element_wise)', 'derivatives.yaml', 413, 'self_t * cosh(self)'))
 
 
 def cosh(input):
-    """Forward derivative of `cosh(Tensor self) -> Tensor` (derivatives.yaml:391).
+    """Forward derivative of `cosh(Tensor self) -> Tensor` (derivatives.yaml:419).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * sinh(self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -441,13 +583,18 @@ def cosh(input):
         out = functions.cosh(input)
         if self_t is None:
             return out
-        no_forward_formula('cosh')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.sinh(self_))
+    return attach(result, result_t, ('cosh (auto_element_wise)', 'derivatives.yaml', 423, 'self_t * sinh(self)'))
 
 
 def asinh(input):
-    """Forward derivative of `asinh(Tensor self) -> Tensor` (derivatives.yaml:400).
+    """Forward derivative of `asinh(Tensor self) -> Tensor` (derivatives.yaml:429).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / sqrt(self * self + 1)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -455,13 +602,18 @@ def asinh(input):
         out = functions.asinh(input)
         if self_t is None:
             return out
-        no_forward_formula('asinh')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / F.sqrt(self_ * self_ + 1))
+    return attach(result, result_t, ('asinh (auto_element_wise)', 'derivatives.yaml', 433, 'self_t / sqrt(self * self + 1)'))
 
 
 def acosh(input):
-    """Forward derivative of `acosh(Tensor self) -> Tensor` (derivatives.yaml:409).
+    """Forward derivative of `acosh(Tensor self) -> Tensor` (derivatives.yaml:439).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / sqrt((self - 1) * (self + 1))  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -469,13 +621,18 @@ def acosh(input):
         out = functions.acosh(input)
         if self_t is None:
             return out
-        no_forward_formula('acosh')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / F.sqrt((self_ - 1) * (self_ + 1)))
+    return attach(result, result_t, ('acosh (auto_element_wise)', 'derivatives.yaml', 443, 'self_t / sqrt((self - 1) * (self + 1))'))
 
 
 def atanh(input):
-    """Forward derivative of `atanh(Tensor self) -> Tensor` (derivatives.yaml:418).
+    """Forward derivative of `atanh(Tensor self) -> Tensor` (derivatives.yaml:449).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / (1 - self * self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -483,13 +640,18 @@ def atanh(input):
         out = functions.atanh(input)
         if self_t is None:
             return out
-        no_forward_formula('atanh')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / (1 - self_ * self_))
+    return attach(result, result_t, ('atanh (auto_element_wise)', 'derivatives.yaml', 453, 'self_t / (1 - self * self)'))
 
 
 def floor(input):
-    """Forward derivative of `floor(Tensor self) -> Tensor` (derivatives.yaml:430).
+    """Forward derivative of `floor(Tensor self) -> Tensor` (derivatives.yaml:462).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: zeros_like(self_t)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -497,13 +659,18 @@ def floor(input):
         out = functions.floor(input)
         if self_t is None:
             return out
-        no_forward_formula('floor')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.zeros_like(self_t))
+    return attach(result, result_t, ('floor (auto_element_wise)', 'derivatives.yaml', 466, 'zeros_like(self_t)'))
 
 
 def ceil(input):
-    """Forward derivative of `ceil(Tensor self) -> Tensor` (derivatives.yaml:438).
+    """Forward derivative of `ceil(Tensor self) -> Tensor` (derivatives.yaml:471).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: zeros_like(self_t)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -511,13 +678,18 @@ def ceil(input):
         out = functions.ceil(input)
         if self_t is None:
             return out
-        no_forward_formula('ceil')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.zeros_like(self_t))
+    return attach(result, result_t, ('ceil (auto_element_wise)', 'derivatives.yaml', 475, 'zeros_like(self_t)'))
 
 
 def round(input, *, decimals=0):
-    """Forward derivative of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:447).
+    """Forward derivative of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:481).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: zeros_like(self_t)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -525,13 +697,18 @@ def round(input, *, decimals=0):
         out = functions.round(input, decimals=decimals)
         if self_t is None:
             return out
-        no_forward_formula('round')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.zeros_like(self_t))
+    return attach(result, result_t, ('round (auto_element_wise)', 'derivatives.yaml', 485, 'zeros_like(self_t)'))
 
 
 def trunc(input):
-    """Forward derivative of `trunc(Tensor self) -> Tensor` (derivatives.yaml:456).
+    """Forward derivative of `trunc(Tensor self) -> Tensor` (derivatives.yaml:491).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: zeros_like(self_t)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -539,13 +716,18 @@ def trunc(input):
         out = functions.trunc(input)
         if self_t is None:
             return out
-        no_forward_formula('trunc')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.zeros_like(self_t))
+    return attach(result, result_t, ('trunc (auto_element_wise)', 'derivatives.yaml', 495, 'zeros_like(self_t)'))
 
 
 def fix(input):
-    """Forward derivative of `fix(Tensor self) -> Tensor` (derivatives.yaml:464).
+    """Forward derivative of `fix(Tensor self) -> Tensor` (derivatives.yaml:500).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: zeros_like(self_t)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -553,13 +735,18 @@ def fix(input):
         out = functions.fix(input)
         if self_t is None:
             return out
-        no_forward_formula('fix')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.zeros_like(self_t))
+    return attach(result, result_t, ('fix (auto_element_wise)', 'derivatives.yaml', 504, 'zeros_like(self_t)'))
 
 
 def frac(input):
-    """Forward derivative of `frac(Tensor self) -> Tensor` (derivatives.yaml:472).
+    """Forward derivative of `frac(Tensor self) -> Tensor` (derivatives.yaml:509).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -567,13 +754,20 @@ def frac(input):
         out = functions.frac(input)
         if self_t is None:
             return out
-        no_forward_formula('frac')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t)
+        if result_t is self_t:
+            result_t = F.clone(self_t)
+    return attach(result, result_t, ('frac (auto_element_wise)', 'derivatives.yaml', 513, 'self_t'))
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    """Forward derivative of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:482).
+    """Forward derivative of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:520).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * finite_mask(self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -581,13 +775,18 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         out = functions.nan_to_num(input, nan, posinf, neginf)
         if self_t is None:
             return out
-        no_forward_formula('nan_to_num')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.finite_mask(self_))
+    return attach(result, result_t, ('nan_to_num (auto_element_wise)', 'derivatives.yaml', 524, 'self_t * finite_mask(self)'))
 
 
 def deg2rad(input):
-    """Forward derivative of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:491).
+    """Forward derivative of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:530).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * 0.017453292519943295  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -595,13 +794,18 @@ def deg2rad(input):
         out = functions.deg2rad(input)
         if self_t is None:
             return out
-        no_forward_formula('deg2rad')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * 0.017453292519943295)
+    return attach(result, result_t, ('deg2rad (auto_element_wise)', 'derivatives.yaml', 533, 'self_t * 0.017453292519943295'))
 
 
 def rad2deg(input):
-    """Forward derivative of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:496).
+    """Forward derivative of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:536).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * 57.29577951308232  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -609,13 +813,18 @@ def rad2deg(input):
         out = functions.rad2deg(input)
         if self_t is None:
             return out
-        no_forward_formula('rad2deg')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * 57.29577951308232)
+    return attach(result, result_t, ('rad2deg (auto_element_wise)', 'derivatives.yaml', 539, 'self_t * 57.29577951308232'))
 
 
 def add(input, other, *, alpha=1):
-    """Forward derivative of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:506).
+    """Forward derivative of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:547).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t + maybe_multiply(other_t, alpha)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -624,13 +833,22 @@ def add(input, other, *, alpha=1):
         out = functions.add(input, other, alpha=alpha)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('add')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t)
+        if other_t is not None:
+            result_t = add_term(result_t, F.maybe_multiply(other_t, alpha))
+        if result_t is self_t:
+            result_t = F.clone(self_t)
+    return attach(result, result_t, ('add', 'derivatives.yaml', 553, 'self_t + maybe_multiply(other_t, alpha)'))
 
 
 def sub(input, other, *, alpha=1):
-    """Forward derivative of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:520).
+    """Forward derivative of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:562).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t - maybe_multiply(other_t, alpha)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -639,11 +857,20 @@ def sub(input, other, *, alpha=1):
         out = functions.sub(input, other, alpha=alpha)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('sub')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t)
+        if other_t is not None:
+            result_t = add_term(result_t, F.maybe_multiply(other_t, alpha), negate=True)
+        if result_t is self_t:
+            result_t = F.clone(self_t)
+    return attach(result, result_t, ('sub', 'derivatives.yaml', 568, 'self_t - maybe_multiply(other_t, alpha)'))
 
 
 def mul(input, other):
-    """Forward derivative of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:533).
+    """Forward derivative of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:576).
 
         result: self_t * other + other_t * self
     """
@@ -661,13 +888,13 @@ def mul(input, other):
             result_t = add_term(result_t, self_t * other)
         if other_t is not None:
             result_t = add_term(result_t, other_t * self_)
-    return attach(result, result_t, ('mul', 'derivatives.yaml', 539, 'self_t * other + other_t * self'))
+    return attach(result, result_t, ('mul', 'derivatives.yaml', 582, 'self_t * other + other_t * self'))
 
 
 def div_default(input, other):
-    """Forward derivative of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:548).
+    """Forward derivative of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:591).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / other - other_t * result / other
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -676,13 +903,20 @@ def div_default(input, other):
         out = functions.div_default(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('div')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / other)
+        if other_t is not None:
+            result_t = add_term(result_t, other_t * result / other, negate=True)
+    return attach(result, result_t, ('div', 'derivatives.yaml', 597, 'self_t / other - other_t * result / other'))
 
 
 def pow(input, exponent):
-    """Forward derivative of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:568).
+    """Forward derivative of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:612).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -691,13 +925,20 @@ def pow(input, exponent):
         out = functions.pow(input, exponent)
         if self_t is None and exponent_t is None:
             return out
-        no_forward_formula('pow')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.pow_grad_self(self_t, self_, exponent))
+        if exponent_t is not None:
+            result_t = add_term(result_t, F.pow_grad_exponent(exponent_t, self_, exponent, result))
+    return attach(result, result_t, ('pow', 'derivatives.yaml', 618, 'pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)'))
 
 
 def maximum(input, other):
-    """Forward derivative of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:589).
+    """Forward derivative of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:634).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -706,13 +947,20 @@ def maximum(input, other):
         out = functions.maximum(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('maximum')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'gt')))
+        if other_t is not None:
+            result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'gt')))
+    return attach(result, result_t, ('maximum', 'derivatives.yaml', 639, 'masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))'))
 
 
 def minimum(input, other):
-    """Forward derivative of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:604).
+    """Forward derivative of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:650).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -721,13 +969,20 @@ def minimum(input, other):
         out = functions.minimum(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('minimum')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'lt')))
+        if other_t is not None:
+            result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'lt')))
+    return attach(result, result_t, ('minimum', 'derivatives.yaml', 655, 'masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))'))
 
 
 def where(condition, input, other):
-    """Forward derivative of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:619).
+    """Forward derivative of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:666).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: where(condition, self_t, other_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -736,13 +991,18 @@ def where(condition, input, other):
         out = functions.where(condition, input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('where')
+        result = out
+        F = formulas()
+        result_t = None
+        if other_t is not None or self_t is not None:
+            result_t = add_term(result_t, F.where(condition, or_zeros(self_t, self_), or_zeros(other_t, other)))
+    return attach(result, result_t, ('where', 'derivatives.yaml', 672, 'where(condition, self_t, other_t)'))
 
 
 def clamp_default(input, min=None, max=None):
-    """Forward derivative of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:636).
+    """Forward derivative of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:684).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked(self_t, clamp_mask(self, min, max))  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -750,13 +1010,18 @@ def clamp_default(input, min=None, max=None):
         out = functions.clamp_default(input, min, max)
         if self_t is None:
             return out
-        no_forward_formula('clamp')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.masked(self_t, F.clamp_mask(self_, min, max)))
+    return attach(result, result_t, ('clamp (auto_element_wise)', 'derivatives.yaml', 688, 'masked(self_t, clamp_mask(self, min, max))'))
 
 
 def clamp_Tensor(input, min=None, max=None):
-    """Forward derivative of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:655).
+    """Forward derivative of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:704).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -766,13 +1031,22 @@ def clamp_Tensor(input, min=None, max=None):
         out = functions.clamp_Tensor(input, min, max)
         if self_t is None and min_t is None and max_t is None:
             return out
-        no_forward_formula('clamp.Tensor')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.masked(self_t, F.clamp_tensor_masks(self_, min, max, 'self')))
+        if min_t is not None:
+            result_t = add_term(result_t, F.masked(min_t, F.clamp_tensor_masks(self_, min, max, 'min')))
+        if max_t is not None:
+            result_t = add_term(result_t, F.masked(max_t, F.clamp_tensor_masks(self_, min, max, 'max')))
+    return attach(result, result_t, ('clamp.Tensor', 'derivatives.yaml', 711, 'masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))'))
 
 
 def clip_default(input, min=None, max=None):
-    """Forward derivative of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:669).
+    """Forward derivative of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:719).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked(self_t, clamp_mask(self, min, max))  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -780,13 +1054,18 @@ def clip_default(input, min=None, max=None):
         out = functions.clip_default(input, min, max)
         if self_t is None:
             return out
-        no_forward_formula('clip')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.masked(self_t, F.clamp_mask(self_, min, max)))
+    return attach(result, result_t, ('clip (auto_element_wise)', 'derivatives.yaml', 723, 'masked(self_t, clamp_mask(self, min, max))'))
 
 
 def clip_Tensor(input, min=None, max=None):
-    """Forward derivative of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:677).
+    """Forward derivative of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:728).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -796,13 +1075,22 @@ def clip_Tensor(input, min=None, max=None):
         out = functions.clip_Tensor(input, min, max)
         if self_t is None and min_t is None and max_t is None:
             return out
-        no_forward_formula('clip.Tensor')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.masked(self_t, F.clamp_tensor_masks(self_, min, max, 'self')))
+        if min_t is not None:
+            result_t = add_term(result_t, F.masked(min_t, F.clamp_tensor_masks(self_, min, max, 'min')))
+        if max_t is not None:
+            result_t = add_term(result_t, F.masked(max_t, F.clamp_tensor_masks(self_, min, max, 'max')))
+    return attach(result, result_t, ('clip.Tensor', 'derivatives.yaml', 735, 'masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))'))
 
 
 def div_Tensor_mode(input, other, *, rounding_mode):
-    """Forward derivative of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:692).
+    """Forward derivative of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:744).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: (self_t / other if rounding_mode is None else zeros_like(self_t)) - (other_t * self / (other * other) if rounding_mode is None else zeros_like(other_t))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -811,13 +1099,20 @@ def div_Tensor_mode(input, other, *, rounding_mode):
         out = functions.div_Tensor_mode(input, other, rounding_mode=rounding_mode)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('div.Tensor_mode')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / other if rounding_mode is None else F.zeros_like(self_t))
+        if other_t is not None:
+            result_t = add_term(result_t, other_t * self_ / (other * other) if rounding_mode is None else F.zeros_like(other_t), negate=True)
+    return attach(result, result_t, ('div.Tensor_mode', 'derivatives.yaml', 750, '(self_t / other if rounding_mode is None else zeros_like(self_t)) - (other_t * self / (other * other) if rounding_mode is None else zeros_like(other_t))'))
 
 
 def floor_divide(input, other):
-    """Forward derivative of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:704).
+    """Forward derivative of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:757).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: zeros_like(self_t) + zeros_like(other_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -826,13 +1121,20 @@ def floor_divide(input, other):
         out = functions.floor_divide(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('floor_divide')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.zeros_like(self_t))
+        if other_t is not None:
+            result_t = add_term(result_t, F.zeros_like(other_t))
+    return attach(result, result_t, ('floor_divide', 'derivatives.yaml', 763, 'zeros_like(self_t) + zeros_like(other_t)'))
 
 
 def remainder(input, other):
-    """Forward derivative of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:716).
+    """Forward derivative of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:770).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t - other_t * div(self, other, rounding_mode="floor")
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -841,13 +1143,22 @@ def remainder(input, other):
         out = functions.remainder(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('remainder')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t)
+        if other_t is not None:
+            result_t = add_term(result_t, other_t * F.div(self_, other, rounding_mode='floor'), negate=True)
+        if result_t is self_t:
+            result_t = F.clone(self_t)
+    return attach(result, result_t, ('remainder', 'derivatives.yaml', 776, 'self_t - other_t * div(self, other, rounding_mode="floor")'))
 
 
 def fmod(input, other):
-    """Forward derivative of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:729).
+    """Forward derivative of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:784).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t - other_t * div(self, other, rounding_mode="trunc")
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -856,13 +1167,22 @@ def fmod(input, other):
         out = functions.fmod(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('fmod')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t)
+        if other_t is not None:
+            result_t = add_term(result_t, other_t * F.div(self_, other, rounding_mode='trunc'), negate=True)
+        if result_t is self_t:
+            result_t = F.clone(self_t)
+    return attach(result, result_t, ('fmod', 'derivatives.yaml', 790, 'self_t - other_t * div(self, other, rounding_mode="trunc")'))
 
 
 def float_power(input, exponent):
-    """Forward derivative of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:741).
+    """Forward derivative of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:797).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -871,13 +1191,20 @@ def float_power(input, exponent):
         out = functions.float_power(input, exponent)
         if self_t is None and exponent_t is None:
             return out
-        no_forward_formula('float_power')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.pow_grad_self(self_t, self_, exponent))
+        if exponent_t is not None:
+            result_t = add_term(result_t, F.pow_grad_exponent(exponent_t, self_, exponent, result))
+    return attach(result, result_t, ('float_power', 'derivatives.yaml', 802, 'pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)'))
 
 
 def fmax(input, other):
-    """Forward derivative of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:753).
+    """Forward derivative of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:810).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked(self_t, fmax_mask(self, other, "ge")) + masked(other_t, fmax_other_mask(self, other, "ge"))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -886,13 +1213,20 @@ def fmax(input, other):
         out = functions.fmax(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('fmax')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.masked(self_t, F.fmax_mask(self_, other, 'ge')))
+        if other_t is not None:
+            result_t = add_term(result_t, F.masked(other_t, F.fmax_other_mask(self_, other, 'ge')))
+    return attach(result, result_t, ('fmax', 'derivatives.yaml', 815, 'masked(self_t, fmax_mask(self, other, "ge")) + masked(other_t, fmax_other_mask(self, other, "ge"))'))
 
 
 def fmin(input, other):
-    """Forward derivative of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:764).
+    """Forward derivative of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:822).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked(self_t, fmax_mask(self, other, "le")) + masked(other_t, fmax_other_mask(self, other, "le"))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -901,13 +1235,20 @@ def fmin(input, other):
         out = functions.fmin(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('fmin')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.masked(self_t, F.fmax_mask(self_, other, 'le')))
+        if other_t is not None:
+            result_t = add_term(result_t, F.masked(other_t, F.fmax_other_mask(self_, other, 'le')))
+    return attach(result, result_t, ('fmin', 'derivatives.yaml', 827, 'masked(self_t, fmax_mask(self, other, "le")) + masked(other_t, fmax_other_mask(self, other, "le"))'))
 
 
 def atan2(input, other):
-    """Forward derivative of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:775).
+    """Forward derivative of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:834).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * other * safe_reciprocal(self * self + other * other) - other_t * self * safe_reciprocal(self * self + other * other)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -916,13 +1257,20 @@ def atan2(input, other):
         out = functions.atan2(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('atan2')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * other * F.safe_reciprocal(self_ * self_ + other * other))
+        if other_t is not None:
+            result_t = add_term(result_t, other_t * self_ * F.safe_reciprocal(self_ * self_ + other * other), negate=True)
+    return attach(result, result_t, ('atan2', 'derivatives.yaml', 840, 'self_t * other * safe_reciprocal(self * self + other * other) - other_t * self * safe_reciprocal(self * self + other * other)'))
 
 
 def hypot(input, other):
-    """Forward derivative of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:786).
+    """Forward derivative of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:846).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * self / result + other_t * other / result
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -931,13 +1279,20 @@ def hypot(input, other):
         out = functions.hypot(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('hypot')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * self_ / result)
+        if other_t is not None:
+            result_t = add_term(result_t, other_t * other / result)
+    return attach(result, result_t, ('hypot', 'derivatives.yaml', 852, 'self_t * self / result + other_t * other / result'))
 
 
 def logaddexp(input, other):
-    """Forward derivative of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:797).
+    """Forward derivative of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:858).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / (1 + exp(other - self)) + other_t / (1 + exp(self - other))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -946,13 +1301,20 @@ def logaddexp(input, other):
         out = functions.logaddexp(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('logaddexp')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / (1 + F.exp(other - self_)))
+        if other_t is not None:
+            result_t = add_term(result_t, other_t / (1 + F.exp(self_ - other)))
+    return attach(result, result_t, ('logaddexp', 'derivatives.yaml', 863, 'self_t / (1 + exp(other - self)) + other_t / (1 + exp(self - other))'))
 
 
 def logaddexp2(input, other):
-    """Forward derivative of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:807).
+    """Forward derivative of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:869).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t / (1 + exp2(other - self)) + other_t / (1 + exp2(self - other))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -961,13 +1323,20 @@ def logaddexp2(input, other):
         out = functions.logaddexp2(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('logaddexp2')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t / (1 + F.exp2(other - self_)))
+        if other_t is not None:
+            result_t = add_term(result_t, other_t / (1 + F.exp2(self_ - other)))
+    return attach(result, result_t, ('logaddexp2', 'derivatives.yaml', 874, 'self_t / (1 + exp2(other - self)) + other_t / (1 + exp2(self - other))'))
 
 
 def copysign(input, other):
-    """Forward derivative of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:817).
+    """Forward derivative of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:880).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * copysign_ratio(self, result) + zeros_like(other_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -976,13 +1345,20 @@ def copysign(input, other):
         out = functions.copysign(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('copysign')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.copysign_ratio(self_, result))
+        if other_t is not None:
+            result_t = add_term(result_t, F.zeros_like(other_t))
+    return attach(result, result_t, ('copysign', 'derivatives.yaml', 886, 'self_t * copysign_ratio(self, result) + zeros_like(other_t)'))
 
 
 def xlogy(input, other):
-    """Forward derivative of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:830).
+    """Forward derivative of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:894).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: xlogy_grad_self(self_t, self, other) + other_t * self / other
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -991,13 +1367,20 @@ def xlogy(input, other):
         out = functions.xlogy(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('xlogy')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.xlogy_grad_self(self_t, self_, other))
+        if other_t is not None:
+            result_t = add_term(result_t, other_t * self_ / other)
+    return attach(result, result_t, ('xlogy', 'derivatives.yaml', 900, 'xlogy_grad_self(self_t, self, other) + other_t * self / other'))
 
 
 def lerp_Scalar(input, end, weight):
-    """Forward derivative of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:843).
+    """Forward derivative of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:908).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * (1 - weight) + end_t * weight
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1006,13 +1389,20 @@ def lerp_Scalar(input, end, weight):
         out = functions.lerp_Scalar(input, end, weight)
         if self_t is None and end_t is None:
             return out
-        no_forward_formula('lerp.Scalar')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * (1 - weight))
+        if end_t is not None:
+            result_t = add_term(result_t, end_t * weight)
+    return attach(result, result_t, ('lerp.Scalar', 'derivatives.yaml', 914, 'self_t * (1 - weight) + end_t * weight'))
 
 
 def lerp_Tensor(input, end, weight):
-    """Forward derivative of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:854).
+    """Forward derivative of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:920).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * (1 - weight) + end_t * weight + weight_t * (end - self)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1022,13 +1412,22 @@ def lerp_Tensor(input, end, weight):
         out = functions.lerp_Tensor(input, end, weight)
         if self_t is None and end_t is None and weight_t is None:
             return out
-        no_forward_formula('lerp.Tensor')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * (1 - weight))
+        if end_t is not None:
+            result_t = add_term(result_t, end_t * weight)
+        if weight_t is not None:
+            result_t = add_term(result_t, weight_t * (end - self_))
+    return attach(result, result_t, ('lerp.Tensor', 'derivatives.yaml', 927, 'self_t * (1 - weight) + end_t * weight + weight_t * (end - self)'))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
-    """Forward derivative of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:866).
+    """Forward derivative of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:933).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t + maybe_multiply(tensor1_t * tensor2, value) + maybe_multiply(tensor2_t * tensor1, value)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1038,13 +1437,24 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         out = functions.addcmul(input, tensor1, tensor2, value=value)
         if self_t is None and tensor1_t is None and tensor2_t is None:
             return out
-        no_forward_formula('addcmul')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t)
+        if tensor1_t is not None:
+            result_t = add_term(result_t, F.maybe_multiply(tensor1_t * tensor2, value))
+        if tensor2_t is not None:
+            result_t = add_term(result_t, F.maybe_multiply(tensor2_t * tensor1, value))
+        if result_t is self_t:
+            result_t = F.clone(self_t)
+    return attach(result, result_t, ('addcmul', 'derivatives.yaml', 940, 'self_t + maybe_multiply(tensor1_t * tensor2, value) + maybe_multiply(tensor2_t * tensor1, value)'))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    """Forward derivative of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:879).
+    """Forward derivative of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:947).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t + maybe_multiply(tensor1_t / tensor2, value) - maybe_multiply(tensor2_t * tensor1 / (tensor2 * tensor2), value)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1054,13 +1464,24 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         out = functions.addcdiv(input, tensor1, tensor2, value=value)
         if self_t is None and tensor1_t is None and tensor2_t is None:
             return out
-        no_forward_formula('addcdiv')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t)
+        if tensor1_t is not None:
+            result_t = add_term(result_t, F.maybe_multiply(tensor1_t / tensor2, value))
+        if tensor2_t is not None:
+            result_t = add_term(result_t, F.maybe_multiply(tensor2_t * tensor1 / (tensor2 * tensor2), value), negate=True)
+        if result_t is self_t:
+            result_t = F.clone(self_t)
+    return attach(result, result_t, ('addcdiv', 'derivatives.yaml', 954, 'self_t + maybe_multiply(tensor1_t / tensor2, value) - maybe_multiply(tensor2_t * tensor1 / (tensor2 * tensor2), value)'))
 
 
 def logit(input, eps=None):
-    """Forward derivative of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:896).
+    """Forward derivative of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:965).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: logit_grad(self_t, self, eps)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1068,13 +1489,18 @@ def logit(input, eps=None):
         out = functions.logit(input, eps)
         if self_t is None:
             return out
-        no_forward_formula('logit')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.logit_grad(self_t, self_, eps))
+    return attach(result, result_t, ('logit (auto_element_wise)', 'derivatives.yaml', 969, 'logit_grad(self_t, self, eps)'))
 
 
 def erf(input):
-    """Forward derivative of `erf(Tensor self) -> Tensor` (derivatives.yaml:907).
+    """Forward derivative of `erf(Tensor self) -> Tensor` (derivatives.yaml:977).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * 1.1283791670955126 * exp(-(self * self))  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1082,13 +1508,18 @@ def erf(input):
         out = functions.erf(input)
         if self_t is None:
             return out
-        no_forward_formula('erf')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * 1.1283791670955126 * F.exp(-(self_ * self_)))
+    return attach(result, result_t, ('erf (auto_element_wise)', 'derivatives.yaml', 981, 'self_t * 1.1283791670955126 * exp(-(self * self))'))
 
 
 def erfc(input):
-    """Forward derivative of `erfc(Tensor self) -> Tensor` (derivatives.yaml:917).
+    """Forward derivative of `erfc(Tensor self) -> Tensor` (derivatives.yaml:988).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * -1.1283791670955126 * exp(-(self * self))  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1096,13 +1527,18 @@ def erfc(input):
         out = functions.erfc(input)
         if self_t is None:
             return out
-        no_forward_formula('erfc')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * -1.1283791670955126 * F.exp(-(self_ * self_)))
+    return attach(result, result_t, ('erfc (auto_element_wise)', 'derivatives.yaml', 992, 'self_t * -1.1283791670955126 * exp(-(self * self))'))
 
 
 def erfinv(input):
-    """Forward derivative of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:927).
+    """Forward derivative of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:999).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * 0.886226925452758 * exp(result * result)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1110,13 +1546,18 @@ def erfinv(input):
         out = functions.erfinv(input)
         if self_t is None:
             return out
-        no_forward_formula('erfinv')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * 0.886226925452758 * F.exp(result * result))
+    return attach(result, result_t, ('erfinv (auto_element_wise)', 'derivatives.yaml', 1003, 'self_t * 0.886226925452758 * exp(result * result)'))
 
 
 def lgamma(input):
-    """Forward derivative of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:937).
+    """Forward derivative of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1010).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * digamma(self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1124,13 +1565,18 @@ def lgamma(input):
         out = functions.lgamma(input)
         if self_t is None:
             return out
-        no_forward_formula('lgamma')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.digamma(self_))
+    return attach(result, result_t, ('lgamma (auto_element_wise)', 'derivatives.yaml', 1014, 'self_t * digamma(self)'))
 
 
 def digamma(input):
-    """Forward derivative of `digamma(Tensor self) -> Tensor` (derivatives.yaml:946).
+    """Forward derivative of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1020).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * polygamma(1, self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1138,13 +1584,18 @@ def digamma(input):
         out = functions.digamma(input)
         if self_t is None:
             return out
-        no_forward_formula('digamma')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.polygamma(1, self_))
+    return attach(result, result_t, ('digamma (auto_element_wise)', 'derivatives.yaml', 1024, 'self_t * polygamma(1, self)'))
 
 
 def polygamma(n, input):
-    """Forward derivative of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:957).
+    """Forward derivative of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1032).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * polygamma(n + 1, self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1152,13 +1603,18 @@ def polygamma(n, input):
         out = functions.polygamma(n, input)
         if self_t is None:
             return out
-        no_forward_formula('polygamma')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.polygamma(n + 1, self_))
+    return attach(result, result_t, ('polygamma (auto_element_wise)', 'derivatives.yaml', 1035, 'self_t * polygamma(n + 1, self)'))
 
 
 def special_gammaln(input):
-    """Forward derivative of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:968).
+    """Forward derivative of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1044).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * digamma(self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1166,13 +1622,18 @@ def special_gammaln(input):
         out = functions.special_gammaln(input)
         if self_t is None:
             return out
-        no_forward_formula('special_gammaln')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.digamma(self_))
+    return attach(result, result_t, ('special_gammaln (auto_element_wise)', 'derivatives.yaml', 1047, 'self_t * digamma(self)'))
 
 
 def special_psi(input):
-    """Forward derivative of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:977).
+    """Forward derivative of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1054).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * polygamma(1, self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1180,13 +1641,18 @@ def special_psi(input):
         out = functions.special_psi(input)
         if self_t is None:
             return out
-        no_forward_formula('special_psi')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.polygamma(1, self_))
+    return attach(result, result_t, ('special_psi (auto_element_wise)', 'derivatives.yaml', 1057, 'self_t * polygamma(1, self)'))
 
 
 def special_expit(input):
-    """Forward derivative of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:986).
+    """Forward derivative of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1064).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * result * (1 - result)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1194,13 +1660,18 @@ def special_expit(input):
         out = functions.special_expit(input)
         if self_t is None:
             return out
-        no_forward_formula('special_expit')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * result * (1 - result))
+    return attach(result, result_t, ('special_expit (auto_element_wise)', 'derivatives.yaml', 1067, 'self_t * result * (1 - result)'))
 
 
 def sinc(input):
-    """Forward derivative of `sinc(Tensor self) -> Tensor` (derivatives.yaml:996).
+    """Forward derivative of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1075).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sinc_grad(self_t, self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1208,13 +1679,18 @@ def sinc(input):
         out = functions.sinc(input)
         if self_t is None:
             return out
-        no_forward_formula('sinc')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sinc_grad(self_t, self_))
+    return attach(result, result_t, ('sinc (auto_element_wise)', 'derivatives.yaml', 1079, 'sinc_grad(self_t, self)'))
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1011).
+    """Forward derivative of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1091).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t, dim, keepdim, dtype=dtype)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1222,13 +1698,18 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         out = functions.sum(input, dim, keepdim, dtype=dtype)
         if self_t is None:
             return out
-        no_forward_formula('sum')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t, dim, keepdim, dtype=dtype))
+    return attach(result, result_t, ('sum (auto_linear)', 'derivatives.yaml', 1094, 'sum(self_t, dim, keepdim, dtype=dtype)'))
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1026).
+    """Forward derivative of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1107).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: mean(self_t, dim, keepdim, dtype=dtype)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1236,13 +1717,18 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         out = functions.mean(input, dim, keepdim, dtype=dtype)
         if self_t is None:
             return out
-        no_forward_formula('mean')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.mean(self_t, dim, keepdim, dtype=dtype))
+    return attach(result, result_t, ('mean (auto_linear)', 'derivatives.yaml', 1110, 'mean(self_t, dim, keepdim, dtype=dtype)'))
 
 
 def amax(input, dim=None, keepdim=False):
-    """Forward derivative of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1040).
+    """Forward derivative of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1122).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1250,13 +1736,18 @@ def amax(input, dim=None, keepdim=False):
         out = functions.amax(input, dim, keepdim)
         if self_t is None:
             return out
-        no_forward_formula('amax')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, dim), dim, keepdim))
+    return attach(result, result_t, ('amax', 'derivatives.yaml', 1125, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
 
 
 def amin(input, dim=None, keepdim=False):
-    """Forward derivative of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1057).
+    """Forward derivative of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1140).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1264,13 +1755,18 @@ def amin(input, dim=None, keepdim=False):
         out = functions.amin(input, dim, keepdim)
         if self_t is None:
             return out
-        no_forward_formula('amin')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, dim), dim, keepdim))
+    return attach(result, result_t, ('amin', 'derivatives.yaml', 1143, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
 
 
 def max_dim(input, dim, keepdim=False):
-    """Forward derivative of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1066).
+    """Forward derivative of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1150).
 
-        (none: derivatives.yaml has no `result:` for it)
+        values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1278,13 +1774,18 @@ def max_dim(input, dim, keepdim=False):
         out = functions.max_dim(input, dim, keepdim)
         if self_t is None:
             return out
-        no_forward_formula('max.dim')
+        values, indices = out
+        F = formulas()
+        values_t = None
+        if self_t is not None:
+            values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
+    return out._make((attach(values, values_t, ('max.dim', 'derivatives.yaml', 1153, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def max_default(input):
-    """Forward derivative of `max(Tensor self) -> Tensor` (derivatives.yaml:1081).
+    """Forward derivative of `max(Tensor self) -> Tensor` (derivatives.yaml:1166).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * spread_to_extrema(ones_like(result), self, result, None))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1292,13 +1793,18 @@ def max_default(input):
         out = functions.max_default(input)
         if self_t is None:
             return out
-        no_forward_formula('max')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, None)))
+    return attach(result, result_t, ('max', 'derivatives.yaml', 1169, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, None))'))
 
 
 def min_dim(input, dim, keepdim=False):
-    """Forward derivative of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1093).
+    """Forward derivative of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1179).
 
-        (none: derivatives.yaml has no `result:` for it)
+        values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1306,13 +1812,18 @@ def min_dim(input, dim, keepdim=False):
         out = functions.min_dim(input, dim, keepdim)
         if self_t is None:
             return out
-        no_forward_formula('min.dim')
+        values, indices = out
+        F = formulas()
+        values_t = None
+        if self_t is not None:
+            values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
+    return out._make((attach(values, values_t, ('min.dim', 'derivatives.yaml', 1182, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def min_default(input):
-    """Forward derivative of `min(Tensor self) -> Tensor` (derivatives.yaml:1101).
+    """Forward derivative of `min(Tensor self) -> Tensor` (derivatives.yaml:1188).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * spread_to_extrema(ones_like(result), self, result, None))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1320,13 +1831,18 @@ def min_default(input):
         out = functions.min_default(input)
         if self_t is None:
             return out
-        no_forward_formula('min')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, None)))
+    return attach(result, result_t, ('min', 'derivatives.yaml', 1191, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, None))'))
 
 
 def max_other(input, other):
-    """Forward derivative of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1112).
+    """Forward derivative of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1200).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1335,13 +1851,20 @@ def max_other(input, other):
         out = functions.max_other(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('max.other')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'gt')))
+        if other_t is not None:
+            result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'gt')))
+    return attach(result, result_t, ('max.other', 'derivatives.yaml', 1205, 'masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))'))
 
 
 def min_other(input, other):
-    """Forward derivative of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1122).
+    """Forward derivative of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1211).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1350,13 +1873,20 @@ def min_other(input, other):
         out = functions.min_other(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('min.other')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'lt')))
+        if other_t is not None:
+            result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'lt')))
+    return attach(result, result_t, ('min.other', 'derivatives.yaml', 1216, 'masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))'))
 
 
 def logsumexp(input, dim, keepdim=False):
-    """Forward derivative of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1132).
+    """Forward derivative of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1222).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * exp(self - unreduce(result, self.shape, dim)), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1364,13 +1894,18 @@ def logsumexp(input, dim, keepdim=False):
         out = functions.logsumexp(input, dim, keepdim)
         if self_t is None:
             return out
-        no_forward_formula('logsumexp')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.exp(self_ - F.unreduce(result, shape_of(self_), dim)), dim, keepdim))
+    return attach(result, result_t, ('logsumexp', 'derivatives.yaml', 1225, 'sum(self_t * exp(self - unreduce(result, self.shape, dim)), dim, keepdim)'))
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1146).
+    """Forward derivative of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1237).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * prod_backward(ones_like(result), self, result, dim, keepdim), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1378,13 +1913,18 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         out = functions.prod(input, dim, keepdim, dtype=dtype)
         if self_t is None:
             return out
-        no_forward_formula('prod')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.prod_backward(F.ones_like(result), self_, result, dim, keepdim), dim, keepdim))
+    return attach(result, result_t, ('prod', 'derivatives.yaml', 1240, 'sum(self_t * prod_backward(ones_like(result), self, result, dim, keepdim), dim, keepdim)'))
 
 
 def cumsum(input, dim, *, dtype=None):
-    """Forward derivative of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1164).
+    """Forward derivative of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1256).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: cumsum(self_t, dim, dtype=dtype)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1392,13 +1932,18 @@ def cumsum(input, dim, *, dtype=None):
         out = functions.cumsum(input, dim, dtype=dtype)
         if self_t is None:
             return out
-        no_forward_formula('cumsum')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.cumsum(self_t, dim, dtype=dtype))
+    return attach(result, result_t, ('cumsum (auto_linear)', 'derivatives.yaml', 1260, 'cumsum(self_t, dim, dtype=dtype)'))
 
 
 def cumprod(input, dim, *, dtype=None):
-    """Forward derivative of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1177).
+    """Forward derivative of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1270).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('cumprod', [self, dim], {'dtype': dtype}, [self_t])  (via_backward)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1406,13 +1951,18 @@ def cumprod(input, dim, *, dtype=None):
         out = functions.cumprod(input, dim, dtype=dtype)
         if self_t is None:
             return out
-        no_forward_formula('cumprod')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.via_backward('cumprod', [self_, dim], {'dtype': dtype}, [self_t]))
+    return attach(result, result_t, ('cumprod (via_backward)', 'derivatives.yaml', 1274, "via_backward('cumprod', [self, dim], {'dtype': dtype}, [self_t])"))
 
 
 def logcumsumexp(input, dim):
-    """Forward derivative of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1191).
+    """Forward derivative of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1285).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: cumsum(self_t * exp(self - amax(self, dim, True)), dim) * exp(amax(self, dim, True) - result)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1420,13 +1970,18 @@ def logcumsumexp(input, dim):
         out = functions.logcumsumexp(input, dim)
         if self_t is None:
             return out
-        no_forward_formula('logcumsumexp')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.cumsum(self_t * F.exp(self_ - F.amax(self_, dim, True)), dim) * F.exp(F.amax(self_, dim, True) - result))
+    return attach(result, result_t, ('logcumsumexp', 'derivatives.yaml', 1288, 'cumsum(self_t * exp(self - amax(self, dim, True)), dim) * exp(amax(self, dim, True) - result)'))
 
 
 def var_default(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1201).
+    """Forward derivative of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1296).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * var_backward(ones_like(result), self, dim, correction, keepdim), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1434,13 +1989,18 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         out = functions.var_default(input, dim, correction=correction, keepdim=keepdim)
         if self_t is None:
             return out
-        no_forward_formula('var')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, dim, correction, keepdim), dim, keepdim))
+    return attach(result, result_t, ('var', 'derivatives.yaml', 1299, 'sum(self_t * var_backward(ones_like(result), self, dim, correction, keepdim), dim, keepdim)'))
 
 
 def std_default(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1212).
+    """Forward derivative of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1308).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * std_backward(ones_like(result), self, result, dim, correction, keepdim), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1448,13 +2008,18 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         out = functions.std_default(input, dim, correction=correction, keepdim=keepdim)
         if self_t is None:
             return out
-        no_forward_formula('std')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, dim, correction, keepdim), dim, keepdim))
+    return attach(result, result_t, ('std', 'derivatives.yaml', 1311, 'sum(self_t * std_backward(ones_like(result), self, result, dim, correction, keepdim), dim, keepdim)'))
 
 
 def var_dim(input, dim, unbiased=True, keepdim=False):
-    """Forward derivative of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1225).
+    """Forward derivative of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1322).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * var_backward(ones_like(result), self, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1462,13 +2027,18 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         out = functions.var_dim(input, dim, unbiased, keepdim)
         if self_t is None:
             return out
-        no_forward_formula('var.dim')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, dim, F.unbiased_correction(unbiased), keepdim), dim, keepdim))
+    return attach(result, result_t, ('var.dim', 'derivatives.yaml', 1325, 'sum(self_t * var_backward(ones_like(result), self, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
 
 
 def var_unbiased(input, unbiased=True):
-    """Forward derivative of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1232).
+    """Forward derivative of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1330).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * var_backward(ones_like(result), self, None, unbiased_correction(unbiased), False))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1476,13 +2046,18 @@ def var_unbiased(input, unbiased=True):
         out = functions.var_unbiased(input, unbiased)
         if self_t is None:
             return out
-        no_forward_formula('var.unbiased')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, None, F.unbiased_correction(unbiased), False)))
+    return attach(result, result_t, ('var.unbiased', 'derivatives.yaml', 1333, 'sum(self_t * var_backward(ones_like(result), self, None, unbiased_correction(unbiased), False))'))
 
 
 def std_dim(input, dim, unbiased=True, keepdim=False):
-    """Forward derivative of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1239).
+    """Forward derivative of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1338).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * std_backward(ones_like(result), self, result, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1490,13 +2065,18 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         out = functions.std_dim(input, dim, unbiased, keepdim)
         if self_t is None:
             return out
-        no_forward_formula('std.dim')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, dim, F.unbiased_correction(unbiased), keepdim), dim, keepdim))
+    return attach(result, result_t, ('std.dim', 'derivatives.yaml', 1341, 'sum(self_t * std_backward(ones_like(result), self, result, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
 
 
 def std_unbiased(input, unbiased=True):
-    """Forward derivative of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1246).
+    """Forward derivative of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1346).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * std_backward(ones_like(result), self, result, None, unbiased_correction(unbiased), False))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1504,13 +2084,19 @@ def std_unbiased(input, unbiased=True):
         out = functions.std_unbiased(input, unbiased)
         if self_t is None:
             return out
-        no_forward_formula('std.unbiased')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, None, F.unbiased_correction(unbiased), False)))
+    return attach(result, result_t, ('std.unbiased', 'derivatives.yaml', 1349, 'sum(self_t * std_backward(ones_like(result), self, result, None, unbiased_correction(unbiased), False))'))
 
 
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1253).
+    """Forward derivative of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1354).
 
-        (none: derivatives.yaml has no `result:` for it)
+        var: sum(self_t * var_backward(ones_like(var), self, dim, correction, keepdim), dim, keepdim)
+        mean: mean(self_t, dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1518,13 +2104,21 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         out = functions.var_mean(input, dim, correction=correction, keepdim=keepdim)
         if self_t is None:
             return out
-        no_forward_formula('var_mean')
+        var, mean = out
+        F = formulas()
+        var_t = mean_t = None
+        if self_t is not None:
+            var_t = add_term(var_t, F.sum(self_t * F.var_backward(F.ones_like(var), self_, dim, correction, keepdim), dim, keepdim))
+        if self_t is not None:
+            mean_t = add_term(mean_t, F.mean(self_t, dim, keepdim))
+    return out._make((attach(var, var_t, ('var_mean', 'derivatives.yaml', 1357, 'sum(self_t * var_backward(ones_like(var), self, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('var_mean', 'derivatives.yaml', 1358, 'mean(self_t, dim, keepdim)')),))
 
 
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1261).
+    """Forward derivative of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1364).
 
-        (none: derivatives.yaml has no `result:` for it)
+        std: sum(self_t * std_backward(ones_like(std), self, std, dim, correction, keepdim), dim, keepdim)
+        mean: mean(self_t, dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1532,13 +2126,20 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         out = functions.std_mean(input, dim, correction=correction, keepdim=keepdim)
         if self_t is None:
             return out
-        no_forward_formula('std_mean')
+        std, mean = out
+        F = formulas()
+        std_t = mean_t = None
+        if self_t is not None:
+            std_t = add_term(std_t, F.sum(self_t * F.std_backward(F.ones_like(std), self_, std, dim, correction, keepdim), dim, keepdim))
+        if self_t is not None:
+            mean_t = add_term(mean_t, F.mean(self_t, dim, keepdim))
+    return out._make((attach(std, std_t, ('std_mean', 'derivatives.yaml', 1367, 'sum(self_t * std_backward(ones_like(std), self, std, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('std_mean', 'derivatives.yaml', 1368, 'mean(self_t, dim, keepdim)')),))
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1269).
+    """Forward derivative of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1374).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * nansum_backward(ones_like(result), self, dim), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1546,13 +2147,18 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         out = functions.nansum(input, dim, keepdim, dtype=dtype)
         if self_t is None:
             return out
-        no_forward_formula('nansum')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.nansum_backward(F.ones_like(result), self_, dim), dim, keepdim))
+    return attach(result, result_t, ('nansum', 'derivatives.yaml', 1377, 'sum(self_t * nansum_backward(ones_like(result), self, dim), dim, keepdim)'))
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1277).
+    """Forward derivative of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1383).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * nanmean_backward(ones_like(result), self, dim), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1560,13 +2166,18 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         out = functions.nanmean(input, dim, keepdim, dtype=dtype)
         if self_t is None:
             return out
-        no_forward_formula('nanmean')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.nanmean_backward(F.ones_like(result), self_, dim), dim, keepdim))
+    return attach(result, result_t, ('nanmean', 'derivatives.yaml', 1386, 'sum(self_t * nanmean_backward(ones_like(result), self, dim), dim, keepdim)'))
 
 
 def median_dim(input, dim, keepdim=False):
-    """Forward derivative of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1287).
+    """Forward derivative of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1394).
 
-        (none: derivatives.yaml has no `result:` for it)
+        values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1574,13 +2185,18 @@ def median_dim(input, dim, keepdim=False):
         out = functions.median_dim(input, dim, keepdim)
         if self_t is None:
             return out
-        no_forward_formula('median.dim')
+        values, indices = out
+        F = formulas()
+        values_t = None
+        if self_t is not None:
+            values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
+    return out._make((attach(values, values_t, ('median.dim', 'derivatives.yaml', 1397, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def median_default(input):
-    """Forward derivative of `median(Tensor self) -> Tensor` (derivatives.yaml:1295).
+    """Forward derivative of `median(Tensor self) -> Tensor` (derivatives.yaml:1403).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * evenly_distribute(ones_like(result), self, result))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1588,13 +2204,18 @@ def median_default(input):
         out = functions.median_default(input)
         if self_t is None:
             return out
-        no_forward_formula('median')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.evenly_distribute(F.ones_like(result), self_, result)))
+    return attach(result, result_t, ('median', 'derivatives.yaml', 1406, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
 
 
 def cummax(input, dim):
-    """Forward derivative of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1306).
+    """Forward derivative of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1415).
 
-        (none: derivatives.yaml has no `result:` for it)
+        values: gather(self_t, dim, indices)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1602,13 +2223,18 @@ def cummax(input, dim):
         out = functions.cummax(input, dim)
         if self_t is None:
             return out
-        no_forward_formula('cummax')
+        values, indices = out
+        F = formulas()
+        values_t = None
+        if self_t is not None:
+            values_t = add_term(values_t, F.gather(self_t, dim, indices))
+    return out._make((attach(values, values_t, ('cummax', 'derivatives.yaml', 1418, 'gather(self_t, dim, indices)')), indices,))
 
 
 def cummin(input, dim):
-    """Forward derivative of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1314).
+    """Forward derivative of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1424).
 
-        (none: derivatives.yaml has no `result:` for it)
+        values: gather(self_t, dim, indices)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1616,13 +2242,19 @@ def cummin(input, dim):
         out = functions.cummin(input, dim)
         if self_t is None:
             return out
-        no_forward_formula('cummin')
+        values, indices = out
+        F = formulas()
+        values_t = None
+        if self_t is not None:
+            values_t = add_term(values_t, F.gather(self_t, dim, indices))
+    return out._make((attach(values, values_t, ('cummin', 'derivatives.yaml', 1427, 'gather(self_t, dim, indices)')), indices,))
 
 
 def aminmax(input, *, dim=None, keepdim=False):
-    """Forward derivative of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1322).
+    """Forward derivative of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1433).
 
-        (none: derivatives.yaml has no `result:` for it)
+        min: sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)
+        max: sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1630,13 +2262,20 @@ def aminmax(input, *, dim=None, keepdim=False):
         out = functions.aminmax(input, dim=dim, keepdim=keepdim)
         if self_t is None:
             return out
-        no_forward_formula('aminmax')
+        min, max = out
+        F = formulas()
+        min_t = max_t = None
+        if self_t is not None:
+            min_t = add_term(min_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(min), self_, min, dim), dim, keepdim))
+        if self_t is not None:
+            max_t = add_term(max_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(max), self_, max, dim), dim, keepdim))
+    return out._make((attach(min, min_t, ('aminmax', 'derivatives.yaml', 1436, 'sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)')), attach(max, max_t, ('aminmax', 'derivatives.yaml', 1437, 'sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)')),))
 
 
 def sort(input, dim=-1, descending=False, *, stable=False):
-    """Forward derivative of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1375).
+    """Forward derivative of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1488).
 
-        (none: derivatives.yaml has no `result:` for it)
+        values: gather(self_t, dim, indices)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1644,13 +2283,18 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         out = functions.sort(input, dim, descending, stable=stable)
         if self_t is None:
             return out
-        no_forward_formula('sort')
+        values, indices = out
+        F = formulas()
+        values_t = None
+        if self_t is not None:
+            values_t = add_term(values_t, F.gather(self_t, dim, indices))
+    return out._make((attach(values, values_t, ('sort', 'derivatives.yaml', 1491, 'gather(self_t, dim, indices)')), indices,))
 
 
 def msort(input):
-    """Forward derivative of `msort(Tensor self) -> Tensor` (derivatives.yaml:1394).
+    """Forward derivative of `msort(Tensor self) -> Tensor` (derivatives.yaml:1508).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: gather(self_t, 0, argsort(self, 0))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1658,13 +2302,18 @@ def msort(input):
         out = functions.msort(input)
         if self_t is None:
             return out
-        no_forward_formula('msort')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.gather(self_t, 0, F.argsort(self_, 0)))
+    return attach(result, result_t, ('msort', 'derivatives.yaml', 1511, 'gather(self_t, 0, argsort(self, 0))'))
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    """Forward derivative of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1400).
+    """Forward derivative of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1515).
 
-        (none: derivatives.yaml has no `result:` for it)
+        values: gather(self_t, dim, indices)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1672,13 +2321,18 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         out = functions.topk(input, k, dim, largest, sorted)
         if self_t is None:
             return out
-        no_forward_formula('topk')
+        values, indices = out
+        F = formulas()
+        values_t = None
+        if self_t is not None:
+            values_t = add_term(values_t, F.gather(self_t, dim, indices))
+    return out._make((attach(values, values_t, ('topk', 'derivatives.yaml', 1518, 'gather(self_t, dim, indices)')), indices,))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
-    """Forward derivative of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1408).
+    """Forward derivative of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1524).
 
-        (none: derivatives.yaml has no `result:` for it)
+        values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1686,13 +2340,18 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         out = functions.kthvalue(input, k, dim, keepdim)
         if self_t is None:
             return out
-        no_forward_formula('kthvalue')
+        values, indices = out
+        F = formulas()
+        values_t = None
+        if self_t is not None:
+            values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
+    return out._make((attach(values, values_t, ('kthvalue', 'derivatives.yaml', 1527, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def reshape(input, shape):
-    """Forward derivative of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1423).
+    """Forward derivative of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1540).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: reshape(self_t, shape)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1700,13 +2359,18 @@ def reshape(input, shape):
         out = functions.reshape(input, shape)
         if self_t is None:
             return out
-        no_forward_formula('reshape')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.reshape(self_t, shape))
+    return attach(result, result_t, ('reshape (auto_linear)', 'derivatives.yaml', 1543, 'reshape(self_t, shape)'))
 
 
 def transpose(input, dim0, dim1):
-    """Forward derivative of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1435).
+    """Forward derivative of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1553).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: transpose(self_t, dim0, dim1)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1714,13 +2378,18 @@ def transpose(input, dim0, dim1):
         out = functions.transpose(input, dim0, dim1)
         if self_t is None:
             return out
-        no_forward_formula('transpose')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.transpose(self_t, dim0, dim1))
+    return attach(result, result_t, ('transpose (auto_linear)', 'derivatives.yaml', 1556, 'transpose(self_t, dim0, dim1)'))
 
 
 def permute(input, dims):
-    """Forward derivative of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1446).
+    """Forward derivative of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1565).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: permute(self_t, dims)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1728,13 +2397,18 @@ def permute(input, dims):
         out = functions.permute(input, dims)
         if self_t is None:
             return out
-        no_forward_formula('permute')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.permute(self_t, dims))
+    return attach(result, result_t, ('permute (auto_linear)', 'derivatives.yaml', 1568, 'permute(self_t, dims)'))
 
 
 def expand(input, size):
-    """Forward derivative of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1457).
+    """Forward derivative of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1577).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: expand(self_t, size)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1742,13 +2416,18 @@ def expand(input, size):
         out = functions.expand(input, size)
         if self_t is None:
             return out
-        no_forward_formula('expand')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.expand(self_t, size))
+    return attach(result, result_t, ('expand (auto_linear)', 'derivatives.yaml', 1580, 'expand(self_t, size)'))
 
 
 def squeeze(input, dim=None):
-    """Forward derivative of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1470).
+    """Forward derivative of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1591).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: squeeze(self_t, dim)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1756,13 +2435,18 @@ def squeeze(input, dim=None):
         out = functions.squeeze(input, dim)
         if self_t is None:
             return out
-        no_forward_formula('squeeze')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.squeeze(self_t, dim))
+    return attach(result, result_t, ('squeeze (auto_linear)', 'derivatives.yaml', 1594, 'squeeze(self_t, dim)'))
 
 
 def unsqueeze(input, dim):
-    """Forward derivative of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1484).
+    """Forward derivative of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1606).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: unsqueeze(self_t, dim)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1770,13 +2454,18 @@ def unsqueeze(input, dim):
         out = functions.unsqueeze(input, dim)
         if self_t is None:
             return out
-        no_forward_formula('unsqueeze')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.unsqueeze(self_t, dim))
+    return attach(result, result_t, ('unsqueeze (auto_linear)', 'derivatives.yaml', 1609, 'unsqueeze(self_t, dim)'))
 
 
 def view(input, size):
-    """Forward derivative of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1495).
+    """Forward derivative of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1618).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: view(self_t, size)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1784,13 +2473,18 @@ def view(input, size):
         out = functions.view(input, size)
         if self_t is None:
             return out
-        no_forward_formula('view')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.view(self_t, size))
+    return attach(result, result_t, ('view (auto_linear)', 'derivatives.yaml', 1621, 'view(self_t, size)'))
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    """Forward derivative of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1506).
+    """Forward derivative of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1630).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: flatten(self_t, start_dim, end_dim)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1798,13 +2492,18 @@ def flatten(input, start_dim=0, end_dim=-1):
         out = functions.flatten(input, start_dim, end_dim)
         if self_t is None:
             return out
-        no_forward_formula('flatten')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.flatten(self_t, start_dim, end_dim))
+    return attach(result, result_t, ('flatten (auto_linear)', 'derivatives.yaml', 1633, 'flatten(self_t, start_dim, end_dim)'))
 
 
 def unflatten(input, dim, sizes):
-    """Forward derivative of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1517).
+    """Forward derivative of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1642).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: unflatten(self_t, dim, sizes)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1812,13 +2511,18 @@ def unflatten(input, dim, sizes):
         out = functions.unflatten(input, dim, sizes)
         if self_t is None:
             return out
-        no_forward_formula('unflatten')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.unflatten(self_t, dim, sizes))
+    return attach(result, result_t, ('unflatten (auto_linear)', 'derivatives.yaml', 1645, 'unflatten(self_t, dim, sizes)'))
 
 
 def swapaxes(input, axis0, axis1):
-    """Forward derivative of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1525).
+    """Forward derivative of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1651).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: swapaxes(self_t, axis0, axis1)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1826,13 +2530,18 @@ def swapaxes(input, axis0, axis1):
         out = functions.swapaxes(input, axis0, axis1)
         if self_t is None:
             return out
-        no_forward_formula('swapaxes')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.swapaxes(self_t, axis0, axis1))
+    return attach(result, result_t, ('swapaxes (auto_linear)', 'derivatives.yaml', 1654, 'swapaxes(self_t, axis0, axis1)'))
 
 
 def swapdims(input, dim0, dim1):
-    """Forward derivative of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1532).
+    """Forward derivative of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1659).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: swapdims(self_t, dim0, dim1)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1840,13 +2549,18 @@ def swapdims(input, dim0, dim1):
         out = functions.swapdims(input, dim0, dim1)
         if self_t is None:
             return out
-        no_forward_formula('swapdims')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.swapdims(self_t, dim0, dim1))
+    return attach(result, result_t, ('swapdims (auto_linear)', 'derivatives.yaml', 1662, 'swapdims(self_t, dim0, dim1)'))
 
 
 def movedim(input, source, destination):
-    """Forward derivative of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1539).
+    """Forward derivative of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1667).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: movedim(self_t, source, destination)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1854,13 +2568,18 @@ def movedim(input, source, destination):
         out = functions.movedim(input, source, destination)
         if self_t is None:
             return out
-        no_forward_formula('movedim')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.movedim(self_t, source, destination))
+    return attach(result, result_t, ('movedim (auto_linear)', 'derivatives.yaml', 1670, 'movedim(self_t, source, destination)'))
 
 
 def moveaxis(input, source, destination):
-    """Forward derivative of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1547).
+    """Forward derivative of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1676).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: moveaxis(self_t, source, destination)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1868,13 +2587,18 @@ def moveaxis(input, source, destination):
         out = functions.moveaxis(input, source, destination)
         if self_t is None:
             return out
-        no_forward_formula('moveaxis')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.moveaxis(self_t, source, destination))
+    return attach(result, result_t, ('moveaxis (auto_linear)', 'derivatives.yaml', 1679, 'moveaxis(self_t, source, destination)'))
 
 
 def t(input):
-    """Forward derivative of `t(Tensor self) -> Tensor` (derivatives.yaml:1554).
+    """Forward derivative of `t(Tensor self) -> Tensor` (derivatives.yaml:1684).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: t(self_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1882,13 +2606,18 @@ def t(input):
         out = functions.t(input)
         if self_t is None:
             return out
-        no_forward_formula('t')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.t(self_t))
+    return attach(result, result_t, ('t (auto_linear)', 'derivatives.yaml', 1687, 't(self_t)'))
 
 
 def expand_as(input, other):
-    """Forward derivative of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1563).
+    """Forward derivative of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1694).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: expand_as(self_t, other)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1896,13 +2625,18 @@ def expand_as(input, other):
         out = functions.expand_as(input, other)
         if self_t is None:
             return out
-        no_forward_formula('expand_as')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.expand_as(self_t, other))
+    return attach(result, result_t, ('expand_as (auto_linear)', 'derivatives.yaml', 1698, 'expand_as(self_t, other)'))
 
 
 def broadcast_to(input, size):
-    """Forward derivative of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1572).
+    """Forward derivative of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1704).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: broadcast_to(self_t, size)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1910,13 +2644,18 @@ def broadcast_to(input, size):
         out = functions.broadcast_to(input, size)
         if self_t is None:
             return out
-        no_forward_formula('broadcast_to')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.broadcast_to(self_t, size))
+    return attach(result, result_t, ('broadcast_to (auto_linear)', 'derivatives.yaml', 1707, 'broadcast_to(self_t, size)'))
 
 
 def narrow(input, dim, start, length):
-    """Forward derivative of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1580).
+    """Forward derivative of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1713).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: narrow(self_t, dim, start, length)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1924,13 +2663,18 @@ def narrow(input, dim, start, length):
         out = functions.narrow(input, dim, start, length)
         if self_t is None:
             return out
-        no_forward_formula('narrow')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.narrow(self_t, dim, start, length))
+    return attach(result, result_t, ('narrow (auto_linear)', 'derivatives.yaml', 1716, 'narrow(self_t, dim, start, length)'))
 
 
 def select(input, dim, index):
-    """Forward derivative of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1590).
+    """Forward derivative of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1724).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: select(self_t, dim, index)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1938,13 +2682,18 @@ def select(input, dim, index):
         out = functions.select(input, dim, index)
         if self_t is None:
             return out
-        no_forward_formula('select')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.select(self_t, dim, index))
+    return attach(result, result_t, ('select (auto_linear)', 'derivatives.yaml', 1727, 'select(self_t, dim, index)'))
 
 
 def view_as(input, other):
-    """Forward derivative of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1598).
+    """Forward derivative of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1733).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: view_as(self_t, other)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1952,13 +2701,18 @@ def view_as(input, other):
         out = functions.view_as(input, other)
         if self_t is None:
             return out
-        no_forward_formula('view_as')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.view_as(self_t, other))
+    return attach(result, result_t, ('view_as (auto_linear)', 'derivatives.yaml', 1737, 'view_as(self_t, other)'))
 
 
 def reshape_as(input, other):
-    """Forward derivative of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1607).
+    """Forward derivative of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1743).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: reshape_as(self_t, other)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1966,13 +2720,18 @@ def reshape_as(input, other):
         out = functions.reshape_as(input, other)
         if self_t is None:
             return out
-        no_forward_formula('reshape_as')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.reshape_as(self_t, other))
+    return attach(result, result_t, ('reshape_as (auto_linear)', 'derivatives.yaml', 1747, 'reshape_as(self_t, other)'))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """Forward derivative of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1616).
+    """Forward derivative of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1753).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: diagonal(self_t, offset, dim1, dim2)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1980,13 +2739,18 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         out = functions.diagonal(input, offset, dim1, dim2)
         if self_t is None:
             return out
-        no_forward_formula('diagonal')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.diagonal(self_t, offset, dim1, dim2))
+    return attach(result, result_t, ('diagonal (auto_linear)', 'derivatives.yaml', 1756, 'diagonal(self_t, offset, dim1, dim2)'))
 
 
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
-    """Forward derivative of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1627).
+    """Forward derivative of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1765).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: diagonal_backward(self_t, input_sizes, offset, dim1, dim2)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1994,39 +2758,54 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         out = functions.diagonal_backward(input, input_sizes, offset, dim1, dim2)
         if self_t is None:
             return out
-        no_forward_formula('diagonal_backward')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.diagonal_backward(self_t, input_sizes, offset, dim1, dim2))
+    return attach(result, result_t, ('diagonal_backward (auto_linear)', 'derivatives.yaml', 1768, 'diagonal_backward(self_t, input_sizes, offset, dim1, dim2)'))
 
 
 def cat(tensors, dim=0):
-    """Forward derivative of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1637).
+    """Forward derivative of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1776).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: cat(tensors_t, dim)  (auto_linear)
     """
     tensors_t = tangents_of(tensors)
     with PAUSED:
         out = functions.cat(tensors, dim)
         if tensors_t is None:
             return out
-        no_forward_formula('cat')
+        result = out
+        F = formulas()
+        result_t = None
+        if tensors_t is not None:
+            result_t = add_term(result_t, F.cat(tensors_t, dim))
+    return attach(result, result_t, ('cat (auto_linear)', 'derivatives.yaml', 1779, 'cat(tensors_t, dim)'))
 
 
 def stack(tensors, dim=0):
-    """Forward derivative of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1648).
+    """Forward derivative of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1788).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: stack(tensors_t, dim)  (auto_linear)
     """
     tensors_t = tangents_of(tensors)
     with PAUSED:
         out = functions.stack(tensors, dim)
         if tensors_t is None:
             return out
-        no_forward_formula('stack')
+        result = out
+        F = formulas()
+        result_t = None
+        if tensors_t is not None:
+            result_t = add_term(result_t, F.stack(tensors_t, dim))
+    return attach(result, result_t, ('stack (auto_linear)', 'derivatives.yaml', 1791, 'stack(tensors_t, dim)'))
 
 
 def split(input, split_size_or_sections, dim=0):
-    """Forward derivative of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1659).
+    """Forward derivative of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1800).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: split(self_t, split_size_or_sections, dim)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2034,13 +2813,18 @@ def split(input, split_size_or_sections, dim=0):
         out = functions.split(input, split_size_or_sections, dim)
         if self_t is None:
             return out
-        no_forward_formula('split')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.split(self_t, split_size_or_sections, dim))
+    return result if result_t is None else [attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 1803, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)]
 
 
 def chunk(input, chunks, dim=0):
-    """Forward derivative of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1669).
+    """Forward derivative of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1811).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: chunk(self_t, chunks, dim)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2048,13 +2832,18 @@ def chunk(input, chunks, dim=0):
         out = functions.chunk(input, chunks, dim)
         if self_t is None:
             return out
-        no_forward_formula('chunk')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.chunk(self_t, chunks, dim))
+    return result if result_t is None else [attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 1814, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)]
 
 
 def unbind(input, dim=0):
-    """Forward derivative of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1677).
+    """Forward derivative of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1820).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: unbind(self_t, dim)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2062,13 +2851,18 @@ def unbind(input, dim=0):
         out = functions.unbind(input, dim)
         if self_t is None:
             return out
-        no_forward_formula('unbind')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.unbind(self_t, dim))
+    return result if result_t is None else [attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 1823, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)]
 
 
 def flip(input, dims):
-    """Forward derivative of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1687).
+    """Forward derivative of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1831).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: flip(self_t, dims)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2076,13 +2870,18 @@ def flip(input, dims):
         out = functions.flip(input, dims)
         if self_t is None:
             return out
-        no_forward_formula('flip')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.flip(self_t, dims))
+    return attach(result, result_t, ('flip (auto_linear)', 'derivatives.yaml', 1834, 'flip(self_t, dims)'))
 
 
 def roll(input, shifts, dims=None):
-    """Forward derivative of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1695).
+    """Forward derivative of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1840).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: roll(self_t, shifts, dims)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2090,13 +2889,18 @@ def roll(input, shifts, dims=None):
         out = functions.roll(input, shifts, dims)
         if self_t is None:
             return out
-        no_forward_formula('roll')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.roll(self_t, shifts, dims))
+    return attach(result, result_t, ('roll (auto_linear)', 'derivatives.yaml', 1843, 'roll(self_t, shifts, dims)'))
 
 
 def repeat(input, repeats):
-    """Forward derivative of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1703).
+    """Forward derivative of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1849).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: repeat(self_t, repeats)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2104,13 +2908,18 @@ def repeat(input, repeats):
         out = functions.repeat(input, repeats)
         if self_t is None:
             return out
-        no_forward_formula('repeat')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.repeat(self_t, repeats))
+    return attach(result, result_t, ('repeat (auto_linear)', 'derivatives.yaml', 1852, 'repeat(self_t, repeats)'))
 
 
 def tile(input, dims):
-    """Forward derivative of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1714).
+    """Forward derivative of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1861).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: tile(self_t, dims)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2118,13 +2927,18 @@ def tile(input, dims):
         out = functions.tile(input, dims)
         if self_t is None:
             return out
-        no_forward_formula('tile')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.tile(self_t, dims))
+    return attach(result, result_t, ('tile (auto_linear)', 'derivatives.yaml', 1864, 'tile(self_t, dims)'))
 
 
 def tril(input, diagonal=0):
-    """Forward derivative of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1721).
+    """Forward derivative of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1869).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: tril(self_t, diagonal)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2132,13 +2946,18 @@ def tril(input, diagonal=0):
         out = functions.tril(input, diagonal)
         if self_t is None:
             return out
-        no_forward_formula('tril')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.tril(self_t, diagonal))
+    return attach(result, result_t, ('tril (auto_linear)', 'derivatives.yaml', 1873, 'tril(self_t, diagonal)'))
 
 
 def triu(input, diagonal=0):
-    """Forward derivative of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1729).
+    """Forward derivative of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1878).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: triu(self_t, diagonal)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2146,13 +2965,18 @@ def triu(input, diagonal=0):
         out = functions.triu(input, diagonal)
         if self_t is None:
             return out
-        no_forward_formula('triu')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.triu(self_t, diagonal))
+    return attach(result, result_t, ('triu (auto_linear)', 'derivatives.yaml', 1882, 'triu(self_t, diagonal)'))
 
 
 def diag(input, diagonal=0):
-    """Forward derivative of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1737).
+    """Forward derivative of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1887).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: diag(self_t, diagonal)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2160,13 +2984,18 @@ def diag(input, diagonal=0):
         out = functions.diag(input, diagonal)
         if self_t is None:
             return out
-        no_forward_formula('diag')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.diag(self_t, diagonal))
+    return attach(result, result_t, ('diag (auto_linear)', 'derivatives.yaml', 1890, 'diag(self_t, diagonal)'))
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """Forward derivative of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1745).
+    """Forward derivative of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1896).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: diag_embed(self_t, offset, dim1, dim2)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2174,13 +3003,18 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         out = functions.diag_embed(input, offset, dim1, dim2)
         if self_t is None:
             return out
-        no_forward_formula('diag_embed')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.diag_embed(self_t, offset, dim1, dim2))
+    return attach(result, result_t, ('diag_embed (auto_linear)', 'derivatives.yaml', 1899, 'diag_embed(self_t, offset, dim1, dim2)'))
 
 
 def ravel(input):
-    """Forward derivative of `ravel(Tensor self) -> Tensor` (derivatives.yaml:1757).
+    """Forward derivative of `ravel(Tensor self) -> Tensor` (derivatives.yaml:1909).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: ravel(self_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2188,13 +3022,18 @@ def ravel(input):
         out = functions.ravel(input)
         if self_t is None:
             return out
-        no_forward_formula('ravel')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.ravel(self_t))
+    return attach(result, result_t, ('ravel (auto_linear)', 'derivatives.yaml', 1912, 'ravel(self_t)'))
 
 
 def atleast_1d(input):
-    """Forward derivative of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:1766).
+    """Forward derivative of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:1919).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: atleast_1d(self_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2202,13 +3041,18 @@ def atleast_1d(input):
         out = functions.atleast_1d(input)
         if self_t is None:
             return out
-        no_forward_formula('atleast_1d')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.atleast_1d(self_t))
+    return attach(result, result_t, ('atleast_1d (auto_linear)', 'derivatives.yaml', 1922, 'atleast_1d(self_t)'))
 
 
 def atleast_2d(input):
-    """Forward derivative of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:1772).
+    """Forward derivative of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:1926).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: atleast_2d(self_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2216,13 +3060,18 @@ def atleast_2d(input):
         out = functions.atleast_2d(input)
         if self_t is None:
             return out
-        no_forward_formula('atleast_2d')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.atleast_2d(self_t))
+    return attach(result, result_t, ('atleast_2d (auto_linear)', 'derivatives.yaml', 1929, 'atleast_2d(self_t)'))
 
 
 def atleast_3d(input):
-    """Forward derivative of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:1778).
+    """Forward derivative of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:1933).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: atleast_3d(self_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2230,78 +3079,108 @@ def atleast_3d(input):
         out = functions.atleast_3d(input)
         if self_t is None:
             return out
-        no_forward_formula('atleast_3d')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.atleast_3d(self_t))
+    return attach(result, result_t, ('atleast_3d (auto_linear)', 'derivatives.yaml', 1936, 'atleast_3d(self_t)'))
 
 
 def hstack(tensors):
-    """Forward derivative of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1784).
+    """Forward derivative of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1940).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: hstack(tensors_t)  (auto_linear)
     """
     tensors_t = tangents_of(tensors)
     with PAUSED:
         out = functions.hstack(tensors)
         if tensors_t is None:
             return out
-        no_forward_formula('hstack')
+        result = out
+        F = formulas()
+        result_t = None
+        if tensors_t is not None:
+            result_t = add_term(result_t, F.hstack(tensors_t))
+    return attach(result, result_t, ('hstack (auto_linear)', 'derivatives.yaml', 1943, 'hstack(tensors_t)'))
 
 
 def vstack(tensors):
-    """Forward derivative of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1792).
+    """Forward derivative of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1949).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: vstack(tensors_t)  (auto_linear)
     """
     tensors_t = tangents_of(tensors)
     with PAUSED:
         out = functions.vstack(tensors)
         if tensors_t is None:
             return out
-        no_forward_formula('vstack')
+        result = out
+        F = formulas()
+        result_t = None
+        if tensors_t is not None:
+            result_t = add_term(result_t, F.vstack(tensors_t))
+    return attach(result, result_t, ('vstack (auto_linear)', 'derivatives.yaml', 1952, 'vstack(tensors_t)'))
 
 
 def row_stack(tensors):
-    """Forward derivative of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1800).
+    """Forward derivative of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1958).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: row_stack(tensors_t)  (auto_linear)
     """
     tensors_t = tangents_of(tensors)
     with PAUSED:
         out = functions.row_stack(tensors)
         if tensors_t is None:
             return out
-        no_forward_formula('row_stack')
+        result = out
+        F = formulas()
+        result_t = None
+        if tensors_t is not None:
+            result_t = add_term(result_t, F.row_stack(tensors_t))
+    return attach(result, result_t, ('row_stack (auto_linear)', 'derivatives.yaml', 1961, 'row_stack(tensors_t)'))
 
 
 def dstack(tensors):
-    """Forward derivative of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1806).
+    """Forward derivative of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1965).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: dstack(tensors_t)  (auto_linear)
     """
     tensors_t = tangents_of(tensors)
     with PAUSED:
         out = functions.dstack(tensors)
         if tensors_t is None:
             return out
-        no_forward_formula('dstack')
+        result = out
+        F = formulas()
+        result_t = None
+        if tensors_t is not None:
+            result_t = add_term(result_t, F.dstack(tensors_t))
+    return attach(result, result_t, ('dstack (auto_linear)', 'derivatives.yaml', 1968, 'dstack(tensors_t)'))
 
 
 def column_stack(tensors):
-    """Forward derivative of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1814).
+    """Forward derivative of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1974).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: column_stack(tensors_t)  (auto_linear)
     """
     tensors_t = tangents_of(tensors)
     with PAUSED:
         out = functions.column_stack(tensors)
         if tensors_t is None:
             return out
-        no_forward_formula('column_stack')
+        result = out
+        F = formulas()
+        result_t = None
+        if tensors_t is not None:
+            result_t = add_term(result_t, F.column_stack(tensors_t))
+    return attach(result, result_t, ('column_stack (auto_linear)', 'derivatives.yaml', 1977, 'column_stack(tensors_t)'))
 
 
 def tensor_split(input, indices_or_sections, dim=0):
-    """Forward derivative of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1822).
+    """Forward derivative of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1983).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: tensor_split(self_t, indices_or_sections, dim)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2309,13 +3188,18 @@ def tensor_split(input, indices_or_sections, dim=0):
         out = functions.tensor_split(input, indices_or_sections, dim)
         if self_t is None:
             return out
-        no_forward_formula('tensor_split')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.tensor_split(self_t, indices_or_sections, dim))
+    return result if result_t is None else [attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 1986, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)]
 
 
 def hsplit(input, indices_or_sections):
-    """Forward derivative of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:1831).
+    """Forward derivative of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:1993).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: hsplit(self_t, indices_or_sections)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2323,13 +3207,18 @@ def hsplit(input, indices_or_sections):
         out = functions.hsplit(input, indices_or_sections)
         if self_t is None:
             return out
-        no_forward_formula('hsplit')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.hsplit(self_t, indices_or_sections))
+    return result if result_t is None else [attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 1996, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
 
 
 def vsplit(input, indices_or_sections):
-    """Forward derivative of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:1839).
+    """Forward derivative of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2002).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: vsplit(self_t, indices_or_sections)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2337,13 +3226,18 @@ def vsplit(input, indices_or_sections):
         out = functions.vsplit(input, indices_or_sections)
         if self_t is None:
             return out
-        no_forward_formula('vsplit')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.vsplit(self_t, indices_or_sections))
+    return result if result_t is None else [attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2005, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
 
 
 def dsplit(input, indices_or_sections):
-    """Forward derivative of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:1845).
+    """Forward derivative of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2009).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: dsplit(self_t, indices_or_sections)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2351,13 +3245,18 @@ def dsplit(input, indices_or_sections):
         out = functions.dsplit(input, indices_or_sections)
         if self_t is None:
             return out
-        no_forward_formula('dsplit')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.dsplit(self_t, indices_or_sections))
+    return result if result_t is None else [attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2012, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
-    """Forward derivative of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:1853).
+    """Forward derivative of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2018).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: diff(self_t, n, dim, prepend_t, append_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2367,13 +3266,18 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         out = functions.diff(input, n, dim, prepend, append)
         if self_t is None and prepend_t is None and append_t is None:
             return out
-        no_forward_formula('diff')
+        result = out
+        F = formulas()
+        result_t = None
+        if append_t is not None or prepend_t is not None or self_t is not None:
+            result_t = add_term(result_t, F.diff(or_zeros(self_t, self_), n, dim, or_zeros(prepend_t, prepend), or_zeros(append_t, append)))
+    return attach(result, result_t, ('diff (auto_linear)', 'derivatives.yaml', 2023, 'diff(self_t, n, dim, prepend_t, append_t)'))
 
 
 def trapezoid_x(y, x, *, dim=-1):
-    """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:1863).
+    """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2029).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('trapezoid_x', [y, x], {'dim': dim}, [y_t, x_t])  (via_backward)
     """
     y_t = tangent_of(y)
     x_t = tangent_of(x)
@@ -2381,26 +3285,36 @@ def trapezoid_x(y, x, *, dim=-1):
         out = functions.trapezoid_x(y, x, dim=dim)
         if y_t is None and x_t is None:
             return out
-        no_forward_formula('trapezoid.x')
+        result = out
+        F = formulas()
+        result_t = None
+        if x_t is not None or y_t is not None:
+            result_t = add_term(result_t, F.via_backward('trapezoid_x', [y, x], {'dim': dim}, [y_t, x_t]))
+    return attach(result, result_t, ('trapezoid.x (via_backward)', 'derivatives.yaml', 2033, "via_backward('trapezoid_x', [y, x], {'dim': dim}, [y_t, x_t])"))
 
 
 def trapezoid_dx(y, *, dx=1, dim=-1):
-    """Forward derivative of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:1871).
+    """Forward derivative of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2038).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: trapezoid_dx(y_t, dx=dx, dim=dim)  (auto_linear)
     """
     y_t = tangent_of(y)
     with PAUSED:
         out = functions.trapezoid_dx(y, dx=dx, dim=dim)
         if y_t is None:
             return out
-        no_forward_formula('trapezoid.dx')
+        result = out
+        F = formulas()
+        result_t = None
+        if y_t is not None:
+            result_t = add_term(result_t, F.trapezoid_dx(y_t, dx=dx, dim=dim))
+    return attach(result, result_t, ('trapezoid.dx (auto_linear)', 'derivatives.yaml', 2041, 'trapezoid_dx(y_t, dx=dx, dim=dim)'))
 
 
 def repeat_interleave_self_int(input, repeats, dim=None):
-    """Forward derivative of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:1878).
+    """Forward derivative of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2046).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: repeat_interleave_self_int(self_t, repeats, dim)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2408,13 +3322,18 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         out = functions.repeat_interleave_self_int(input, repeats, dim)
         if self_t is None:
             return out
-        no_forward_formula('repeat_interleave.self_int')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.repeat_interleave_self_int(self_t, repeats, dim))
+    return attach(result, result_t, ('repeat_interleave.self_int (auto_linear)', 'derivatives.yaml', 2049, 'repeat_interleave_self_int(self_t, repeats, dim)'))
 
 
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
-    """Forward derivative of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:1885).
+    """Forward derivative of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2054).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: repeat_interleave_self_Tensor(self_t, repeats, dim)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2422,13 +3341,18 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         out = functions.repeat_interleave_self_Tensor(input, repeats, dim)
         if self_t is None:
             return out
-        no_forward_formula('repeat_interleave.self_Tensor')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.repeat_interleave_self_Tensor(self_t, repeats, dim))
+    return attach(result, result_t, ('repeat_interleave.self_Tensor (auto_linear)', 'derivatives.yaml', 2058, 'repeat_interleave_self_Tensor(self_t, repeats, dim)'))
 
 
 def rot90(input, k=1, dims=(0, 1)):
-    """Forward derivative of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:1892).
+    """Forward derivative of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2062).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: rot90(self_t, k, dims)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2436,13 +3360,18 @@ def rot90(input, k=1, dims=(0, 1)):
         out = functions.rot90(input, k, dims)
         if self_t is None:
             return out
-        no_forward_formula('rot90')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.rot90(self_t, k, dims))
+    return attach(result, result_t, ('rot90 (auto_linear)', 'derivatives.yaml', 2065, 'rot90(self_t, k, dims)'))
 
 
 def flipud(input):
-    """Forward derivative of `flipud(Tensor self) -> Tensor` (derivatives.yaml:1900).
+    """Forward derivative of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2071).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: flipud(self_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2450,13 +3379,18 @@ def flipud(input):
         out = functions.flipud(input)
         if self_t is None:
             return out
-        no_forward_formula('flipud')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.flipud(self_t))
+    return attach(result, result_t, ('flipud (auto_linear)', 'derivatives.yaml', 2074, 'flipud(self_t)'))
 
 
 def fliplr(input):
-    """Forward derivative of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:1905).
+    """Forward derivative of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2077).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: fliplr(self_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2464,13 +3398,18 @@ def fliplr(input):
         out = functions.fliplr(input)
         if self_t is None:
             return out
-        no_forward_formula('fliplr')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.fliplr(self_t))
+    return attach(result, result_t, ('fliplr (auto_linear)', 'derivatives.yaml', 2080, 'fliplr(self_t)'))
 
 
 def getitem(input, index):
-    """Forward derivative of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:1916).
+    """Forward derivative of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2089).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: getitem(self_t, index)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2478,13 +3417,18 @@ def getitem(input, index):
         out = functions.getitem(input, index)
         if self_t is None:
             return out
-        no_forward_formula('getitem')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.getitem(self_t, index))
+    return attach(result, result_t, ('getitem (auto_linear)', 'derivatives.yaml', 2092, 'getitem(self_t, index)'))
 
 
 def getitem_backward(input, shape, index):
-    """Forward derivative of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:1939).
+    """Forward derivative of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2113).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: getitem_backward(self_t, shape, index)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2492,13 +3436,18 @@ def getitem_backward(input, shape, index):
         out = functions.getitem_backward(input, shape, index)
         if self_t is None:
             return out
-        no_forward_formula('getitem_backward')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.getitem_backward(self_t, shape, index))
+    return attach(result, result_t, ('getitem_backward (auto_linear)', 'derivatives.yaml', 2116, 'getitem_backward(self_t, shape, index)'))
 
 
 def gather(input, dim, index):
-    """Forward derivative of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1947).
+    """Forward derivative of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2122).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: gather(self_t, dim, index)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2506,13 +3455,18 @@ def gather(input, dim, index):
         out = functions.gather(input, dim, index)
         if self_t is None:
             return out
-        no_forward_formula('gather')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.gather(self_t, dim, index))
+    return attach(result, result_t, ('gather (auto_linear)', 'derivatives.yaml', 2126, 'gather(self_t, dim, index)'))
 
 
 def gather_backward(input, dim, index, shape):
-    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:1959).
+    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2135).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: gather_backward(self_t, dim, index, shape)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2520,13 +3474,18 @@ def gather_backward(input, dim, index, shape):
         out = functions.gather_backward(input, dim, index, shape)
         if self_t is None:
             return out
-        no_forward_formula('gather_backward')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.gather_backward(self_t, dim, index, shape))
+    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2139, 'gather_backward(self_t, dim, index, shape)'))
 
 
 def index_select(input, dim, index):
-    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1968).
+    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2145).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: index_select(self_t, dim, index)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2534,13 +3493,18 @@ def index_select(input, dim, index):
         out = functions.index_select(input, dim, index)
         if self_t is None:
             return out
-        no_forward_formula('index_select')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.index_select(self_t, dim, index))
+    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2149, 'index_select(self_t, dim, index)'))
 
 
 def index_add(input, dim, index, source, *, alpha=1):
-    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:1977).
+    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2155).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: index_add(self_t, dim, index, source_t, alpha=alpha)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2549,13 +3513,18 @@ def index_add(input, dim, index, source, *, alpha=1):
         out = functions.index_add(input, dim, index, source, alpha=alpha)
         if self_t is None and source_t is None:
             return out
-        no_forward_formula('index_add')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None or source_t is not None:
+            result_t = add_term(result_t, F.index_add(or_zeros(self_t, self_), dim, index, or_zeros(source_t, source), alpha=alpha))
+    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2161, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
 
 
 def scatter_src(input, dim, index, src):
-    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:1988).
+    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2167).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: scatter_src(self_t, dim, index, src_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2564,13 +3533,18 @@ def scatter_src(input, dim, index, src):
         out = functions.scatter_src(input, dim, index, src)
         if self_t is None and src_t is None:
             return out
-        no_forward_formula('scatter.src')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None or src_t is not None:
+            result_t = add_term(result_t, F.scatter_src(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
+    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2173, 'scatter_src(self_t, dim, index, src_t)'))
 
 
 def scatter_value(input, dim, index, value):
-    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:1999).
+    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2179).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: scatter_value(self_t, dim, index, 0.0)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2578,13 +3552,18 @@ def scatter_value(input, dim, index, value):
         out = functions.scatter_value(input, dim, index, value)
         if self_t is None:
             return out
-        no_forward_formula('scatter.value')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.scatter_value(self_t, dim, index, 0.0))
+    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2184, 'scatter_value(self_t, dim, index, 0.0)'))
 
 
 def scatter_add(input, dim, index, src):
-    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2007).
+    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2188).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: scatter_add(self_t, dim, index, src_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2593,13 +3572,18 @@ def scatter_add(input, dim, index, src):
         out = functions.scatter_add(input, dim, index, src)
         if self_t is None and src_t is None:
             return out
-        no_forward_formula('scatter_add')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None or src_t is not None:
+            result_t = add_term(result_t, F.scatter_add(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
+    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2194, 'scatter_add(self_t, dim, index, src_t)'))
 
 
 def masked_fill_Scalar(input, mask, value):
-    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2017).
+    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2199).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked_fill_Scalar(self_t, mask, 0.0)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2607,13 +3591,18 @@ def masked_fill_Scalar(input, mask, value):
         out = functions.masked_fill_Scalar(input, mask, value)
         if self_t is None:
             return out
-        no_forward_formula('masked_fill.Scalar')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
+    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2204, 'masked_fill_Scalar(self_t, mask, 0.0)'))
 
 
 def masked_fill_Tensor(input, mask, value):
-    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2027).
+    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2210).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2622,13 +3611,20 @@ def masked_fill_Tensor(input, mask, value):
         out = functions.masked_fill_Tensor(input, mask, value)
         if self_t is None and value_t is None:
             return out
-        no_forward_formula('masked_fill.Tensor')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
+        if value_t is not None:
+            result_t = add_term(result_t, F.where(mask, value_t, 0.0))
+    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2216, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
 
 
 def take_along_dim(input, indices, dim=None):
-    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2036).
+    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2220).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: take_along_dim(self_t, indices, dim)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2636,13 +3632,18 @@ def take_along_dim(input, indices, dim=None):
         out = functions.take_along_dim(input, indices, dim)
         if self_t is None:
             return out
-        no_forward_formula('take_along_dim')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.take_along_dim(self_t, indices, dim))
+    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2224, 'take_along_dim(self_t, indices, dim)'))
 
 
 def take_along_dim_backward(input, dim, indices, shape):
-    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2046).
+    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2231).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: take_along_dim_backward(self_t, dim, indices, shape)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2650,13 +3651,18 @@ def take_along_dim_backward(input, dim, indices, shape):
         out = functions.take_along_dim_backward(input, dim, indices, shape)
         if self_t is None:
             return out
-        no_forward_formula('take_along_dim_backward')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.take_along_dim_backward(self_t, dim, indices, shape))
+    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2235, 'take_along_dim_backward(self_t, dim, indices, shape)'))
 
 
 def matmul(input, other):
-    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2067).
+    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2253).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: matmul(self_t, other) + matmul(self, other_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2665,13 +3671,20 @@ def matmul(input, other):
         out = functions.matmul(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('matmul')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.matmul(self_t, other))
+        if other_t is not None:
+            result_t = add_term(result_t, F.matmul(self_, other_t))
+    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2257, 'matmul(self_t, other) + matmul(self, other_t)'))
 
 
 def mm(input, mat2):
-    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2088).
+    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2275).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: mm(self_t, mat2) + mm(self, mat2_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2680,13 +3693,20 @@ def mm(input, mat2):
         out = functions.mm(input, mat2)
         if self_t is None and mat2_t is None:
             return out
-        no_forward_formula('mm')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.mm(self_t, mat2))
+        if mat2_t is not None:
+            result_t = add_term(result_t, F.mm(self_, mat2_t))
+    return attach(result, result_t, ('mm', 'derivatives.yaml', 2279, 'mm(self_t, mat2) + mm(self, mat2_t)'))
 
 
 def bmm(input, mat2):
-    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2097).
+    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2285).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: bmm(self_t, mat2) + bmm(self, mat2_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2695,13 +3715,20 @@ def bmm(input, mat2):
         out = functions.bmm(input, mat2)
         if self_t is None and mat2_t is None:
             return out
-        no_forward_formula('bmm')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.bmm(self_t, mat2))
+        if mat2_t is not None:
+            result_t = add_term(result_t, F.bmm(self_, mat2_t))
+    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2289, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
 
 
 def mv(input, vec):
-    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2105).
+    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2294).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: mv(self_t, vec) + mv(self, vec_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2710,13 +3737,20 @@ def mv(input, vec):
         out = functions.mv(input, vec)
         if self_t is None and vec_t is None:
             return out
-        no_forward_formula('mv')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.mv(self_t, vec))
+        if vec_t is not None:
+            result_t = add_term(result_t, F.mv(self_, vec_t))
+    return attach(result, result_t, ('mv', 'derivatives.yaml', 2298, 'mv(self_t, vec) + mv(self, vec_t)'))
 
 
 def dot(input, tensor):
-    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2113).
+    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2303).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: dot(self_t, tensor) + dot(self, tensor_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2725,13 +3759,20 @@ def dot(input, tensor):
         out = functions.dot(input, tensor)
         if self_t is None and tensor_t is None:
             return out
-        no_forward_formula('dot')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.dot(self_t, tensor))
+        if tensor_t is not None:
+            result_t = add_term(result_t, F.dot(self_, tensor_t))
+    return attach(result, result_t, ('dot', 'derivatives.yaml', 2307, 'dot(self_t, tensor) + dot(self, tensor_t)'))
 
 
 def vdot(input, other):
-    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2121).
+    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2312).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: vdot(self_t, other) + vdot(self, other_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2740,13 +3781,20 @@ def vdot(input, other):
         out = functions.vdot(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('vdot')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.vdot(self_t, other))
+        if other_t is not None:
+            result_t = add_term(result_t, F.vdot(self_, other_t))
+    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2316, 'vdot(self_t, other) + vdot(self, other_t)'))
 
 
 def inner(input, other):
-    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2127).
+    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2319).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: inner(self_t, other) + inner(self, other_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2755,13 +3803,20 @@ def inner(input, other):
         out = functions.inner(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('inner')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.inner(self_t, other))
+        if other_t is not None:
+            result_t = add_term(result_t, F.inner(self_, other_t))
+    return attach(result, result_t, ('inner', 'derivatives.yaml', 2323, 'inner(self_t, other) + inner(self, other_t)'))
 
 
 def outer(input, vec2):
-    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2137).
+    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2330).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: outer(self_t, vec2) + outer(self, vec2_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2770,26 +3825,38 @@ def outer(input, vec2):
         out = functions.outer(input, vec2)
         if self_t is None and vec2_t is None:
             return out
-        no_forward_formula('outer')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.outer(self_t, vec2))
+        if vec2_t is not None:
+            result_t = add_term(result_t, F.outer(self_, vec2_t))
+    return attach(result, result_t, ('outer', 'derivatives.yaml', 2334, 'outer(self_t, vec2) + outer(self, vec2_t)'))
 
 
 def einsum(equation, tensors):
-    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2145).
+    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2339).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: einsum_jvp(equation, tensors, tensors_t)
     """
     tensors_t = tangents_of(tensors)
     with PAUSED:
         out = functions.einsum(equation, tensors)
         if tensors_t is None:
             return out
-        no_forward_formula('einsum')
+        result = out
+        F = formulas()
+        result_t = None
+        if tensors_t is not None:
+            result_t = add_term(result_t, F.einsum_jvp(equation, tensors, tensors_t))
+    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2342, 'einsum_jvp(equation, tensors, tensors_t)'))
 
 
 def tensordot(input, other, dims_self, dims_other):
-    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2162).
+    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2357).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2798,13 +3865,20 @@ def tensordot(input, other, dims_self, dims_other):
         out = functions.tensordot(input, other, dims_self, dims_other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('tensordot')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.tensordot(self_t, other, dims_self, dims_other))
+        if other_t is not None:
+            result_t = add_term(result_t, F.tensordot(self_, other_t, dims_self, dims_other))
+    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2361, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
 
 
 def kron(input, other):
-    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2174).
+    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2370).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: kron(self_t, other) + kron(self, other_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2813,13 +3887,20 @@ def kron(input, other):
         out = functions.kron(input, other)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('kron')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.kron(self_t, other))
+        if other_t is not None:
+            result_t = add_term(result_t, F.kron(self_, other_t))
+    return attach(result, result_t, ('kron', 'derivatives.yaml', 2374, 'kron(self_t, other) + kron(self, other_t)'))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2183).
+    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2380).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2829,13 +3910,22 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         out = functions.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
         if self_t is None and mat1_t is None and mat2_t is None:
             return out
-        no_forward_formula('addmm')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.maybe_multiply(self_t, beta))
+        if mat1_t is not None:
+            result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1_t, mat2), alpha))
+        if mat2_t is not None:
+            result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1, mat2_t), alpha))
+    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2386, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2195).
+    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2393).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2845,13 +3935,22 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         out = functions.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
         if self_t is None and batch1_t is None and batch2_t is None:
             return out
-        no_forward_formula('baddbmm')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.maybe_multiply(self_t, beta))
+        if batch1_t is not None:
+            result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1_t, batch2), alpha))
+        if batch2_t is not None:
+            result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1, batch2_t), alpha))
+    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2399, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
 
 
 def cross(input, other, dim=None):
-    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2205).
+    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2404).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: cross(self_t, other, dim) + cross(self, other_t, dim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2860,13 +3959,20 @@ def cross(input, other, dim=None):
         out = functions.cross(input, other, dim)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('cross')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.cross(self_t, other, dim))
+        if other_t is not None:
+            result_t = add_term(result_t, F.cross(self_, other_t, dim))
+    return attach(result, result_t, ('cross', 'derivatives.yaml', 2408, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
 
 
 def linalg_cross(input, other, *, dim=-1):
-    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2214).
+    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2414).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2875,13 +3981,20 @@ def linalg_cross(input, other, *, dim=-1):
         out = functions.linalg_cross(input, other, dim=dim)
         if self_t is None and other_t is None:
             return out
-        no_forward_formula('linalg_cross')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.linalg_cross(self_t, other, dim=dim))
+        if other_t is not None:
+            result_t = add_term(result_t, F.linalg_cross(self_, other_t, dim=dim))
+    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2418, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
 
 
 def trace(input):
-    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2224).
+    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2425).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: trace(self_t)  (auto_linear)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2889,26 +4002,36 @@ def trace(input):
         out = functions.trace(input)
         if self_t is None:
             return out
-        no_forward_formula('trace')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.trace(self_t))
+    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2428, 'trace(self_t)'))
 
 
 def linalg_inv(A):
-    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2233).
+    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2435).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: -matmul(result, matmul(A_t, result))
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_inv(A)
         if A_t is None:
             return out
-        no_forward_formula('linalg_inv')
+        result = out
+        F = formulas()
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, -F.matmul(result, F.matmul(A_t, result)))
+    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2438, '-matmul(result, matmul(A_t, result))'))
 
 
 def inverse(input):
-    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2244).
+    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2447).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: -matmul(result, matmul(self_t, result))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2916,26 +4039,36 @@ def inverse(input):
         out = functions.inverse(input)
         if self_t is None:
             return out
-        no_forward_formula('inverse')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, -F.matmul(result, F.matmul(self_t, result)))
+    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2450, '-matmul(result, matmul(self_t, result))'))
 
 
 def linalg_det(A):
-    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2249).
+    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2453).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: result * sum(diagonal(linalg_solve(A, A_t), 0, -2, -1), -1)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_det(A)
         if A_t is None:
             return out
-        no_forward_formula('linalg_det')
+        result = out
+        F = formulas()
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, result * F.sum(F.diagonal(F.linalg_solve(A, A_t), 0, -2, -1), -1))
+    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2456, 'result * sum(diagonal(linalg_solve(A, A_t), 0, -2, -1), -1)'))
 
 
 def det(input):
-    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2261).
+    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2466).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: result * sum(diagonal(linalg_solve(self, self_t), 0, -2, -1), -1)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2943,26 +4076,36 @@ def det(input):
         out = functions.det(input)
         if self_t is None:
             return out
-        no_forward_formula('det')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, result * F.sum(F.diagonal(F.linalg_solve(self_, self_t), 0, -2, -1), -1))
+    return attach(result, result_t, ('det', 'derivatives.yaml', 2469, 'result * sum(diagonal(linalg_solve(self, self_t), 0, -2, -1), -1)'))
 
 
 def linalg_slogdet(A):
-    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2266).
+    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2472).
 
-        (none: derivatives.yaml has no `result:` for it)
+        logabsdet: sum(diagonal(linalg_solve(A, A_t), 0, -2, -1), -1)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_slogdet(A)
         if A_t is None:
             return out
-        no_forward_formula('linalg_slogdet')
+        sign, logabsdet = out
+        F = formulas()
+        logabsdet_t = None
+        if A_t is not None:
+            logabsdet_t = add_term(logabsdet_t, F.sum(F.diagonal(F.linalg_solve(A, A_t), 0, -2, -1), -1))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2475, 'sum(diagonal(linalg_solve(A, A_t), 0, -2, -1), -1)')),))
 
 
 def slogdet(input):
-    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2276).
+    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2483).
 
-        (none: derivatives.yaml has no `result:` for it)
+        logabsdet: sum(diagonal(linalg_solve(self, self_t), 0, -2, -1), -1)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2970,13 +4113,18 @@ def slogdet(input):
         out = functions.slogdet(input)
         if self_t is None:
             return out
-        no_forward_formula('slogdet')
+        sign, logabsdet = out
+        F = formulas()
+        logabsdet_t = None
+        if self_t is not None:
+            logabsdet_t = add_term(logabsdet_t, F.sum(F.diagonal(F.linalg_solve(self_, self_t), 0, -2, -1), -1))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2486, 'sum(diagonal(linalg_solve(self, self_t), 0, -2, -1), -1)')),))
 
 
 def logdet(input):
-    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2282).
+    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2490).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(diagonal(linalg_solve(self, self_t), 0, -2, -1), -1)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -2984,13 +4132,18 @@ def logdet(input):
         out = functions.logdet(input)
         if self_t is None:
             return out
-        no_forward_formula('logdet')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(F.diagonal(F.linalg_solve(self_, self_t), 0, -2, -1), -1))
+    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2493, 'sum(diagonal(linalg_solve(self, self_t), 0, -2, -1), -1)'))
 
 
 def linalg_solve(A, B, *, left=True):
-    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2287).
+    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2496).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: linalg_solve(A, B_t, left=left) - linalg_solve(A, matmul(A_t, result) if left else matmul(result, A_t), left=left)
     """
     A_t = tangent_of(A)
     B_t = tangent_of(B)
@@ -2998,26 +4151,38 @@ def linalg_solve(A, B, *, left=True):
         out = functions.linalg_solve(A, B, left=left)
         if A_t is None and B_t is None:
             return out
-        no_forward_formula('linalg_solve')
+        result = out
+        F = formulas()
+        result_t = None
+        if B_t is not None:
+            result_t = add_term(result_t, F.linalg_solve(A, B_t, left=left))
+        if A_t is not None:
+            result_t = add_term(result_t, F.linalg_solve(A, F.matmul(A_t, result) if left else F.matmul(result, A_t), left=left), negate=True)
+    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2500, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, matmul(A_t, result) if left else matmul(result, A_t), left=left)'))
 
 
 def linalg_cholesky(A, *, upper=False):
-    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2301).
+    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2511).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('linalg_cholesky', [A], {'upper': upper}, [A_t])  (via_backward)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_cholesky(A, upper=upper)
         if A_t is None:
             return out
-        no_forward_formula('linalg_cholesky')
+        result = out
+        F = formulas()
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, F.via_backward('linalg_cholesky', [A], {'upper': upper}, [A_t]))
+    return attach(result, result_t, ('linalg_cholesky (via_backward)', 'derivatives.yaml', 2514, "via_backward('linalg_cholesky', [A], {'upper': upper}, [A_t])"))
 
 
 def cholesky(input, upper=False):
-    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2311).
+    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2522).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('cholesky', [self, upper], {}, [self_t])  (via_backward)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -3025,91 +4190,126 @@ def cholesky(input, upper=False):
         out = functions.cholesky(input, upper)
         if self_t is None:
             return out
-        no_forward_formula('cholesky')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.via_backward('cholesky', [self_, upper], {}, [self_t]))
+    return attach(result, result_t, ('cholesky (via_backward)', 'derivatives.yaml', 2525, "via_backward('cholesky', [self, upper], {}, [self_t])"))
 
 
 def linalg_eigh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2316).
+    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2528).
 
-        (none: derivatives.yaml has no `result:` for it)
+        eigenvalues, eigenvectors: pick(via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])  (via_backward)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_eigh(A, UPLO)
         if A_t is None:
             return out
-        no_forward_formula('linalg_eigh')
+        eigenvalues, eigenvectors = out
+        F = formulas()
+        eigenvalues_t = eigenvectors_t = None
+        if A_t is not None:
+            eigenvalues_t, eigenvectors_t = F.pick(F.via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])
+    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh (via_backward)', 'derivatives.yaml', 2531, "pick(via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])")), attach(eigenvectors, eigenvectors_t, ('linalg_eigh (via_backward)', 'derivatives.yaml', 2531, "pick(via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])")),))
 
 
 def linalg_eigvalsh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2326).
+    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2539).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('linalg_eigvalsh', [A, UPLO], {}, [A_t])  (via_backward)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_eigvalsh(A, UPLO)
         if A_t is None:
             return out
-        no_forward_formula('linalg_eigvalsh')
+        result = out
+        F = formulas()
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, F.via_backward('linalg_eigvalsh', [A, UPLO], {}, [A_t]))
+    return attach(result, result_t, ('linalg_eigvalsh (via_backward)', 'derivatives.yaml', 2542, "via_backward('linalg_eigvalsh', [A, UPLO], {}, [A_t])"))
 
 
 def linalg_qr(A, mode='reduced'):
-    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2333).
+    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2547).
 
-        (none: derivatives.yaml has no `result:` for it)
+        Q, R: pick(via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])  (via_backward)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_qr(A, mode)
         if A_t is None:
             return out
-        no_forward_formula('linalg_qr')
+        Q, R = out
+        F = formulas()
+        Q_t = R_t = None
+        if A_t is not None:
+            Q_t, R_t = F.pick(F.via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])
+    return out._make((attach(Q, Q_t, ('linalg_qr (via_backward)', 'derivatives.yaml', 2550, "pick(via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])")), attach(R, R_t, ('linalg_qr (via_backward)', 'derivatives.yaml', 2550, "pick(via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])")),))
 
 
 def linalg_svd(A, full_matrices=True):
-    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2344).
+    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2559).
 
-        (none: derivatives.yaml has no `result:` for it)
+        U, S, Vh: pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])  (via_backward)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_svd(A, full_matrices)
         if A_t is None:
             return out
-        no_forward_formula('linalg_svd')
+        U, S, Vh = out
+        F = formulas()
+        U_t = S_t = Vh_t = None
+        if A_t is not None:
+            U_t, S_t, Vh_t = F.pick(F.via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])
+    return out._make((attach(U, U_t, ('linalg_svd (via_backward)', 'derivatives.yaml', 2562, "pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])")), attach(S, S_t, ('linalg_svd (via_backward)', 'derivatives.yaml', 2562, "pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])")), attach(Vh, Vh_t, ('linalg_svd (via_backward)', 'derivatives.yaml', 2562, "pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])")),))
 
 
 def linalg_svdvals(A):
-    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2357).
+    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2573).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('linalg_svdvals', [A], {}, [A_t])  (via_backward)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_svdvals(A)
         if A_t is None:
             return out
-        no_forward_formula('linalg_svdvals')
+        result = out
+        F = formulas()
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, F.via_backward('linalg_svdvals', [A], {}, [A_t]))
+    return attach(result, result_t, ('linalg_svdvals (via_backward)', 'derivatives.yaml', 2576, "via_backward('linalg_svdvals', [A], {}, [A_t])"))
 
 
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
-    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2366).
+    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2583).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('linalg_pinv', [A], {'atol': atol, 'rtol': rtol, 'hermitian': hermitian}, [A_t])  (via_backward)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
         if A_t is None:
             return out
-        no_forward_formula('linalg_pinv')
+        result = out
+        F = formulas()
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, F.via_backward('linalg_pinv', [A], {'atol': atol, 'rtol': rtol, 'hermitian': hermitian}, [A_t]))
+    return attach(result, result_t, ('linalg_pinv (via_backward)', 'derivatives.yaml', 2586, "via_backward('linalg_pinv', [A], {'atol': atol, 'rtol': rtol, 'hermitian': hermitian}, [A_t])"))
 
 
 def pinverse(input, rcond=1e-15):
-    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2376).
+    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2594).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('pinverse', [self, rcond], {}, [self_t])  (via_backward)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -3117,13 +4317,18 @@ def pinverse(input, rcond=1e-15):
         out = functions.pinverse(input, rcond)
         if self_t is None:
             return out
-        no_forward_formula('pinverse')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.via_backward('pinverse', [self_, rcond], {}, [self_t]))
+    return attach(result, result_t, ('pinverse (via_backward)', 'derivatives.yaml', 2597, "via_backward('pinverse', [self, rcond], {}, [self_t])"))
 
 
 def svd(input, some=True, compute_uv=True):
-    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2383).
+    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2602).
 
-        (none: derivatives.yaml has no `result:` for it)
+        U, S, V: pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])  (via_backward)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -3131,13 +4336,18 @@ def svd(input, some=True, compute_uv=True):
         out = functions.svd(input, some, compute_uv)
         if self_t is None:
             return out
-        no_forward_formula('svd')
+        U, S, V = out
+        F = formulas()
+        U_t = S_t = V_t = None
+        if self_t is not None:
+            U_t, S_t, V_t = F.pick(F.via_backward('svd', [self_, some, compute_uv], {}, [self_t]), [0, 1, 2])
+    return out._make((attach(U, U_t, ('svd (via_backward)', 'derivatives.yaml', 2605, "pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])")), attach(S, S_t, ('svd (via_backward)', 'derivatives.yaml', 2605, "pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])")), attach(V, V_t, ('svd (via_backward)', 'derivatives.yaml', 2605, "pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])")),))
 
 
 def qr(input, some=True):
-    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2392).
+    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2612).
 
-        (none: derivatives.yaml has no `result:` for it)
+        Q, R: pick(via_backward('qr', [self, some], {}, [self_t]), [0, 1])  (via_backward)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -3145,13 +4355,18 @@ def qr(input, some=True):
         out = functions.qr(input, some)
         if self_t is None:
             return out
-        no_forward_formula('qr')
+        Q, R = out
+        F = formulas()
+        Q_t = R_t = None
+        if self_t is not None:
+            Q_t, R_t = F.pick(F.via_backward('qr', [self_, some], {}, [self_t]), [0, 1])
+    return out._make((attach(Q, Q_t, ('qr (via_backward)', 'derivatives.yaml', 2615, "pick(via_backward('qr', [self, some], {}, [self_t]), [0, 1])")), attach(R, R_t, ('qr (via_backward)', 'derivatives.yaml', 2615, "pick(via_backward('qr', [self, some], {}, [self_t]), [0, 1])")),))
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
-    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2399).
+    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2620).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('linalg_solve_triangular', [A, B], {'upper': upper, 'left': left, 'unitriangular': unitriangular}, [A_t, B_t])  (via_backward)
     """
     A_t = tangent_of(A)
     B_t = tangent_of(B)
@@ -3159,13 +4374,18 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         out = functions.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
         if A_t is None and B_t is None:
             return out
-        no_forward_formula('linalg_solve_triangular')
+        result = out
+        F = formulas()
+        result_t = None
+        if A_t is not None or B_t is not None:
+            result_t = add_term(result_t, F.via_backward('linalg_solve_triangular', [A, B], {'upper': upper, 'left': left, 'unitriangular': unitriangular}, [A_t, B_t]))
+    return attach(result, result_t, ('linalg_solve_triangular (via_backward)', 'derivatives.yaml', 2624, "via_backward('linalg_solve_triangular', [A, B], {'upper': upper, 'left': left, 'unitriangular': unitriangular}, [A_t, B_t])"))
 
 
 def linalg_vecdot(x, y, *, dim=-1):
-    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2411).
+    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2633).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)
     """
     x_t = tangent_of(x)
     y_t = tangent_of(y)
@@ -3173,39 +4393,56 @@ def linalg_vecdot(x, y, *, dim=-1):
         out = functions.linalg_vecdot(x, y, dim=dim)
         if x_t is None and y_t is None:
             return out
-        no_forward_formula('linalg_vecdot')
+        result = out
+        F = formulas()
+        result_t = None
+        if x_t is not None:
+            result_t = add_term(result_t, F.linalg_vecdot(x_t, y, dim=dim))
+        if y_t is not None:
+            result_t = add_term(result_t, F.linalg_vecdot(x, y_t, dim=dim))
+    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 2637, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
 
 
 def linalg_multi_dot(tensors):
-    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2422).
+    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2645).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: multi_dot_jvp(tensors, tensors_t)
     """
     tensors_t = tangents_of(tensors)
     with PAUSED:
         out = functions.linalg_multi_dot(tensors)
         if tensors_t is None:
             return out
-        no_forward_formula('linalg_multi_dot')
+        result = out
+        F = formulas()
+        result_t = None
+        if tensors_t is not None:
+            result_t = add_term(result_t, F.multi_dot_jvp(tensors, tensors_t))
+    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 2648, 'multi_dot_jvp(tensors, tensors_t)'))
 
 
 def linalg_matrix_power(A, n):
-    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2432).
+    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2656).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('linalg_matrix_power', [A, n], {}, [A_t])  (via_backward)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_matrix_power(A, n)
         if A_t is None:
             return out
-        no_forward_formula('linalg_matrix_power')
+        result = out
+        F = formulas()
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, F.via_backward('linalg_matrix_power', [A, n], {}, [A_t]))
+    return attach(result, result_t, ('linalg_matrix_power (via_backward)', 'derivatives.yaml', 2659, "via_backward('linalg_matrix_power', [A, n], {}, [A_t])"))
 
 
 def matrix_power(input, n):
-    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2443).
+    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2668).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('matrix_power', [self, n], {}, [self_t])  (via_backward)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -3213,13 +4450,18 @@ def matrix_power(input, n):
         out = functions.matrix_power(input, n)
         if self_t is None:
             return out
-        no_forward_formula('matrix_power')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.via_backward('matrix_power', [self_, n], {}, [self_t]))
+    return attach(result, result_t, ('matrix_power (via_backward)', 'derivatives.yaml', 2671, "via_backward('matrix_power', [self, n], {}, [self_t])"))
 
 
 def norm_default(input, p='fro', dim=None, keepdim=False):
-    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2455).
+    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2681).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -3227,13 +4469,18 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         out = functions.norm_default(input, p, dim, keepdim)
         if self_t is None:
             return out
-        no_forward_formula('norm')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.reduction_norm_backward(F.ones_like(result), self_, p, result, dim), dim, keepdim))
+    return attach(result, result_t, ('norm', 'derivatives.yaml', 2684, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
 
 
 def norm_str_p(input, p, dim=None, keepdim=False):
-    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2477).
+    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2704).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -3241,78 +4488,108 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         out = functions.norm_str_p(input, p, dim, keepdim)
         if self_t is None:
             return out
-        no_forward_formula('norm.str_p')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.torch_norm_backward(F.ones_like(result), self_, result, p, dim, keepdim), dim, keepdim))
+    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 2707, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
-    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2484).
+    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2712).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)
     """
     x_t = tangent_of(x)
     with PAUSED:
         out = functions.linalg_vector_norm(x, ord, dim, keepdim)
         if x_t is None:
             return out
-        no_forward_formula('linalg_vector_norm')
+        result = out
+        F = formulas()
+        result_t = None
+        if x_t is not None:
+            result_t = add_term(result_t, F.sum(x_t * F.vector_norm_backward(F.ones_like(result), x, result, ord, dim, keepdim), dim, keepdim))
+    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 2715, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2505).
+    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2734).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_matrix_norm_default(A, ord, dim, keepdim)
         if A_t is None:
             return out
-        no_forward_formula('linalg_matrix_norm')
+        result = out
+        F = formulas()
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
+    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 2737, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2519).
+    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2749).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_matrix_norm_str_ord(A, ord, dim, keepdim)
         if A_t is None:
             return out
-        no_forward_formula('linalg_matrix_norm.str_ord')
+        result = out
+        F = formulas()
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
+    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 2752, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2530).
+    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2761).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_norm_default(A, ord, dim, keepdim)
         if A_t is None:
             return out
-        no_forward_formula('linalg_norm')
+        result = out
+        F = formulas()
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
+    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 2764, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2542).
+    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2774).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
     A_t = tangent_of(A)
     with PAUSED:
         out = functions.linalg_norm_ord_str(A, ord, dim, keepdim)
         if A_t is None:
             return out
-        no_forward_formula('linalg_norm.ord_str')
+        result = out
+        F = formulas()
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
+    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 2777, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def relu(input):
-    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:2558).
+    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:2791).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: where(result <= 0, 0.0, self_t)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -3320,13 +4597,18 @@ def relu(input):
         out = functions.relu(input)
         if self_t is None:
             return out
-        no_forward_formula('relu')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.where(result <= 0, 0.0, self_t))
+    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 2795, 'where(result <= 0, 0.0, self_t)'))
 
 
 def softmax(input, dim, dtype=None):
-    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2573).
+    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2807).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: result * (self_t - sum(self_t * result, dim, True))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -3334,13 +4616,18 @@ def softmax(input, dim, dtype=None):
         out = functions.softmax(input, dim, dtype)
         if self_t is None:
             return out
-        no_forward_formula('softmax')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
+    return attach(result, result_t, ('softmax', 'derivatives.yaml', 2810, 'result * (self_t - sum(self_t * result, dim, True))'))
 
 
 def log_softmax(input, dim, dtype=None):
-    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2584).
+    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2819).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t - sum(self_t * exp(result), dim, True)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -3348,52 +4635,76 @@ def log_softmax(input, dim, dtype=None):
         out = functions.log_softmax(input, dim, dtype)
         if self_t is None:
             return out
-        no_forward_formula('log_softmax')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t)
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.exp(result), dim, True), negate=True)
+        if result_t is self_t:
+            result_t = F.clone(self_t)
+    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 2822, 'self_t - sum(self_t * exp(result), dim, True)'))
 
 
 def leaky_relu(input, negative_slope=0.01):
-    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2594).
+    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2830).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: input_t * leaky_relu_slope(input, negative_slope)  (auto_element_wise)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.leaky_relu(input, negative_slope)
         if input_t is None:
             return out
-        no_forward_formula('leaky_relu')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
+    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 2833, 'input_t * leaky_relu_slope(input, negative_slope)'))
 
 
 def elu(input, alpha=1.0):
-    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2607).
+    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2844).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: input_t * elu_slope(input, alpha, 1.0)  (auto_element_wise)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.elu(input, alpha)
         if input_t is None:
             return out
-        no_forward_formula('elu')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
+    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 2847, 'input_t * elu_slope(input, alpha, 1.0)'))
 
 
 def selu(input):
-    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:2616).
+    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:2854).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: input_t * selu_slope(input)  (auto_element_wise)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.selu(input)
         if input_t is None:
             return out
-        no_forward_formula('selu')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, input_t * F.selu_slope(input))
+    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 2857, 'input_t * selu_slope(input)'))
 
 
 def _normal_cdf(input):
-    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2624).
+    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2863).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * normal_pdf(self)  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -3401,117 +4712,162 @@ def _normal_cdf(input):
         out = functions._normal_cdf(input)
         if self_t is None:
             return out
-        no_forward_formula('_normal_cdf')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.normal_pdf(self_))
+    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 2866, 'self_t * normal_pdf(self)'))
 
 
 def gelu(input, *, approximate='none'):
-    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2630).
+    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2870).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: input_t * gelu_derivative(input, approximate)  (auto_element_wise)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.gelu(input, approximate=approximate)
         if input_t is None:
             return out
-        no_forward_formula('gelu')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
+    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 2873, 'input_t * gelu_derivative(input, approximate)'))
 
 
 def silu(input):
-    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:2640).
+    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:2881).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: input_t * silu_derivative(input)  (auto_element_wise)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.silu(input)
         if input_t is None:
             return out
-        no_forward_formula('silu')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, input_t * F.silu_derivative(input))
+    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 2884, 'input_t * silu_derivative(input)'))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2646).
+    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2888).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: input_t * softplus_slope(input, beta, threshold)  (auto_element_wise)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.softplus(input, beta, threshold)
         if input_t is None:
             return out
-        no_forward_formula('softplus')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
+    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 2891, 'input_t * softplus_slope(input, beta, threshold)'))
 
 
 def mish(input):
-    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:2656).
+    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:2899).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: input_t * mish_derivative(input)  (auto_element_wise)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.mish(input)
         if input_t is None:
             return out
-        no_forward_formula('mish')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, input_t * F.mish_derivative(input))
+    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 2902, 'input_t * mish_derivative(input)'))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2662).
+    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2906).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: masked(input_t, hardtanh_mask(input, min_val, max_val))  (auto_element_wise)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.hardtanh(input, min_val, max_val)
         if input_t is None:
             return out
-        no_forward_formula('hardtanh')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
+    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 2909, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
 
 
 def hardsigmoid(input):
-    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2675).
+    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2920).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: input_t * hardsigmoid_slope(input)  (auto_element_wise)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.hardsigmoid(input)
         if input_t is None:
             return out
-        no_forward_formula('hardsigmoid')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
+    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 2923, 'input_t * hardsigmoid_slope(input)'))
 
 
 def hardswish(input):
-    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2682).
+    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2928).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: input_t * hardswish_slope(input)  (auto_element_wise)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.hardswish(input)
         if input_t is None:
             return out
-        no_forward_formula('hardswish')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, input_t * F.hardswish_slope(input))
+    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 2931, 'input_t * hardswish_slope(input)'))
 
 
 def logsigmoid(input):
-    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2689).
+    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2936).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: input_t * sigmoid(-input)  (auto_element_wise)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.logsigmoid(input)
         if input_t is None:
             return out
-        no_forward_formula('logsigmoid')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, input_t * F.sigmoid(-input))
+    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 2939, 'input_t * sigmoid(-input)'))
 
 
 def _masked_scale(input, mask, scale):
-    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2697).
+    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2945).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: self_t * mask * scale  (auto_element_wise)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -3519,13 +4875,18 @@ def _masked_scale(input, mask, scale):
         out = functions._masked_scale(input, mask, scale)
         if self_t is None:
             return out
-        no_forward_formula('_masked_scale')
+        result = out
+        F = formulas()
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * mask * scale)
+    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 2949, 'self_t * mask * scale'))
 
 
 def linear(input, weight, bias=None):
-    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2712).
+    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2961).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: linear(input_t, weight) + linear(input, weight_t) + bias_t
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -3534,13 +4895,24 @@ def linear(input, weight, bias=None):
         out = functions.linear(input, weight, bias)
         if input_t is None and weight_t is None and bias_t is None:
             return out
-        no_forward_formula('linear')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.linear(input_t, weight))
+        if weight_t is not None:
+            result_t = add_term(result_t, F.linear(input, weight_t))
+        if bias_t is not None:
+            result_t = add_term(result_t, bias_t)
+        if result_t is bias_t:
+            result_t = F.clone(bias_t)
+    return attach(result, result_t, ('linear', 'derivatives.yaml', 2966, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2726).
+    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2976).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('layer_norm', [input, normalized_shape, weight, bias, eps], {}, [input_t, weight_t, bias_t])  (via_backward)
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -3549,13 +4921,18 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         out = functions.layer_norm(input, normalized_shape, weight, bias, eps)
         if input_t is None and weight_t is None and bias_t is None:
             return out
-        no_forward_formula('layer_norm')
+        result = out
+        F = formulas()
+        result_t = None
+        if bias_t is not None or input_t is not None or weight_t is not None:
+            result_t = add_term(result_t, F.via_backward('layer_norm', [input, normalized_shape, weight, bias, eps], {}, [input_t, weight_t, bias_t]))
+    return attach(result, result_t, ('layer_norm (via_backward)', 'derivatives.yaml', 2981, "via_backward('layer_norm', [input, normalized_shape, weight, bias, eps], {}, [input_t, weight_t, bias_t])"))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:2743).
+    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:2994).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('rms_norm', [input, normalized_shape, weight, eps], {}, [input_t, weight_t])  (via_backward)
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -3563,13 +4940,18 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         out = functions.rms_norm(input, normalized_shape, weight, eps)
         if input_t is None and weight_t is None:
             return out
-        no_forward_formula('rms_norm')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None or weight_t is not None:
+            result_t = add_term(result_t, F.via_backward('rms_norm', [input, normalized_shape, weight, eps], {}, [input_t, weight_t]))
+    return attach(result, result_t, ('rms_norm (via_backward)', 'derivatives.yaml', 2998, "via_backward('rms_norm', [input, normalized_shape, weight, eps], {}, [input_t, weight_t])"))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2756).
+    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3008).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('_batch_norm_training', [input, weight, bias, eps], {}, [input_t, weight_t, bias_t])  (via_backward)
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -3578,13 +4960,18 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         out = functions._batch_norm_training(input, weight, bias, eps)
         if input_t is None and weight_t is None and bias_t is None:
             return out
-        no_forward_formula('_batch_norm_training')
+        result = out
+        F = formulas()
+        result_t = None
+        if bias_t is not None or input_t is not None or weight_t is not None:
+            result_t = add_term(result_t, F.via_backward('_batch_norm_training', [input, weight, bias, eps], {}, [input_t, weight_t, bias_t]))
+    return attach(result, result_t, ('_batch_norm_training (via_backward)', 'derivatives.yaml', 3013, "via_backward('_batch_norm_training', [input, weight, bias, eps], {}, [input_t, weight_t, bias_t])"))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2768).
+    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3021).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('group_norm', [input, num_groups, weight, bias, eps], {}, [input_t, weight_t, bias_t])  (via_backward)
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -3593,13 +4980,18 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         out = functions.group_norm(input, num_groups, weight, bias, eps)
         if input_t is None and weight_t is None and bias_t is None:
             return out
-        no_forward_formula('group_norm')
+        result = out
+        F = formulas()
+        result_t = None
+        if bias_t is not None or input_t is not None or weight_t is not None:
+            result_t = add_term(result_t, F.via_backward('group_norm', [input, num_groups, weight, bias, eps], {}, [input_t, weight_t, bias_t]))
+    return attach(result, result_t, ('group_norm (via_backward)', 'derivatives.yaml', 3026, "via_backward('group_norm', [input, num_groups, weight, bias, eps], {}, [input_t, weight_t, bias_t])"))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
-    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:2783).
+    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3037).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: via_backward('cross_entropy', [input, target, weight, ignore_index, reduction, label_smoothing], {}, [input_t, target_t])  (via_backward)
     """
     input_t = tangent_of(input)
     target_t = tangent_of(target)
@@ -3607,13 +4999,18 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         out = functions.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
         if input_t is None and target_t is None:
             return out
-        no_forward_formula('cross_entropy')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None or target_t is not None:
+            result_t = add_term(result_t, F.via_backward('cross_entropy', [input, target, weight, ignore_index, reduction, label_smoothing], {}, [input_t, target_t]))
+    return attach(result, result_t, ('cross_entropy (via_backward)', 'derivatives.yaml', 3042, "via_backward('cross_entropy', [input, target, weight, ignore_index, reduction, label_smoothing], {}, [input_t, target_t])"))
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2811).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3066).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -3622,13 +5019,22 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         out = functions.conv1d_default(input, weight, bias, stride, padding, dilation, groups)
         if input_t is None and weight_t is None and bias_t is None:
             return out
-        no_forward_formula('conv1d')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.conv1d(input_t, weight, None, stride, padding, dilation, groups))
+        if weight_t is not None:
+            result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
+        if bias_t is not None:
+            result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3071, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2825).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3081).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -3637,13 +5043,22 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         out = functions.conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
         if input_t is None and weight_t is None and bias_t is None:
             return out
-        no_forward_formula('conv1d.padding')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.conv1d_padding(input_t, weight, None, stride, padding, dilation, groups))
+        if weight_t is not None:
+            result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
+        if bias_t is not None:
+            result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3086, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2837).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3094).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -3652,13 +5067,22 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         out = functions.conv2d_default(input, weight, bias, stride, padding, dilation, groups)
         if input_t is None and weight_t is None and bias_t is None:
             return out
-        no_forward_formula('conv2d')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.conv2d(input_t, weight, None, stride, padding, dilation, groups))
+        if weight_t is not None:
+            result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
+        if bias_t is not None:
+            result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3099, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:2852).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3110).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -3667,13 +5091,22 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         out = functions.conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
         if input_t is None and weight_t is None and bias_t is None:
             return out
-        no_forward_formula('conv2d.padding')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.conv2d_padding(input_t, weight, None, stride, padding, dilation, groups))
+        if weight_t is not None:
+            result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
+        if bias_t is not None:
+            result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3115, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2864).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3123).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -3682,13 +5115,22 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         out = functions.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
         if input_t is None and weight_t is None and bias_t is None:
             return out
-        no_forward_formula('conv_transpose1d')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation))
+        if weight_t is not None:
+            result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
+        if bias_t is not None:
+            result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3128, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:2876).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3136).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -3697,13 +5139,22 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         out = functions.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
         if input_t is None and weight_t is None and bias_t is None:
             return out
-        no_forward_formula('conv_transpose2d')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation))
+        if weight_t is not None:
+            result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
+        if bias_t is not None:
+            result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3141, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:2892).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3153).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
     output_grad_t = tangent_of(output_grad)
     input_t = tangent_of(input)
@@ -3711,160 +5162,227 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         out = functions.convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
         if output_grad_t is None and input_t is None:
             return out
-        no_forward_formula('convolution_backward_weight')
+        result = out
+        F = formulas()
+        result_t = None
+        if output_grad_t is not None:
+            result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
+        if input_t is not None:
+            result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3157, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2907).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3169).
 
-        (none: derivatives.yaml has no `result:` for it)
+        output: gather(input_t, -1, indices)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
         if input_t is None:
             return out
-        no_forward_formula('max_pool1d_with_indices')
+        output, indices = out
+        F = formulas()
+        output_t = None
+        if input_t is not None:
+            output_t = add_term(output_t, F.gather(input_t, -1, indices))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3172, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2917).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3180).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
         if input_t is None:
             return out
-        no_forward_formula('max_pool1d')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3183, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:2925).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3189).
 
-        (none: derivatives.yaml has no `result:` for it)
+        output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
         if input_t is None:
             return out
-        no_forward_formula('max_pool2d_with_indices')
+        output, indices = out
+        F = formulas()
+        output_t = None
+        if input_t is not None:
+            output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3192, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:2938).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3203).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
         if input_t is None:
             return out
-        no_forward_formula('max_pool2d')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3206, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:2948).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3214).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
         if input_t is None:
             return out
-        no_forward_formula('avg_pool1d')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3217, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:2957).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3224).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         if input_t is None:
             return out
-        no_forward_formula('avg_pool2d')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3227, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:2970).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3238).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
     output_grad_t = tangent_of(output_grad)
     with PAUSED:
         out = functions.avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         if output_grad_t is None:
             return out
-        no_forward_formula('avg_pool_backward')
+        result = out
+        F = formulas()
+        result_t = None
+        if output_grad_t is not None:
+            result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3241, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2981).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3250).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.adaptive_avg_pool1d(input, output_size)
         if input_t is None:
             return out
-        no_forward_formula('adaptive_avg_pool1d')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3253, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:2990).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3260).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.adaptive_avg_pool2d(input, output_size)
         if input_t is None:
             return out
-        no_forward_formula('adaptive_avg_pool2d')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3263, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3003).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3274).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
     input_t = tangent_of(input)
     with PAUSED:
         out = functions.pad(input, pad, mode, value)
         if input_t is None:
             return out
-        no_forward_formula('pad')
+        result = out
+        F = formulas()
+        result_t = None
+        if input_t is not None:
+            result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 3277, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3017).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3289).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
     output_grad_t = tangent_of(output_grad)
     with PAUSED:
         out = functions.pad_backward(output_grad, input_size, pad, mode)
         if output_grad_t is None:
             return out
-        no_forward_formula('pad_backward')
+        result = out
+        F = formulas()
+        result_t = None
+        if output_grad_t is not None:
+            result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3292, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3029).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3302).
 
-        (none: derivatives.yaml has no `result:` for it)
+        result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
     weight_t = tangent_of(weight)
     with PAUSED:
         out = functions.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
         if weight_t is None:
             return out
-        no_forward_formula('embedding')
+        result = out
+        F = formulas()
+        result_t = None
+        if weight_t is not None:
+            result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3306, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))

@@ -109,6 +109,8 @@ def _make_dual(tensor, tangent, level, batched):
             f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
             f"while the given forward gradient is of size {list(shape)}.")
     batch = tangent.shape[0] if batched else None
+    if batched:
+        _load_batching()
     if batch != state.batch_size and (state.batch_size is not None or state.unbatched):
         raise RuntimeError("All tangents of one forward AD level must have the same batch "
                            f"size (this level has {state.batch_size}, got {batch}).")
@@ -193,7 +195,7 @@ def or_zeros(tangent, primal):
     """A term naming several tangents needs all of them: an undefined one is zero there."""
     if type(tangent) is list:
         return [or_zeros(t, p) for t, p in zip(tangent, primal)]
-    if tangent is not None:
+    if tangent is not None or primal is None:
         return tangent
     array = primal._data if isinstance(primal, _tensor.Tensor) else np.asarray(primal, float)
     return _tensor._wrap(np.zeros_like(array))
@@ -219,7 +221,7 @@ def attach(result, tangent, info):
     if result._data.dtype.kind not in "fc":
         return result  # integer and boolean outputs have no tangent (PyTorch)
     batch = state.batch_size
-    if isinstance(tangent, Batched):
+    if batch is not None and isinstance(tangent, Batched):
         tangent = tangent.value
     elif not isinstance(tangent, _tensor.Tensor):
         tangent = _tensor._wrap(np.asarray(tangent))
@@ -227,8 +229,7 @@ def attach(result, tangent, info):
     if tuple(tangent.shape) != expected:
         tangent = _broadcast_tangent(tangent, expected, batch, result, info)
     if tangent._data.dtype != result._data.dtype:
-        with grad_mode.enable_grad() if grad_mode.enabled else grad_mode.no_grad():
-            tangent = tangent.to(result.dtype)
+        tangent = tangent.to(result.dtype)
     set_tangent(result, tangent)
     _saved_outputs_follow(result)
     return result
@@ -275,4 +276,11 @@ def no_forward_formula(op):
         "implemented yet. Add its forward derivative (`result:`) in derivatives.yaml.")
 
 
-from minigrad.autograd.batching import BATCHED, Batched  # noqa: E402 - uses state above
+Batched = BATCHED = None  # minigrad.autograd.batching, loaded by the first batched level
+
+
+def _load_batching():
+    global Batched, BATCHED
+    if Batched is None:
+        from minigrad.autograd import batching
+        Batched, BATCHED = batching.Batched, batching.BATCHED

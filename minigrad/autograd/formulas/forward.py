@@ -1,0 +1,91 @@
+"""Helpers for forward formulas (`result:` in derivatives.yaml)."""
+import numpy as np
+
+from minigrad import _tensor
+from minigrad.autograd.formulas.core import ops_for
+
+__all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick"]
+
+
+def ones_like(x):
+    """Constant ones shaped like ``x`` (a Tensor when ``x`` is one): the gradient that
+    turns a reduction's backward into the weights its forward derivative sums with."""
+    ones = np.ones(x.shape, dtype=x.dtype)
+    return _tensor._wrap(ones) if isinstance(x, _tensor.Tensor) else ones
+
+
+def einsum_jvp(equation, tensors, tangents):
+    """einsum is linear in each operand: the sum over operands with a tangent of einsum with
+    that operand replaced by its tangent."""
+    return _multilinear(lambda ops: ops_for(tangents[0] if tangents[0] is not None else tensors[0])
+                        .einsum(equation, ops), tensors, tangents)
+
+
+def multi_dot_jvp(tensors, tangents):
+    return _multilinear(lambda ops: ops_for(ops[0]).linalg_multi_dot(ops), tensors, tangents)
+
+
+def _multilinear(fn, tensors, tangents):
+    total = None
+    for i, t in enumerate(tangents):
+        if t is None:
+            continue
+        term = fn(list(tensors[:i]) + [t] + list(tensors[i + 1:]))
+        total = term if total is None else total + term
+    return total
+
+
+def via_backward(op_name, args, kwargs, tangents):
+    """The forward derivative J t of an op from its backward formula, by transposition:
+    <J^T u, t> is linear in u, and its gradient in u is J t.  Used (and reported by
+    codegen) for entries whose explicit forward formula is not written yet; costs one
+    forward and two backwards, and loops over a batch of tangents."""
+    from minigrad.autograd.batching import Batched
+    batched = next((t for t in tangents if isinstance(t, Batched)), None)
+    if batched is not None:
+        from minigrad._generated import functions
+        columns = [via_backward(op_name, args, kwargs,
+                                [t.value[b] if isinstance(t, Batched) else t for t in tangents])
+                   for b in range(batched.value.shape[0])]
+        if isinstance(columns[0], tuple):
+            return tuple(Batched(functions.stack([c[i] for c in columns]))
+                         for i in range(len(columns[0])))
+        return Batched(functions.stack(columns))
+    return _transposed(op_name, args, kwargs, tangents)
+
+
+def _transposed(op_name, args, kwargs, tangents):
+    from minigrad._generated import functions
+    from minigrad.autograd import grad_mode
+    from minigrad.autograd.api import grad
+    Tensor, _wrap = _tensor.Tensor, _tensor._wrap
+    differentiable = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    positions = [i for i, t in zip(differentiable, tangents) if t is not None]
+    used = [t for t in tangents if t is not None]
+    keep_graph = grad_mode.enabled
+    with grad_mode.enable_grad():
+        args = list(args)
+        for i in positions:
+            args[i] = args[i].detach().requires_grad_()
+        out = getattr(functions, op_name)(*args, **kwargs)
+        several = isinstance(out, tuple)
+        every = list(out) if several else [out]
+        outs = [o for o in every if o._data.dtype.kind == "f"]
+        us = [_wrap(np.zeros_like(o._data)).requires_grad_() for o in outs]
+        vjps = grad(outs, [args[i] for i in positions], us, create_graph=True, allow_unused=True)
+        total = sum(((v * t).sum() for v, t in zip(vjps, used) if v is not None), start=0.0)
+        if not isinstance(total, Tensor) or total.grad_fn is None:
+            found = [None] * len(us)
+        else:
+            found = grad(total, us, create_graph=keep_graph, allow_unused=True)
+    jvps = iter(j.detach() if j is not None and not keep_graph else
+                j if j is not None else _wrap(np.zeros_like(u._data)) for j, u in zip(found, us))
+    jvps = [next(jvps) if o._data.dtype.kind == "f" else None for o in every]
+    return tuple(jvps) if several else jvps[0]
+
+
+def pick(values, which):
+    """The outputs ``which`` (an index or a list of them) of a tuple of tangents."""
+    if isinstance(which, int):
+        return values[which]
+    return tuple(values[i] for i in which)
