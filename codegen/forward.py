@@ -121,7 +121,9 @@ class ForwardView:
             targets = ", ".join(f"{name}_t" for name in f.outputs)
             for term in f.terms:
                 condition = " or ".join(f"{t} is not None" for t in term.tangents)
-                single = len(term.tangents) == 1 and len(f.outputs) == 1
+                lists = {f"{a.name}_t" for a in self.entry.diff_args if a.is_tensor_list}
+                single = len(term.tangents) == 1 and len(f.outputs) == 1 \
+                    and not set(term.tangents) & lists  # a list's None entries are zeros
                 code = term.code if single or f.kind == "via_backward" \
                     else _fill_zeros(term.code, term.tangents)
                 result.append((condition, targets, code, term.negate, len(f.outputs) > 1))

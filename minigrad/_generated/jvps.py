@@ -2780,7 +2780,7 @@ def cat(tensors, dim=0):
         F = formulas()
         result_t = None
         if tensors_t is not None:
-            result_t = add_term(result_t, F.cat(tensors_t, dim))
+            result_t = add_term(result_t, F.cat(or_zeros(tensors_t, tensors), dim))
     return attach(result, result_t, ('cat (auto_linear)', 'derivatives.yaml', 1779, 'cat(tensors_t, dim)'))
 
 
@@ -2798,7 +2798,7 @@ def stack(tensors, dim=0):
         F = formulas()
         result_t = None
         if tensors_t is not None:
-            result_t = add_term(result_t, F.stack(tensors_t, dim))
+            result_t = add_term(result_t, F.stack(or_zeros(tensors_t, tensors), dim))
     return attach(result, result_t, ('stack (auto_linear)', 'derivatives.yaml', 1791, 'stack(tensors_t, dim)'))
 
 
@@ -3101,7 +3101,7 @@ def hstack(tensors):
         F = formulas()
         result_t = None
         if tensors_t is not None:
-            result_t = add_term(result_t, F.hstack(tensors_t))
+            result_t = add_term(result_t, F.hstack(or_zeros(tensors_t, tensors)))
     return attach(result, result_t, ('hstack (auto_linear)', 'derivatives.yaml', 1943, 'hstack(tensors_t)'))
 
 
@@ -3119,7 +3119,7 @@ def vstack(tensors):
         F = formulas()
         result_t = None
         if tensors_t is not None:
-            result_t = add_term(result_t, F.vstack(tensors_t))
+            result_t = add_term(result_t, F.vstack(or_zeros(tensors_t, tensors)))
     return attach(result, result_t, ('vstack (auto_linear)', 'derivatives.yaml', 1952, 'vstack(tensors_t)'))
 
 
@@ -3137,7 +3137,7 @@ def row_stack(tensors):
         F = formulas()
         result_t = None
         if tensors_t is not None:
-            result_t = add_term(result_t, F.row_stack(tensors_t))
+            result_t = add_term(result_t, F.row_stack(or_zeros(tensors_t, tensors)))
     return attach(result, result_t, ('row_stack (auto_linear)', 'derivatives.yaml', 1961, 'row_stack(tensors_t)'))
 
 
@@ -3155,7 +3155,7 @@ def dstack(tensors):
         F = formulas()
         result_t = None
         if tensors_t is not None:
-            result_t = add_term(result_t, F.dstack(tensors_t))
+            result_t = add_term(result_t, F.dstack(or_zeros(tensors_t, tensors)))
     return attach(result, result_t, ('dstack (auto_linear)', 'derivatives.yaml', 1968, 'dstack(tensors_t)'))
 
 
@@ -3173,7 +3173,7 @@ def column_stack(tensors):
         F = formulas()
         result_t = None
         if tensors_t is not None:
-            result_t = add_term(result_t, F.column_stack(tensors_t))
+            result_t = add_term(result_t, F.column_stack(or_zeros(tensors_t, tensors)))
     return attach(result, result_t, ('column_stack (auto_linear)', 'derivatives.yaml', 1977, 'column_stack(tensors_t)'))
 
 
@@ -3849,7 +3849,7 @@ def einsum(equation, tensors):
         F = formulas()
         result_t = None
         if tensors_t is not None:
-            result_t = add_term(result_t, F.einsum_jvp(equation, tensors, tensors_t))
+            result_t = add_term(result_t, F.einsum_jvp(equation, tensors, or_zeros(tensors_t, tensors)))
     return attach(result, result_t, ('einsum', 'derivatives.yaml', 2342, 'einsum_jvp(equation, tensors, tensors_t)'))
 
 
@@ -4050,7 +4050,7 @@ def inverse(input):
 def linalg_det(A):
     """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2453).
 
-        result: result * sum(diagonal(linalg_solve(A, A_t), 0, -2, -1), -1)
+        result: sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)
     """
     A_t = tangent_of(A)
     with PAUSED:
@@ -4061,14 +4061,14 @@ def linalg_det(A):
         F = formulas()
         result_t = None
         if A_t is not None:
-            result_t = add_term(result_t, result * F.sum(F.diagonal(F.linalg_solve(A, A_t), 0, -2, -1), -1))
-    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2456, 'result * sum(diagonal(linalg_solve(A, A_t), 0, -2, -1), -1)'))
+            result_t = add_term(result_t, F.sum(F.sum(A_t * F.det_backward(F.ones_like(result), A, result), -1), -1))
+    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2456, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
 
 
 def det(input):
     """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2466).
 
-        result: result * sum(diagonal(linalg_solve(self, self_t), 0, -2, -1), -1)
+        result: sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -4080,14 +4080,14 @@ def det(input):
         F = formulas()
         result_t = None
         if self_t is not None:
-            result_t = add_term(result_t, result * F.sum(F.diagonal(F.linalg_solve(self_, self_t), 0, -2, -1), -1))
-    return attach(result, result_t, ('det', 'derivatives.yaml', 2469, 'result * sum(diagonal(linalg_solve(self, self_t), 0, -2, -1), -1)'))
+            result_t = add_term(result_t, F.sum(F.sum(self_t * F.det_backward(F.ones_like(result), self_, result), -1), -1))
+    return attach(result, result_t, ('det', 'derivatives.yaml', 2469, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
 
 
 def linalg_slogdet(A):
     """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2472).
 
-        logabsdet: sum(diagonal(linalg_solve(A, A_t), 0, -2, -1), -1)
+        logabsdet: sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)
     """
     A_t = tangent_of(A)
     with PAUSED:
@@ -4098,14 +4098,14 @@ def linalg_slogdet(A):
         F = formulas()
         logabsdet_t = None
         if A_t is not None:
-            logabsdet_t = add_term(logabsdet_t, F.sum(F.diagonal(F.linalg_solve(A, A_t), 0, -2, -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2475, 'sum(diagonal(linalg_solve(A, A_t), 0, -2, -1), -1)')),))
+            logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(A_t * F.logabsdet_backward(F.ones_like(logabsdet), A), -1), -1))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2475, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
 
 
 def slogdet(input):
     """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2483).
 
-        logabsdet: sum(diagonal(linalg_solve(self, self_t), 0, -2, -1), -1)
+        logabsdet: sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -4117,14 +4117,14 @@ def slogdet(input):
         F = formulas()
         logabsdet_t = None
         if self_t is not None:
-            logabsdet_t = add_term(logabsdet_t, F.sum(F.diagonal(F.linalg_solve(self_, self_t), 0, -2, -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2486, 'sum(diagonal(linalg_solve(self, self_t), 0, -2, -1), -1)')),))
+            logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(logabsdet), self_), -1), -1))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2486, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
 
 
 def logdet(input):
     """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2490).
 
-        result: sum(diagonal(linalg_solve(self, self_t), 0, -2, -1), -1)
+        result: sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -4136,14 +4136,14 @@ def logdet(input):
         F = formulas()
         result_t = None
         if self_t is not None:
-            result_t = add_term(result_t, F.sum(F.diagonal(F.linalg_solve(self_, self_t), 0, -2, -1), -1))
-    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2493, 'sum(diagonal(linalg_solve(self, self_t), 0, -2, -1), -1)'))
+            result_t = add_term(result_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(result), self_), -1), -1))
+    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2493, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
 
 
 def linalg_solve(A, B, *, left=True):
     """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2496).
 
-        result: linalg_solve(A, B_t, left=left) - linalg_solve(A, matmul(A_t, result) if left else matmul(result, A_t), left=left)
+        result: linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)
     """
     A_t = tangent_of(A)
     B_t = tangent_of(B)
@@ -4157,8 +4157,8 @@ def linalg_solve(A, B, *, left=True):
         if B_t is not None:
             result_t = add_term(result_t, F.linalg_solve(A, B_t, left=left))
         if A_t is not None:
-            result_t = add_term(result_t, F.linalg_solve(A, F.matmul(A_t, result) if left else F.matmul(result, A_t), left=left), negate=True)
-    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2500, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, matmul(A_t, result) if left else matmul(result, A_t), left=left)'))
+            result_t = add_term(result_t, F.linalg_solve(A, F.solve_jvp_rhs(A_t, result, left), left=left), negate=True)
+    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2500, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
 
 
 def linalg_cholesky(A, *, upper=False):
@@ -4417,7 +4417,7 @@ def linalg_multi_dot(tensors):
         F = formulas()
         result_t = None
         if tensors_t is not None:
-            result_t = add_term(result_t, F.multi_dot_jvp(tensors, tensors_t))
+            result_t = add_term(result_t, F.multi_dot_jvp(tensors, or_zeros(tensors_t, tensors)))
     return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 2648, 'multi_dot_jvp(tensors, tensors_t)'))
 
 

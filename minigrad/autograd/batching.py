@@ -133,6 +133,10 @@ def _dims(dim, ndim):
 
 
 def _reduction(fn, self, dim=None, keepdim=False, **kwargs):
+    if self.ndim == 0:  # a 0-d tensor reduced over its only "dim" is itself
+        return self if kwargs.get("dtype") is None else Batched(self.value.to(kwargs["dtype"]))
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+        dim = None  # torch: an empty dim list reduces over every dim
     if dim is None and not keepdim:
         return Batched(fn(self.value, _dims(None, self.ndim), False, **kwargs)) if self.ndim \
             else self
@@ -207,6 +211,23 @@ def _as_matrix(x, where):
     if isinstance(x, Batched):
         return Batched(x.value.unsqueeze(where))
     return x.unsqueeze(where)
+
+
+def _batched(x, size):
+    if isinstance(x, Batched):
+        return x.value
+    return x.expand((size,) + tuple(x.shape))
+
+
+def rule_cat(fn, tensors, dim=0):
+    size = next(t for t in tensors if isinstance(t, Batched)).value.shape[0]
+    ndim = next(t.ndim for t in tensors if t.ndim > 0)
+    return Batched(fn([_batched(t, size) for t in tensors], _dims(dim, ndim)))
+
+
+def rule_stack(fn, tensors, dim=0):
+    size = next(t for t in tensors if isinstance(t, Batched)).value.shape[0]
+    return Batched(fn([_batched(t, size) for t in tensors], (dim % (tensors[0].ndim + 1)) + 1))
 
 
 def rule_mm(fn, self, mat2):

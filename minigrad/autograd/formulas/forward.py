@@ -4,7 +4,7 @@ import numpy as np
 from minigrad import _tensor
 from minigrad.autograd.formulas.core import ops_for
 
-__all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick"]
+__all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick", "solve_jvp_rhs"]
 
 
 def ones_like(x):
@@ -89,3 +89,12 @@ def pick(values, which):
     if isinstance(which, int):
         return values[which]
     return tuple(values[i] for i in which)
+
+
+def solve_jvp_rhs(A_t, X, left):
+    """A_t X (left) or X A_t (right) for linalg_solve's forward derivative, where X may be a
+    (batch of) vector(s) as linalg.solve's B may be."""
+    F = ops_for(X)
+    if X.ndim == A_t.ndim - 1:  # vectors: A_t x
+        return F.squeeze(F.matmul(A_t, F.unsqueeze(X, -1)), [-1])
+    return F.matmul(A_t, X) if left else F.matmul(X, A_t)
