@@ -1962,7 +1962,7 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """Forward derivative of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1285).
 
-        result: cumsum(self_t * exp(self - amax(self, dim, True)), dim) * exp(amax(self, dim, True) - result)
+        result: via_backward('logcumsumexp', [self, dim], {}, [self_t])  (via_backward)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1974,8 +1974,8 @@ def logcumsumexp(input, dim):
         F = formulas()
         result_t = None
         if self_t is not None:
-            result_t = add_term(result_t, F.cumsum(self_t * F.exp(self_ - F.amax(self_, dim, True)), dim) * F.exp(F.amax(self_, dim, True) - result))
-    return attach(result, result_t, ('logcumsumexp', 'derivatives.yaml', 1288, 'cumsum(self_t * exp(self - amax(self, dim, True)), dim) * exp(amax(self, dim, True) - result)'))
+            result_t = add_term(result_t, F.via_backward('logcumsumexp', [self_, dim], {}, [self_t]))
+    return attach(result, result_t, ('logcumsumexp (via_backward)', 'derivatives.yaml', 1288, "via_backward('logcumsumexp', [self, dim], {}, [self_t])"))
 
 
 def var_default(input, dim=None, *, correction=None, keepdim=False):

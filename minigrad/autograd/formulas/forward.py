@@ -71,7 +71,9 @@ def _transposed(op_name, args, kwargs, tangents):
         several = isinstance(out, tuple)
         every = list(out) if several else [out]
         outs = [o for o in every if o._data.dtype.kind == "f"]
-        us = [_wrap(np.zeros_like(o._data)).requires_grad_() for o in outs]
+        # any u works (J^T u is linear in u); ones keep log-space backwards (logcumsumexp)
+        # away from their u = 0 branch
+        us = [_wrap(np.ones_like(o._data)).requires_grad_() for o in outs]
         vjps = grad(outs, [args[i] for i in positions], us, create_graph=True, allow_unused=True)
         total = sum(((v * t).sum() for v, t in zip(vjps, used) if v is not None), start=0.0)
         if not isinstance(total, Tensor) or total.grad_fn is None:
