@@ -263,8 +263,13 @@ class _ForwardRewriter(_Rewriter):
         raise _error(self.where, f"in forward formula `{self.text}`: {message}")
 
     def visit_Call(self, node):
+        """Records the calls that receive a tangent: with batched tangents (jacfwd) those
+        run their batch rule (autograd/batching.py), or loop over the batch."""
         if isinstance(node.func, ast.Name) and node.func.id in self.scope.vocabulary:
-            self.calls.add(node.func.id)
+            inside = {n.id for arg in list(node.args) + [k.value for k in node.keywords]
+                      for n in ast.walk(arg) if isinstance(n, ast.Name)}
+            if inside & self.tangent_names:
+                self.calls.add(node.func.id)
         return super().visit_Call(node)
 
     def visit_Attribute(self, node):

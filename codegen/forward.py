@@ -72,6 +72,29 @@ def missing_forward(ops):
     return [op.full_name for op in ops if op.needs_forward_formula and not op.forward_formulas]
 
 
+def forward_report(registry, root):
+    """Lines for `python -m codegen`: entries without a forward derivative, the count of each
+    kind, and the entries whose batched JVP (jacfwd) loops over the batch."""
+    ops = registry.ops
+    lines = []
+    missing = missing_forward(ops)
+    if missing:
+        lines.append(f"{len(missing)} entries have no forward derivative (`result:`; forward AD "
+                     f"through them raises): {', '.join(missing)}")
+    kinds = {}
+    for op in ops:
+        for f in op.forward_formulas:
+            kinds[f.kind] = kinds.get(f.kind, 0) + 1
+    lines.append("forward formulas: " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())))
+    rules, helpers = batch_rules(root)
+    loops = looping_entries(ops, elementwise_ops(ops), rules, helpers)
+    if loops:
+        lines.append(f"{len(loops)} entries loop over the batch of tangents in jacfwd (no batch "
+                     "rule for: " + "; ".join(f"{name}: {', '.join(calls)}" for name, calls in loops)
+                     + ")")
+    return lines
+
+
 class ForwardView:
     """The strings jvps.py.j2 renders for one entry."""
 

@@ -17,6 +17,8 @@ every tensor argument.
 """
 import operator
 
+import numpy as np
+
 from minigrad import _tensor
 from minigrad.autograd.namespace import TENSORS
 
@@ -24,7 +26,8 @@ from minigrad.autograd.namespace import TENSORS
 ELEMENTWISE_HELPERS = frozenset({
     "maybe_multiply", "masked", "safe_reciprocal", "pow_grad_self", "pow_grad_exponent",
     "xlogy_grad_self", "logit_grad", "sinc_grad", "copysign_ratio", "clamp_mask",
-    "finite_mask", "extremum_share", "fmax_mask", "fmax_other_mask", "clamp_tensor_masks"})
+    "finite_mask", "extremum_share", "fmax_mask", "fmax_other_mask", "clamp_tensor_masks",
+    "zeros_like"})
 
 
 class Batched(_tensor.Tensor):
@@ -228,6 +231,185 @@ def rule_cat(fn, tensors, dim=0):
 def rule_stack(fn, tensors, dim=0):
     size = next(t for t in tensors if isinstance(t, Batched)).value.shape[0]
     return Batched(fn([_batched(t, size) for t in tensors], (dim % (tensors[0].ndim + 1)) + 1))
+
+
+def _shift(dim, ndim):
+    """One logical dim (may be negative) -> the batched value's dim."""
+    return (dim % max(ndim, 1)) + 1
+
+
+def _same(fn, self, *args, **kwargs):
+    """Ops on trailing dims only (tril, triu): the batch dim is one more leading dim."""
+    return Batched(fn(self.value, *args, **kwargs))
+
+
+def rule_tril(fn, self, diagonal=0):
+    return _same(fn, self, diagonal)
+
+
+def rule_triu(fn, self, diagonal=0):
+    return _same(fn, self, diagonal)
+
+
+def rule__to_copy(fn, self, dtype):
+    return _same(fn, self, dtype)
+
+
+def rule_cumsum(fn, self, dim, *, dtype=None):
+    if self.ndim == 0:
+        return self if dtype is None else Batched(self.value.to(dtype))
+    return Batched(fn(self.value, _shift(dim, self.ndim), dtype=dtype))
+
+
+def rule_flatten(fn, self, start_dim=0, end_dim=-1):
+    if self.ndim == 0:
+        return Batched(self.value.reshape((self.value.shape[0], 1)))
+    return Batched(fn(self.value, _shift(start_dim, self.ndim), _shift(end_dim, self.ndim)))
+
+
+def rule_ravel(fn, self):
+    return Batched(self.value.reshape((self.value.shape[0], -1)))
+
+
+def rule_unflatten(fn, self, dim, sizes):
+    return Batched(fn(self.value, _shift(dim, self.ndim), sizes))
+
+
+def rule_swapaxes(fn, self, axis0, axis1):
+    return Batched(fn(self.value, _shift(axis0, self.ndim), _shift(axis1, self.ndim)))
+
+
+def rule_swapdims(fn, self, dim0, dim1):
+    return Batched(fn(self.value, _shift(dim0, self.ndim), _shift(dim1, self.ndim)))
+
+
+def rule_movedim(fn, self, source, destination):
+    ints = isinstance(source, int)
+    source = _dims((source,) if ints else source, self.ndim)
+    destination = _dims((destination,) if isinstance(destination, int) else destination, self.ndim)
+    return Batched(fn(self.value, source, destination))
+
+
+def rule_moveaxis(fn, self, source, destination):
+    return rule_movedim(fn, self, source, destination)
+
+
+def rule_t(fn, self):
+    return self if self.ndim < 2 else Batched(self.value.transpose(1, 2))
+
+
+def rule_expand_as(fn, self, other):
+    return rule_expand(TENSORS.expand, self, tuple(other.shape))
+
+
+def rule_broadcast_to(fn, self, size):
+    return rule_expand(TENSORS.expand, self, tuple(size))
+
+
+def rule_view_as(fn, self, other):
+    return Batched(self.value.reshape((self.value.shape[0],) + tuple(other.shape)))
+
+
+def rule_reshape_as(fn, self, other):
+    return rule_view_as(fn, self, other)
+
+
+def rule_narrow(fn, self, dim, start, length):
+    return Batched(fn(self.value, _shift(dim, self.ndim), start, length))
+
+
+def rule_select(fn, self, dim, index):
+    return Batched(fn(self.value, _shift(dim, self.ndim), index))
+
+
+def rule_diagonal(fn, self, offset=0, dim1=0, dim2=1):
+    return Batched(fn(self.value, offset, _shift(dim1, self.ndim), _shift(dim2, self.ndim)))
+
+
+def rule_diag_embed(fn, self, offset=0, dim1=-2, dim2=-1):
+    out_ndim = self.ndim + 1
+    return Batched(fn(self.value, offset, _shift(dim1, out_ndim), _shift(dim2, out_ndim)))
+
+
+def rule_flip(fn, self, dims):
+    return Batched(fn(self.value, _dims(tuple(dims), self.ndim)))
+
+
+def rule_index_select(fn, self, dim, index):
+    return Batched(fn(self.value, _shift(dim, self.ndim), index))
+
+
+def rule_gather(fn, self, dim, index):
+    if self.ndim == 0:
+        return self
+    size = self.value.shape[0]
+    array = index._data if isinstance(index, _tensor.Tensor) else np.asarray(index)
+    index = _tensor._wrap(np.broadcast_to(array, (size,) + array.shape))
+    return Batched(fn(self.value, _shift(dim, self.ndim), index))
+
+
+def _split_rule(fn, self, first, dim):
+    return [Batched(piece) for piece in fn(self.value, first, _shift(dim, self.ndim))]
+
+
+def rule_split(fn, self, split_size_or_sections, dim=0):
+    return _split_rule(fn, self, split_size_or_sections, dim)
+
+
+def rule_chunk(fn, self, chunks, dim=0):
+    return _split_rule(fn, self, chunks, dim)
+
+
+def rule_unbind(fn, self, dim=0):
+    return [Batched(piece) for piece in fn(self.value, _shift(dim, self.ndim))]
+
+
+def rule_trace(fn, self):
+    return Batched(self.value.diagonal(0, -2, -1).sum(-1))
+
+
+def rule_getitem(fn, self, index):
+    """x[index] with a batch dim in front: prepend a full slice, unless advanced indices are
+    split by slices (numpy then moves their dims first, in front of the batch dim)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    advanced = [i for i, p in enumerate(parts)
+                if not (p is None or p is Ellipsis or isinstance(p, (slice, int)))]
+    if advanced and advanced[-1] - advanced[0] + 1 != len(advanced):
+        return loop(fn, (self, index), {})
+    return Batched(fn(self.value, (slice(None),) + parts))
+
+
+def rule_outer(fn, self, vec2):
+    return elementwise(lambda a, b: a.unsqueeze(-1) * b,
+                       (Batched(self.value) if isinstance(self, Batched) else self, vec2), {}) \
+        if not isinstance(vec2, Batched) else \
+        elementwise(lambda a, b: a * b, (_unsqueezed(self), vec2), {})
+
+
+def _unsqueezed(x):
+    return Batched(x.value.unsqueeze(-1)) if isinstance(x, Batched) else x.unsqueeze(-1)
+
+
+def rule_linear(fn, input, weight, bias=None):
+    out = rule_matmul(TENSORS.matmul, input, weight.transpose(-2, -1) if not isinstance(weight, Batched)
+                      else Batched(weight.value.transpose(-2, -1)))
+    return out if bias is None else out + bias
+
+
+def rule_bmm(fn, self, mat2):
+    return rule_matmul(TENSORS.matmul, self, mat2)
+
+
+def rule_mv(fn, self, vec):
+    return rule_matmul(TENSORS.matmul, self, vec)
+
+
+def rule_dot(fn, self, tensor):
+    return rule_matmul(TENSORS.matmul, self, tensor)
+
+
+def rule_vdot(fn, self, other):
+    return rule_matmul(TENSORS.matmul, self, other)
 
 
 def rule_mm(fn, self, mat2):
