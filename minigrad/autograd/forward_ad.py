@@ -270,6 +270,114 @@ def _saved_outputs_follow(result):
             saved.tensor = result
 
 
+# ----------------------------------------------------------------- custom Functions
+def function_with_jvp(cls, args, kwargs):
+    """``Function.apply`` in a dual level: the forward, then ``cls.jvp(ctx, *tangents)`` for
+    the outputs' tangents (a Tensor input without one gets zeros, as PyTorch)."""
+    Tensor = _tensor.Tensor
+    tangents = [stored_tangent(a) if isinstance(a, Tensor) else None for a in args]
+    with PAUSED:
+        outputs, ctx = cls._run(args, kwargs)
+    if all(t is None for t in tangents):
+        return outputs
+    if getattr(cls.jvp, "__func__", cls.jvp) is _base_jvp():
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+    batch = state.batch_size
+    lead = () if batch is None else (batch,)
+    tangents = [t if t is not None or not isinstance(a, Tensor)
+                else _tensor._wrap(np.zeros(lead + tuple(a.shape), a._data.dtype))
+                for a, t in zip(args, tangents)]
+    ctx._in_jvp = True
+    try:
+        with PAUSED:
+            if batch is None:
+                out_tangents = cls.jvp(ctx, *tangents)
+            else:  # a custom jvp knows nothing of the batch dim: one call per tangent
+                from minigrad._generated import functions
+                columns = [cls.jvp(ctx, *[t if t is None else t[b] for t in tangents])
+                           for b in range(batch)]
+                out_tangents = columns[0] if not isinstance(columns[0], tuple) else None
+                if isinstance(columns[0], tuple):
+                    out_tangents = tuple(functions.stack([c[i] for c in columns])
+                                         for i in range(len(columns[0])))
+                else:
+                    out_tangents = functions.stack(columns)
+    finally:
+        ctx._in_jvp = False
+    single = not isinstance(outputs, tuple)
+    outs = (outputs,) if single else outputs
+    out_tangents = (out_tangents,) if not isinstance(out_tangents, tuple) else out_tangents
+    if len(out_tangents) != len(outs):
+        raise RuntimeError(f"{cls.__name__}.jvp returned {len(out_tangents)} tangents for "
+                           f"{len(outs)} outputs")
+    for out, tangent in zip(outs, out_tangents):
+        if isinstance(out, Tensor) and tangent is not None:
+            if tuple(tangent.shape) != lead + tuple(out.shape):
+                raise RuntimeError(
+                    f"{cls.__name__}.jvp returned a tangent of shape {list(tangent.shape)} for "
+                    f"an output of shape {list(out.shape)}")
+            set_tangent(out, tangent)
+    return outputs
+
+
+def _base_jvp():
+    from minigrad.autograd.function import Function
+    return Function.__dict__["jvp"].__func__
+
+
+# ----------------------------------------------------------------- in-place ops
+def inplace_with_tangent(self, op, args, kwargs, apply_inplace):
+    """``x.op_(...)`` in a dual level: the out-of-place op gives the new tangent, the usual
+    in-place path the value and history; the tangent is written into ``x``'s tangent in
+    place, so the base and the other views of ``x`` see it (as in PyTorch)."""
+    out = op(self, *args, **kwargs)
+    with PAUSED:
+        apply_inplace(self, op, *args, **kwargs)
+    tangent = stored_tangent(out)
+    if tangent is None:
+        if stored_tangent(self) is None and (self._base is None or stored_tangent(self._base) is None):
+            return self
+        lead = () if state.batch_size is None else (state.batch_size,)
+        tangent = _tensor._wrap(np.zeros(lead + tuple(self.shape), self._data.dtype))
+    _write_tangent(self, tangent)
+    return self
+
+
+def _write_tangent(tensor, tangent):
+    own = stored_tangent(tensor)
+    if own is None and tensor._base is not None:
+        own = _tangent_of_view(tensor, tangent)
+    if own is not None and own.shape == tangent.shape and own._data.flags.writeable:
+        np.copyto(own._data, tangent._data, casting="unsafe")
+        own._version_counter[0] += 1
+    else:
+        set_tangent(tensor, tangent.clone() if tangent is stored_tangent(tensor) else tangent)
+
+
+def _tangent_of_view(view, tangent):
+    """The view's tangent as the same view of its base's tangent (zeros made for a base that
+    had none), or None where the view cannot be expressed that way."""
+    base = view._base
+    base_tangent = stored_tangent(base)
+    lead = () if state.batch_size is None else (state.batch_size,)
+    if base_tangent is None:
+        base_tangent = _tensor._wrap(np.zeros(lead + tuple(base.shape), tangent._data.dtype))
+        set_tangent(base, base_tangent)
+    data, base_data, target = view._data, base._data, base_tangent._data
+    if not base_data.flags.c_contiguous or not target.flags.c_contiguous \
+            or target.dtype.itemsize != base_data.dtype.itemsize:
+        return None
+    offset = data.__array_interface__["data"][0] - base_data.__array_interface__["data"][0]
+    flat = target.reshape(lead + (-1,))
+    start = flat[(slice(None),) * len(lead) + (slice(offset // base_data.itemsize, None),)]
+    strided = np.lib.stride_tricks.as_strided(
+        start, shape=lead + data.shape, strides=flat.strides[:len(lead)] + data.strides)
+    own = _tensor._wrap(strided)
+    set_tangent(view, own)
+    return own
+
+
 def no_forward_formula(op):
     raise NotImplementedError(
         f"Trying to use forward AD with {op} that does not support it because it has not been "
