@@ -430,7 +430,7 @@ class BatchedNamespace:
         fn = getattr(TENSORS, name)
         rule = RULES.get(name)
         if rule is None:
-            from minigrad._generated.jvps import ELEMENTWISE
+            from minigrad._generated.jvps import ELEMENTWISE  # lazy: generated, imports us
             mode = elementwise if name in ELEMENTWISE or name in ELEMENTWISE_HELPERS else loop
 
             def rule(fn, *args, **kwargs):

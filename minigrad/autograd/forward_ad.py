@@ -32,6 +32,7 @@ class _State:
         self.serial = 0          # numbers each level entered: tangents of exited levels are dead
         self.batch_size = None   # set by _make_dual_batched: tangents have a leading batch dim
         self.unbatched = False   # make_dual was used in this level (no batch dim then)
+        self.jvps = None         # minigrad._generated.jvps, once a level was entered
 
 
 state = _State()
@@ -44,6 +45,10 @@ def enter_dual_level():
     """Open a forward-AD level and return it (PyTorch: nesting levels is not supported)."""
     if state.level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    if state.jvps is None:
+        # lazy: the generated modules import this one
+        from minigrad._generated import jvps
+        state.jvps = jvps
     state.serial += 1
     state.level, state.active, state.batch_size, state.unbatched = 0, True, None, False
     return state.level
@@ -115,7 +120,7 @@ def _make_dual(tensor, tangent, level, batched):
         raise RuntimeError("All tangents of one forward AD level must have the same batch "
                            f"size (this level has {state.batch_size}, got {batch}).")
     state.batch_size, state.unbatched = batch, not batched
-    from minigrad._generated import functions
+    from minigrad._generated import functions  # lazy: the generated modules import this one
     with PAUSED:
         dual = functions.view(tensor, tuple(tensor.shape))  # a view, as PyTorch's make_dual
     set_tangent(dual, tangent)
@@ -131,7 +136,7 @@ def unpack_dual(tensor, *, level=None):
     tangent = stored_tangent(tensor)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
-    from minigrad._generated import functions
+    from minigrad._generated import functions  # lazy: the generated modules import this one
     with PAUSED:
         primal = functions.view(tensor, tuple(tensor.shape))
     return UnpackedDualTensor(primal, tangent)
@@ -210,7 +215,7 @@ def add_term(total, term, negate=False):
 
 def formulas():
     """The namespace forward formulas run in: Tensor ops, or their batched versions."""
-    from minigrad.autograd.namespace import TENSORS
+    from minigrad.autograd.namespace import TENSORS  # lazy: cheap after the first call
     return TENSORS if state.batch_size is None else BATCHED
 
 
@@ -262,7 +267,7 @@ def _saved_outputs_follow(result):
     node = result.grad_fn
     if node is None:
         return
-    from minigrad.autograd.saved import SavedTensor
+    from minigrad.autograd.saved import SavedTensor  # lazy: saved imports _tensor, as we do
     for slot in node._saved_slots:
         saved = getattr(node, slot, None)
         if type(saved) is SavedTensor and saved.tensor is None and saved._data is result._data \
@@ -294,7 +299,7 @@ def function_with_jvp(cls, args, kwargs):
             if batch is None:
                 out_tangents = cls.jvp(ctx, *tangents)
             else:  # a custom jvp knows nothing of the batch dim: one call per tangent
-                from minigrad._generated import functions
+                from minigrad._generated import functions  # lazy: generated code imports us
                 columns = [cls.jvp(ctx, *[t if t is None else t[b] for t in tangents])
                            for b in range(batch)]
                 out_tangents = columns[0] if not isinstance(columns[0], tuple) else None
@@ -322,7 +327,7 @@ def function_with_jvp(cls, args, kwargs):
 
 
 def _base_jvp():
-    from minigrad.autograd.function import Function
+    from minigrad.autograd.function import Function  # lazy: function.py imports this module
     return Function.__dict__["jvp"].__func__
 
 
@@ -390,5 +395,6 @@ Batched = BATCHED = None  # minigrad.autograd.batching, loaded by the first batc
 def _load_batching():
     global Batched, BATCHED
     if Batched is None:
+        # lazy: batching subclasses Tensor, which is not defined yet when this module loads
         from minigrad.autograd import batching
         Batched, BATCHED = batching.Batched, batching.BATCHED

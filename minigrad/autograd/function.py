@@ -183,7 +183,7 @@ class Function(metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         if forward_ad.active:  # a dual level is open: outputs get tangents from cls.jvp
-            from minigrad.autograd.forward_ad import function_with_jvp
+            from minigrad.autograd.forward_ad import function_with_jvp  # lazy: rare path
             return function_with_jvp(cls, args, kwargs)
         return cls._run(args, kwargs)[0]
 

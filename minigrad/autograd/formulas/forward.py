@@ -40,10 +40,10 @@ def via_backward(op_name, args, kwargs, tangents):
     <J^T u, t> is linear in u, and its gradient in u is J t.  Used (and reported by
     codegen) for entries whose explicit forward formula is not written yet; costs one
     forward and two backwards, and loops over a batch of tangents."""
-    from minigrad.autograd.batching import Batched
+    from minigrad.autograd.batching import Batched  # lazy: formulas load before batching
     batched = next((t for t in tangents if isinstance(t, Batched)), None)
     if batched is not None:
-        from minigrad._generated import functions
+        from minigrad._generated import functions  # lazy: generated code imports formulas
         columns = [via_backward(op_name, args, kwargs,
                                 [t.value[b] if isinstance(t, Batched) else t for t in tangents])
                    for b in range(batched.value.shape[0])]
@@ -55,9 +55,9 @@ def via_backward(op_name, args, kwargs, tangents):
 
 
 def _transposed(op_name, args, kwargs, tangents):
-    from minigrad._generated import functions
-    from minigrad.autograd import grad_mode
-    from minigrad.autograd.api import grad
+    from minigrad._generated import functions  # lazy: generated code imports the formulas
+    from minigrad.autograd import grad_mode  # lazy: as above
+    from minigrad.autograd.api import grad  # lazy: the engine imports the formulas
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     differentiable = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     positions = [i for i, t in zip(differentiable, tangents) if t is not None]
