@@ -11,6 +11,7 @@ from collections import namedtuple
 from minigrad._dispatch import dispatch
 from minigrad.autograd import grad_mode
 from minigrad.autograd.forward_ad import state as forward_ad
+from minigrad.autograd.namespace import FormulaNamespace
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types
@@ -19,6 +20,8 @@ from minigrad.autograd.support import (data_of, dtype_of, ndim_of, output_meta,
                                        shape_of, wrap, wrap_view)
 from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
+
+jvps = FormulaNamespace("minigrad._generated.jvps", as_tensors=True)  # forward AD (loaded on first use)
 
 return_types_max_dim = namedtuple("max", ('values', 'indices'))
 
@@ -68,7 +71,7 @@ def sum_to_size(input, size):
         self: expand(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.sum_to_size(input, size)
+        return jvps.sum_to_size(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum_to_size(data_of(self), size)
@@ -94,7 +97,7 @@ def _to_copy(input, dtype):
         self: _to_copy(grad, self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps._to_copy(input, dtype)
+        return jvps._to_copy(input, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._to_copy(data_of(self), dtype)
@@ -120,7 +123,7 @@ def _fill(input, value):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps._fill(input, value)
+        return jvps._fill(input, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._fill(data_of(self), value)
@@ -144,7 +147,7 @@ def _copy_from(input, src):
         src: sum_to(grad, src.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps._copy_from(input, src)
+        return jvps._copy_from(input, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._copy_from(data_of(self), data_of(src))
@@ -172,7 +175,7 @@ def _index_put(input, index, values):
         values: sum_to(getitem(grad, index), values.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps._index_put(input, index, values)
+        return jvps._index_put(input, index, values)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._index_put(data_of(self), index, data_of(values))
@@ -203,7 +206,7 @@ def clone(input):
         self: grad
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.clone(input)
+        return jvps.clone(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clone(data_of(self))
@@ -226,7 +229,7 @@ def neg(input):
         self: neg(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.neg(input)
+        return jvps.neg(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.neg(data_of(self))
@@ -249,7 +252,7 @@ def exp(input):
         self: grad * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.exp(input)
+        return jvps.exp(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp(data_of(self))
@@ -275,7 +278,7 @@ def log(input):
         self: grad / self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.log(input)
+        return jvps.log(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log(data_of(self))
@@ -301,7 +304,7 @@ def sqrt(input):
         self: grad / (2 * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.sqrt(input)
+        return jvps.sqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sqrt(data_of(self))
@@ -327,7 +330,7 @@ def sin(input):
         self: grad * cos(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.sin(input)
+        return jvps.sin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sin(data_of(self))
@@ -353,7 +356,7 @@ def cos(input):
         self: -(grad * sin(self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.cos(input)
+        return jvps.cos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cos(data_of(self))
@@ -379,7 +382,7 @@ def tanh(input):
         self: grad * (1 - result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.tanh(input)
+        return jvps.tanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tanh(data_of(self))
@@ -405,7 +408,7 @@ def sigmoid(input):
         self: grad * result * (1 - result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.sigmoid(input)
+        return jvps.sigmoid(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sigmoid(data_of(self))
@@ -431,7 +434,7 @@ def abs(input):
         self: grad * sign(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.abs(input)
+        return jvps.abs(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.abs(data_of(self))
@@ -457,7 +460,7 @@ def sign(input):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.sign(input)
+        return jvps.sign(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sign(data_of(self))
@@ -480,7 +483,7 @@ def exp2(input):
         self: grad * result * 0.6931471805599453
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.exp2(input)
+        return jvps.exp2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp2(data_of(self))
@@ -506,7 +509,7 @@ def expm1(input):
         self: grad * (result + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.expm1(input)
+        return jvps.expm1(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expm1(data_of(self))
@@ -532,7 +535,7 @@ def log2(input):
         self: grad / (self * 0.6931471805599453)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.log2(input)
+        return jvps.log2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log2(data_of(self))
@@ -558,7 +561,7 @@ def log10(input):
         self: grad / (self * 2.302585092994046)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.log10(input)
+        return jvps.log10(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log10(data_of(self))
@@ -584,7 +587,7 @@ def log1p(input):
         self: grad / (self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.log1p(input)
+        return jvps.log1p(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log1p(data_of(self))
@@ -610,7 +613,7 @@ def rsqrt(input):
         self: -0.5 * grad * result * result * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.rsqrt(input)
+        return jvps.rsqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rsqrt(data_of(self))
@@ -636,7 +639,7 @@ def square(input):
         self: grad * 2 * self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.square(input)
+        return jvps.square(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.square(data_of(self))
@@ -662,7 +665,7 @@ def reciprocal(input):
         self: -grad * result * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.reciprocal(input)
+        return jvps.reciprocal(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reciprocal(data_of(self))
@@ -688,7 +691,7 @@ def tan(input):
         self: grad * (1 + result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.tan(input)
+        return jvps.tan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tan(data_of(self))
@@ -714,7 +717,7 @@ def asin(input):
         self: grad / sqrt(1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.asin(input)
+        return jvps.asin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asin(data_of(self))
@@ -740,7 +743,7 @@ def acos(input):
         self: -grad / sqrt(1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.acos(input)
+        return jvps.acos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acos(data_of(self))
@@ -766,7 +769,7 @@ def atan(input):
         self: grad / (self * self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.atan(input)
+        return jvps.atan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan(data_of(self))
@@ -792,7 +795,7 @@ def sinh(input):
         self: grad * cosh(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.sinh(input)
+        return jvps.sinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinh(data_of(self))
@@ -818,7 +821,7 @@ def cosh(input):
         self: grad * sinh(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.cosh(input)
+        return jvps.cosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cosh(data_of(self))
@@ -844,7 +847,7 @@ def asinh(input):
         self: grad / sqrt(self * self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.asinh(input)
+        return jvps.asinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asinh(data_of(self))
@@ -870,7 +873,7 @@ def acosh(input):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.acosh(input)
+        return jvps.acosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acosh(data_of(self))
@@ -896,7 +899,7 @@ def atanh(input):
         self: grad / (1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.atanh(input)
+        return jvps.atanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atanh(data_of(self))
@@ -922,7 +925,7 @@ def floor(input):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.floor(input)
+        return jvps.floor(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor(data_of(self))
@@ -945,7 +948,7 @@ def ceil(input):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.ceil(input)
+        return jvps.ceil(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ceil(data_of(self))
@@ -968,7 +971,7 @@ def round(input, *, decimals=0):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.round(input, decimals=decimals)
+        return jvps.round(input, decimals=decimals)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.round(data_of(self), decimals=decimals)
@@ -991,7 +994,7 @@ def trunc(input):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.trunc(input)
+        return jvps.trunc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trunc(data_of(self))
@@ -1014,7 +1017,7 @@ def fix(input):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.fix(input)
+        return jvps.fix(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fix(data_of(self))
@@ -1037,7 +1040,7 @@ def frac(input):
         self: grad
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.frac(input)
+        return jvps.frac(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.frac(data_of(self))
@@ -1060,7 +1063,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         self: grad * finite_mask(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.nan_to_num(input, nan, posinf, neginf)
+        return jvps.nan_to_num(input, nan, posinf, neginf)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
@@ -1086,7 +1089,7 @@ def deg2rad(input):
         self: grad * 0.017453292519943295
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.deg2rad(input)
+        return jvps.deg2rad(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.deg2rad(data_of(self))
@@ -1109,7 +1112,7 @@ def rad2deg(input):
         self: grad * 57.29577951308232
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.rad2deg(input)
+        return jvps.rad2deg(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rad2deg(data_of(self))
@@ -1133,7 +1136,7 @@ def add(input, other, *, alpha=1):
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.add(input, other, alpha=alpha)
+        return jvps.add(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1166,7 +1169,7 @@ def sub(input, other, *, alpha=1):
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.sub(input, other, alpha=alpha)
+        return jvps.sub(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1199,7 +1202,7 @@ def mul(input, other):
         other: sum_to(grad * self, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.mul(input, other)
+        return jvps.mul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1233,7 +1236,7 @@ def div_default(input, other):
         other: sum_to(-grad * self / (other * other), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.div_default(input, other)
+        return jvps.div_default(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1268,7 +1271,7 @@ def pow(input, exponent):
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.pow(input, exponent)
+        return jvps.pow(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1305,7 +1308,7 @@ def maximum(input, other):
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.maximum(input, other)
+        return jvps.maximum(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1340,7 +1343,7 @@ def minimum(input, other):
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.minimum(input, other)
+        return jvps.minimum(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1376,7 +1379,7 @@ def where(condition, input, other):
         condition: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.where(condition, input, other)
+        return jvps.where(condition, input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1409,7 +1412,7 @@ def clamp_default(input, min=None, max=None):
         self: masked(grad, clamp_mask(self, min, max))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.clamp_default(input, min, max)
+        return jvps.clamp_default(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_default(data_of(self), min, max)
@@ -1439,7 +1442,7 @@ def clamp_Tensor(input, min=None, max=None):
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.clamp_Tensor(input, min, max)
+        return jvps.clamp_Tensor(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1478,7 +1481,7 @@ def clip_default(input, min=None, max=None):
         self: masked(grad, clamp_mask(self, min, max))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.clip_default(input, min, max)
+        return jvps.clip_default(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_default(data_of(self), min, max)
@@ -1508,7 +1511,7 @@ def clip_Tensor(input, min=None, max=None):
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.clip_Tensor(input, min, max)
+        return jvps.clip_Tensor(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1548,7 +1551,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.div_Tensor_mode(input, other, rounding_mode=rounding_mode)
+        return jvps.div_Tensor_mode(input, other, rounding_mode=rounding_mode)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1584,7 +1587,7 @@ def floor_divide(input, other):
         other: zeros_shaped(grad, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.floor_divide(input, other)
+        return jvps.floor_divide(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1616,7 +1619,7 @@ def remainder(input, other):
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.remainder(input, other)
+        return jvps.remainder(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1650,7 +1653,7 @@ def fmod(input, other):
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.fmod(input, other)
+        return jvps.fmod(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1684,7 +1687,7 @@ def float_power(input, exponent):
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.float_power(input, exponent)
+        return jvps.float_power(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.float_power(data_of(self), data_of(exponent))
@@ -1722,7 +1725,7 @@ def fmax(input, other):
         other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.fmax(input, other)
+        return jvps.fmax(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1757,7 +1760,7 @@ def fmin(input, other):
         other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.fmin(input, other)
+        return jvps.fmin(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1792,7 +1795,7 @@ def atan2(input, other):
         other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.atan2(input, other)
+        return jvps.atan2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1827,7 +1830,7 @@ def hypot(input, other):
         other: sum_to(grad * other / result, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.hypot(input, other)
+        return jvps.hypot(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1865,7 +1868,7 @@ def logaddexp(input, other):
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.logaddexp(input, other)
+        return jvps.logaddexp(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1900,7 +1903,7 @@ def logaddexp2(input, other):
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.logaddexp2(input, other)
+        return jvps.logaddexp2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1935,7 +1938,7 @@ def copysign(input, other):
         other: zeros_shaped(grad, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.copysign(input, other)
+        return jvps.copysign(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1970,7 +1973,7 @@ def xlogy(input, other):
         other: sum_to(grad * self / other, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.xlogy(input, other)
+        return jvps.xlogy(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2005,7 +2008,7 @@ def lerp_Scalar(input, end, weight):
         end: sum_to(grad * weight, end.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.lerp_Scalar(input, end, weight)
+        return jvps.lerp_Scalar(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end = promote_types(self, end)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2039,7 +2042,7 @@ def lerp_Tensor(input, end, weight):
         weight: sum_to(grad * (end - self), weight.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.lerp_Tensor(input, end, weight)
+        return jvps.lerp_Tensor(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end, weight = promote_types(self, end, weight)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2080,7 +2083,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.addcmul(input, tensor1, tensor2, value=value)
+        return jvps.addcmul(input, tensor1, tensor2, value=value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2120,7 +2123,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.addcdiv(input, tensor1, tensor2, value=value)
+        return jvps.addcdiv(input, tensor1, tensor2, value=value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2159,7 +2162,7 @@ def logit(input, eps=None):
         self: logit_grad(grad, self, eps)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.logit(input, eps)
+        return jvps.logit(input, eps)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logit(data_of(self), eps)
@@ -2186,7 +2189,7 @@ def erf(input):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.erf(input)
+        return jvps.erf(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erf(data_of(self))
@@ -2212,7 +2215,7 @@ def erfc(input):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.erfc(input)
+        return jvps.erfc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfc(data_of(self))
@@ -2238,7 +2241,7 @@ def erfinv(input):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.erfinv(input)
+        return jvps.erfinv(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfinv(data_of(self))
@@ -2264,7 +2267,7 @@ def lgamma(input):
         self: grad * digamma(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.lgamma(input)
+        return jvps.lgamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lgamma(data_of(self))
@@ -2290,7 +2293,7 @@ def digamma(input):
         self: grad * polygamma(1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.digamma(input)
+        return jvps.digamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.digamma(data_of(self))
@@ -2316,7 +2319,7 @@ def polygamma(n, input):
         self: grad * polygamma(n + 1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.polygamma(n, input)
+        return jvps.polygamma(n, input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.polygamma(n, data_of(self))
@@ -2343,7 +2346,7 @@ def special_gammaln(input):
         self: grad * digamma(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.special_gammaln(input)
+        return jvps.special_gammaln(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_gammaln(data_of(self))
@@ -2369,7 +2372,7 @@ def special_psi(input):
         self: grad * polygamma(1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.special_psi(input)
+        return jvps.special_psi(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_psi(data_of(self))
@@ -2395,7 +2398,7 @@ def special_expit(input):
         self: grad * result * (1 - result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.special_expit(input)
+        return jvps.special_expit(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_expit(data_of(self))
@@ -2421,7 +2424,7 @@ def sinc(input):
         self: sinc_grad(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.sinc(input)
+        return jvps.sinc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinc(data_of(self))
@@ -2447,7 +2450,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.sum(input, dim, keepdim, dtype=dtype)
+        return jvps.sum(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
@@ -2475,7 +2478,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.mean(input, dim, keepdim, dtype=dtype)
+        return jvps.mean(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
@@ -2503,7 +2506,7 @@ def amax(input, dim=None, keepdim=False):
         self: spread_to_extrema(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.amax(input, dim, keepdim)
+        return jvps.amax(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amax(data_of(self), dim, keepdim)
@@ -2532,7 +2535,7 @@ def amin(input, dim=None, keepdim=False):
         self: spread_to_extrema(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.amin(input, dim, keepdim)
+        return jvps.amin(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amin(data_of(self), dim, keepdim)
@@ -2561,7 +2564,7 @@ def max_dim(input, dim, keepdim=False):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.max_dim(input, dim, keepdim)
+        return jvps.max_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -2593,7 +2596,7 @@ def max_default(input):
         self: spread_to_extrema(grad, self, result, None)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.max_default(input)
+        return jvps.max_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_default(data_of(self))
@@ -2621,7 +2624,7 @@ def min_dim(input, dim, keepdim=False):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.min_dim(input, dim, keepdim)
+        return jvps.min_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -2653,7 +2656,7 @@ def min_default(input):
         self: spread_to_extrema(grad, self, result, None)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.min_default(input)
+        return jvps.min_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_default(data_of(self))
@@ -2682,7 +2685,7 @@ def max_other(input, other):
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.max_other(input, other)
+        return jvps.max_other(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2717,7 +2720,7 @@ def min_other(input, other):
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.min_other(input, other)
+        return jvps.min_other(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2751,7 +2754,7 @@ def logsumexp(input, dim, keepdim=False):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.logsumexp(input, dim, keepdim)
+        return jvps.logsumexp(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -2781,7 +2784,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.prod(input, dim, keepdim, dtype=dtype)
+        return jvps.prod(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
@@ -2812,7 +2815,7 @@ def cumsum(input, dim, *, dtype=None):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.cumsum(input, dim, dtype=dtype)
+        return jvps.cumsum(input, dim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
@@ -2839,7 +2842,7 @@ def cumprod(input, dim, *, dtype=None):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.cumprod(input, dim, dtype=dtype)
+        return jvps.cumprod(input, dim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
@@ -2869,7 +2872,7 @@ def logcumsumexp(input, dim):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.logcumsumexp(input, dim)
+        return jvps.logcumsumexp(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logcumsumexp(data_of(self), dim)
@@ -2898,7 +2901,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.var_default(input, dim, correction=correction, keepdim=keepdim)
+        return jvps.var_default(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2927,7 +2930,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.std_default(input, dim, correction=correction, keepdim=keepdim)
+        return jvps.std_default(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2958,7 +2961,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.var_dim(input, dim, unbiased, keepdim)
+        return jvps.var_dim(input, dim, unbiased, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
@@ -2987,7 +2990,7 @@ def var_unbiased(input, unbiased=True):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.var_unbiased(input, unbiased)
+        return jvps.var_unbiased(input, unbiased)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_unbiased(data_of(self), unbiased)
@@ -3014,7 +3017,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.std_dim(input, dim, unbiased, keepdim)
+        return jvps.std_dim(input, dim, unbiased, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
@@ -3045,7 +3048,7 @@ def std_unbiased(input, unbiased=True):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.std_unbiased(input, unbiased)
+        return jvps.std_unbiased(input, unbiased)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_unbiased(data_of(self), unbiased)
@@ -3074,7 +3077,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.var_mean(input, dim, correction=correction, keepdim=keepdim)
+        return jvps.var_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -3106,7 +3109,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.std_mean(input, dim, correction=correction, keepdim=keepdim)
+        return jvps.std_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -3140,7 +3143,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.nansum(input, dim, keepdim, dtype=dtype)
+        return jvps.nansum(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
@@ -3168,7 +3171,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.nanmean(input, dim, keepdim, dtype=dtype)
+        return jvps.nanmean(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
@@ -3196,7 +3199,7 @@ def median_dim(input, dim, keepdim=False):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.median_dim(input, dim, keepdim)
+        return jvps.median_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
@@ -3228,7 +3231,7 @@ def median_default(input):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.median_default(input)
+        return jvps.median_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.median_default(data_of(self))
@@ -3256,7 +3259,7 @@ def cummax(input, dim):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.cummax(input, dim)
+        return jvps.cummax(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummax(data_of(self), dim)
@@ -3286,7 +3289,7 @@ def cummin(input, dim):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.cummin(input, dim)
+        return jvps.cummin(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummin(data_of(self), dim)
@@ -3316,7 +3319,7 @@ def aminmax(input, *, dim=None, keepdim=False):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.aminmax(input, dim=dim, keepdim=keepdim)
+        return jvps.aminmax(input, dim=dim, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
@@ -3418,7 +3421,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.sort(input, dim, descending, stable=stable)
+        return jvps.sort(input, dim, descending, stable=stable)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
@@ -3462,7 +3465,7 @@ def msort(input):
         self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.msort(input)
+        return jvps.msort(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.msort(data_of(self))
@@ -3489,7 +3492,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.topk(input, k, dim, largest, sorted)
+        return jvps.topk(input, k, dim, largest, sorted)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
@@ -3519,7 +3522,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.kthvalue(input, k, dim, keepdim)
+        return jvps.kthvalue(input, k, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
@@ -3551,7 +3554,7 @@ def reshape(input, shape):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.reshape(input, shape)
+        return jvps.reshape(input, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape(data_of(self), shape)
@@ -3577,7 +3580,7 @@ def transpose(input, dim0, dim1):
         self: transpose(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.transpose(input, dim0, dim1)
+        return jvps.transpose(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -3602,7 +3605,7 @@ def permute(input, dims):
         self: permute(grad, inverse_permutation(dims))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.permute(input, dims)
+        return jvps.permute(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.permute(data_of(self), dims)
@@ -3626,7 +3629,7 @@ def expand(input, size):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.expand(input, size)
+        return jvps.expand(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand(data_of(self), size)
@@ -3652,7 +3655,7 @@ def squeeze(input, dim=None):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.squeeze(input, dim)
+        return jvps.squeeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.squeeze(data_of(self), dim)
@@ -3678,7 +3681,7 @@ def unsqueeze(input, dim):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.unsqueeze(input, dim)
+        return jvps.unsqueeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.unsqueeze(data_of(self), dim)
@@ -3704,7 +3707,7 @@ def view(input, size):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.view(input, size)
+        return jvps.view(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view(data_of(self), size)
@@ -3730,7 +3733,7 @@ def flatten(input, start_dim=0, end_dim=-1):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.flatten(input, start_dim, end_dim)
+        return jvps.flatten(input, start_dim, end_dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flatten(data_of(self), start_dim, end_dim)
@@ -3756,7 +3759,7 @@ def unflatten(input, dim, sizes):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.unflatten(input, dim, sizes)
+        return jvps.unflatten(input, dim, sizes)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.unflatten(data_of(self), dim, sizes)
@@ -3782,7 +3785,7 @@ def swapaxes(input, axis0, axis1):
         self: swapaxes(grad, axis0, axis1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.swapaxes(input, axis0, axis1)
+        return jvps.swapaxes(input, axis0, axis1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.swapaxes(data_of(self), axis0, axis1)
@@ -3807,7 +3810,7 @@ def swapdims(input, dim0, dim1):
         self: swapdims(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.swapdims(input, dim0, dim1)
+        return jvps.swapdims(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.swapdims(data_of(self), dim0, dim1)
@@ -3832,7 +3835,7 @@ def movedim(input, source, destination):
         self: movedim(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.movedim(input, source, destination)
+        return jvps.movedim(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.movedim(data_of(self), source, destination)
@@ -3857,7 +3860,7 @@ def moveaxis(input, source, destination):
         self: moveaxis(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.moveaxis(input, source, destination)
+        return jvps.moveaxis(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.moveaxis(data_of(self), source, destination)
@@ -3882,7 +3885,7 @@ def t(input):
         self: t(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.t(input)
+        return jvps.t(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.t(data_of(self))
@@ -3906,7 +3909,7 @@ def expand_as(input, other):
         other: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.expand_as(input, other)
+        return jvps.expand_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand_as(data_of(self), data_of(other))
@@ -3932,7 +3935,7 @@ def broadcast_to(input, size):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.broadcast_to(input, size)
+        return jvps.broadcast_to(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.broadcast_to(data_of(self), size)
@@ -3958,7 +3961,7 @@ def narrow(input, dim, start, length):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.narrow(input, dim, start, length)
+        return jvps.narrow(input, dim, start, length)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.narrow(data_of(self), dim, start, length)
@@ -3987,7 +3990,7 @@ def select(input, dim, index):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.select(input, dim, index)
+        return jvps.select(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.select(data_of(self), dim, index)
@@ -4016,7 +4019,7 @@ def view_as(input, other):
         other: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.view_as(input, other)
+        return jvps.view_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view_as(data_of(self), data_of(other))
@@ -4043,7 +4046,7 @@ def reshape_as(input, other):
         other: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.reshape_as(input, other)
+        return jvps.reshape_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape_as(data_of(self), data_of(other))
@@ -4069,7 +4072,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.diagonal(input, offset, dim1, dim2)
+        return jvps.diagonal(input, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
@@ -4098,7 +4101,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.diagonal_backward(input, input_sizes, offset, dim1, dim2)
+        return jvps.diagonal_backward(input, input_sizes, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
@@ -4124,7 +4127,7 @@ def cat(tensors, dim=0):
         tensors: split_like(grad, dim, tensors.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.cat(tensors, dim)
+        return jvps.cat(tensors, dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cat([data_of(t) for t in tensors], dim)
     except ValueError as exc:
@@ -4148,7 +4151,7 @@ def stack(tensors, dim=0):
         tensors: unstack(grad, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.stack(tensors, dim)
+        return jvps.stack(tensors, dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.stack([data_of(t) for t in tensors], dim)
     except ValueError as exc:
@@ -4171,7 +4174,7 @@ def split(input, split_size_or_sections, dim=0):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.split(input, split_size_or_sections, dim)
+        return jvps.split(input, split_size_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.split(data_of(self), split_size_or_sections, dim)
@@ -4197,7 +4200,7 @@ def chunk(input, chunks, dim=0):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.chunk(input, chunks, dim)
+        return jvps.chunk(input, chunks, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.chunk(data_of(self), chunks, dim)
@@ -4223,7 +4226,7 @@ def unbind(input, dim=0):
         self: stack(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.unbind(input, dim)
+        return jvps.unbind(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.unbind(data_of(self), dim)
@@ -4249,7 +4252,7 @@ def flip(input, dims):
         self: flip(grad, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.flip(input, dims)
+        return jvps.flip(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flip(data_of(self), dims)
@@ -4273,7 +4276,7 @@ def roll(input, shifts, dims=None):
         self: roll(grad, negated(shifts), dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.roll(input, shifts, dims)
+        return jvps.roll(input, shifts, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.roll(data_of(self), shifts, dims)
@@ -4298,7 +4301,7 @@ def repeat(input, repeats):
         self: repeat_backward(grad, repeats, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.repeat(input, repeats)
+        return jvps.repeat(input, repeats)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat(data_of(self), repeats)
@@ -4325,7 +4328,7 @@ def tile(input, dims):
         self: repeat_backward(grad, dims, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.tile(input, dims)
+        return jvps.tile(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tile(data_of(self), dims)
@@ -4352,7 +4355,7 @@ def tril(input, diagonal=0):
         self: tril(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.tril(input, diagonal)
+        return jvps.tril(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tril(data_of(self), diagonal)
@@ -4376,7 +4379,7 @@ def triu(input, diagonal=0):
         self: triu(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.triu(input, diagonal)
+        return jvps.triu(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.triu(data_of(self), diagonal)
@@ -4400,7 +4403,7 @@ def diag(input, diagonal=0):
         self: diag_backward(grad, self.shape, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.diag(input, diagonal)
+        return jvps.diag(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag(data_of(self), diagonal)
@@ -4427,7 +4430,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.diag_embed(input, offset, dim1, dim2)
+        return jvps.diag_embed(input, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
@@ -4453,7 +4456,7 @@ def ravel(input):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.ravel(input)
+        return jvps.ravel(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ravel(data_of(self))
@@ -4479,7 +4482,7 @@ def atleast_1d(input):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.atleast_1d(input)
+        return jvps.atleast_1d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_1d(data_of(self))
@@ -4505,7 +4508,7 @@ def atleast_2d(input):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.atleast_2d(input)
+        return jvps.atleast_2d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_2d(data_of(self))
@@ -4531,7 +4534,7 @@ def atleast_3d(input):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.atleast_3d(input)
+        return jvps.atleast_3d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_3d(data_of(self))
@@ -4557,7 +4560,7 @@ def hstack(tensors):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.hstack(tensors)
+        return jvps.hstack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hstack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4580,7 +4583,7 @@ def vstack(tensors):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.vstack(tensors)
+        return jvps.vstack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vstack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4603,7 +4606,7 @@ def row_stack(tensors):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.row_stack(tensors)
+        return jvps.row_stack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.row_stack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4626,7 +4629,7 @@ def dstack(tensors):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.dstack(tensors)
+        return jvps.dstack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dstack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4649,7 +4652,7 @@ def column_stack(tensors):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.column_stack(tensors)
+        return jvps.column_stack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.column_stack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4672,7 +4675,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.tensor_split(input, indices_or_sections, dim)
+        return jvps.tensor_split(input, indices_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.tensor_split(data_of(self), indices_or_sections, dim)
@@ -4702,7 +4705,7 @@ def hsplit(input, indices_or_sections):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.hsplit(input, indices_or_sections)
+        return jvps.hsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.hsplit(data_of(self), indices_or_sections)
@@ -4732,7 +4735,7 @@ def vsplit(input, indices_or_sections):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.vsplit(input, indices_or_sections)
+        return jvps.vsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.vsplit(data_of(self), indices_or_sections)
@@ -4762,7 +4765,7 @@ def dsplit(input, indices_or_sections):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.dsplit(input, indices_or_sections)
+        return jvps.dsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.dsplit(data_of(self), indices_or_sections)
@@ -4794,7 +4797,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.diff(input, n, dim, prepend, append)
+        return jvps.diff(input, n, dim, prepend, append)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
@@ -4829,7 +4832,7 @@ def trapezoid_x(y, x, *, dim=-1):
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.trapezoid_x(y, x, dim=dim)
+        return jvps.trapezoid_x(y, x, dim=dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
     except ValueError as exc:
@@ -4861,7 +4864,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.trapezoid_dx(y, dx=dx, dim=dim)
+        return jvps.trapezoid_dx(y, dx=dx, dim=dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
     except ValueError as exc:
@@ -4888,7 +4891,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.repeat_interleave_self_int(input, repeats, dim)
+        return jvps.repeat_interleave_self_int(input, repeats, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
@@ -4917,7 +4920,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         repeats: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.repeat_interleave_self_Tensor(input, repeats, dim)
+        return jvps.repeat_interleave_self_Tensor(input, repeats, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
@@ -4945,7 +4948,7 @@ def rot90(input, k=1, dims=(0, 1)):
         self: rot90(grad, -k, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.rot90(input, k, dims)
+        return jvps.rot90(input, k, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rot90(data_of(self), k, dims)
@@ -4970,7 +4973,7 @@ def flipud(input):
         self: flipud(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.flipud(input)
+        return jvps.flipud(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flipud(data_of(self))
@@ -4993,7 +4996,7 @@ def fliplr(input):
         self: fliplr(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.fliplr(input)
+        return jvps.fliplr(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fliplr(data_of(self))
@@ -5016,7 +5019,7 @@ def getitem(input, index):
         self: getitem_backward(grad, self.shape, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.getitem(input, index)
+        return jvps.getitem(input, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem(data_of(self), index)
@@ -5043,7 +5046,7 @@ def getitem_backward(input, shape, index):
         self: getitem(grad, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.getitem_backward(input, shape, index)
+        return jvps.getitem_backward(input, shape, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -5068,7 +5071,7 @@ def gather(input, dim, index):
         index: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.gather(input, dim, index)
+        return jvps.gather(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather(data_of(self), dim, data_of(index))
@@ -5097,7 +5100,7 @@ def gather_backward(input, dim, index, shape):
         index: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.gather_backward(input, dim, index, shape)
+        return jvps.gather_backward(input, dim, index, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
@@ -5125,7 +5128,7 @@ def index_select(input, dim, index):
         index: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.index_select(input, dim, index)
+        return jvps.index_select(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_select(data_of(self), dim, data_of(index))
@@ -5155,7 +5158,7 @@ def index_add(input, dim, index, source, *, alpha=1):
         index: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.index_add(input, dim, index, source, alpha=alpha)
+        return jvps.index_add(input, dim, index, source, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
@@ -5186,7 +5189,7 @@ def scatter_src(input, dim, index, src):
         index: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.scatter_src(input, dim, index, src)
+        return jvps.scatter_src(input, dim, index, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
@@ -5218,7 +5221,7 @@ def scatter_value(input, dim, index, value):
         index: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.scatter_value(input, dim, index, value)
+        return jvps.scatter_value(input, dim, index, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
@@ -5247,7 +5250,7 @@ def scatter_add(input, dim, index, src):
         index: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.scatter_add(input, dim, index, src)
+        return jvps.scatter_add(input, dim, index, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
@@ -5277,7 +5280,7 @@ def masked_fill_Scalar(input, mask, value):
         mask: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.masked_fill_Scalar(input, mask, value)
+        return jvps.masked_fill_Scalar(input, mask, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
@@ -5306,7 +5309,7 @@ def masked_fill_Tensor(input, mask, value):
         mask: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.masked_fill_Tensor(input, mask, value)
+        return jvps.masked_fill_Tensor(input, mask, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
@@ -5337,7 +5340,7 @@ def take_along_dim(input, indices, dim=None):
         indices: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.take_along_dim(input, indices, dim)
+        return jvps.take_along_dim(input, indices, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
@@ -5366,7 +5369,7 @@ def take_along_dim_backward(input, dim, indices, shape):
         indices: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.take_along_dim_backward(input, dim, indices, shape)
+        return jvps.take_along_dim_backward(input, dim, indices, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
@@ -5394,7 +5397,7 @@ def matmul(input, other):
         other: matmul_grad_other(grad, self, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.matmul(input, other)
+        return jvps.matmul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matmul(data_of(self), data_of(other))
@@ -5427,7 +5430,7 @@ def mm(input, mat2):
         mat2: mm(transpose(self, 0, 1), grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.mm(input, mat2)
+        return jvps.mm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mm(data_of(self), data_of(mat2))
@@ -5458,7 +5461,7 @@ def bmm(input, mat2):
         mat2: bmm(transpose(self, 1, 2), grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.bmm(input, mat2)
+        return jvps.bmm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.bmm(data_of(self), data_of(mat2))
@@ -5489,7 +5492,7 @@ def mv(input, vec):
         vec: mv(transpose(self, 0, 1), grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.mv(input, vec)
+        return jvps.mv(input, vec)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mv(data_of(self), data_of(vec))
@@ -5520,7 +5523,7 @@ def dot(input, tensor):
         tensor: grad * self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.dot(input, tensor)
+        return jvps.dot(input, tensor)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dot(data_of(self), data_of(tensor))
@@ -5551,7 +5554,7 @@ def vdot(input, other):
         other: grad * self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.vdot(input, other)
+        return jvps.vdot(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vdot(data_of(self), data_of(other))
@@ -5582,7 +5585,7 @@ def inner(input, other):
         other: inner_grad_other(grad, self, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.inner(input, other)
+        return jvps.inner(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inner(data_of(self), data_of(other))
@@ -5615,7 +5618,7 @@ def outer(input, vec2):
         vec2: mv(transpose(grad, 0, 1), self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.outer(input, vec2)
+        return jvps.outer(input, vec2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.outer(data_of(self), data_of(vec2))
@@ -5645,7 +5648,7 @@ def einsum(equation, tensors):
         tensors: einsum_backward(grad, equation, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.einsum(equation, tensors)
+        return jvps.einsum(equation, tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.einsum(equation, [data_of(t) for t in tensors])
     except ValueError as exc:
@@ -5670,7 +5673,7 @@ def tensordot(input, other, dims_self, dims_other):
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.tensordot(input, other, dims_self, dims_other)
+        return jvps.tensordot(input, other, dims_self, dims_other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
@@ -5705,7 +5708,7 @@ def kron(input, other):
         other: kron_grad_other(grad, self, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.kron(input, other)
+        return jvps.kron(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.kron(data_of(self), data_of(other))
@@ -5739,7 +5742,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+        return jvps.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
@@ -5777,7 +5780,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+        return jvps.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
@@ -5814,7 +5817,7 @@ def cross(input, other, dim=None):
         other: sum_to(cross(grad, self, dim), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.cross(input, other, dim)
+        return jvps.cross(input, other, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross(data_of(self), data_of(other), dim)
@@ -5848,7 +5851,7 @@ def linalg_cross(input, other, *, dim=-1):
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_cross(input, other, dim=dim)
+        return jvps.linalg_cross(input, other, dim=dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
@@ -5881,7 +5884,7 @@ def trace(input):
         self: trace_backward(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.trace(input)
+        return jvps.trace(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trace(data_of(self))
@@ -5907,7 +5910,7 @@ def linalg_inv(A):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_inv(A)
+        return jvps.linalg_inv(A)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_inv(data_of(A))
     except ValueError as exc:
@@ -5932,7 +5935,7 @@ def inverse(input):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.inverse(input)
+        return jvps.inverse(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inverse(data_of(self))
@@ -5958,7 +5961,7 @@ def linalg_det(A):
         A: det_backward(grad, A, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_det(A)
+        return jvps.linalg_det(A)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_det(data_of(A))
     except ValueError as exc:
@@ -5985,7 +5988,7 @@ def det(input):
         self: det_backward(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.det(input)
+        return jvps.det(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.det(data_of(self))
@@ -6013,7 +6016,7 @@ def linalg_slogdet(A):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_slogdet(A)
+        return jvps.linalg_slogdet(A)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
     except ValueError as exc:
@@ -6039,7 +6042,7 @@ def slogdet(input):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.slogdet(input)
+        return jvps.slogdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
@@ -6066,7 +6069,7 @@ def logdet(input):
         self: logabsdet_backward(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.logdet(input)
+        return jvps.logdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logdet(data_of(self))
@@ -6093,7 +6096,7 @@ def linalg_solve(A, B, *, left=True):
         B: solve_grad_B(grad, A, B.shape, left)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_solve(A, B, left=left)
+        return jvps.linalg_solve(A, B, left=left)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
     except ValueError as exc:
@@ -6124,7 +6127,7 @@ def linalg_cholesky(A, *, upper=False):
         A: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_cholesky(A, upper=upper)
+        return jvps.linalg_cholesky(A, upper=upper)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cholesky(data_of(A), upper=upper)
     except ValueError as exc:
@@ -6150,7 +6153,7 @@ def cholesky(input, upper=False):
         self: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.cholesky(input, upper)
+        return jvps.cholesky(input, upper)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cholesky(data_of(self), upper)
@@ -6177,7 +6180,7 @@ def linalg_eigh(A, UPLO='L'):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_eigh(A, UPLO)
+        return jvps.linalg_eigh(A, UPLO)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
     except ValueError as exc:
@@ -6205,7 +6208,7 @@ def linalg_eigvalsh(A, UPLO='L'):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_eigvalsh(A, UPLO)
+        return jvps.linalg_eigvalsh(A, UPLO)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
     except ValueError as exc:
@@ -6231,7 +6234,7 @@ def linalg_qr(A, mode='reduced'):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_qr(A, mode)
+        return jvps.linalg_qr(A, mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
     except ValueError as exc:
@@ -6260,7 +6263,7 @@ def linalg_svd(A, full_matrices=True):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_svd(A, full_matrices)
+        return jvps.linalg_svd(A, full_matrices)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
     except ValueError as exc:
@@ -6291,7 +6294,7 @@ def linalg_svdvals(A):
         A: svdvals_backward(grad, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_svdvals(A)
+        return jvps.linalg_svdvals(A)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_svdvals(data_of(A))
     except ValueError as exc:
@@ -6316,7 +6319,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         A: pinv_backward(grad, result, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
+        return jvps.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
     except ValueError as exc:
@@ -6343,7 +6346,7 @@ def pinverse(input, rcond=1e-15):
         self: pinv_backward(grad, result, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.pinverse(input, rcond)
+        return jvps.pinverse(input, rcond)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pinverse(data_of(self), rcond)
@@ -6371,7 +6374,7 @@ def svd(input, some=True, compute_uv=True):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.svd(input, some, compute_uv)
+        return jvps.svd(input, some, compute_uv)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
@@ -6406,7 +6409,7 @@ def qr(input, some=True):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.qr(input, some)
+        return jvps.qr(input, some)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.qr(data_of(self), some)
@@ -6437,7 +6440,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
+        return jvps.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
     except ValueError as exc:
@@ -6472,7 +6475,7 @@ def linalg_vecdot(x, y, *, dim=-1):
         y: vecdot_grad(grad, x, dim, y.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_vecdot(x, y, dim=dim)
+        return jvps.linalg_vecdot(x, y, dim=dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
     except ValueError as exc:
@@ -6504,7 +6507,7 @@ def linalg_multi_dot(tensors):
         tensors: multi_dot_backward(grad, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_multi_dot(tensors)
+        return jvps.linalg_multi_dot(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -6527,7 +6530,7 @@ def linalg_matrix_power(A, n):
         A: matrix_power_backward(grad, A, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_matrix_power(A, n)
+        return jvps.linalg_matrix_power(A, n)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_power(data_of(A), n)
     except ValueError as exc:
@@ -6553,7 +6556,7 @@ def matrix_power(input, n):
         self: matrix_power_backward(grad, self, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.matrix_power(input, n)
+        return jvps.matrix_power(input, n)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matrix_power(data_of(self), n)
@@ -6580,7 +6583,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.norm_default(input, p, dim, keepdim)
+        return jvps.norm_default(input, p, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_default(data_of(self), p, dim, keepdim)
@@ -6610,7 +6613,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.norm_str_p(input, p, dim, keepdim)
+        return jvps.norm_str_p(input, p, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
@@ -6641,7 +6644,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_vector_norm(x, ord, dim, keepdim)
+        return jvps.linalg_vector_norm(x, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
     except ValueError as exc:
@@ -6671,7 +6674,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_matrix_norm_default(A, ord, dim, keepdim)
+        return jvps.linalg_matrix_norm_default(A, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
@@ -6701,7 +6704,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_matrix_norm_str_ord(A, ord, dim, keepdim)
+        return jvps.linalg_matrix_norm_str_ord(A, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
@@ -6731,7 +6734,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_norm_default(A, ord, dim, keepdim)
+        return jvps.linalg_norm_default(A, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
@@ -6761,7 +6764,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linalg_norm_ord_str(A, ord, dim, keepdim)
+        return jvps.linalg_norm_ord_str(A, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
@@ -6791,7 +6794,7 @@ def relu(input):
         self: where(result <= 0, 0.0, grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.relu(input)
+        return jvps.relu(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.relu(data_of(self))
@@ -6817,7 +6820,7 @@ def softmax(input, dim, dtype=None):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.softmax(input, dim, dtype)
+        return jvps.softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softmax(data_of(self), dim, dtype)
@@ -6846,7 +6849,7 @@ def log_softmax(input, dim, dtype=None):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.log_softmax(input, dim, dtype)
+        return jvps.log_softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log_softmax(data_of(self), dim, dtype)
@@ -6875,7 +6878,7 @@ def leaky_relu(input, negative_slope=0.01):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.leaky_relu(input, negative_slope)
+        return jvps.leaky_relu(input, negative_slope)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.leaky_relu(data_of(input), negative_slope)
     except ValueError as exc:
@@ -6901,7 +6904,7 @@ def elu(input, alpha=1.0):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.elu(input, alpha)
+        return jvps.elu(input, alpha)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.elu(data_of(input), alpha)
     except ValueError as exc:
@@ -6927,7 +6930,7 @@ def selu(input):
         input: grad * selu_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.selu(input)
+        return jvps.selu(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.selu(data_of(input))
     except ValueError as exc:
@@ -6952,7 +6955,7 @@ def _normal_cdf(input):
         self: grad * normal_pdf(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps._normal_cdf(input)
+        return jvps._normal_cdf(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._normal_cdf(data_of(self))
@@ -6978,7 +6981,7 @@ def gelu(input, *, approximate='none'):
         input: grad * gelu_derivative(input, approximate)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.gelu(input, approximate=approximate)
+        return jvps.gelu(input, approximate=approximate)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gelu(data_of(input), approximate=approximate)
     except ValueError as exc:
@@ -7004,7 +7007,7 @@ def silu(input):
         input: grad * silu_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.silu(input)
+        return jvps.silu(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.silu(data_of(input))
     except ValueError as exc:
@@ -7029,7 +7032,7 @@ def softplus(input, beta=1.0, threshold=20.0):
         input: grad * softplus_slope(input, beta, threshold)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.softplus(input, beta, threshold)
+        return jvps.softplus(input, beta, threshold)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softplus(data_of(input), beta, threshold)
     except ValueError as exc:
@@ -7056,7 +7059,7 @@ def mish(input):
         input: grad * mish_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.mish(input)
+        return jvps.mish(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mish(data_of(input))
     except ValueError as exc:
@@ -7081,7 +7084,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.hardtanh(input, min_val, max_val)
+        return jvps.hardtanh(input, min_val, max_val)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardtanh(data_of(input), min_val, max_val)
     except ValueError as exc:
@@ -7108,7 +7111,7 @@ def hardsigmoid(input):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.hardsigmoid(input)
+        return jvps.hardsigmoid(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardsigmoid(data_of(input))
     except ValueError as exc:
@@ -7133,7 +7136,7 @@ def hardswish(input):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.hardswish(input)
+        return jvps.hardswish(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardswish(data_of(input))
     except ValueError as exc:
@@ -7158,7 +7161,7 @@ def logsigmoid(input):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.logsigmoid(input)
+        return jvps.logsigmoid(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsigmoid(data_of(input))
     except ValueError as exc:
@@ -7184,7 +7187,7 @@ def _masked_scale(input, mask, scale):
         mask: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps._masked_scale(input, mask, scale)
+        return jvps._masked_scale(input, mask, scale)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
@@ -7213,7 +7216,7 @@ def linear(input, weight, bias=None):
         bias: sum_to(grad, bias.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.linear(input, weight, bias)
+        return jvps.linear(input, weight, bias)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
     except ValueError as exc:
@@ -7249,7 +7252,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         bias: sum_to(grad, bias.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.layer_norm(input, normalized_shape, weight, bias, eps)
+        return jvps.layer_norm(input, normalized_shape, weight, bias, eps)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
@@ -7285,7 +7288,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.rms_norm(input, normalized_shape, weight, eps)
+        return jvps.rms_norm(input, normalized_shape, weight, eps)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
     except ValueError as exc:
@@ -7318,7 +7321,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         bias: channel_sum(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps._batch_norm_training(input, weight, bias, eps)
+        return jvps._batch_norm_training(input, weight, bias, eps)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
     except ValueError as exc:
@@ -7351,7 +7354,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         bias: channel_sum(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.group_norm(input, num_groups, weight, bias, eps)
+        return jvps.group_norm(input, num_groups, weight, bias, eps)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
@@ -7385,7 +7388,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         weight: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+        return jvps.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
     except ValueError as exc:
@@ -7419,7 +7422,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.conv1d_default(input, weight, bias, stride, padding, dilation, groups)
+        return jvps.conv1d_default(input, weight, bias, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7460,7 +7463,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
+        return jvps.conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7501,7 +7504,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.conv2d_default(input, weight, bias, stride, padding, dilation, groups)
+        return jvps.conv2d_default(input, weight, bias, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7542,7 +7545,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
+        return jvps.conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7583,7 +7586,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+        return jvps.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
@@ -7624,7 +7627,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+        return jvps.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
@@ -7664,7 +7667,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
+        return jvps.convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7699,7 +7702,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return jvps.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
@@ -7727,7 +7730,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return jvps.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
@@ -7758,7 +7761,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return jvps.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
@@ -7786,7 +7789,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return jvps.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
@@ -7817,7 +7820,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+        return jvps.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except ValueError as exc:
@@ -7847,7 +7850,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return jvps.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
@@ -7878,7 +7881,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return jvps.avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
@@ -7906,7 +7909,7 @@ def adaptive_avg_pool1d(input, output_size):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.adaptive_avg_pool1d(input, output_size)
+        return jvps.adaptive_avg_pool1d(input, output_size)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
     except ValueError as exc:
@@ -7931,7 +7934,7 @@ def adaptive_avg_pool2d(input, output_size):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.adaptive_avg_pool2d(input, output_size)
+        return jvps.adaptive_avg_pool2d(input, output_size)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
     except ValueError as exc:
@@ -7956,7 +7959,7 @@ def pad(input, pad, mode='constant', value=None):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.pad(input, pad, mode, value)
+        return jvps.pad(input, pad, mode, value)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad(data_of(input), pad, mode, value)
     except ValueError as exc:
@@ -7983,7 +7986,7 @@ def pad_backward(output_grad, input_size, pad, mode):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.pad_backward(output_grad, input_size, pad, mode)
+        return jvps.pad_backward(output_grad, input_size, pad, mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
     except ValueError as exc:
@@ -8008,7 +8011,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         input: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return forward_ad.jvps.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+        return jvps.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     except ValueError as exc:

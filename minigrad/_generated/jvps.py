@@ -10,8 +10,11 @@ undefined ones.
 """
 from minigrad.autograd.forward_ad import (PAUSED, add_term, attach, formulas,  # noqa: F401
                                           no_forward_formula, or_zeros, tangent_of, tangents_of)
+from minigrad.autograd.namespace import FormulaNamespace
 from minigrad.autograd.support import dtype_of, ndim_of, shape_of  # noqa: F401
 from . import functions
+
+OPS = FormulaNamespace("minigrad._generated.functions", as_tensors=True)  # what formulas call
 
 # Ops that are elementwise and broadcast: their batch rule is right-aligned broadcasting.
 ELEMENTWISE = frozenset(('_fill', '_masked_scale', '_normal_cdf', 'abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'ceil', 'clamp', 'clip', 'clone', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'elu', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'fix', 'floor', 'fmod', 'frac', 'gelu', 'hardsigmoid', 'hardswish', 'hardtanh', 'hypot', 'leaky_relu', 'lerp_Scalar', 'lerp_Tensor', 'lgamma', 'log', 'log10', 'log1p', 'log2', 'logaddexp', 'logaddexp2', 'logit', 'logsigmoid', 'mish', 'mul', 'nan_to_num', 'neg', 'polygamma', 'rad2deg', 'reciprocal', 'relu', 'remainder', 'round', 'rsqrt', 'selu', 'sigmoid', 'sign', 'silu', 'sin', 'sinc', 'sinh', 'softplus', 'special_expit', 'special_gammaln', 'special_psi', 'sqrt', 'square', 'tan', 'tanh', 'trunc', 'where'))
@@ -29,7 +32,7 @@ def sum_to_size(input, size):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum_to_size(self_t, size))
@@ -48,7 +51,7 @@ def _to_copy(input, dtype):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F._to_copy(self_t, dtype))
@@ -67,7 +70,7 @@ def _fill(input, value):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
@@ -87,7 +90,7 @@ def _copy_from(input, src):
         if self_t is None and src_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F._copy_from(or_zeros(self_t, self_), or_zeros(src_t, src)))
@@ -107,7 +110,7 @@ def _index_put(input, index, values):
         if self_t is None and values_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None or values_t is not None:
             result_t = add_term(result_t, F._index_put(or_zeros(self_t, self_), index, or_zeros(values_t, values)))
@@ -126,7 +129,7 @@ def clone(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t)
@@ -147,7 +150,7 @@ def neg(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.neg(self_t))
@@ -166,7 +169,7 @@ def exp(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result)
@@ -185,7 +188,7 @@ def log(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / self_)
@@ -204,7 +207,7 @@ def sqrt(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (2 * result))
@@ -223,7 +226,7 @@ def sin(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.cos(self_))
@@ -242,7 +245,7 @@ def cos(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -(self_t * F.sin(self_)))
@@ -261,7 +264,7 @@ def tanh(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (1 - result * result))
@@ -280,7 +283,7 @@ def sigmoid(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result * (1 - result))
@@ -299,7 +302,7 @@ def abs(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.sign(self_))
@@ -318,7 +321,7 @@ def sign(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
@@ -337,7 +340,7 @@ def exp2(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result * 0.6931471805599453)
@@ -356,7 +359,7 @@ def expm1(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (result + 1))
@@ -375,7 +378,7 @@ def log2(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (self_ * 0.6931471805599453))
@@ -394,7 +397,7 @@ def log10(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (self_ * 2.302585092994046))
@@ -413,7 +416,7 @@ def log1p(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (self_ + 1))
@@ -432,7 +435,7 @@ def rsqrt(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -0.5 * self_t * result * result * result)
@@ -451,7 +454,7 @@ def square(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 2 * self_)
@@ -470,7 +473,7 @@ def reciprocal(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -self_t * result * result)
@@ -489,7 +492,7 @@ def tan(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (1 + result * result))
@@ -508,7 +511,7 @@ def asin(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / F.sqrt(1 - self_ * self_))
@@ -527,7 +530,7 @@ def acos(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -self_t / F.sqrt(1 - self_ * self_))
@@ -546,7 +549,7 @@ def atan(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (self_ * self_ + 1))
@@ -565,7 +568,7 @@ def sinh(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.cosh(self_))
@@ -584,7 +587,7 @@ def cosh(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.sinh(self_))
@@ -603,7 +606,7 @@ def asinh(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / F.sqrt(self_ * self_ + 1))
@@ -622,7 +625,7 @@ def acosh(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / F.sqrt((self_ - 1) * (self_ + 1)))
@@ -641,7 +644,7 @@ def atanh(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (1 - self_ * self_))
@@ -660,7 +663,7 @@ def floor(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
@@ -679,7 +682,7 @@ def ceil(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
@@ -698,7 +701,7 @@ def round(input, *, decimals=0):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
@@ -717,7 +720,7 @@ def trunc(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
@@ -736,7 +739,7 @@ def fix(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
@@ -755,7 +758,7 @@ def frac(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t)
@@ -776,7 +779,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.finite_mask(self_))
@@ -795,7 +798,7 @@ def deg2rad(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 0.017453292519943295)
@@ -814,7 +817,7 @@ def rad2deg(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 57.29577951308232)
@@ -834,7 +837,7 @@ def add(input, other, *, alpha=1):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t)
@@ -858,7 +861,7 @@ def sub(input, other, *, alpha=1):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t)
@@ -882,7 +885,7 @@ def mul(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * other)
@@ -904,7 +907,7 @@ def div_default(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / other)
@@ -926,7 +929,7 @@ def pow(input, exponent):
         if self_t is None and exponent_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.pow_grad_self(self_t, self_, exponent))
@@ -948,7 +951,7 @@ def maximum(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'gt')))
@@ -970,7 +973,7 @@ def minimum(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'lt')))
@@ -992,7 +995,7 @@ def where(condition, input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if other_t is not None or self_t is not None:
             result_t = add_term(result_t, F.where(condition, or_zeros(self_t, self_), or_zeros(other_t, other)))
@@ -1011,7 +1014,7 @@ def clamp_default(input, min=None, max=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.clamp_mask(self_, min, max)))
@@ -1032,7 +1035,7 @@ def clamp_Tensor(input, min=None, max=None):
         if self_t is None and min_t is None and max_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.clamp_tensor_masks(self_, min, max, 'self')))
@@ -1055,7 +1058,7 @@ def clip_default(input, min=None, max=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.clamp_mask(self_, min, max)))
@@ -1076,7 +1079,7 @@ def clip_Tensor(input, min=None, max=None):
         if self_t is None and min_t is None and max_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.clamp_tensor_masks(self_, min, max, 'self')))
@@ -1100,7 +1103,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / other if rounding_mode is None else F.zeros_like(self_t))
@@ -1122,7 +1125,7 @@ def floor_divide(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
@@ -1144,7 +1147,7 @@ def remainder(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t)
@@ -1168,7 +1171,7 @@ def fmod(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t)
@@ -1192,7 +1195,7 @@ def float_power(input, exponent):
         if self_t is None and exponent_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.pow_grad_self(self_t, self_, exponent))
@@ -1214,7 +1217,7 @@ def fmax(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.fmax_mask(self_, other, 'ge')))
@@ -1236,7 +1239,7 @@ def fmin(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.fmax_mask(self_, other, 'le')))
@@ -1258,7 +1261,7 @@ def atan2(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * other * F.safe_reciprocal(self_ * self_ + other * other))
@@ -1280,7 +1283,7 @@ def hypot(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * self_ / result)
@@ -1302,7 +1305,7 @@ def logaddexp(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (1 + F.exp(other - self_)))
@@ -1324,7 +1327,7 @@ def logaddexp2(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (1 + F.exp2(other - self_)))
@@ -1346,7 +1349,7 @@ def copysign(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.copysign_ratio(self_, result))
@@ -1368,7 +1371,7 @@ def xlogy(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.xlogy_grad_self(self_t, self_, other))
@@ -1390,7 +1393,7 @@ def lerp_Scalar(input, end, weight):
         if self_t is None and end_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (1 - weight))
@@ -1413,7 +1416,7 @@ def lerp_Tensor(input, end, weight):
         if self_t is None and end_t is None and weight_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (1 - weight))
@@ -1438,7 +1441,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         if self_t is None and tensor1_t is None and tensor2_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t)
@@ -1465,7 +1468,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         if self_t is None and tensor1_t is None and tensor2_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t)
@@ -1490,7 +1493,7 @@ def logit(input, eps=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.logit_grad(self_t, self_, eps))
@@ -1509,7 +1512,7 @@ def erf(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 1.1283791670955126 * F.exp(-(self_ * self_)))
@@ -1528,7 +1531,7 @@ def erfc(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * -1.1283791670955126 * F.exp(-(self_ * self_)))
@@ -1547,7 +1550,7 @@ def erfinv(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 0.886226925452758 * F.exp(result * result))
@@ -1566,7 +1569,7 @@ def lgamma(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.digamma(self_))
@@ -1585,7 +1588,7 @@ def digamma(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.polygamma(1, self_))
@@ -1604,7 +1607,7 @@ def polygamma(n, input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.polygamma(n + 1, self_))
@@ -1623,7 +1626,7 @@ def special_gammaln(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.digamma(self_))
@@ -1642,7 +1645,7 @@ def special_psi(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.polygamma(1, self_))
@@ -1661,7 +1664,7 @@ def special_expit(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result * (1 - result))
@@ -1680,7 +1683,7 @@ def sinc(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sinc_grad(self_t, self_))
@@ -1699,7 +1702,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t, dim, keepdim, dtype=dtype))
@@ -1718,7 +1721,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.mean(self_t, dim, keepdim, dtype=dtype))
@@ -1737,7 +1740,7 @@ def amax(input, dim=None, keepdim=False):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, dim), dim, keepdim))
@@ -1756,7 +1759,7 @@ def amin(input, dim=None, keepdim=False):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, dim), dim, keepdim))
@@ -1775,7 +1778,7 @@ def max_dim(input, dim, keepdim=False):
         if self_t is None:
             return out
         values, indices = out
-        F = formulas()
+        F = formulas(OPS)
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
@@ -1794,7 +1797,7 @@ def max_default(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, None)))
@@ -1813,7 +1816,7 @@ def min_dim(input, dim, keepdim=False):
         if self_t is None:
             return out
         values, indices = out
-        F = formulas()
+        F = formulas(OPS)
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
@@ -1832,7 +1835,7 @@ def min_default(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, None)))
@@ -1852,7 +1855,7 @@ def max_other(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'gt')))
@@ -1874,7 +1877,7 @@ def min_other(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'lt')))
@@ -1895,7 +1898,7 @@ def logsumexp(input, dim, keepdim=False):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.exp(self_ - F.unreduce(result, shape_of(self_), dim)), dim, keepdim))
@@ -1914,7 +1917,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.prod_backward(F.ones_like(result), self_, result, dim, keepdim), dim, keepdim))
@@ -1933,7 +1936,7 @@ def cumsum(input, dim, *, dtype=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cumsum(self_t, dim, dtype=dtype))
@@ -1952,7 +1955,7 @@ def cumprod(input, dim, *, dtype=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.via_backward('cumprod', [self_, dim], {'dtype': dtype}, [self_t]))
@@ -1971,7 +1974,7 @@ def logcumsumexp(input, dim):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.via_backward('logcumsumexp', [self_, dim], {}, [self_t]))
@@ -1990,7 +1993,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, dim, correction, keepdim), dim, keepdim))
@@ -2009,7 +2012,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, dim, correction, keepdim), dim, keepdim))
@@ -2028,7 +2031,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, dim, F.unbiased_correction(unbiased), keepdim), dim, keepdim))
@@ -2047,7 +2050,7 @@ def var_unbiased(input, unbiased=True):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, None, F.unbiased_correction(unbiased), False)))
@@ -2066,7 +2069,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, dim, F.unbiased_correction(unbiased), keepdim), dim, keepdim))
@@ -2085,7 +2088,7 @@ def std_unbiased(input, unbiased=True):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, None, F.unbiased_correction(unbiased), False)))
@@ -2105,7 +2108,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         if self_t is None:
             return out
         var, mean = out
-        F = formulas()
+        F = formulas(OPS)
         var_t = mean_t = None
         if self_t is not None:
             var_t = add_term(var_t, F.sum(self_t * F.var_backward(F.ones_like(var), self_, dim, correction, keepdim), dim, keepdim))
@@ -2127,7 +2130,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         if self_t is None:
             return out
         std, mean = out
-        F = formulas()
+        F = formulas(OPS)
         std_t = mean_t = None
         if self_t is not None:
             std_t = add_term(std_t, F.sum(self_t * F.std_backward(F.ones_like(std), self_, std, dim, correction, keepdim), dim, keepdim))
@@ -2148,7 +2151,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.nansum_backward(F.ones_like(result), self_, dim), dim, keepdim))
@@ -2167,7 +2170,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.nanmean_backward(F.ones_like(result), self_, dim), dim, keepdim))
@@ -2186,7 +2189,7 @@ def median_dim(input, dim, keepdim=False):
         if self_t is None:
             return out
         values, indices = out
-        F = formulas()
+        F = formulas(OPS)
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
@@ -2205,7 +2208,7 @@ def median_default(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.evenly_distribute(F.ones_like(result), self_, result)))
@@ -2224,7 +2227,7 @@ def cummax(input, dim):
         if self_t is None:
             return out
         values, indices = out
-        F = formulas()
+        F = formulas(OPS)
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
@@ -2243,7 +2246,7 @@ def cummin(input, dim):
         if self_t is None:
             return out
         values, indices = out
-        F = formulas()
+        F = formulas(OPS)
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
@@ -2263,7 +2266,7 @@ def aminmax(input, *, dim=None, keepdim=False):
         if self_t is None:
             return out
         min, max = out
-        F = formulas()
+        F = formulas(OPS)
         min_t = max_t = None
         if self_t is not None:
             min_t = add_term(min_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(min), self_, min, dim), dim, keepdim))
@@ -2284,7 +2287,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         if self_t is None:
             return out
         values, indices = out
-        F = formulas()
+        F = formulas(OPS)
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
@@ -2303,7 +2306,7 @@ def msort(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather(self_t, 0, F.argsort(self_, 0)))
@@ -2322,7 +2325,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         if self_t is None:
             return out
         values, indices = out
-        F = formulas()
+        F = formulas(OPS)
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
@@ -2341,7 +2344,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         if self_t is None:
             return out
         values, indices = out
-        F = formulas()
+        F = formulas(OPS)
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
@@ -2360,7 +2363,7 @@ def reshape(input, shape):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.reshape(self_t, shape))
@@ -2379,7 +2382,7 @@ def transpose(input, dim0, dim1):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.transpose(self_t, dim0, dim1))
@@ -2398,7 +2401,7 @@ def permute(input, dims):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.permute(self_t, dims))
@@ -2417,7 +2420,7 @@ def expand(input, size):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.expand(self_t, size))
@@ -2436,7 +2439,7 @@ def squeeze(input, dim=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.squeeze(self_t, dim))
@@ -2455,7 +2458,7 @@ def unsqueeze(input, dim):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unsqueeze(self_t, dim))
@@ -2474,7 +2477,7 @@ def view(input, size):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.view(self_t, size))
@@ -2493,7 +2496,7 @@ def flatten(input, start_dim=0, end_dim=-1):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flatten(self_t, start_dim, end_dim))
@@ -2512,7 +2515,7 @@ def unflatten(input, dim, sizes):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unflatten(self_t, dim, sizes))
@@ -2531,7 +2534,7 @@ def swapaxes(input, axis0, axis1):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.swapaxes(self_t, axis0, axis1))
@@ -2550,7 +2553,7 @@ def swapdims(input, dim0, dim1):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.swapdims(self_t, dim0, dim1))
@@ -2569,7 +2572,7 @@ def movedim(input, source, destination):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.movedim(self_t, source, destination))
@@ -2588,7 +2591,7 @@ def moveaxis(input, source, destination):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.moveaxis(self_t, source, destination))
@@ -2607,7 +2610,7 @@ def t(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.t(self_t))
@@ -2626,7 +2629,7 @@ def expand_as(input, other):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.expand_as(self_t, other))
@@ -2645,7 +2648,7 @@ def broadcast_to(input, size):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.broadcast_to(self_t, size))
@@ -2664,7 +2667,7 @@ def narrow(input, dim, start, length):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.narrow(self_t, dim, start, length))
@@ -2683,7 +2686,7 @@ def select(input, dim, index):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.select(self_t, dim, index))
@@ -2702,7 +2705,7 @@ def view_as(input, other):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.view_as(self_t, other))
@@ -2721,7 +2724,7 @@ def reshape_as(input, other):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.reshape_as(self_t, other))
@@ -2740,7 +2743,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagonal(self_t, offset, dim1, dim2))
@@ -2759,7 +2762,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagonal_backward(self_t, input_sizes, offset, dim1, dim2))
@@ -2777,7 +2780,7 @@ def cat(tensors, dim=0):
         if tensors_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.cat(or_zeros(tensors_t, tensors), dim))
@@ -2795,7 +2798,7 @@ def stack(tensors, dim=0):
         if tensors_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.stack(or_zeros(tensors_t, tensors), dim))
@@ -2814,7 +2817,7 @@ def split(input, split_size_or_sections, dim=0):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.split(self_t, split_size_or_sections, dim))
@@ -2833,7 +2836,7 @@ def chunk(input, chunks, dim=0):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.chunk(self_t, chunks, dim))
@@ -2852,7 +2855,7 @@ def unbind(input, dim=0):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unbind(self_t, dim))
@@ -2871,7 +2874,7 @@ def flip(input, dims):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flip(self_t, dims))
@@ -2890,7 +2893,7 @@ def roll(input, shifts, dims=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.roll(self_t, shifts, dims))
@@ -2909,7 +2912,7 @@ def repeat(input, repeats):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat(self_t, repeats))
@@ -2928,7 +2931,7 @@ def tile(input, dims):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tile(self_t, dims))
@@ -2947,7 +2950,7 @@ def tril(input, diagonal=0):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tril(self_t, diagonal))
@@ -2966,7 +2969,7 @@ def triu(input, diagonal=0):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.triu(self_t, diagonal))
@@ -2985,7 +2988,7 @@ def diag(input, diagonal=0):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diag(self_t, diagonal))
@@ -3004,7 +3007,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diag_embed(self_t, offset, dim1, dim2))
@@ -3023,7 +3026,7 @@ def ravel(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.ravel(self_t))
@@ -3042,7 +3045,7 @@ def atleast_1d(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_1d(self_t))
@@ -3061,7 +3064,7 @@ def atleast_2d(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_2d(self_t))
@@ -3080,7 +3083,7 @@ def atleast_3d(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_3d(self_t))
@@ -3098,7 +3101,7 @@ def hstack(tensors):
         if tensors_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.hstack(or_zeros(tensors_t, tensors)))
@@ -3116,7 +3119,7 @@ def vstack(tensors):
         if tensors_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.vstack(or_zeros(tensors_t, tensors)))
@@ -3134,7 +3137,7 @@ def row_stack(tensors):
         if tensors_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.row_stack(or_zeros(tensors_t, tensors)))
@@ -3152,7 +3155,7 @@ def dstack(tensors):
         if tensors_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.dstack(or_zeros(tensors_t, tensors)))
@@ -3170,7 +3173,7 @@ def column_stack(tensors):
         if tensors_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.column_stack(or_zeros(tensors_t, tensors)))
@@ -3189,7 +3192,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tensor_split(self_t, indices_or_sections, dim))
@@ -3208,7 +3211,7 @@ def hsplit(input, indices_or_sections):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.hsplit(self_t, indices_or_sections))
@@ -3227,7 +3230,7 @@ def vsplit(input, indices_or_sections):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.vsplit(self_t, indices_or_sections))
@@ -3246,7 +3249,7 @@ def dsplit(input, indices_or_sections):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.dsplit(self_t, indices_or_sections))
@@ -3267,7 +3270,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         if self_t is None and prepend_t is None and append_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if append_t is not None or prepend_t is not None or self_t is not None:
             result_t = add_term(result_t, F.diff(or_zeros(self_t, self_), n, dim, or_zeros(prepend_t, prepend), or_zeros(append_t, append)))
@@ -3286,7 +3289,7 @@ def trapezoid_x(y, x, *, dim=-1):
         if y_t is None and x_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if x_t is not None or y_t is not None:
             result_t = add_term(result_t, F.via_backward('trapezoid_x', [y, x], {'dim': dim}, [y_t, x_t]))
@@ -3304,7 +3307,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         if y_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if y_t is not None:
             result_t = add_term(result_t, F.trapezoid_dx(y_t, dx=dx, dim=dim))
@@ -3323,7 +3326,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat_interleave_self_int(self_t, repeats, dim))
@@ -3342,7 +3345,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat_interleave_self_Tensor(self_t, repeats, dim))
@@ -3361,7 +3364,7 @@ def rot90(input, k=1, dims=(0, 1)):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.rot90(self_t, k, dims))
@@ -3380,7 +3383,7 @@ def flipud(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flipud(self_t))
@@ -3399,7 +3402,7 @@ def fliplr(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.fliplr(self_t))
@@ -3418,7 +3421,7 @@ def getitem(input, index):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.getitem(self_t, index))
@@ -3437,7 +3440,7 @@ def getitem_backward(input, shape, index):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.getitem_backward(self_t, shape, index))
@@ -3456,7 +3459,7 @@ def gather(input, dim, index):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather(self_t, dim, index))
@@ -3475,7 +3478,7 @@ def gather_backward(input, dim, index, shape):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather_backward(self_t, dim, index, shape))
@@ -3494,7 +3497,7 @@ def index_select(input, dim, index):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.index_select(self_t, dim, index))
@@ -3514,7 +3517,7 @@ def index_add(input, dim, index, source, *, alpha=1):
         if self_t is None and source_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None or source_t is not None:
             result_t = add_term(result_t, F.index_add(or_zeros(self_t, self_), dim, index, or_zeros(source_t, source), alpha=alpha))
@@ -3534,7 +3537,7 @@ def scatter_src(input, dim, index, src):
         if self_t is None and src_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_src(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
@@ -3553,7 +3556,7 @@ def scatter_value(input, dim, index, value):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.scatter_value(self_t, dim, index, 0.0))
@@ -3573,7 +3576,7 @@ def scatter_add(input, dim, index, src):
         if self_t is None and src_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_add(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
@@ -3592,7 +3595,7 @@ def masked_fill_Scalar(input, mask, value):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
@@ -3612,7 +3615,7 @@ def masked_fill_Tensor(input, mask, value):
         if self_t is None and value_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
@@ -3633,7 +3636,7 @@ def take_along_dim(input, indices, dim=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim(self_t, indices, dim))
@@ -3652,7 +3655,7 @@ def take_along_dim_backward(input, dim, indices, shape):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim_backward(self_t, dim, indices, shape))
@@ -3672,7 +3675,7 @@ def matmul(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.matmul(self_t, other))
@@ -3694,7 +3697,7 @@ def mm(input, mat2):
         if self_t is None and mat2_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.mm(self_t, mat2))
@@ -3716,7 +3719,7 @@ def bmm(input, mat2):
         if self_t is None and mat2_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.bmm(self_t, mat2))
@@ -3738,7 +3741,7 @@ def mv(input, vec):
         if self_t is None and vec_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.mv(self_t, vec))
@@ -3760,7 +3763,7 @@ def dot(input, tensor):
         if self_t is None and tensor_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.dot(self_t, tensor))
@@ -3782,7 +3785,7 @@ def vdot(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.vdot(self_t, other))
@@ -3804,7 +3807,7 @@ def inner(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.inner(self_t, other))
@@ -3826,7 +3829,7 @@ def outer(input, vec2):
         if self_t is None and vec2_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.outer(self_t, vec2))
@@ -3846,7 +3849,7 @@ def einsum(equation, tensors):
         if tensors_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.einsum_jvp(equation, tensors, or_zeros(tensors_t, tensors)))
@@ -3866,7 +3869,7 @@ def tensordot(input, other, dims_self, dims_other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tensordot(self_t, other, dims_self, dims_other))
@@ -3888,7 +3891,7 @@ def kron(input, other):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.kron(self_t, other))
@@ -3911,7 +3914,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         if self_t is None and mat1_t is None and mat2_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(self_t, beta))
@@ -3936,7 +3939,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         if self_t is None and batch1_t is None and batch2_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(self_t, beta))
@@ -3960,7 +3963,7 @@ def cross(input, other, dim=None):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cross(self_t, other, dim))
@@ -3982,7 +3985,7 @@ def linalg_cross(input, other, *, dim=-1):
         if self_t is None and other_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.linalg_cross(self_t, other, dim=dim))
@@ -4003,7 +4006,7 @@ def trace(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.trace(self_t))
@@ -4021,7 +4024,7 @@ def linalg_inv(A):
         if A_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(A_t, result)))
@@ -4040,7 +4043,7 @@ def inverse(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(self_t, result)))
@@ -4058,7 +4061,7 @@ def linalg_det(A):
         if A_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(A_t * F.det_backward(F.ones_like(result), A, result), -1), -1))
@@ -4077,7 +4080,7 @@ def det(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.det_backward(F.ones_like(result), self_, result), -1), -1))
@@ -4095,7 +4098,7 @@ def linalg_slogdet(A):
         if A_t is None:
             return out
         sign, logabsdet = out
-        F = formulas()
+        F = formulas(OPS)
         logabsdet_t = None
         if A_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(A_t * F.logabsdet_backward(F.ones_like(logabsdet), A), -1), -1))
@@ -4114,7 +4117,7 @@ def slogdet(input):
         if self_t is None:
             return out
         sign, logabsdet = out
-        F = formulas()
+        F = formulas(OPS)
         logabsdet_t = None
         if self_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(logabsdet), self_), -1), -1))
@@ -4133,7 +4136,7 @@ def logdet(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(result), self_), -1), -1))
@@ -4152,7 +4155,7 @@ def linalg_solve(A, B, *, left=True):
         if A_t is None and B_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if B_t is not None:
             result_t = add_term(result_t, F.linalg_solve(A, B_t, left=left))
@@ -4172,7 +4175,7 @@ def linalg_cholesky(A, *, upper=False):
         if A_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.via_backward('linalg_cholesky', [A], {'upper': upper}, [A_t]))
@@ -4191,7 +4194,7 @@ def cholesky(input, upper=False):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.via_backward('cholesky', [self_, upper], {}, [self_t]))
@@ -4209,7 +4212,7 @@ def linalg_eigh(A, UPLO='L'):
         if A_t is None:
             return out
         eigenvalues, eigenvectors = out
-        F = formulas()
+        F = formulas(OPS)
         eigenvalues_t = eigenvectors_t = None
         if A_t is not None:
             eigenvalues_t, eigenvectors_t = F.pick(F.via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])
@@ -4227,7 +4230,7 @@ def linalg_eigvalsh(A, UPLO='L'):
         if A_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.via_backward('linalg_eigvalsh', [A, UPLO], {}, [A_t]))
@@ -4245,7 +4248,7 @@ def linalg_qr(A, mode='reduced'):
         if A_t is None:
             return out
         Q, R = out
-        F = formulas()
+        F = formulas(OPS)
         Q_t = R_t = None
         if A_t is not None:
             Q_t, R_t = F.pick(F.via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])
@@ -4263,7 +4266,7 @@ def linalg_svd(A, full_matrices=True):
         if A_t is None:
             return out
         U, S, Vh = out
-        F = formulas()
+        F = formulas(OPS)
         U_t = S_t = Vh_t = None
         if A_t is not None:
             U_t, S_t, Vh_t = F.pick(F.via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])
@@ -4281,7 +4284,7 @@ def linalg_svdvals(A):
         if A_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.via_backward('linalg_svdvals', [A], {}, [A_t]))
@@ -4299,7 +4302,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         if A_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.via_backward('linalg_pinv', [A], {'atol': atol, 'rtol': rtol, 'hermitian': hermitian}, [A_t]))
@@ -4318,7 +4321,7 @@ def pinverse(input, rcond=1e-15):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.via_backward('pinverse', [self_, rcond], {}, [self_t]))
@@ -4337,7 +4340,7 @@ def svd(input, some=True, compute_uv=True):
         if self_t is None:
             return out
         U, S, V = out
-        F = formulas()
+        F = formulas(OPS)
         U_t = S_t = V_t = None
         if self_t is not None:
             U_t, S_t, V_t = F.pick(F.via_backward('svd', [self_, some, compute_uv], {}, [self_t]), [0, 1, 2])
@@ -4356,7 +4359,7 @@ def qr(input, some=True):
         if self_t is None:
             return out
         Q, R = out
-        F = formulas()
+        F = formulas(OPS)
         Q_t = R_t = None
         if self_t is not None:
             Q_t, R_t = F.pick(F.via_backward('qr', [self_, some], {}, [self_t]), [0, 1])
@@ -4375,7 +4378,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         if A_t is None and B_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if A_t is not None or B_t is not None:
             result_t = add_term(result_t, F.via_backward('linalg_solve_triangular', [A, B], {'upper': upper, 'left': left, 'unitriangular': unitriangular}, [A_t, B_t]))
@@ -4394,7 +4397,7 @@ def linalg_vecdot(x, y, *, dim=-1):
         if x_t is None and y_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if x_t is not None:
             result_t = add_term(result_t, F.linalg_vecdot(x_t, y, dim=dim))
@@ -4414,7 +4417,7 @@ def linalg_multi_dot(tensors):
         if tensors_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.multi_dot_jvp(tensors, or_zeros(tensors_t, tensors)))
@@ -4432,7 +4435,7 @@ def linalg_matrix_power(A, n):
         if A_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.via_backward('linalg_matrix_power', [A, n], {}, [A_t]))
@@ -4451,7 +4454,7 @@ def matrix_power(input, n):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.via_backward('matrix_power', [self_, n], {}, [self_t]))
@@ -4470,7 +4473,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.reduction_norm_backward(F.ones_like(result), self_, p, result, dim), dim, keepdim))
@@ -4489,7 +4492,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.torch_norm_backward(F.ones_like(result), self_, result, p, dim, keepdim), dim, keepdim))
@@ -4507,7 +4510,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         if x_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if x_t is not None:
             result_t = add_term(result_t, F.sum(x_t * F.vector_norm_backward(F.ones_like(result), x, result, ord, dim, keepdim), dim, keepdim))
@@ -4525,7 +4528,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         if A_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
@@ -4543,7 +4546,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         if A_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
@@ -4561,7 +4564,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         if A_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
@@ -4579,7 +4582,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         if A_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
@@ -4598,7 +4601,7 @@ def relu(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.where(result <= 0, 0.0, self_t))
@@ -4617,7 +4620,7 @@ def softmax(input, dim, dtype=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
@@ -4636,7 +4639,7 @@ def log_softmax(input, dim, dtype=None):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t)
@@ -4658,7 +4661,7 @@ def leaky_relu(input, negative_slope=0.01):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
@@ -4676,7 +4679,7 @@ def elu(input, alpha=1.0):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
@@ -4694,7 +4697,7 @@ def selu(input):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.selu_slope(input))
@@ -4713,7 +4716,7 @@ def _normal_cdf(input):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.normal_pdf(self_))
@@ -4731,7 +4734,7 @@ def gelu(input, *, approximate='none'):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
@@ -4749,7 +4752,7 @@ def silu(input):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.silu_derivative(input))
@@ -4767,7 +4770,7 @@ def softplus(input, beta=1.0, threshold=20.0):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
@@ -4785,7 +4788,7 @@ def mish(input):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.mish_derivative(input))
@@ -4803,7 +4806,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
@@ -4821,7 +4824,7 @@ def hardsigmoid(input):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
@@ -4839,7 +4842,7 @@ def hardswish(input):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardswish_slope(input))
@@ -4857,7 +4860,7 @@ def logsigmoid(input):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.sigmoid(-input))
@@ -4876,7 +4879,7 @@ def _masked_scale(input, mask, scale):
         if self_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * mask * scale)
@@ -4896,7 +4899,7 @@ def linear(input, weight, bias=None):
         if input_t is None and weight_t is None and bias_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.linear(input_t, weight))
@@ -4922,7 +4925,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         if input_t is None and weight_t is None and bias_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if bias_t is not None or input_t is not None or weight_t is not None:
             result_t = add_term(result_t, F.via_backward('layer_norm', [input, normalized_shape, weight, bias, eps], {}, [input_t, weight_t, bias_t]))
@@ -4941,7 +4944,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         if input_t is None and weight_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None or weight_t is not None:
             result_t = add_term(result_t, F.via_backward('rms_norm', [input, normalized_shape, weight, eps], {}, [input_t, weight_t]))
@@ -4961,7 +4964,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         if input_t is None and weight_t is None and bias_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if bias_t is not None or input_t is not None or weight_t is not None:
             result_t = add_term(result_t, F.via_backward('_batch_norm_training', [input, weight, bias, eps], {}, [input_t, weight_t, bias_t]))
@@ -4981,7 +4984,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         if input_t is None and weight_t is None and bias_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if bias_t is not None or input_t is not None or weight_t is not None:
             result_t = add_term(result_t, F.via_backward('group_norm', [input, num_groups, weight, bias, eps], {}, [input_t, weight_t, bias_t]))
@@ -5000,7 +5003,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         if input_t is None and target_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None or target_t is not None:
             result_t = add_term(result_t, F.via_backward('cross_entropy', [input, target, weight, ignore_index, reduction, label_smoothing], {}, [input_t, target_t]))
@@ -5020,7 +5023,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         if input_t is None and weight_t is None and bias_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.conv1d(input_t, weight, None, stride, padding, dilation, groups))
@@ -5044,7 +5047,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         if input_t is None and weight_t is None and bias_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.conv1d_padding(input_t, weight, None, stride, padding, dilation, groups))
@@ -5068,7 +5071,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         if input_t is None and weight_t is None and bias_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.conv2d(input_t, weight, None, stride, padding, dilation, groups))
@@ -5092,7 +5095,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         if input_t is None and weight_t is None and bias_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.conv2d_padding(input_t, weight, None, stride, padding, dilation, groups))
@@ -5116,7 +5119,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         if input_t is None and weight_t is None and bias_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation))
@@ -5140,7 +5143,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         if input_t is None and weight_t is None and bias_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation))
@@ -5163,7 +5166,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         if output_grad_t is None and input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
@@ -5183,7 +5186,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         if input_t is None:
             return out
         output, indices = out
-        F = formulas()
+        F = formulas(OPS)
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
@@ -5201,7 +5204,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
@@ -5219,7 +5222,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         if input_t is None:
             return out
         output, indices = out
-        F = formulas()
+        F = formulas(OPS)
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
@@ -5237,7 +5240,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
@@ -5255,7 +5258,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
@@ -5273,7 +5276,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
@@ -5291,7 +5294,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         if output_grad_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
@@ -5309,7 +5312,7 @@ def adaptive_avg_pool1d(input, output_size):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
@@ -5327,7 +5330,7 @@ def adaptive_avg_pool2d(input, output_size):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
@@ -5345,7 +5348,7 @@ def pad(input, pad, mode='constant', value=None):
         if input_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
@@ -5363,7 +5366,7 @@ def pad_backward(output_grad, input_size, pad, mode):
         if output_grad_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
@@ -5381,7 +5384,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         if weight_t is None:
             return out
         result = out
-        F = formulas()
+        F = formulas(OPS)
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))

@@ -32,7 +32,6 @@ class _State:
         self.serial = 0          # numbers each level entered: tangents of exited levels are dead
         self.batch_size = None   # set by _make_dual_batched: tangents have a leading batch dim
         self.unbatched = False   # make_dual was used in this level (no batch dim then)
-        self.jvps = None         # minigrad._generated.jvps, once a level was entered
 
 
 state = _State()
@@ -45,10 +44,6 @@ def enter_dual_level():
     """Open a forward-AD level and return it (PyTorch: nesting levels is not supported)."""
     if state.level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    if state.jvps is None:
-        # lazy: the generated modules import this one
-        from minigrad._generated import jvps
-        state.jvps = jvps
     state.serial += 1
     state.level, state.active, state.batch_size, state.unbatched = 0, True, None, False
     return state.level
@@ -213,10 +208,9 @@ def add_term(total, term, negate=False):
     return term if total is None else total + term
 
 
-def formulas():
-    """The namespace forward formulas run in: Tensor ops, or their batched versions."""
-    from minigrad.autograd.namespace import TENSORS  # lazy: cheap after the first call
-    return TENSORS if state.batch_size is None else BATCHED
+def formulas(ops):
+    """The namespace forward formulas run in: the Tensor ops, or their batched versions."""
+    return ops if state.batch_size is None else BATCHED
 
 
 def attach(result, tangent, info):
