@@ -21,7 +21,7 @@ ELEMENTWISE = frozenset(('_fill', '_masked_scale', '_normal_cdf', 'abs', 'acos',
 
 
 def sum_to_size(input, size):
-    """Forward derivative of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:106).
+    """Forward derivative of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:132).
 
         result: sum_to_size(self_t, size)  (auto_linear)
     """
@@ -36,11 +36,11 @@ def sum_to_size(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum_to_size(self_t, size))
-    return attach(result, result_t, ('sum_to_size (auto_linear)', 'derivatives.yaml', 109, 'sum_to_size(self_t, size)'))
+    return attach(result, result_t, ('sum_to_size (auto_linear)', 'derivatives.yaml', 135, 'sum_to_size(self_t, size)'))
 
 
 def _to_copy(input, dtype):
-    """Forward derivative of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:115).
+    """Forward derivative of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:141).
 
         result: _to_copy(self_t, dtype)  (auto_linear)
     """
@@ -55,11 +55,11 @@ def _to_copy(input, dtype):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F._to_copy(self_t, dtype))
-    return attach(result, result_t, ('_to_copy (auto_linear)', 'derivatives.yaml', 118, '_to_copy(self_t, dtype)'))
+    return attach(result, result_t, ('_to_copy (auto_linear)', 'derivatives.yaml', 144, '_to_copy(self_t, dtype)'))
 
 
 def _fill(input, value):
-    """Forward derivative of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:122).
+    """Forward derivative of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:148).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -74,11 +74,11 @@ def _fill(input, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('_fill (auto_element_wise)', 'derivatives.yaml', 125, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('_fill (auto_element_wise)', 'derivatives.yaml', 151, 'zeros_like(self_t)'))
 
 
 def _copy_from(input, src):
-    """Forward derivative of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:129).
+    """Forward derivative of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:155).
 
         result: _copy_from(self_t, src_t)  (auto_linear)
     """
@@ -94,11 +94,11 @@ def _copy_from(input, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F._copy_from(or_zeros(self_t, self_), or_zeros(src_t, src)))
-    return attach(result, result_t, ('_copy_from (auto_linear)', 'derivatives.yaml', 133, '_copy_from(self_t, src_t)'))
+    return attach(result, result_t, ('_copy_from (auto_linear)', 'derivatives.yaml', 159, '_copy_from(self_t, src_t)'))
 
 
 def _index_put(input, index, values):
-    """Forward derivative of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:140).
+    """Forward derivative of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:166).
 
         result: _index_put(self_t, index, values_t)  (auto_linear)
     """
@@ -114,11 +114,11 @@ def _index_put(input, index, values):
         result_t = None
         if self_t is not None or values_t is not None:
             result_t = add_term(result_t, F._index_put(or_zeros(self_t, self_), index, or_zeros(values_t, values)))
-    return attach(result, result_t, ('_index_put (auto_linear)', 'derivatives.yaml', 144, '_index_put(self_t, index, values_t)'))
+    return attach(result, result_t, ('_index_put (auto_linear)', 'derivatives.yaml', 170, '_index_put(self_t, index, values_t)'))
 
 
 def clone(input):
-    """Forward derivative of `clone(Tensor self) -> Tensor` (derivatives.yaml:157).
+    """Forward derivative of `clone(Tensor self) -> Tensor` (derivatives.yaml:183).
 
         result: self_t  (auto_element_wise)
     """
@@ -135,11 +135,11 @@ def clone(input):
             result_t = add_term(result_t, self_t)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('clone (auto_element_wise)', 'derivatives.yaml', 160, 'self_t'))
+    return attach(result, result_t, ('clone (auto_element_wise)', 'derivatives.yaml', 186, 'self_t'))
 
 
 def neg(input):
-    """Forward derivative of `neg(Tensor self) -> Tensor` (derivatives.yaml:162).
+    """Forward derivative of `neg(Tensor self) -> Tensor` (derivatives.yaml:188).
 
         result: neg(self_t)  (auto_element_wise)
     """
@@ -154,11 +154,11 @@ def neg(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.neg(self_t))
-    return attach(result, result_t, ('neg (auto_element_wise)', 'derivatives.yaml', 166, 'neg(self_t)'))
+    return attach(result, result_t, ('neg (auto_element_wise)', 'derivatives.yaml', 192, 'neg(self_t)'))
 
 
 def exp(input):
-    """Forward derivative of `exp(Tensor self) -> Tensor` (derivatives.yaml:173).
+    """Forward derivative of `exp(Tensor self) -> Tensor` (derivatives.yaml:199).
 
         result: self_t * result  (auto_element_wise)
     """
@@ -173,11 +173,11 @@ def exp(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result)
-    return attach(result, result_t, ('exp (auto_element_wise)', 'derivatives.yaml', 177, 'self_t * result'))
+    return attach(result, result_t, ('exp (auto_element_wise)', 'derivatives.yaml', 203, 'self_t * result'))
 
 
 def log(input):
-    """Forward derivative of `log(Tensor self) -> Tensor` (derivatives.yaml:184).
+    """Forward derivative of `log(Tensor self) -> Tensor` (derivatives.yaml:210).
 
         result: self_t / self  (auto_element_wise)
     """
@@ -192,11 +192,11 @@ def log(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / self_)
-    return attach(result, result_t, ('log (auto_element_wise)', 'derivatives.yaml', 188, 'self_t / self'))
+    return attach(result, result_t, ('log (auto_element_wise)', 'derivatives.yaml', 214, 'self_t / self'))
 
 
 def sqrt(input):
-    """Forward derivative of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:195).
+    """Forward derivative of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:221).
 
         result: self_t / (2 * result)  (auto_element_wise)
     """
@@ -211,11 +211,11 @@ def sqrt(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (2 * result))
-    return attach(result, result_t, ('sqrt (auto_element_wise)', 'derivatives.yaml', 199, 'self_t / (2 * result)'))
+    return attach(result, result_t, ('sqrt (auto_element_wise)', 'derivatives.yaml', 225, 'self_t / (2 * result)'))
 
 
 def sin(input):
-    """Forward derivative of `sin(Tensor self) -> Tensor` (derivatives.yaml:210).
+    """Forward derivative of `sin(Tensor self) -> Tensor` (derivatives.yaml:236).
 
         result: self_t * cos(self)  (auto_element_wise)
     """
@@ -230,11 +230,11 @@ def sin(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.cos(self_))
-    return attach(result, result_t, ('sin (auto_element_wise)', 'derivatives.yaml', 214, 'self_t * cos(self)'))
+    return attach(result, result_t, ('sin (auto_element_wise)', 'derivatives.yaml', 240, 'self_t * cos(self)'))
 
 
 def cos(input):
-    """Forward derivative of `cos(Tensor self) -> Tensor` (derivatives.yaml:221).
+    """Forward derivative of `cos(Tensor self) -> Tensor` (derivatives.yaml:247).
 
         result: -(self_t * sin(self))  (auto_element_wise)
     """
@@ -249,11 +249,11 @@ def cos(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -(self_t * F.sin(self_)))
-    return attach(result, result_t, ('cos (auto_element_wise)', 'derivatives.yaml', 225, '-(self_t * sin(self))'))
+    return attach(result, result_t, ('cos (auto_element_wise)', 'derivatives.yaml', 251, '-(self_t * sin(self))'))
 
 
 def tanh(input):
-    """Forward derivative of `tanh(Tensor self) -> Tensor` (derivatives.yaml:232).
+    """Forward derivative of `tanh(Tensor self) -> Tensor` (derivatives.yaml:258).
 
         result: self_t * (1 - result * result)  (auto_element_wise)
     """
@@ -268,11 +268,11 @@ def tanh(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (1 - result * result))
-    return attach(result, result_t, ('tanh (auto_element_wise)', 'derivatives.yaml', 236, 'self_t * (1 - result * result)'))
+    return attach(result, result_t, ('tanh (auto_element_wise)', 'derivatives.yaml', 262, 'self_t * (1 - result * result)'))
 
 
 def sigmoid(input):
-    """Forward derivative of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:243).
+    """Forward derivative of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:269).
 
         result: self_t * result * (1 - result)  (auto_element_wise)
     """
@@ -287,11 +287,11 @@ def sigmoid(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result * (1 - result))
-    return attach(result, result_t, ('sigmoid (auto_element_wise)', 'derivatives.yaml', 247, 'self_t * result * (1 - result)'))
+    return attach(result, result_t, ('sigmoid (auto_element_wise)', 'derivatives.yaml', 273, 'self_t * result * (1 - result)'))
 
 
 def abs(input):
-    """Forward derivative of `abs(Tensor self) -> Tensor` (derivatives.yaml:256).
+    """Forward derivative of `abs(Tensor self) -> Tensor` (derivatives.yaml:282).
 
         result: self_t * sign(self)  (auto_element_wise)
     """
@@ -306,11 +306,11 @@ def abs(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.sign(self_))
-    return attach(result, result_t, ('abs (auto_element_wise)', 'derivatives.yaml', 260, 'self_t * sign(self)'))
+    return attach(result, result_t, ('abs (auto_element_wise)', 'derivatives.yaml', 286, 'self_t * sign(self)'))
 
 
 def sign(input):
-    """Forward derivative of `sign(Tensor self) -> Tensor` (derivatives.yaml:272).
+    """Forward derivative of `sign(Tensor self) -> Tensor` (derivatives.yaml:298).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -325,11 +325,11 @@ def sign(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('sign (auto_element_wise)', 'derivatives.yaml', 276, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('sign (auto_element_wise)', 'derivatives.yaml', 302, 'zeros_like(self_t)'))
 
 
 def exp2(input):
-    """Forward derivative of `exp2(Tensor self) -> Tensor` (derivatives.yaml:284).
+    """Forward derivative of `exp2(Tensor self) -> Tensor` (derivatives.yaml:310).
 
         result: self_t * result * 0.6931471805599453  (auto_element_wise)
     """
@@ -344,11 +344,11 @@ def exp2(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result * 0.6931471805599453)
-    return attach(result, result_t, ('exp2 (auto_element_wise)', 'derivatives.yaml', 288, 'self_t * result * 0.6931471805599453'))
+    return attach(result, result_t, ('exp2 (auto_element_wise)', 'derivatives.yaml', 314, 'self_t * result * 0.6931471805599453'))
 
 
 def expm1(input):
-    """Forward derivative of `expm1(Tensor self) -> Tensor` (derivatives.yaml:295).
+    """Forward derivative of `expm1(Tensor self) -> Tensor` (derivatives.yaml:321).
 
         result: self_t * (result + 1)  (auto_element_wise)
     """
@@ -363,11 +363,11 @@ def expm1(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (result + 1))
-    return attach(result, result_t, ('expm1 (auto_element_wise)', 'derivatives.yaml', 299, 'self_t * (result + 1)'))
+    return attach(result, result_t, ('expm1 (auto_element_wise)', 'derivatives.yaml', 325, 'self_t * (result + 1)'))
 
 
 def log2(input):
-    """Forward derivative of `log2(Tensor self) -> Tensor` (derivatives.yaml:306).
+    """Forward derivative of `log2(Tensor self) -> Tensor` (derivatives.yaml:332).
 
         result: self_t / (self * 0.6931471805599453)  (auto_element_wise)
     """
@@ -382,11 +382,11 @@ def log2(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (self_ * 0.6931471805599453))
-    return attach(result, result_t, ('log2 (auto_element_wise)', 'derivatives.yaml', 310, 'self_t / (self * 0.6931471805599453)'))
+    return attach(result, result_t, ('log2 (auto_element_wise)', 'derivatives.yaml', 336, 'self_t / (self * 0.6931471805599453)'))
 
 
 def log10(input):
-    """Forward derivative of `log10(Tensor self) -> Tensor` (derivatives.yaml:316).
+    """Forward derivative of `log10(Tensor self) -> Tensor` (derivatives.yaml:342).
 
         result: self_t / (self * 2.302585092994046)  (auto_element_wise)
     """
@@ -401,11 +401,11 @@ def log10(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (self_ * 2.302585092994046))
-    return attach(result, result_t, ('log10 (auto_element_wise)', 'derivatives.yaml', 320, 'self_t / (self * 2.302585092994046)'))
+    return attach(result, result_t, ('log10 (auto_element_wise)', 'derivatives.yaml', 346, 'self_t / (self * 2.302585092994046)'))
 
 
 def log1p(input):
-    """Forward derivative of `log1p(Tensor self) -> Tensor` (derivatives.yaml:326).
+    """Forward derivative of `log1p(Tensor self) -> Tensor` (derivatives.yaml:352).
 
         result: self_t / (self + 1)  (auto_element_wise)
     """
@@ -420,11 +420,11 @@ def log1p(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (self_ + 1))
-    return attach(result, result_t, ('log1p (auto_element_wise)', 'derivatives.yaml', 330, 'self_t / (self + 1)'))
+    return attach(result, result_t, ('log1p (auto_element_wise)', 'derivatives.yaml', 356, 'self_t / (self + 1)'))
 
 
 def rsqrt(input):
-    """Forward derivative of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:337).
+    """Forward derivative of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:363).
 
         result: -0.5 * self_t * result * result * result  (auto_element_wise)
     """
@@ -439,11 +439,11 @@ def rsqrt(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -0.5 * self_t * result * result * result)
-    return attach(result, result_t, ('rsqrt (auto_element_wise)', 'derivatives.yaml', 341, '-0.5 * self_t * result * result * result'))
+    return attach(result, result_t, ('rsqrt (auto_element_wise)', 'derivatives.yaml', 367, '-0.5 * self_t * result * result * result'))
 
 
 def square(input):
-    """Forward derivative of `square(Tensor self) -> Tensor` (derivatives.yaml:347).
+    """Forward derivative of `square(Tensor self) -> Tensor` (derivatives.yaml:373).
 
         result: self_t * 2 * self  (auto_element_wise)
     """
@@ -458,11 +458,11 @@ def square(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 2 * self_)
-    return attach(result, result_t, ('square (auto_element_wise)', 'derivatives.yaml', 351, 'self_t * 2 * self'))
+    return attach(result, result_t, ('square (auto_element_wise)', 'derivatives.yaml', 377, 'self_t * 2 * self'))
 
 
 def reciprocal(input):
-    """Forward derivative of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:357).
+    """Forward derivative of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:383).
 
         result: -self_t * result * result  (auto_element_wise)
     """
@@ -477,11 +477,11 @@ def reciprocal(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -self_t * result * result)
-    return attach(result, result_t, ('reciprocal (auto_element_wise)', 'derivatives.yaml', 361, '-self_t * result * result'))
+    return attach(result, result_t, ('reciprocal (auto_element_wise)', 'derivatives.yaml', 387, '-self_t * result * result'))
 
 
 def tan(input):
-    """Forward derivative of `tan(Tensor self) -> Tensor` (derivatives.yaml:369).
+    """Forward derivative of `tan(Tensor self) -> Tensor` (derivatives.yaml:395).
 
         result: self_t * (1 + result * result)  (auto_element_wise)
     """
@@ -496,11 +496,11 @@ def tan(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (1 + result * result))
-    return attach(result, result_t, ('tan (auto_element_wise)', 'derivatives.yaml', 373, 'self_t * (1 + result * result)'))
+    return attach(result, result_t, ('tan (auto_element_wise)', 'derivatives.yaml', 399, 'self_t * (1 + result * result)'))
 
 
 def asin(input):
-    """Forward derivative of `asin(Tensor self) -> Tensor` (derivatives.yaml:379).
+    """Forward derivative of `asin(Tensor self) -> Tensor` (derivatives.yaml:405).
 
         result: self_t / sqrt(1 - self * self)  (auto_element_wise)
     """
@@ -515,11 +515,11 @@ def asin(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / F.sqrt(1 - self_ * self_))
-    return attach(result, result_t, ('asin (auto_element_wise)', 'derivatives.yaml', 383, 'self_t / sqrt(1 - self * self)'))
+    return attach(result, result_t, ('asin (auto_element_wise)', 'derivatives.yaml', 409, 'self_t / sqrt(1 - self * self)'))
 
 
 def acos(input):
-    """Forward derivative of `acos(Tensor self) -> Tensor` (derivatives.yaml:389).
+    """Forward derivative of `acos(Tensor self) -> Tensor` (derivatives.yaml:415).
 
         result: -self_t / sqrt(1 - self * self)  (auto_element_wise)
     """
@@ -534,11 +534,11 @@ def acos(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -self_t / F.sqrt(1 - self_ * self_))
-    return attach(result, result_t, ('acos (auto_element_wise)', 'derivatives.yaml', 393, '-self_t / sqrt(1 - self * self)'))
+    return attach(result, result_t, ('acos (auto_element_wise)', 'derivatives.yaml', 419, '-self_t / sqrt(1 - self * self)'))
 
 
 def atan(input):
-    """Forward derivative of `atan(Tensor self) -> Tensor` (derivatives.yaml:399).
+    """Forward derivative of `atan(Tensor self) -> Tensor` (derivatives.yaml:425).
 
         result: self_t / (self * self + 1)  (auto_element_wise)
     """
@@ -553,11 +553,11 @@ def atan(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (self_ * self_ + 1))
-    return attach(result, result_t, ('atan (auto_element_wise)', 'derivatives.yaml', 403, 'self_t / (self * self + 1)'))
+    return attach(result, result_t, ('atan (auto_element_wise)', 'derivatives.yaml', 429, 'self_t / (self * self + 1)'))
 
 
 def sinh(input):
-    """Forward derivative of `sinh(Tensor self) -> Tensor` (derivatives.yaml:409).
+    """Forward derivative of `sinh(Tensor self) -> Tensor` (derivatives.yaml:435).
 
         result: self_t * cosh(self)  (auto_element_wise)
     """
@@ -572,11 +572,11 @@ def sinh(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.cosh(self_))
-    return attach(result, result_t, ('sinh (auto_element_wise)', 'derivatives.yaml', 413, 'self_t * cosh(self)'))
+    return attach(result, result_t, ('sinh (auto_element_wise)', 'derivatives.yaml', 439, 'self_t * cosh(self)'))
 
 
 def cosh(input):
-    """Forward derivative of `cosh(Tensor self) -> Tensor` (derivatives.yaml:419).
+    """Forward derivative of `cosh(Tensor self) -> Tensor` (derivatives.yaml:445).
 
         result: self_t * sinh(self)  (auto_element_wise)
     """
@@ -591,11 +591,11 @@ def cosh(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.sinh(self_))
-    return attach(result, result_t, ('cosh (auto_element_wise)', 'derivatives.yaml', 423, 'self_t * sinh(self)'))
+    return attach(result, result_t, ('cosh (auto_element_wise)', 'derivatives.yaml', 449, 'self_t * sinh(self)'))
 
 
 def asinh(input):
-    """Forward derivative of `asinh(Tensor self) -> Tensor` (derivatives.yaml:429).
+    """Forward derivative of `asinh(Tensor self) -> Tensor` (derivatives.yaml:455).
 
         result: self_t / sqrt(self * self + 1)  (auto_element_wise)
     """
@@ -610,11 +610,11 @@ def asinh(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / F.sqrt(self_ * self_ + 1))
-    return attach(result, result_t, ('asinh (auto_element_wise)', 'derivatives.yaml', 433, 'self_t / sqrt(self * self + 1)'))
+    return attach(result, result_t, ('asinh (auto_element_wise)', 'derivatives.yaml', 459, 'self_t / sqrt(self * self + 1)'))
 
 
 def acosh(input):
-    """Forward derivative of `acosh(Tensor self) -> Tensor` (derivatives.yaml:439).
+    """Forward derivative of `acosh(Tensor self) -> Tensor` (derivatives.yaml:465).
 
         result: self_t / sqrt((self - 1) * (self + 1))  (auto_element_wise)
     """
@@ -629,11 +629,11 @@ def acosh(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / F.sqrt((self_ - 1) * (self_ + 1)))
-    return attach(result, result_t, ('acosh (auto_element_wise)', 'derivatives.yaml', 443, 'self_t / sqrt((self - 1) * (self + 1))'))
+    return attach(result, result_t, ('acosh (auto_element_wise)', 'derivatives.yaml', 469, 'self_t / sqrt((self - 1) * (self + 1))'))
 
 
 def atanh(input):
-    """Forward derivative of `atanh(Tensor self) -> Tensor` (derivatives.yaml:449).
+    """Forward derivative of `atanh(Tensor self) -> Tensor` (derivatives.yaml:475).
 
         result: self_t / (1 - self * self)  (auto_element_wise)
     """
@@ -648,11 +648,11 @@ def atanh(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (1 - self_ * self_))
-    return attach(result, result_t, ('atanh (auto_element_wise)', 'derivatives.yaml', 453, 'self_t / (1 - self * self)'))
+    return attach(result, result_t, ('atanh (auto_element_wise)', 'derivatives.yaml', 479, 'self_t / (1 - self * self)'))
 
 
 def floor(input):
-    """Forward derivative of `floor(Tensor self) -> Tensor` (derivatives.yaml:462).
+    """Forward derivative of `floor(Tensor self) -> Tensor` (derivatives.yaml:488).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -667,11 +667,11 @@ def floor(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('floor (auto_element_wise)', 'derivatives.yaml', 466, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('floor (auto_element_wise)', 'derivatives.yaml', 492, 'zeros_like(self_t)'))
 
 
 def ceil(input):
-    """Forward derivative of `ceil(Tensor self) -> Tensor` (derivatives.yaml:471).
+    """Forward derivative of `ceil(Tensor self) -> Tensor` (derivatives.yaml:497).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -686,11 +686,11 @@ def ceil(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('ceil (auto_element_wise)', 'derivatives.yaml', 475, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('ceil (auto_element_wise)', 'derivatives.yaml', 501, 'zeros_like(self_t)'))
 
 
 def round(input, *, decimals=0):
-    """Forward derivative of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:481).
+    """Forward derivative of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:507).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -705,11 +705,11 @@ def round(input, *, decimals=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('round (auto_element_wise)', 'derivatives.yaml', 485, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('round (auto_element_wise)', 'derivatives.yaml', 511, 'zeros_like(self_t)'))
 
 
 def trunc(input):
-    """Forward derivative of `trunc(Tensor self) -> Tensor` (derivatives.yaml:491).
+    """Forward derivative of `trunc(Tensor self) -> Tensor` (derivatives.yaml:517).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -724,11 +724,11 @@ def trunc(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('trunc (auto_element_wise)', 'derivatives.yaml', 495, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('trunc (auto_element_wise)', 'derivatives.yaml', 521, 'zeros_like(self_t)'))
 
 
 def fix(input):
-    """Forward derivative of `fix(Tensor self) -> Tensor` (derivatives.yaml:500).
+    """Forward derivative of `fix(Tensor self) -> Tensor` (derivatives.yaml:526).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -743,11 +743,11 @@ def fix(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('fix (auto_element_wise)', 'derivatives.yaml', 504, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('fix (auto_element_wise)', 'derivatives.yaml', 530, 'zeros_like(self_t)'))
 
 
 def frac(input):
-    """Forward derivative of `frac(Tensor self) -> Tensor` (derivatives.yaml:509).
+    """Forward derivative of `frac(Tensor self) -> Tensor` (derivatives.yaml:535).
 
         result: self_t  (auto_element_wise)
     """
@@ -764,11 +764,11 @@ def frac(input):
             result_t = add_term(result_t, self_t)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('frac (auto_element_wise)', 'derivatives.yaml', 513, 'self_t'))
+    return attach(result, result_t, ('frac (auto_element_wise)', 'derivatives.yaml', 539, 'self_t'))
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    """Forward derivative of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:520).
+    """Forward derivative of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:546).
 
         result: self_t * finite_mask(self)  (auto_element_wise)
     """
@@ -783,11 +783,11 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.finite_mask(self_))
-    return attach(result, result_t, ('nan_to_num (auto_element_wise)', 'derivatives.yaml', 524, 'self_t * finite_mask(self)'))
+    return attach(result, result_t, ('nan_to_num (auto_element_wise)', 'derivatives.yaml', 550, 'self_t * finite_mask(self)'))
 
 
 def deg2rad(input):
-    """Forward derivative of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:530).
+    """Forward derivative of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:556).
 
         result: self_t * 0.017453292519943295  (auto_element_wise)
     """
@@ -802,11 +802,11 @@ def deg2rad(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 0.017453292519943295)
-    return attach(result, result_t, ('deg2rad (auto_element_wise)', 'derivatives.yaml', 533, 'self_t * 0.017453292519943295'))
+    return attach(result, result_t, ('deg2rad (auto_element_wise)', 'derivatives.yaml', 559, 'self_t * 0.017453292519943295'))
 
 
 def rad2deg(input):
-    """Forward derivative of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:536).
+    """Forward derivative of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:562).
 
         result: self_t * 57.29577951308232  (auto_element_wise)
     """
@@ -821,11 +821,11 @@ def rad2deg(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 57.29577951308232)
-    return attach(result, result_t, ('rad2deg (auto_element_wise)', 'derivatives.yaml', 539, 'self_t * 57.29577951308232'))
+    return attach(result, result_t, ('rad2deg (auto_element_wise)', 'derivatives.yaml', 565, 'self_t * 57.29577951308232'))
 
 
 def add(input, other, *, alpha=1):
-    """Forward derivative of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:547).
+    """Forward derivative of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:573).
 
         result: self_t + maybe_multiply(other_t, alpha)
     """
@@ -845,11 +845,11 @@ def add(input, other, *, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(other_t, alpha))
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('add', 'derivatives.yaml', 553, 'self_t + maybe_multiply(other_t, alpha)'))
+    return attach(result, result_t, ('add', 'derivatives.yaml', 579, 'self_t + maybe_multiply(other_t, alpha)'))
 
 
 def sub(input, other, *, alpha=1):
-    """Forward derivative of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:562).
+    """Forward derivative of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:588).
 
         result: self_t - maybe_multiply(other_t, alpha)
     """
@@ -869,11 +869,11 @@ def sub(input, other, *, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(other_t, alpha), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('sub', 'derivatives.yaml', 568, 'self_t - maybe_multiply(other_t, alpha)'))
+    return attach(result, result_t, ('sub', 'derivatives.yaml', 594, 'self_t - maybe_multiply(other_t, alpha)'))
 
 
 def mul(input, other):
-    """Forward derivative of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:576).
+    """Forward derivative of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:602).
 
         result: self_t * other + other_t * self
     """
@@ -891,11 +891,11 @@ def mul(input, other):
             result_t = add_term(result_t, self_t * other)
         if other_t is not None:
             result_t = add_term(result_t, other_t * self_)
-    return attach(result, result_t, ('mul', 'derivatives.yaml', 582, 'self_t * other + other_t * self'))
+    return attach(result, result_t, ('mul', 'derivatives.yaml', 608, 'self_t * other + other_t * self'))
 
 
 def div_default(input, other):
-    """Forward derivative of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:591).
+    """Forward derivative of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:617).
 
         result: self_t / other - other_t * result / other
     """
@@ -913,11 +913,11 @@ def div_default(input, other):
             result_t = add_term(result_t, self_t / other)
         if other_t is not None:
             result_t = add_term(result_t, other_t * result / other, negate=True)
-    return attach(result, result_t, ('div', 'derivatives.yaml', 597, 'self_t / other - other_t * result / other'))
+    return attach(result, result_t, ('div', 'derivatives.yaml', 623, 'self_t / other - other_t * result / other'))
 
 
 def pow(input, exponent):
-    """Forward derivative of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:612).
+    """Forward derivative of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:638).
 
         result: pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)
     """
@@ -935,11 +935,11 @@ def pow(input, exponent):
             result_t = add_term(result_t, F.pow_grad_self(self_t, self_, exponent))
         if exponent_t is not None:
             result_t = add_term(result_t, F.pow_grad_exponent(exponent_t, self_, exponent, result))
-    return attach(result, result_t, ('pow', 'derivatives.yaml', 618, 'pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)'))
+    return attach(result, result_t, ('pow', 'derivatives.yaml', 644, 'pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)'))
 
 
 def maximum(input, other):
-    """Forward derivative of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:634).
+    """Forward derivative of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:660).
 
         result: masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))
     """
@@ -957,11 +957,11 @@ def maximum(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'gt')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'gt')))
-    return attach(result, result_t, ('maximum', 'derivatives.yaml', 639, 'masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))'))
+    return attach(result, result_t, ('maximum', 'derivatives.yaml', 665, 'masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))'))
 
 
 def minimum(input, other):
-    """Forward derivative of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:650).
+    """Forward derivative of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:676).
 
         result: masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))
     """
@@ -979,11 +979,11 @@ def minimum(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'lt')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'lt')))
-    return attach(result, result_t, ('minimum', 'derivatives.yaml', 655, 'masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))'))
+    return attach(result, result_t, ('minimum', 'derivatives.yaml', 681, 'masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))'))
 
 
 def where(condition, input, other):
-    """Forward derivative of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:666).
+    """Forward derivative of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:692).
 
         result: where(condition, self_t, other_t)
     """
@@ -999,11 +999,11 @@ def where(condition, input, other):
         result_t = None
         if other_t is not None or self_t is not None:
             result_t = add_term(result_t, F.where(condition, or_zeros(self_t, self_), or_zeros(other_t, other)))
-    return attach(result, result_t, ('where', 'derivatives.yaml', 672, 'where(condition, self_t, other_t)'))
+    return attach(result, result_t, ('where', 'derivatives.yaml', 698, 'where(condition, self_t, other_t)'))
 
 
 def clamp_default(input, min=None, max=None):
-    """Forward derivative of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:684).
+    """Forward derivative of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:710).
 
         result: masked(self_t, clamp_mask(self, min, max))  (auto_element_wise)
     """
@@ -1018,11 +1018,11 @@ def clamp_default(input, min=None, max=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.clamp_mask(self_, min, max)))
-    return attach(result, result_t, ('clamp (auto_element_wise)', 'derivatives.yaml', 688, 'masked(self_t, clamp_mask(self, min, max))'))
+    return attach(result, result_t, ('clamp (auto_element_wise)', 'derivatives.yaml', 714, 'masked(self_t, clamp_mask(self, min, max))'))
 
 
 def clamp_Tensor(input, min=None, max=None):
-    """Forward derivative of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:704).
+    """Forward derivative of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:730).
 
         result: masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))
     """
@@ -1043,11 +1043,11 @@ def clamp_Tensor(input, min=None, max=None):
             result_t = add_term(result_t, F.masked(min_t, F.clamp_tensor_masks(self_, min, max, 'min')))
         if max_t is not None:
             result_t = add_term(result_t, F.masked(max_t, F.clamp_tensor_masks(self_, min, max, 'max')))
-    return attach(result, result_t, ('clamp.Tensor', 'derivatives.yaml', 711, 'masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))'))
+    return attach(result, result_t, ('clamp.Tensor', 'derivatives.yaml', 737, 'masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))'))
 
 
 def clip_default(input, min=None, max=None):
-    """Forward derivative of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:719).
+    """Forward derivative of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:745).
 
         result: masked(self_t, clamp_mask(self, min, max))  (auto_element_wise)
     """
@@ -1062,11 +1062,11 @@ def clip_default(input, min=None, max=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.clamp_mask(self_, min, max)))
-    return attach(result, result_t, ('clip (auto_element_wise)', 'derivatives.yaml', 723, 'masked(self_t, clamp_mask(self, min, max))'))
+    return attach(result, result_t, ('clip (auto_element_wise)', 'derivatives.yaml', 749, 'masked(self_t, clamp_mask(self, min, max))'))
 
 
 def clip_Tensor(input, min=None, max=None):
-    """Forward derivative of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:728).
+    """Forward derivative of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:754).
 
         result: masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))
     """
@@ -1087,11 +1087,11 @@ def clip_Tensor(input, min=None, max=None):
             result_t = add_term(result_t, F.masked(min_t, F.clamp_tensor_masks(self_, min, max, 'min')))
         if max_t is not None:
             result_t = add_term(result_t, F.masked(max_t, F.clamp_tensor_masks(self_, min, max, 'max')))
-    return attach(result, result_t, ('clip.Tensor', 'derivatives.yaml', 735, 'masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))'))
+    return attach(result, result_t, ('clip.Tensor', 'derivatives.yaml', 761, 'masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))'))
 
 
 def div_Tensor_mode(input, other, *, rounding_mode):
-    """Forward derivative of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:744).
+    """Forward derivative of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:770).
 
         result: (self_t / other if rounding_mode is None else zeros_like(self_t)) - (other_t * self / (other * other) if rounding_mode is None else zeros_like(other_t))
     """
@@ -1109,11 +1109,11 @@ def div_Tensor_mode(input, other, *, rounding_mode):
             result_t = add_term(result_t, self_t / other if rounding_mode is None else F.zeros_like(self_t))
         if other_t is not None:
             result_t = add_term(result_t, other_t * self_ / (other * other) if rounding_mode is None else F.zeros_like(other_t), negate=True)
-    return attach(result, result_t, ('div.Tensor_mode', 'derivatives.yaml', 750, '(self_t / other if rounding_mode is None else zeros_like(self_t)) - (other_t * self / (other * other) if rounding_mode is None else zeros_like(other_t))'))
+    return attach(result, result_t, ('div.Tensor_mode', 'derivatives.yaml', 776, '(self_t / other if rounding_mode is None else zeros_like(self_t)) - (other_t * self / (other * other) if rounding_mode is None else zeros_like(other_t))'))
 
 
 def floor_divide(input, other):
-    """Forward derivative of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:757).
+    """Forward derivative of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:783).
 
         result: zeros_like(self_t) + zeros_like(other_t)
     """
@@ -1131,11 +1131,11 @@ def floor_divide(input, other):
             result_t = add_term(result_t, F.zeros_like(self_t))
         if other_t is not None:
             result_t = add_term(result_t, F.zeros_like(other_t))
-    return attach(result, result_t, ('floor_divide', 'derivatives.yaml', 763, 'zeros_like(self_t) + zeros_like(other_t)'))
+    return attach(result, result_t, ('floor_divide', 'derivatives.yaml', 789, 'zeros_like(self_t) + zeros_like(other_t)'))
 
 
 def remainder(input, other):
-    """Forward derivative of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:770).
+    """Forward derivative of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:796).
 
         result: self_t - other_t * div(self, other, rounding_mode="floor")
     """
@@ -1155,11 +1155,11 @@ def remainder(input, other):
             result_t = add_term(result_t, other_t * F.div(self_, other, rounding_mode='floor'), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('remainder', 'derivatives.yaml', 776, 'self_t - other_t * div(self, other, rounding_mode="floor")'))
+    return attach(result, result_t, ('remainder', 'derivatives.yaml', 802, 'self_t - other_t * div(self, other, rounding_mode="floor")'))
 
 
 def fmod(input, other):
-    """Forward derivative of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:784).
+    """Forward derivative of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:810).
 
         result: self_t - other_t * div(self, other, rounding_mode="trunc")
     """
@@ -1179,11 +1179,11 @@ def fmod(input, other):
             result_t = add_term(result_t, other_t * F.div(self_, other, rounding_mode='trunc'), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('fmod', 'derivatives.yaml', 790, 'self_t - other_t * div(self, other, rounding_mode="trunc")'))
+    return attach(result, result_t, ('fmod', 'derivatives.yaml', 816, 'self_t - other_t * div(self, other, rounding_mode="trunc")'))
 
 
 def float_power(input, exponent):
-    """Forward derivative of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:797).
+    """Forward derivative of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:823).
 
         result: pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)
     """
@@ -1201,11 +1201,11 @@ def float_power(input, exponent):
             result_t = add_term(result_t, F.pow_grad_self(self_t, self_, exponent))
         if exponent_t is not None:
             result_t = add_term(result_t, F.pow_grad_exponent(exponent_t, self_, exponent, result))
-    return attach(result, result_t, ('float_power', 'derivatives.yaml', 802, 'pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)'))
+    return attach(result, result_t, ('float_power', 'derivatives.yaml', 828, 'pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)'))
 
 
 def fmax(input, other):
-    """Forward derivative of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:810).
+    """Forward derivative of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:836).
 
         result: masked(self_t, fmax_mask(self, other, "ge")) + masked(other_t, fmax_other_mask(self, other, "ge"))
     """
@@ -1223,11 +1223,11 @@ def fmax(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.fmax_mask(self_, other, 'ge')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.fmax_other_mask(self_, other, 'ge')))
-    return attach(result, result_t, ('fmax', 'derivatives.yaml', 815, 'masked(self_t, fmax_mask(self, other, "ge")) + masked(other_t, fmax_other_mask(self, other, "ge"))'))
+    return attach(result, result_t, ('fmax', 'derivatives.yaml', 841, 'masked(self_t, fmax_mask(self, other, "ge")) + masked(other_t, fmax_other_mask(self, other, "ge"))'))
 
 
 def fmin(input, other):
-    """Forward derivative of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:822).
+    """Forward derivative of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:848).
 
         result: masked(self_t, fmax_mask(self, other, "le")) + masked(other_t, fmax_other_mask(self, other, "le"))
     """
@@ -1245,11 +1245,11 @@ def fmin(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.fmax_mask(self_, other, 'le')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.fmax_other_mask(self_, other, 'le')))
-    return attach(result, result_t, ('fmin', 'derivatives.yaml', 827, 'masked(self_t, fmax_mask(self, other, "le")) + masked(other_t, fmax_other_mask(self, other, "le"))'))
+    return attach(result, result_t, ('fmin', 'derivatives.yaml', 853, 'masked(self_t, fmax_mask(self, other, "le")) + masked(other_t, fmax_other_mask(self, other, "le"))'))
 
 
 def atan2(input, other):
-    """Forward derivative of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:834).
+    """Forward derivative of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:860).
 
         result: self_t * other * safe_reciprocal(self * self + other * other) - other_t * self * safe_reciprocal(self * self + other * other)
     """
@@ -1267,11 +1267,11 @@ def atan2(input, other):
             result_t = add_term(result_t, self_t * other * F.safe_reciprocal(self_ * self_ + other * other))
         if other_t is not None:
             result_t = add_term(result_t, other_t * self_ * F.safe_reciprocal(self_ * self_ + other * other), negate=True)
-    return attach(result, result_t, ('atan2', 'derivatives.yaml', 840, 'self_t * other * safe_reciprocal(self * self + other * other) - other_t * self * safe_reciprocal(self * self + other * other)'))
+    return attach(result, result_t, ('atan2', 'derivatives.yaml', 866, 'self_t * other * safe_reciprocal(self * self + other * other) - other_t * self * safe_reciprocal(self * self + other * other)'))
 
 
 def hypot(input, other):
-    """Forward derivative of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:846).
+    """Forward derivative of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:872).
 
         result: self_t * self / result + other_t * other / result
     """
@@ -1289,11 +1289,11 @@ def hypot(input, other):
             result_t = add_term(result_t, self_t * self_ / result)
         if other_t is not None:
             result_t = add_term(result_t, other_t * other / result)
-    return attach(result, result_t, ('hypot', 'derivatives.yaml', 852, 'self_t * self / result + other_t * other / result'))
+    return attach(result, result_t, ('hypot', 'derivatives.yaml', 878, 'self_t * self / result + other_t * other / result'))
 
 
 def logaddexp(input, other):
-    """Forward derivative of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:858).
+    """Forward derivative of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:884).
 
         result: self_t / (1 + exp(other - self)) + other_t / (1 + exp(self - other))
     """
@@ -1311,11 +1311,11 @@ def logaddexp(input, other):
             result_t = add_term(result_t, self_t / (1 + F.exp(other - self_)))
         if other_t is not None:
             result_t = add_term(result_t, other_t / (1 + F.exp(self_ - other)))
-    return attach(result, result_t, ('logaddexp', 'derivatives.yaml', 863, 'self_t / (1 + exp(other - self)) + other_t / (1 + exp(self - other))'))
+    return attach(result, result_t, ('logaddexp', 'derivatives.yaml', 889, 'self_t / (1 + exp(other - self)) + other_t / (1 + exp(self - other))'))
 
 
 def logaddexp2(input, other):
-    """Forward derivative of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:869).
+    """Forward derivative of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:895).
 
         result: self_t / (1 + exp2(other - self)) + other_t / (1 + exp2(self - other))
     """
@@ -1333,11 +1333,11 @@ def logaddexp2(input, other):
             result_t = add_term(result_t, self_t / (1 + F.exp2(other - self_)))
         if other_t is not None:
             result_t = add_term(result_t, other_t / (1 + F.exp2(self_ - other)))
-    return attach(result, result_t, ('logaddexp2', 'derivatives.yaml', 874, 'self_t / (1 + exp2(other - self)) + other_t / (1 + exp2(self - other))'))
+    return attach(result, result_t, ('logaddexp2', 'derivatives.yaml', 900, 'self_t / (1 + exp2(other - self)) + other_t / (1 + exp2(self - other))'))
 
 
 def copysign(input, other):
-    """Forward derivative of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:880).
+    """Forward derivative of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:906).
 
         result: self_t * copysign_ratio(self, result) + zeros_like(other_t)
     """
@@ -1355,11 +1355,11 @@ def copysign(input, other):
             result_t = add_term(result_t, self_t * F.copysign_ratio(self_, result))
         if other_t is not None:
             result_t = add_term(result_t, F.zeros_like(other_t))
-    return attach(result, result_t, ('copysign', 'derivatives.yaml', 886, 'self_t * copysign_ratio(self, result) + zeros_like(other_t)'))
+    return attach(result, result_t, ('copysign', 'derivatives.yaml', 912, 'self_t * copysign_ratio(self, result) + zeros_like(other_t)'))
 
 
 def xlogy(input, other):
-    """Forward derivative of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:894).
+    """Forward derivative of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:920).
 
         result: xlogy_grad_self(self_t, self, other) + other_t * self / other
     """
@@ -1377,11 +1377,11 @@ def xlogy(input, other):
             result_t = add_term(result_t, F.xlogy_grad_self(self_t, self_, other))
         if other_t is not None:
             result_t = add_term(result_t, other_t * self_ / other)
-    return attach(result, result_t, ('xlogy', 'derivatives.yaml', 900, 'xlogy_grad_self(self_t, self, other) + other_t * self / other'))
+    return attach(result, result_t, ('xlogy', 'derivatives.yaml', 926, 'xlogy_grad_self(self_t, self, other) + other_t * self / other'))
 
 
 def lerp_Scalar(input, end, weight):
-    """Forward derivative of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:908).
+    """Forward derivative of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:934).
 
         result: self_t * (1 - weight) + end_t * weight
     """
@@ -1399,11 +1399,11 @@ def lerp_Scalar(input, end, weight):
             result_t = add_term(result_t, self_t * (1 - weight))
         if end_t is not None:
             result_t = add_term(result_t, end_t * weight)
-    return attach(result, result_t, ('lerp.Scalar', 'derivatives.yaml', 914, 'self_t * (1 - weight) + end_t * weight'))
+    return attach(result, result_t, ('lerp.Scalar', 'derivatives.yaml', 940, 'self_t * (1 - weight) + end_t * weight'))
 
 
 def lerp_Tensor(input, end, weight):
-    """Forward derivative of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:920).
+    """Forward derivative of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:946).
 
         result: self_t * (1 - weight) + end_t * weight + weight_t * (end - self)
     """
@@ -1424,11 +1424,11 @@ def lerp_Tensor(input, end, weight):
             result_t = add_term(result_t, end_t * weight)
         if weight_t is not None:
             result_t = add_term(result_t, weight_t * (end - self_))
-    return attach(result, result_t, ('lerp.Tensor', 'derivatives.yaml', 927, 'self_t * (1 - weight) + end_t * weight + weight_t * (end - self)'))
+    return attach(result, result_t, ('lerp.Tensor', 'derivatives.yaml', 953, 'self_t * (1 - weight) + end_t * weight + weight_t * (end - self)'))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
-    """Forward derivative of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:933).
+    """Forward derivative of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:959).
 
         result: self_t + maybe_multiply(tensor1_t * tensor2, value) + maybe_multiply(tensor2_t * tensor1, value)
     """
@@ -1451,11 +1451,11 @@ def addcmul(input, tensor1, tensor2, *, value=1):
             result_t = add_term(result_t, F.maybe_multiply(tensor2_t * tensor1, value))
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('addcmul', 'derivatives.yaml', 940, 'self_t + maybe_multiply(tensor1_t * tensor2, value) + maybe_multiply(tensor2_t * tensor1, value)'))
+    return attach(result, result_t, ('addcmul', 'derivatives.yaml', 966, 'self_t + maybe_multiply(tensor1_t * tensor2, value) + maybe_multiply(tensor2_t * tensor1, value)'))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    """Forward derivative of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:947).
+    """Forward derivative of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:973).
 
         result: self_t + maybe_multiply(tensor1_t / tensor2, value) - maybe_multiply(tensor2_t * tensor1 / (tensor2 * tensor2), value)
     """
@@ -1478,11 +1478,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             result_t = add_term(result_t, F.maybe_multiply(tensor2_t * tensor1 / (tensor2 * tensor2), value), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('addcdiv', 'derivatives.yaml', 954, 'self_t + maybe_multiply(tensor1_t / tensor2, value) - maybe_multiply(tensor2_t * tensor1 / (tensor2 * tensor2), value)'))
+    return attach(result, result_t, ('addcdiv', 'derivatives.yaml', 980, 'self_t + maybe_multiply(tensor1_t / tensor2, value) - maybe_multiply(tensor2_t * tensor1 / (tensor2 * tensor2), value)'))
 
 
 def logit(input, eps=None):
-    """Forward derivative of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:965).
+    """Forward derivative of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:991).
 
         result: logit_grad(self_t, self, eps)  (auto_element_wise)
     """
@@ -1497,11 +1497,11 @@ def logit(input, eps=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.logit_grad(self_t, self_, eps))
-    return attach(result, result_t, ('logit (auto_element_wise)', 'derivatives.yaml', 969, 'logit_grad(self_t, self, eps)'))
+    return attach(result, result_t, ('logit (auto_element_wise)', 'derivatives.yaml', 995, 'logit_grad(self_t, self, eps)'))
 
 
 def erf(input):
-    """Forward derivative of `erf(Tensor self) -> Tensor` (derivatives.yaml:977).
+    """Forward derivative of `erf(Tensor self) -> Tensor` (derivatives.yaml:1003).
 
         result: self_t * 1.1283791670955126 * exp(-(self * self))  (auto_element_wise)
     """
@@ -1516,11 +1516,11 @@ def erf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 1.1283791670955126 * F.exp(-(self_ * self_)))
-    return attach(result, result_t, ('erf (auto_element_wise)', 'derivatives.yaml', 981, 'self_t * 1.1283791670955126 * exp(-(self * self))'))
+    return attach(result, result_t, ('erf (auto_element_wise)', 'derivatives.yaml', 1007, 'self_t * 1.1283791670955126 * exp(-(self * self))'))
 
 
 def erfc(input):
-    """Forward derivative of `erfc(Tensor self) -> Tensor` (derivatives.yaml:988).
+    """Forward derivative of `erfc(Tensor self) -> Tensor` (derivatives.yaml:1014).
 
         result: self_t * -1.1283791670955126 * exp(-(self * self))  (auto_element_wise)
     """
@@ -1535,11 +1535,11 @@ def erfc(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * -1.1283791670955126 * F.exp(-(self_ * self_)))
-    return attach(result, result_t, ('erfc (auto_element_wise)', 'derivatives.yaml', 992, 'self_t * -1.1283791670955126 * exp(-(self * self))'))
+    return attach(result, result_t, ('erfc (auto_element_wise)', 'derivatives.yaml', 1018, 'self_t * -1.1283791670955126 * exp(-(self * self))'))
 
 
 def erfinv(input):
-    """Forward derivative of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:999).
+    """Forward derivative of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:1025).
 
         result: self_t * 0.886226925452758 * exp(result * result)  (auto_element_wise)
     """
@@ -1554,11 +1554,11 @@ def erfinv(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 0.886226925452758 * F.exp(result * result))
-    return attach(result, result_t, ('erfinv (auto_element_wise)', 'derivatives.yaml', 1003, 'self_t * 0.886226925452758 * exp(result * result)'))
+    return attach(result, result_t, ('erfinv (auto_element_wise)', 'derivatives.yaml', 1029, 'self_t * 0.886226925452758 * exp(result * result)'))
 
 
 def lgamma(input):
-    """Forward derivative of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1010).
+    """Forward derivative of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1036).
 
         result: self_t * digamma(self)  (auto_element_wise)
     """
@@ -1573,11 +1573,11 @@ def lgamma(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.digamma(self_))
-    return attach(result, result_t, ('lgamma (auto_element_wise)', 'derivatives.yaml', 1014, 'self_t * digamma(self)'))
+    return attach(result, result_t, ('lgamma (auto_element_wise)', 'derivatives.yaml', 1040, 'self_t * digamma(self)'))
 
 
 def digamma(input):
-    """Forward derivative of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1020).
+    """Forward derivative of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1046).
 
         result: self_t * polygamma(1, self)  (auto_element_wise)
     """
@@ -1592,11 +1592,11 @@ def digamma(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.polygamma(1, self_))
-    return attach(result, result_t, ('digamma (auto_element_wise)', 'derivatives.yaml', 1024, 'self_t * polygamma(1, self)'))
+    return attach(result, result_t, ('digamma (auto_element_wise)', 'derivatives.yaml', 1050, 'self_t * polygamma(1, self)'))
 
 
 def polygamma(n, input):
-    """Forward derivative of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1032).
+    """Forward derivative of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1058).
 
         result: self_t * polygamma(n + 1, self)  (auto_element_wise)
     """
@@ -1611,11 +1611,11 @@ def polygamma(n, input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.polygamma(n + 1, self_))
-    return attach(result, result_t, ('polygamma (auto_element_wise)', 'derivatives.yaml', 1035, 'self_t * polygamma(n + 1, self)'))
+    return attach(result, result_t, ('polygamma (auto_element_wise)', 'derivatives.yaml', 1061, 'self_t * polygamma(n + 1, self)'))
 
 
 def special_gammaln(input):
-    """Forward derivative of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1044).
+    """Forward derivative of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1070).
 
         result: self_t * digamma(self)  (auto_element_wise)
     """
@@ -1630,11 +1630,11 @@ def special_gammaln(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.digamma(self_))
-    return attach(result, result_t, ('special_gammaln (auto_element_wise)', 'derivatives.yaml', 1047, 'self_t * digamma(self)'))
+    return attach(result, result_t, ('special_gammaln (auto_element_wise)', 'derivatives.yaml', 1073, 'self_t * digamma(self)'))
 
 
 def special_psi(input):
-    """Forward derivative of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1054).
+    """Forward derivative of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1080).
 
         result: self_t * polygamma(1, self)  (auto_element_wise)
     """
@@ -1649,11 +1649,11 @@ def special_psi(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.polygamma(1, self_))
-    return attach(result, result_t, ('special_psi (auto_element_wise)', 'derivatives.yaml', 1057, 'self_t * polygamma(1, self)'))
+    return attach(result, result_t, ('special_psi (auto_element_wise)', 'derivatives.yaml', 1083, 'self_t * polygamma(1, self)'))
 
 
 def special_expit(input):
-    """Forward derivative of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1064).
+    """Forward derivative of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1090).
 
         result: self_t * result * (1 - result)  (auto_element_wise)
     """
@@ -1668,11 +1668,11 @@ def special_expit(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result * (1 - result))
-    return attach(result, result_t, ('special_expit (auto_element_wise)', 'derivatives.yaml', 1067, 'self_t * result * (1 - result)'))
+    return attach(result, result_t, ('special_expit (auto_element_wise)', 'derivatives.yaml', 1093, 'self_t * result * (1 - result)'))
 
 
 def sinc(input):
-    """Forward derivative of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1075).
+    """Forward derivative of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1101).
 
         result: sinc_grad(self_t, self)  (auto_element_wise)
     """
@@ -1687,11 +1687,11 @@ def sinc(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sinc_grad(self_t, self_))
-    return attach(result, result_t, ('sinc (auto_element_wise)', 'derivatives.yaml', 1079, 'sinc_grad(self_t, self)'))
+    return attach(result, result_t, ('sinc (auto_element_wise)', 'derivatives.yaml', 1105, 'sinc_grad(self_t, self)'))
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1091).
+    """Forward derivative of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1117).
 
         result: sum(self_t, dim, keepdim, dtype=dtype)  (auto_linear)
     """
@@ -1706,11 +1706,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t, dim, keepdim, dtype=dtype))
-    return attach(result, result_t, ('sum (auto_linear)', 'derivatives.yaml', 1094, 'sum(self_t, dim, keepdim, dtype=dtype)'))
+    return attach(result, result_t, ('sum (auto_linear)', 'derivatives.yaml', 1120, 'sum(self_t, dim, keepdim, dtype=dtype)'))
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1107).
+    """Forward derivative of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1133).
 
         result: mean(self_t, dim, keepdim, dtype=dtype)  (auto_linear)
     """
@@ -1725,11 +1725,11 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.mean(self_t, dim, keepdim, dtype=dtype))
-    return attach(result, result_t, ('mean (auto_linear)', 'derivatives.yaml', 1110, 'mean(self_t, dim, keepdim, dtype=dtype)'))
+    return attach(result, result_t, ('mean (auto_linear)', 'derivatives.yaml', 1136, 'mean(self_t, dim, keepdim, dtype=dtype)'))
 
 
 def amax(input, dim=None, keepdim=False):
-    """Forward derivative of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1122).
+    """Forward derivative of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1148).
 
         result: sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)
     """
@@ -1744,11 +1744,11 @@ def amax(input, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, dim), dim, keepdim))
-    return attach(result, result_t, ('amax', 'derivatives.yaml', 1125, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('amax', 'derivatives.yaml', 1151, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
 
 
 def amin(input, dim=None, keepdim=False):
-    """Forward derivative of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1140).
+    """Forward derivative of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1166).
 
         result: sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)
     """
@@ -1763,11 +1763,11 @@ def amin(input, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, dim), dim, keepdim))
-    return attach(result, result_t, ('amin', 'derivatives.yaml', 1143, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('amin', 'derivatives.yaml', 1169, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
 
 
 def max_dim(input, dim, keepdim=False):
-    """Forward derivative of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1150).
+    """Forward derivative of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1176).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -1782,11 +1782,11 @@ def max_dim(input, dim, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('max.dim', 'derivatives.yaml', 1153, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('max.dim', 'derivatives.yaml', 1179, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def max_default(input):
-    """Forward derivative of `max(Tensor self) -> Tensor` (derivatives.yaml:1166).
+    """Forward derivative of `max(Tensor self) -> Tensor` (derivatives.yaml:1192).
 
         result: sum(self_t * spread_to_extrema(ones_like(result), self, result, None))
     """
@@ -1801,11 +1801,11 @@ def max_default(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, None)))
-    return attach(result, result_t, ('max', 'derivatives.yaml', 1169, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, None))'))
+    return attach(result, result_t, ('max', 'derivatives.yaml', 1195, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, None))'))
 
 
 def min_dim(input, dim, keepdim=False):
-    """Forward derivative of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1179).
+    """Forward derivative of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1205).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -1820,11 +1820,11 @@ def min_dim(input, dim, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('min.dim', 'derivatives.yaml', 1182, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('min.dim', 'derivatives.yaml', 1208, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def min_default(input):
-    """Forward derivative of `min(Tensor self) -> Tensor` (derivatives.yaml:1188).
+    """Forward derivative of `min(Tensor self) -> Tensor` (derivatives.yaml:1214).
 
         result: sum(self_t * spread_to_extrema(ones_like(result), self, result, None))
     """
@@ -1839,11 +1839,11 @@ def min_default(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, None)))
-    return attach(result, result_t, ('min', 'derivatives.yaml', 1191, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, None))'))
+    return attach(result, result_t, ('min', 'derivatives.yaml', 1217, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, None))'))
 
 
 def max_other(input, other):
-    """Forward derivative of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1200).
+    """Forward derivative of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1226).
 
         result: masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))
     """
@@ -1861,11 +1861,11 @@ def max_other(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'gt')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'gt')))
-    return attach(result, result_t, ('max.other', 'derivatives.yaml', 1205, 'masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))'))
+    return attach(result, result_t, ('max.other', 'derivatives.yaml', 1231, 'masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))'))
 
 
 def min_other(input, other):
-    """Forward derivative of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1211).
+    """Forward derivative of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1237).
 
         result: masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))
     """
@@ -1883,11 +1883,11 @@ def min_other(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'lt')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'lt')))
-    return attach(result, result_t, ('min.other', 'derivatives.yaml', 1216, 'masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))'))
+    return attach(result, result_t, ('min.other', 'derivatives.yaml', 1242, 'masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))'))
 
 
 def logsumexp(input, dim, keepdim=False):
-    """Forward derivative of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1222).
+    """Forward derivative of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1248).
 
         result: sum(self_t * exp(self - unreduce(result, self.shape, dim)), dim, keepdim)
     """
@@ -1902,11 +1902,11 @@ def logsumexp(input, dim, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.exp(self_ - F.unreduce(result, shape_of(self_), dim)), dim, keepdim))
-    return attach(result, result_t, ('logsumexp', 'derivatives.yaml', 1225, 'sum(self_t * exp(self - unreduce(result, self.shape, dim)), dim, keepdim)'))
+    return attach(result, result_t, ('logsumexp', 'derivatives.yaml', 1251, 'sum(self_t * exp(self - unreduce(result, self.shape, dim)), dim, keepdim)'))
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1237).
+    """Forward derivative of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1263).
 
         result: sum(self_t * prod_backward(ones_like(result), self, result, dim, keepdim), dim, keepdim)
     """
@@ -1921,11 +1921,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.prod_backward(F.ones_like(result), self_, result, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('prod', 'derivatives.yaml', 1240, 'sum(self_t * prod_backward(ones_like(result), self, result, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('prod', 'derivatives.yaml', 1266, 'sum(self_t * prod_backward(ones_like(result), self, result, dim, keepdim), dim, keepdim)'))
 
 
 def cumsum(input, dim, *, dtype=None):
-    """Forward derivative of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1256).
+    """Forward derivative of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1282).
 
         result: cumsum(self_t, dim, dtype=dtype)  (auto_linear)
     """
@@ -1940,11 +1940,11 @@ def cumsum(input, dim, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cumsum(self_t, dim, dtype=dtype))
-    return attach(result, result_t, ('cumsum (auto_linear)', 'derivatives.yaml', 1260, 'cumsum(self_t, dim, dtype=dtype)'))
+    return attach(result, result_t, ('cumsum (auto_linear)', 'derivatives.yaml', 1286, 'cumsum(self_t, dim, dtype=dtype)'))
 
 
 def cumprod(input, dim, *, dtype=None):
-    """Forward derivative of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1270).
+    """Forward derivative of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1296).
 
         result: via_backward('cumprod', [self, dim], {'dtype': dtype}, [self_t])  (via_backward)
     """
@@ -1959,11 +1959,11 @@ def cumprod(input, dim, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.via_backward('cumprod', [self_, dim], {'dtype': dtype}, [self_t]))
-    return attach(result, result_t, ('cumprod (via_backward)', 'derivatives.yaml', 1274, "via_backward('cumprod', [self, dim], {'dtype': dtype}, [self_t])"))
+    return attach(result, result_t, ('cumprod (via_backward)', 'derivatives.yaml', 1300, "via_backward('cumprod', [self, dim], {'dtype': dtype}, [self_t])"))
 
 
 def logcumsumexp(input, dim):
-    """Forward derivative of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1285).
+    """Forward derivative of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1311).
 
         result: via_backward('logcumsumexp', [self, dim], {}, [self_t])  (via_backward)
     """
@@ -1978,11 +1978,11 @@ def logcumsumexp(input, dim):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.via_backward('logcumsumexp', [self_, dim], {}, [self_t]))
-    return attach(result, result_t, ('logcumsumexp (via_backward)', 'derivatives.yaml', 1288, "via_backward('logcumsumexp', [self, dim], {}, [self_t])"))
+    return attach(result, result_t, ('logcumsumexp (via_backward)', 'derivatives.yaml', 1314, "via_backward('logcumsumexp', [self, dim], {}, [self_t])"))
 
 
 def var_default(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1296).
+    """Forward derivative of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1322).
 
         result: sum(self_t * var_backward(ones_like(result), self, dim, correction, keepdim), dim, keepdim)
     """
@@ -1997,11 +1997,11 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, dim, correction, keepdim), dim, keepdim))
-    return attach(result, result_t, ('var', 'derivatives.yaml', 1299, 'sum(self_t * var_backward(ones_like(result), self, dim, correction, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('var', 'derivatives.yaml', 1325, 'sum(self_t * var_backward(ones_like(result), self, dim, correction, keepdim), dim, keepdim)'))
 
 
 def std_default(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1308).
+    """Forward derivative of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1334).
 
         result: sum(self_t * std_backward(ones_like(result), self, result, dim, correction, keepdim), dim, keepdim)
     """
@@ -2016,11 +2016,11 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, dim, correction, keepdim), dim, keepdim))
-    return attach(result, result_t, ('std', 'derivatives.yaml', 1311, 'sum(self_t * std_backward(ones_like(result), self, result, dim, correction, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('std', 'derivatives.yaml', 1337, 'sum(self_t * std_backward(ones_like(result), self, result, dim, correction, keepdim), dim, keepdim)'))
 
 
 def var_dim(input, dim, unbiased=True, keepdim=False):
-    """Forward derivative of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1322).
+    """Forward derivative of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1348).
 
         result: sum(self_t * var_backward(ones_like(result), self, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)
     """
@@ -2035,11 +2035,11 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, dim, F.unbiased_correction(unbiased), keepdim), dim, keepdim))
-    return attach(result, result_t, ('var.dim', 'derivatives.yaml', 1325, 'sum(self_t * var_backward(ones_like(result), self, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('var.dim', 'derivatives.yaml', 1351, 'sum(self_t * var_backward(ones_like(result), self, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
 
 
 def var_unbiased(input, unbiased=True):
-    """Forward derivative of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1330).
+    """Forward derivative of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1356).
 
         result: sum(self_t * var_backward(ones_like(result), self, None, unbiased_correction(unbiased), False))
     """
@@ -2054,11 +2054,11 @@ def var_unbiased(input, unbiased=True):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, None, F.unbiased_correction(unbiased), False)))
-    return attach(result, result_t, ('var.unbiased', 'derivatives.yaml', 1333, 'sum(self_t * var_backward(ones_like(result), self, None, unbiased_correction(unbiased), False))'))
+    return attach(result, result_t, ('var.unbiased', 'derivatives.yaml', 1359, 'sum(self_t * var_backward(ones_like(result), self, None, unbiased_correction(unbiased), False))'))
 
 
 def std_dim(input, dim, unbiased=True, keepdim=False):
-    """Forward derivative of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1338).
+    """Forward derivative of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1364).
 
         result: sum(self_t * std_backward(ones_like(result), self, result, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)
     """
@@ -2073,11 +2073,11 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, dim, F.unbiased_correction(unbiased), keepdim), dim, keepdim))
-    return attach(result, result_t, ('std.dim', 'derivatives.yaml', 1341, 'sum(self_t * std_backward(ones_like(result), self, result, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('std.dim', 'derivatives.yaml', 1367, 'sum(self_t * std_backward(ones_like(result), self, result, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
 
 
 def std_unbiased(input, unbiased=True):
-    """Forward derivative of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1346).
+    """Forward derivative of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1372).
 
         result: sum(self_t * std_backward(ones_like(result), self, result, None, unbiased_correction(unbiased), False))
     """
@@ -2092,11 +2092,11 @@ def std_unbiased(input, unbiased=True):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, None, F.unbiased_correction(unbiased), False)))
-    return attach(result, result_t, ('std.unbiased', 'derivatives.yaml', 1349, 'sum(self_t * std_backward(ones_like(result), self, result, None, unbiased_correction(unbiased), False))'))
+    return attach(result, result_t, ('std.unbiased', 'derivatives.yaml', 1375, 'sum(self_t * std_backward(ones_like(result), self, result, None, unbiased_correction(unbiased), False))'))
 
 
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1354).
+    """Forward derivative of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1380).
 
         var: sum(self_t * var_backward(ones_like(var), self, dim, correction, keepdim), dim, keepdim)
         mean: mean(self_t, dim, keepdim)
@@ -2114,11 +2114,11 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
             var_t = add_term(var_t, F.sum(self_t * F.var_backward(F.ones_like(var), self_, dim, correction, keepdim), dim, keepdim))
         if self_t is not None:
             mean_t = add_term(mean_t, F.mean(self_t, dim, keepdim))
-    return out._make((attach(var, var_t, ('var_mean', 'derivatives.yaml', 1357, 'sum(self_t * var_backward(ones_like(var), self, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('var_mean', 'derivatives.yaml', 1358, 'mean(self_t, dim, keepdim)')),))
+    return out._make((attach(var, var_t, ('var_mean', 'derivatives.yaml', 1383, 'sum(self_t * var_backward(ones_like(var), self, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('var_mean', 'derivatives.yaml', 1384, 'mean(self_t, dim, keepdim)')),))
 
 
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1364).
+    """Forward derivative of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1390).
 
         std: sum(self_t * std_backward(ones_like(std), self, std, dim, correction, keepdim), dim, keepdim)
         mean: mean(self_t, dim, keepdim)
@@ -2136,11 +2136,11 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
             std_t = add_term(std_t, F.sum(self_t * F.std_backward(F.ones_like(std), self_, std, dim, correction, keepdim), dim, keepdim))
         if self_t is not None:
             mean_t = add_term(mean_t, F.mean(self_t, dim, keepdim))
-    return out._make((attach(std, std_t, ('std_mean', 'derivatives.yaml', 1367, 'sum(self_t * std_backward(ones_like(std), self, std, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('std_mean', 'derivatives.yaml', 1368, 'mean(self_t, dim, keepdim)')),))
+    return out._make((attach(std, std_t, ('std_mean', 'derivatives.yaml', 1393, 'sum(self_t * std_backward(ones_like(std), self, std, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('std_mean', 'derivatives.yaml', 1394, 'mean(self_t, dim, keepdim)')),))
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1374).
+    """Forward derivative of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1400).
 
         result: sum(self_t * nansum_backward(ones_like(result), self, dim), dim, keepdim)
     """
@@ -2155,11 +2155,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.nansum_backward(F.ones_like(result), self_, dim), dim, keepdim))
-    return attach(result, result_t, ('nansum', 'derivatives.yaml', 1377, 'sum(self_t * nansum_backward(ones_like(result), self, dim), dim, keepdim)'))
+    return attach(result, result_t, ('nansum', 'derivatives.yaml', 1403, 'sum(self_t * nansum_backward(ones_like(result), self, dim), dim, keepdim)'))
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1383).
+    """Forward derivative of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1409).
 
         result: sum(self_t * nanmean_backward(ones_like(result), self, dim), dim, keepdim)
     """
@@ -2174,11 +2174,11 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.nanmean_backward(F.ones_like(result), self_, dim), dim, keepdim))
-    return attach(result, result_t, ('nanmean', 'derivatives.yaml', 1386, 'sum(self_t * nanmean_backward(ones_like(result), self, dim), dim, keepdim)'))
+    return attach(result, result_t, ('nanmean', 'derivatives.yaml', 1412, 'sum(self_t * nanmean_backward(ones_like(result), self, dim), dim, keepdim)'))
 
 
 def median_dim(input, dim, keepdim=False):
-    """Forward derivative of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1394).
+    """Forward derivative of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1420).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -2193,11 +2193,11 @@ def median_dim(input, dim, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('median.dim', 'derivatives.yaml', 1397, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('median.dim', 'derivatives.yaml', 1423, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def median_default(input):
-    """Forward derivative of `median(Tensor self) -> Tensor` (derivatives.yaml:1403).
+    """Forward derivative of `median(Tensor self) -> Tensor` (derivatives.yaml:1429).
 
         result: sum(self_t * evenly_distribute(ones_like(result), self, result))
     """
@@ -2212,11 +2212,11 @@ def median_default(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.evenly_distribute(F.ones_like(result), self_, result)))
-    return attach(result, result_t, ('median', 'derivatives.yaml', 1406, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
+    return attach(result, result_t, ('median', 'derivatives.yaml', 1432, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
 
 
 def cummax(input, dim):
-    """Forward derivative of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1415).
+    """Forward derivative of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1441).
 
         values: gather(self_t, dim, indices)
     """
@@ -2231,11 +2231,11 @@ def cummax(input, dim):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('cummax', 'derivatives.yaml', 1418, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('cummax', 'derivatives.yaml', 1444, 'gather(self_t, dim, indices)')), indices,))
 
 
 def cummin(input, dim):
-    """Forward derivative of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1424).
+    """Forward derivative of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1450).
 
         values: gather(self_t, dim, indices)
     """
@@ -2250,11 +2250,11 @@ def cummin(input, dim):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('cummin', 'derivatives.yaml', 1427, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('cummin', 'derivatives.yaml', 1453, 'gather(self_t, dim, indices)')), indices,))
 
 
 def aminmax(input, *, dim=None, keepdim=False):
-    """Forward derivative of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1433).
+    """Forward derivative of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1459).
 
         min: sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)
         max: sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)
@@ -2272,11 +2272,11 @@ def aminmax(input, *, dim=None, keepdim=False):
             min_t = add_term(min_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(min), self_, min, dim), dim, keepdim))
         if self_t is not None:
             max_t = add_term(max_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(max), self_, max, dim), dim, keepdim))
-    return out._make((attach(min, min_t, ('aminmax', 'derivatives.yaml', 1436, 'sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)')), attach(max, max_t, ('aminmax', 'derivatives.yaml', 1437, 'sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)')),))
+    return out._make((attach(min, min_t, ('aminmax', 'derivatives.yaml', 1462, 'sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)')), attach(max, max_t, ('aminmax', 'derivatives.yaml', 1463, 'sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)')),))
 
 
 def sort(input, dim=-1, descending=False, *, stable=False):
-    """Forward derivative of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1488).
+    """Forward derivative of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1514).
 
         values: gather(self_t, dim, indices)
     """
@@ -2291,11 +2291,11 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('sort', 'derivatives.yaml', 1491, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('sort', 'derivatives.yaml', 1517, 'gather(self_t, dim, indices)')), indices,))
 
 
 def msort(input):
-    """Forward derivative of `msort(Tensor self) -> Tensor` (derivatives.yaml:1508).
+    """Forward derivative of `msort(Tensor self) -> Tensor` (derivatives.yaml:1534).
 
         result: gather(self_t, 0, argsort(self, 0))
     """
@@ -2310,11 +2310,11 @@ def msort(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather(self_t, 0, F.argsort(self_, 0)))
-    return attach(result, result_t, ('msort', 'derivatives.yaml', 1511, 'gather(self_t, 0, argsort(self, 0))'))
+    return attach(result, result_t, ('msort', 'derivatives.yaml', 1537, 'gather(self_t, 0, argsort(self, 0))'))
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    """Forward derivative of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1515).
+    """Forward derivative of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1541).
 
         values: gather(self_t, dim, indices)
     """
@@ -2329,11 +2329,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('topk', 'derivatives.yaml', 1518, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('topk', 'derivatives.yaml', 1544, 'gather(self_t, dim, indices)')), indices,))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
-    """Forward derivative of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1524).
+    """Forward derivative of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1550).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -2348,11 +2348,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('kthvalue', 'derivatives.yaml', 1527, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('kthvalue', 'derivatives.yaml', 1553, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def reshape(input, shape):
-    """Forward derivative of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1540).
+    """Forward derivative of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1566).
 
         result: reshape(self_t, shape)  (auto_linear)
     """
@@ -2367,11 +2367,11 @@ def reshape(input, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.reshape(self_t, shape))
-    return attach(result, result_t, ('reshape (auto_linear)', 'derivatives.yaml', 1543, 'reshape(self_t, shape)'))
+    return attach(result, result_t, ('reshape (auto_linear)', 'derivatives.yaml', 1569, 'reshape(self_t, shape)'))
 
 
 def transpose(input, dim0, dim1):
-    """Forward derivative of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1553).
+    """Forward derivative of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1579).
 
         result: transpose(self_t, dim0, dim1)  (auto_linear)
     """
@@ -2386,11 +2386,11 @@ def transpose(input, dim0, dim1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.transpose(self_t, dim0, dim1))
-    return attach(result, result_t, ('transpose (auto_linear)', 'derivatives.yaml', 1556, 'transpose(self_t, dim0, dim1)'))
+    return attach(result, result_t, ('transpose (auto_linear)', 'derivatives.yaml', 1582, 'transpose(self_t, dim0, dim1)'))
 
 
 def permute(input, dims):
-    """Forward derivative of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1565).
+    """Forward derivative of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1591).
 
         result: permute(self_t, dims)  (auto_linear)
     """
@@ -2405,11 +2405,11 @@ def permute(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.permute(self_t, dims))
-    return attach(result, result_t, ('permute (auto_linear)', 'derivatives.yaml', 1568, 'permute(self_t, dims)'))
+    return attach(result, result_t, ('permute (auto_linear)', 'derivatives.yaml', 1594, 'permute(self_t, dims)'))
 
 
 def expand(input, size):
-    """Forward derivative of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1577).
+    """Forward derivative of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1603).
 
         result: expand(self_t, size)  (auto_linear)
     """
@@ -2424,11 +2424,11 @@ def expand(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.expand(self_t, size))
-    return attach(result, result_t, ('expand (auto_linear)', 'derivatives.yaml', 1580, 'expand(self_t, size)'))
+    return attach(result, result_t, ('expand (auto_linear)', 'derivatives.yaml', 1606, 'expand(self_t, size)'))
 
 
 def squeeze(input, dim=None):
-    """Forward derivative of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1591).
+    """Forward derivative of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1617).
 
         result: squeeze(self_t, dim)  (auto_linear)
     """
@@ -2443,11 +2443,11 @@ def squeeze(input, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.squeeze(self_t, dim))
-    return attach(result, result_t, ('squeeze (auto_linear)', 'derivatives.yaml', 1594, 'squeeze(self_t, dim)'))
+    return attach(result, result_t, ('squeeze (auto_linear)', 'derivatives.yaml', 1620, 'squeeze(self_t, dim)'))
 
 
 def unsqueeze(input, dim):
-    """Forward derivative of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1606).
+    """Forward derivative of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1632).
 
         result: unsqueeze(self_t, dim)  (auto_linear)
     """
@@ -2462,11 +2462,11 @@ def unsqueeze(input, dim):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unsqueeze(self_t, dim))
-    return attach(result, result_t, ('unsqueeze (auto_linear)', 'derivatives.yaml', 1609, 'unsqueeze(self_t, dim)'))
+    return attach(result, result_t, ('unsqueeze (auto_linear)', 'derivatives.yaml', 1635, 'unsqueeze(self_t, dim)'))
 
 
 def view(input, size):
-    """Forward derivative of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1618).
+    """Forward derivative of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1644).
 
         result: view(self_t, size)  (auto_linear)
     """
@@ -2481,11 +2481,11 @@ def view(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.view(self_t, size))
-    return attach(result, result_t, ('view (auto_linear)', 'derivatives.yaml', 1621, 'view(self_t, size)'))
+    return attach(result, result_t, ('view (auto_linear)', 'derivatives.yaml', 1647, 'view(self_t, size)'))
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    """Forward derivative of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1630).
+    """Forward derivative of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1656).
 
         result: flatten(self_t, start_dim, end_dim)  (auto_linear)
     """
@@ -2500,11 +2500,11 @@ def flatten(input, start_dim=0, end_dim=-1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flatten(self_t, start_dim, end_dim))
-    return attach(result, result_t, ('flatten (auto_linear)', 'derivatives.yaml', 1633, 'flatten(self_t, start_dim, end_dim)'))
+    return attach(result, result_t, ('flatten (auto_linear)', 'derivatives.yaml', 1659, 'flatten(self_t, start_dim, end_dim)'))
 
 
 def unflatten(input, dim, sizes):
-    """Forward derivative of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1642).
+    """Forward derivative of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1668).
 
         result: unflatten(self_t, dim, sizes)  (auto_linear)
     """
@@ -2519,11 +2519,11 @@ def unflatten(input, dim, sizes):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unflatten(self_t, dim, sizes))
-    return attach(result, result_t, ('unflatten (auto_linear)', 'derivatives.yaml', 1645, 'unflatten(self_t, dim, sizes)'))
+    return attach(result, result_t, ('unflatten (auto_linear)', 'derivatives.yaml', 1671, 'unflatten(self_t, dim, sizes)'))
 
 
 def swapaxes(input, axis0, axis1):
-    """Forward derivative of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1651).
+    """Forward derivative of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1677).
 
         result: swapaxes(self_t, axis0, axis1)  (auto_linear)
     """
@@ -2538,11 +2538,11 @@ def swapaxes(input, axis0, axis1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.swapaxes(self_t, axis0, axis1))
-    return attach(result, result_t, ('swapaxes (auto_linear)', 'derivatives.yaml', 1654, 'swapaxes(self_t, axis0, axis1)'))
+    return attach(result, result_t, ('swapaxes (auto_linear)', 'derivatives.yaml', 1680, 'swapaxes(self_t, axis0, axis1)'))
 
 
 def swapdims(input, dim0, dim1):
-    """Forward derivative of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1659).
+    """Forward derivative of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1685).
 
         result: swapdims(self_t, dim0, dim1)  (auto_linear)
     """
@@ -2557,11 +2557,11 @@ def swapdims(input, dim0, dim1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.swapdims(self_t, dim0, dim1))
-    return attach(result, result_t, ('swapdims (auto_linear)', 'derivatives.yaml', 1662, 'swapdims(self_t, dim0, dim1)'))
+    return attach(result, result_t, ('swapdims (auto_linear)', 'derivatives.yaml', 1688, 'swapdims(self_t, dim0, dim1)'))
 
 
 def movedim(input, source, destination):
-    """Forward derivative of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1667).
+    """Forward derivative of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1693).
 
         result: movedim(self_t, source, destination)  (auto_linear)
     """
@@ -2576,11 +2576,11 @@ def movedim(input, source, destination):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.movedim(self_t, source, destination))
-    return attach(result, result_t, ('movedim (auto_linear)', 'derivatives.yaml', 1670, 'movedim(self_t, source, destination)'))
+    return attach(result, result_t, ('movedim (auto_linear)', 'derivatives.yaml', 1696, 'movedim(self_t, source, destination)'))
 
 
 def moveaxis(input, source, destination):
-    """Forward derivative of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1676).
+    """Forward derivative of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1702).
 
         result: moveaxis(self_t, source, destination)  (auto_linear)
     """
@@ -2595,11 +2595,11 @@ def moveaxis(input, source, destination):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.moveaxis(self_t, source, destination))
-    return attach(result, result_t, ('moveaxis (auto_linear)', 'derivatives.yaml', 1679, 'moveaxis(self_t, source, destination)'))
+    return attach(result, result_t, ('moveaxis (auto_linear)', 'derivatives.yaml', 1705, 'moveaxis(self_t, source, destination)'))
 
 
 def t(input):
-    """Forward derivative of `t(Tensor self) -> Tensor` (derivatives.yaml:1684).
+    """Forward derivative of `t(Tensor self) -> Tensor` (derivatives.yaml:1710).
 
         result: t(self_t)  (auto_linear)
     """
@@ -2614,11 +2614,11 @@ def t(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.t(self_t))
-    return attach(result, result_t, ('t (auto_linear)', 'derivatives.yaml', 1687, 't(self_t)'))
+    return attach(result, result_t, ('t (auto_linear)', 'derivatives.yaml', 1713, 't(self_t)'))
 
 
 def expand_as(input, other):
-    """Forward derivative of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1694).
+    """Forward derivative of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1720).
 
         result: expand_as(self_t, other)  (auto_linear)
     """
@@ -2633,11 +2633,11 @@ def expand_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.expand_as(self_t, other))
-    return attach(result, result_t, ('expand_as (auto_linear)', 'derivatives.yaml', 1698, 'expand_as(self_t, other)'))
+    return attach(result, result_t, ('expand_as (auto_linear)', 'derivatives.yaml', 1724, 'expand_as(self_t, other)'))
 
 
 def broadcast_to(input, size):
-    """Forward derivative of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1704).
+    """Forward derivative of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1730).
 
         result: broadcast_to(self_t, size)  (auto_linear)
     """
@@ -2652,11 +2652,11 @@ def broadcast_to(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.broadcast_to(self_t, size))
-    return attach(result, result_t, ('broadcast_to (auto_linear)', 'derivatives.yaml', 1707, 'broadcast_to(self_t, size)'))
+    return attach(result, result_t, ('broadcast_to (auto_linear)', 'derivatives.yaml', 1733, 'broadcast_to(self_t, size)'))
 
 
 def narrow(input, dim, start, length):
-    """Forward derivative of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1713).
+    """Forward derivative of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1739).
 
         result: narrow(self_t, dim, start, length)  (auto_linear)
     """
@@ -2671,11 +2671,11 @@ def narrow(input, dim, start, length):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.narrow(self_t, dim, start, length))
-    return attach(result, result_t, ('narrow (auto_linear)', 'derivatives.yaml', 1716, 'narrow(self_t, dim, start, length)'))
+    return attach(result, result_t, ('narrow (auto_linear)', 'derivatives.yaml', 1742, 'narrow(self_t, dim, start, length)'))
 
 
 def select(input, dim, index):
-    """Forward derivative of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1724).
+    """Forward derivative of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1750).
 
         result: select(self_t, dim, index)  (auto_linear)
     """
@@ -2690,11 +2690,11 @@ def select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.select(self_t, dim, index))
-    return attach(result, result_t, ('select (auto_linear)', 'derivatives.yaml', 1727, 'select(self_t, dim, index)'))
+    return attach(result, result_t, ('select (auto_linear)', 'derivatives.yaml', 1753, 'select(self_t, dim, index)'))
 
 
 def view_as(input, other):
-    """Forward derivative of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1733).
+    """Forward derivative of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1759).
 
         result: view_as(self_t, other)  (auto_linear)
     """
@@ -2709,11 +2709,11 @@ def view_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.view_as(self_t, other))
-    return attach(result, result_t, ('view_as (auto_linear)', 'derivatives.yaml', 1737, 'view_as(self_t, other)'))
+    return attach(result, result_t, ('view_as (auto_linear)', 'derivatives.yaml', 1763, 'view_as(self_t, other)'))
 
 
 def reshape_as(input, other):
-    """Forward derivative of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1743).
+    """Forward derivative of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1769).
 
         result: reshape_as(self_t, other)  (auto_linear)
     """
@@ -2728,11 +2728,11 @@ def reshape_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.reshape_as(self_t, other))
-    return attach(result, result_t, ('reshape_as (auto_linear)', 'derivatives.yaml', 1747, 'reshape_as(self_t, other)'))
+    return attach(result, result_t, ('reshape_as (auto_linear)', 'derivatives.yaml', 1773, 'reshape_as(self_t, other)'))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """Forward derivative of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1753).
+    """Forward derivative of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1779).
 
         result: diagonal(self_t, offset, dim1, dim2)  (auto_linear)
     """
@@ -2747,11 +2747,11 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagonal(self_t, offset, dim1, dim2))
-    return attach(result, result_t, ('diagonal (auto_linear)', 'derivatives.yaml', 1756, 'diagonal(self_t, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diagonal (auto_linear)', 'derivatives.yaml', 1782, 'diagonal(self_t, offset, dim1, dim2)'))
 
 
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
-    """Forward derivative of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1765).
+    """Forward derivative of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1791).
 
         result: diagonal_backward(self_t, input_sizes, offset, dim1, dim2)  (auto_linear)
     """
@@ -2766,11 +2766,11 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagonal_backward(self_t, input_sizes, offset, dim1, dim2))
-    return attach(result, result_t, ('diagonal_backward (auto_linear)', 'derivatives.yaml', 1768, 'diagonal_backward(self_t, input_sizes, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diagonal_backward (auto_linear)', 'derivatives.yaml', 1794, 'diagonal_backward(self_t, input_sizes, offset, dim1, dim2)'))
 
 
 def cat(tensors, dim=0):
-    """Forward derivative of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1776).
+    """Forward derivative of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1802).
 
         result: cat(tensors_t, dim)  (auto_linear)
     """
@@ -2784,11 +2784,11 @@ def cat(tensors, dim=0):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.cat(or_zeros(tensors_t, tensors), dim))
-    return attach(result, result_t, ('cat (auto_linear)', 'derivatives.yaml', 1779, 'cat(tensors_t, dim)'))
+    return attach(result, result_t, ('cat (auto_linear)', 'derivatives.yaml', 1805, 'cat(tensors_t, dim)'))
 
 
 def stack(tensors, dim=0):
-    """Forward derivative of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1788).
+    """Forward derivative of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1814).
 
         result: stack(tensors_t, dim)  (auto_linear)
     """
@@ -2802,11 +2802,11 @@ def stack(tensors, dim=0):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.stack(or_zeros(tensors_t, tensors), dim))
-    return attach(result, result_t, ('stack (auto_linear)', 'derivatives.yaml', 1791, 'stack(tensors_t, dim)'))
+    return attach(result, result_t, ('stack (auto_linear)', 'derivatives.yaml', 1817, 'stack(tensors_t, dim)'))
 
 
 def split(input, split_size_or_sections, dim=0):
-    """Forward derivative of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1800).
+    """Forward derivative of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1826).
 
         result: split(self_t, split_size_or_sections, dim)  (auto_linear)
     """
@@ -2821,11 +2821,11 @@ def split(input, split_size_or_sections, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.split(self_t, split_size_or_sections, dim))
-    return result if result_t is None else [attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 1803, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 1829, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)]
 
 
 def chunk(input, chunks, dim=0):
-    """Forward derivative of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1811).
+    """Forward derivative of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1837).
 
         result: chunk(self_t, chunks, dim)  (auto_linear)
     """
@@ -2840,11 +2840,11 @@ def chunk(input, chunks, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.chunk(self_t, chunks, dim))
-    return result if result_t is None else [attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 1814, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 1840, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)]
 
 
 def unbind(input, dim=0):
-    """Forward derivative of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1820).
+    """Forward derivative of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1846).
 
         result: unbind(self_t, dim)  (auto_linear)
     """
@@ -2859,11 +2859,11 @@ def unbind(input, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unbind(self_t, dim))
-    return result if result_t is None else [attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 1823, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 1849, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)]
 
 
 def flip(input, dims):
-    """Forward derivative of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1831).
+    """Forward derivative of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1857).
 
         result: flip(self_t, dims)  (auto_linear)
     """
@@ -2878,11 +2878,11 @@ def flip(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flip(self_t, dims))
-    return attach(result, result_t, ('flip (auto_linear)', 'derivatives.yaml', 1834, 'flip(self_t, dims)'))
+    return attach(result, result_t, ('flip (auto_linear)', 'derivatives.yaml', 1860, 'flip(self_t, dims)'))
 
 
 def roll(input, shifts, dims=None):
-    """Forward derivative of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1840).
+    """Forward derivative of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1866).
 
         result: roll(self_t, shifts, dims)  (auto_linear)
     """
@@ -2897,11 +2897,11 @@ def roll(input, shifts, dims=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.roll(self_t, shifts, dims))
-    return attach(result, result_t, ('roll (auto_linear)', 'derivatives.yaml', 1843, 'roll(self_t, shifts, dims)'))
+    return attach(result, result_t, ('roll (auto_linear)', 'derivatives.yaml', 1869, 'roll(self_t, shifts, dims)'))
 
 
 def repeat(input, repeats):
-    """Forward derivative of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1849).
+    """Forward derivative of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1875).
 
         result: repeat(self_t, repeats)  (auto_linear)
     """
@@ -2916,11 +2916,11 @@ def repeat(input, repeats):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat(self_t, repeats))
-    return attach(result, result_t, ('repeat (auto_linear)', 'derivatives.yaml', 1852, 'repeat(self_t, repeats)'))
+    return attach(result, result_t, ('repeat (auto_linear)', 'derivatives.yaml', 1878, 'repeat(self_t, repeats)'))
 
 
 def tile(input, dims):
-    """Forward derivative of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1861).
+    """Forward derivative of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1887).
 
         result: tile(self_t, dims)  (auto_linear)
     """
@@ -2935,11 +2935,11 @@ def tile(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tile(self_t, dims))
-    return attach(result, result_t, ('tile (auto_linear)', 'derivatives.yaml', 1864, 'tile(self_t, dims)'))
+    return attach(result, result_t, ('tile (auto_linear)', 'derivatives.yaml', 1890, 'tile(self_t, dims)'))
 
 
 def tril(input, diagonal=0):
-    """Forward derivative of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1869).
+    """Forward derivative of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1895).
 
         result: tril(self_t, diagonal)  (auto_linear)
     """
@@ -2954,11 +2954,11 @@ def tril(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tril(self_t, diagonal))
-    return attach(result, result_t, ('tril (auto_linear)', 'derivatives.yaml', 1873, 'tril(self_t, diagonal)'))
+    return attach(result, result_t, ('tril (auto_linear)', 'derivatives.yaml', 1899, 'tril(self_t, diagonal)'))
 
 
 def triu(input, diagonal=0):
-    """Forward derivative of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1878).
+    """Forward derivative of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1904).
 
         result: triu(self_t, diagonal)  (auto_linear)
     """
@@ -2973,11 +2973,11 @@ def triu(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.triu(self_t, diagonal))
-    return attach(result, result_t, ('triu (auto_linear)', 'derivatives.yaml', 1882, 'triu(self_t, diagonal)'))
+    return attach(result, result_t, ('triu (auto_linear)', 'derivatives.yaml', 1908, 'triu(self_t, diagonal)'))
 
 
 def diag(input, diagonal=0):
-    """Forward derivative of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1887).
+    """Forward derivative of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1913).
 
         result: diag(self_t, diagonal)  (auto_linear)
     """
@@ -2992,11 +2992,11 @@ def diag(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diag(self_t, diagonal))
-    return attach(result, result_t, ('diag (auto_linear)', 'derivatives.yaml', 1890, 'diag(self_t, diagonal)'))
+    return attach(result, result_t, ('diag (auto_linear)', 'derivatives.yaml', 1916, 'diag(self_t, diagonal)'))
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """Forward derivative of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1896).
+    """Forward derivative of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1922).
 
         result: diag_embed(self_t, offset, dim1, dim2)  (auto_linear)
     """
@@ -3011,11 +3011,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diag_embed(self_t, offset, dim1, dim2))
-    return attach(result, result_t, ('diag_embed (auto_linear)', 'derivatives.yaml', 1899, 'diag_embed(self_t, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diag_embed (auto_linear)', 'derivatives.yaml', 1925, 'diag_embed(self_t, offset, dim1, dim2)'))
 
 
 def ravel(input):
-    """Forward derivative of `ravel(Tensor self) -> Tensor` (derivatives.yaml:1909).
+    """Forward derivative of `ravel(Tensor self) -> Tensor` (derivatives.yaml:1935).
 
         result: ravel(self_t)  (auto_linear)
     """
@@ -3030,11 +3030,11 @@ def ravel(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.ravel(self_t))
-    return attach(result, result_t, ('ravel (auto_linear)', 'derivatives.yaml', 1912, 'ravel(self_t)'))
+    return attach(result, result_t, ('ravel (auto_linear)', 'derivatives.yaml', 1938, 'ravel(self_t)'))
 
 
 def atleast_1d(input):
-    """Forward derivative of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:1919).
+    """Forward derivative of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:1945).
 
         result: atleast_1d(self_t)  (auto_linear)
     """
@@ -3049,11 +3049,11 @@ def atleast_1d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_1d(self_t))
-    return attach(result, result_t, ('atleast_1d (auto_linear)', 'derivatives.yaml', 1922, 'atleast_1d(self_t)'))
+    return attach(result, result_t, ('atleast_1d (auto_linear)', 'derivatives.yaml', 1948, 'atleast_1d(self_t)'))
 
 
 def atleast_2d(input):
-    """Forward derivative of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:1926).
+    """Forward derivative of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:1952).
 
         result: atleast_2d(self_t)  (auto_linear)
     """
@@ -3068,11 +3068,11 @@ def atleast_2d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_2d(self_t))
-    return attach(result, result_t, ('atleast_2d (auto_linear)', 'derivatives.yaml', 1929, 'atleast_2d(self_t)'))
+    return attach(result, result_t, ('atleast_2d (auto_linear)', 'derivatives.yaml', 1955, 'atleast_2d(self_t)'))
 
 
 def atleast_3d(input):
-    """Forward derivative of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:1933).
+    """Forward derivative of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:1959).
 
         result: atleast_3d(self_t)  (auto_linear)
     """
@@ -3087,11 +3087,11 @@ def atleast_3d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_3d(self_t))
-    return attach(result, result_t, ('atleast_3d (auto_linear)', 'derivatives.yaml', 1936, 'atleast_3d(self_t)'))
+    return attach(result, result_t, ('atleast_3d (auto_linear)', 'derivatives.yaml', 1962, 'atleast_3d(self_t)'))
 
 
 def hstack(tensors):
-    """Forward derivative of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1940).
+    """Forward derivative of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1966).
 
         result: hstack(tensors_t)  (auto_linear)
     """
@@ -3105,11 +3105,11 @@ def hstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.hstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('hstack (auto_linear)', 'derivatives.yaml', 1943, 'hstack(tensors_t)'))
+    return attach(result, result_t, ('hstack (auto_linear)', 'derivatives.yaml', 1969, 'hstack(tensors_t)'))
 
 
 def vstack(tensors):
-    """Forward derivative of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1949).
+    """Forward derivative of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1975).
 
         result: vstack(tensors_t)  (auto_linear)
     """
@@ -3123,11 +3123,11 @@ def vstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.vstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('vstack (auto_linear)', 'derivatives.yaml', 1952, 'vstack(tensors_t)'))
+    return attach(result, result_t, ('vstack (auto_linear)', 'derivatives.yaml', 1978, 'vstack(tensors_t)'))
 
 
 def row_stack(tensors):
-    """Forward derivative of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1958).
+    """Forward derivative of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1984).
 
         result: row_stack(tensors_t)  (auto_linear)
     """
@@ -3141,11 +3141,11 @@ def row_stack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.row_stack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('row_stack (auto_linear)', 'derivatives.yaml', 1961, 'row_stack(tensors_t)'))
+    return attach(result, result_t, ('row_stack (auto_linear)', 'derivatives.yaml', 1987, 'row_stack(tensors_t)'))
 
 
 def dstack(tensors):
-    """Forward derivative of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1965).
+    """Forward derivative of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1991).
 
         result: dstack(tensors_t)  (auto_linear)
     """
@@ -3159,11 +3159,11 @@ def dstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.dstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('dstack (auto_linear)', 'derivatives.yaml', 1968, 'dstack(tensors_t)'))
+    return attach(result, result_t, ('dstack (auto_linear)', 'derivatives.yaml', 1994, 'dstack(tensors_t)'))
 
 
 def column_stack(tensors):
-    """Forward derivative of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1974).
+    """Forward derivative of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2000).
 
         result: column_stack(tensors_t)  (auto_linear)
     """
@@ -3177,11 +3177,11 @@ def column_stack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.column_stack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('column_stack (auto_linear)', 'derivatives.yaml', 1977, 'column_stack(tensors_t)'))
+    return attach(result, result_t, ('column_stack (auto_linear)', 'derivatives.yaml', 2003, 'column_stack(tensors_t)'))
 
 
 def tensor_split(input, indices_or_sections, dim=0):
-    """Forward derivative of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1983).
+    """Forward derivative of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2009).
 
         result: tensor_split(self_t, indices_or_sections, dim)  (auto_linear)
     """
@@ -3196,11 +3196,11 @@ def tensor_split(input, indices_or_sections, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tensor_split(self_t, indices_or_sections, dim))
-    return result if result_t is None else [attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 1986, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 2012, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)]
 
 
 def hsplit(input, indices_or_sections):
-    """Forward derivative of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:1993).
+    """Forward derivative of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2019).
 
         result: hsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3215,11 +3215,11 @@ def hsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.hsplit(self_t, indices_or_sections))
-    return result if result_t is None else [attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 1996, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 2022, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
 
 
 def vsplit(input, indices_or_sections):
-    """Forward derivative of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2002).
+    """Forward derivative of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2028).
 
         result: vsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3234,11 +3234,11 @@ def vsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.vsplit(self_t, indices_or_sections))
-    return result if result_t is None else [attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2005, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2031, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
 
 
 def dsplit(input, indices_or_sections):
-    """Forward derivative of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2009).
+    """Forward derivative of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2035).
 
         result: dsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3253,11 +3253,11 @@ def dsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.dsplit(self_t, indices_or_sections))
-    return result if result_t is None else [attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2012, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2038, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
-    """Forward derivative of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2018).
+    """Forward derivative of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2044).
 
         result: diff(self_t, n, dim, prepend_t, append_t)  (auto_linear)
     """
@@ -3274,11 +3274,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         result_t = None
         if append_t is not None or prepend_t is not None or self_t is not None:
             result_t = add_term(result_t, F.diff(or_zeros(self_t, self_), n, dim, or_zeros(prepend_t, prepend), or_zeros(append_t, append)))
-    return attach(result, result_t, ('diff (auto_linear)', 'derivatives.yaml', 2023, 'diff(self_t, n, dim, prepend_t, append_t)'))
+    return attach(result, result_t, ('diff (auto_linear)', 'derivatives.yaml', 2049, 'diff(self_t, n, dim, prepend_t, append_t)'))
 
 
 def trapezoid_x(y, x, *, dim=-1):
-    """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2029).
+    """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2055).
 
         result: via_backward('trapezoid_x', [y, x], {'dim': dim}, [y_t, x_t])  (via_backward)
     """
@@ -3293,11 +3293,11 @@ def trapezoid_x(y, x, *, dim=-1):
         result_t = None
         if x_t is not None or y_t is not None:
             result_t = add_term(result_t, F.via_backward('trapezoid_x', [y, x], {'dim': dim}, [y_t, x_t]))
-    return attach(result, result_t, ('trapezoid.x (via_backward)', 'derivatives.yaml', 2033, "via_backward('trapezoid_x', [y, x], {'dim': dim}, [y_t, x_t])"))
+    return attach(result, result_t, ('trapezoid.x (via_backward)', 'derivatives.yaml', 2059, "via_backward('trapezoid_x', [y, x], {'dim': dim}, [y_t, x_t])"))
 
 
 def trapezoid_dx(y, *, dx=1, dim=-1):
-    """Forward derivative of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2038).
+    """Forward derivative of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2064).
 
         result: trapezoid_dx(y_t, dx=dx, dim=dim)  (auto_linear)
     """
@@ -3311,11 +3311,11 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         result_t = None
         if y_t is not None:
             result_t = add_term(result_t, F.trapezoid_dx(y_t, dx=dx, dim=dim))
-    return attach(result, result_t, ('trapezoid.dx (auto_linear)', 'derivatives.yaml', 2041, 'trapezoid_dx(y_t, dx=dx, dim=dim)'))
+    return attach(result, result_t, ('trapezoid.dx (auto_linear)', 'derivatives.yaml', 2067, 'trapezoid_dx(y_t, dx=dx, dim=dim)'))
 
 
 def repeat_interleave_self_int(input, repeats, dim=None):
-    """Forward derivative of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2046).
+    """Forward derivative of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2072).
 
         result: repeat_interleave_self_int(self_t, repeats, dim)  (auto_linear)
     """
@@ -3330,11 +3330,11 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat_interleave_self_int(self_t, repeats, dim))
-    return attach(result, result_t, ('repeat_interleave.self_int (auto_linear)', 'derivatives.yaml', 2049, 'repeat_interleave_self_int(self_t, repeats, dim)'))
+    return attach(result, result_t, ('repeat_interleave.self_int (auto_linear)', 'derivatives.yaml', 2075, 'repeat_interleave_self_int(self_t, repeats, dim)'))
 
 
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
-    """Forward derivative of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2054).
+    """Forward derivative of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2080).
 
         result: repeat_interleave_self_Tensor(self_t, repeats, dim)  (auto_linear)
     """
@@ -3349,11 +3349,11 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat_interleave_self_Tensor(self_t, repeats, dim))
-    return attach(result, result_t, ('repeat_interleave.self_Tensor (auto_linear)', 'derivatives.yaml', 2058, 'repeat_interleave_self_Tensor(self_t, repeats, dim)'))
+    return attach(result, result_t, ('repeat_interleave.self_Tensor (auto_linear)', 'derivatives.yaml', 2084, 'repeat_interleave_self_Tensor(self_t, repeats, dim)'))
 
 
 def rot90(input, k=1, dims=(0, 1)):
-    """Forward derivative of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2062).
+    """Forward derivative of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2088).
 
         result: rot90(self_t, k, dims)  (auto_linear)
     """
@@ -3368,11 +3368,11 @@ def rot90(input, k=1, dims=(0, 1)):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.rot90(self_t, k, dims))
-    return attach(result, result_t, ('rot90 (auto_linear)', 'derivatives.yaml', 2065, 'rot90(self_t, k, dims)'))
+    return attach(result, result_t, ('rot90 (auto_linear)', 'derivatives.yaml', 2091, 'rot90(self_t, k, dims)'))
 
 
 def flipud(input):
-    """Forward derivative of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2071).
+    """Forward derivative of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2097).
 
         result: flipud(self_t)  (auto_linear)
     """
@@ -3387,11 +3387,11 @@ def flipud(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flipud(self_t))
-    return attach(result, result_t, ('flipud (auto_linear)', 'derivatives.yaml', 2074, 'flipud(self_t)'))
+    return attach(result, result_t, ('flipud (auto_linear)', 'derivatives.yaml', 2100, 'flipud(self_t)'))
 
 
 def fliplr(input):
-    """Forward derivative of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2077).
+    """Forward derivative of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2103).
 
         result: fliplr(self_t)  (auto_linear)
     """
@@ -3406,11 +3406,11 @@ def fliplr(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.fliplr(self_t))
-    return attach(result, result_t, ('fliplr (auto_linear)', 'derivatives.yaml', 2080, 'fliplr(self_t)'))
+    return attach(result, result_t, ('fliplr (auto_linear)', 'derivatives.yaml', 2106, 'fliplr(self_t)'))
 
 
 def getitem(input, index):
-    """Forward derivative of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2089).
+    """Forward derivative of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2115).
 
         result: getitem(self_t, index)  (auto_linear)
     """
@@ -3425,11 +3425,11 @@ def getitem(input, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.getitem(self_t, index))
-    return attach(result, result_t, ('getitem (auto_linear)', 'derivatives.yaml', 2092, 'getitem(self_t, index)'))
+    return attach(result, result_t, ('getitem (auto_linear)', 'derivatives.yaml', 2118, 'getitem(self_t, index)'))
 
 
 def getitem_backward(input, shape, index):
-    """Forward derivative of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2113).
+    """Forward derivative of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2139).
 
         result: getitem_backward(self_t, shape, index)  (auto_linear)
     """
@@ -3444,11 +3444,11 @@ def getitem_backward(input, shape, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.getitem_backward(self_t, shape, index))
-    return attach(result, result_t, ('getitem_backward (auto_linear)', 'derivatives.yaml', 2116, 'getitem_backward(self_t, shape, index)'))
+    return attach(result, result_t, ('getitem_backward (auto_linear)', 'derivatives.yaml', 2142, 'getitem_backward(self_t, shape, index)'))
 
 
 def gather(input, dim, index):
-    """Forward derivative of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2122).
+    """Forward derivative of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2148).
 
         result: gather(self_t, dim, index)  (auto_linear)
     """
@@ -3463,11 +3463,11 @@ def gather(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather(self_t, dim, index))
-    return attach(result, result_t, ('gather (auto_linear)', 'derivatives.yaml', 2126, 'gather(self_t, dim, index)'))
+    return attach(result, result_t, ('gather (auto_linear)', 'derivatives.yaml', 2152, 'gather(self_t, dim, index)'))
 
 
 def gather_backward(input, dim, index, shape):
-    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2135).
+    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2161).
 
         result: gather_backward(self_t, dim, index, shape)  (auto_linear)
     """
@@ -3482,11 +3482,11 @@ def gather_backward(input, dim, index, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather_backward(self_t, dim, index, shape))
-    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2139, 'gather_backward(self_t, dim, index, shape)'))
+    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2165, 'gather_backward(self_t, dim, index, shape)'))
 
 
 def index_select(input, dim, index):
-    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2145).
+    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2171).
 
         result: index_select(self_t, dim, index)  (auto_linear)
     """
@@ -3501,11 +3501,11 @@ def index_select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.index_select(self_t, dim, index))
-    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2149, 'index_select(self_t, dim, index)'))
+    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2175, 'index_select(self_t, dim, index)'))
 
 
 def index_add(input, dim, index, source, *, alpha=1):
-    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2155).
+    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2181).
 
         result: index_add(self_t, dim, index, source_t, alpha=alpha)  (auto_linear)
     """
@@ -3521,11 +3521,11 @@ def index_add(input, dim, index, source, *, alpha=1):
         result_t = None
         if self_t is not None or source_t is not None:
             result_t = add_term(result_t, F.index_add(or_zeros(self_t, self_), dim, index, or_zeros(source_t, source), alpha=alpha))
-    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2161, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
+    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2187, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
 
 
 def scatter_src(input, dim, index, src):
-    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2167).
+    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2193).
 
         result: scatter_src(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3541,11 +3541,11 @@ def scatter_src(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_src(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2173, 'scatter_src(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2199, 'scatter_src(self_t, dim, index, src_t)'))
 
 
 def scatter_value(input, dim, index, value):
-    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2179).
+    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2205).
 
         result: scatter_value(self_t, dim, index, 0.0)
     """
@@ -3560,11 +3560,11 @@ def scatter_value(input, dim, index, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.scatter_value(self_t, dim, index, 0.0))
-    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2184, 'scatter_value(self_t, dim, index, 0.0)'))
+    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2210, 'scatter_value(self_t, dim, index, 0.0)'))
 
 
 def scatter_add(input, dim, index, src):
-    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2188).
+    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2214).
 
         result: scatter_add(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3580,11 +3580,11 @@ def scatter_add(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_add(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2194, 'scatter_add(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2220, 'scatter_add(self_t, dim, index, src_t)'))
 
 
 def masked_fill_Scalar(input, mask, value):
-    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2199).
+    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2225).
 
         result: masked_fill_Scalar(self_t, mask, 0.0)
     """
@@ -3599,11 +3599,11 @@ def masked_fill_Scalar(input, mask, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
-    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2204, 'masked_fill_Scalar(self_t, mask, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2230, 'masked_fill_Scalar(self_t, mask, 0.0)'))
 
 
 def masked_fill_Tensor(input, mask, value):
-    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2210).
+    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2236).
 
         result: masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)
     """
@@ -3621,11 +3621,11 @@ def masked_fill_Tensor(input, mask, value):
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
         if value_t is not None:
             result_t = add_term(result_t, F.where(mask, value_t, 0.0))
-    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2216, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2242, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
 
 
 def take_along_dim(input, indices, dim=None):
-    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2220).
+    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2246).
 
         result: take_along_dim(self_t, indices, dim)  (auto_linear)
     """
@@ -3640,11 +3640,11 @@ def take_along_dim(input, indices, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim(self_t, indices, dim))
-    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2224, 'take_along_dim(self_t, indices, dim)'))
+    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2250, 'take_along_dim(self_t, indices, dim)'))
 
 
 def take_along_dim_backward(input, dim, indices, shape):
-    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2231).
+    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2257).
 
         result: take_along_dim_backward(self_t, dim, indices, shape)  (auto_linear)
     """
@@ -3659,11 +3659,11 @@ def take_along_dim_backward(input, dim, indices, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim_backward(self_t, dim, indices, shape))
-    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2235, 'take_along_dim_backward(self_t, dim, indices, shape)'))
+    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2261, 'take_along_dim_backward(self_t, dim, indices, shape)'))
 
 
 def matmul(input, other):
-    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2253).
+    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2279).
 
         result: matmul(self_t, other) + matmul(self, other_t)
     """
@@ -3681,11 +3681,11 @@ def matmul(input, other):
             result_t = add_term(result_t, F.matmul(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.matmul(self_, other_t))
-    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2257, 'matmul(self_t, other) + matmul(self, other_t)'))
+    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2283, 'matmul(self_t, other) + matmul(self, other_t)'))
 
 
 def mm(input, mat2):
-    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2275).
+    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2301).
 
         result: mm(self_t, mat2) + mm(self, mat2_t)
     """
@@ -3703,11 +3703,11 @@ def mm(input, mat2):
             result_t = add_term(result_t, F.mm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.mm(self_, mat2_t))
-    return attach(result, result_t, ('mm', 'derivatives.yaml', 2279, 'mm(self_t, mat2) + mm(self, mat2_t)'))
+    return attach(result, result_t, ('mm', 'derivatives.yaml', 2305, 'mm(self_t, mat2) + mm(self, mat2_t)'))
 
 
 def bmm(input, mat2):
-    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2285).
+    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2311).
 
         result: bmm(self_t, mat2) + bmm(self, mat2_t)
     """
@@ -3725,11 +3725,11 @@ def bmm(input, mat2):
             result_t = add_term(result_t, F.bmm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.bmm(self_, mat2_t))
-    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2289, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
+    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2315, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
 
 
 def mv(input, vec):
-    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2294).
+    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2320).
 
         result: mv(self_t, vec) + mv(self, vec_t)
     """
@@ -3747,11 +3747,11 @@ def mv(input, vec):
             result_t = add_term(result_t, F.mv(self_t, vec))
         if vec_t is not None:
             result_t = add_term(result_t, F.mv(self_, vec_t))
-    return attach(result, result_t, ('mv', 'derivatives.yaml', 2298, 'mv(self_t, vec) + mv(self, vec_t)'))
+    return attach(result, result_t, ('mv', 'derivatives.yaml', 2324, 'mv(self_t, vec) + mv(self, vec_t)'))
 
 
 def dot(input, tensor):
-    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2303).
+    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2329).
 
         result: dot(self_t, tensor) + dot(self, tensor_t)
     """
@@ -3769,11 +3769,11 @@ def dot(input, tensor):
             result_t = add_term(result_t, F.dot(self_t, tensor))
         if tensor_t is not None:
             result_t = add_term(result_t, F.dot(self_, tensor_t))
-    return attach(result, result_t, ('dot', 'derivatives.yaml', 2307, 'dot(self_t, tensor) + dot(self, tensor_t)'))
+    return attach(result, result_t, ('dot', 'derivatives.yaml', 2333, 'dot(self_t, tensor) + dot(self, tensor_t)'))
 
 
 def vdot(input, other):
-    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2312).
+    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2338).
 
         result: vdot(self_t, other) + vdot(self, other_t)
     """
@@ -3791,11 +3791,11 @@ def vdot(input, other):
             result_t = add_term(result_t, F.vdot(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.vdot(self_, other_t))
-    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2316, 'vdot(self_t, other) + vdot(self, other_t)'))
+    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2342, 'vdot(self_t, other) + vdot(self, other_t)'))
 
 
 def inner(input, other):
-    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2319).
+    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2345).
 
         result: inner(self_t, other) + inner(self, other_t)
     """
@@ -3813,11 +3813,11 @@ def inner(input, other):
             result_t = add_term(result_t, F.inner(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.inner(self_, other_t))
-    return attach(result, result_t, ('inner', 'derivatives.yaml', 2323, 'inner(self_t, other) + inner(self, other_t)'))
+    return attach(result, result_t, ('inner', 'derivatives.yaml', 2349, 'inner(self_t, other) + inner(self, other_t)'))
 
 
 def outer(input, vec2):
-    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2330).
+    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2356).
 
         result: outer(self_t, vec2) + outer(self, vec2_t)
     """
@@ -3835,11 +3835,11 @@ def outer(input, vec2):
             result_t = add_term(result_t, F.outer(self_t, vec2))
         if vec2_t is not None:
             result_t = add_term(result_t, F.outer(self_, vec2_t))
-    return attach(result, result_t, ('outer', 'derivatives.yaml', 2334, 'outer(self_t, vec2) + outer(self, vec2_t)'))
+    return attach(result, result_t, ('outer', 'derivatives.yaml', 2360, 'outer(self_t, vec2) + outer(self, vec2_t)'))
 
 
 def einsum(equation, tensors):
-    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2339).
+    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2365).
 
         result: einsum_jvp(equation, tensors, tensors_t)
     """
@@ -3853,11 +3853,11 @@ def einsum(equation, tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.einsum_jvp(equation, tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2342, 'einsum_jvp(equation, tensors, tensors_t)'))
+    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2368, 'einsum_jvp(equation, tensors, tensors_t)'))
 
 
 def tensordot(input, other, dims_self, dims_other):
-    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2357).
+    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2383).
 
         result: tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)
     """
@@ -3875,11 +3875,11 @@ def tensordot(input, other, dims_self, dims_other):
             result_t = add_term(result_t, F.tensordot(self_t, other, dims_self, dims_other))
         if other_t is not None:
             result_t = add_term(result_t, F.tensordot(self_, other_t, dims_self, dims_other))
-    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2361, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
+    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2387, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
 
 
 def kron(input, other):
-    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2370).
+    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2396).
 
         result: kron(self_t, other) + kron(self, other_t)
     """
@@ -3897,11 +3897,11 @@ def kron(input, other):
             result_t = add_term(result_t, F.kron(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.kron(self_, other_t))
-    return attach(result, result_t, ('kron', 'derivatives.yaml', 2374, 'kron(self_t, other) + kron(self, other_t)'))
+    return attach(result, result_t, ('kron', 'derivatives.yaml', 2400, 'kron(self_t, other) + kron(self, other_t)'))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2380).
+    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2406).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)
     """
@@ -3922,11 +3922,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1_t, mat2), alpha))
         if mat2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1, mat2_t), alpha))
-    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2386, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
+    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2412, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2393).
+    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2419).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)
     """
@@ -3947,11 +3947,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1_t, batch2), alpha))
         if batch2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1, batch2_t), alpha))
-    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2399, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
+    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2425, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
 
 
 def cross(input, other, dim=None):
-    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2404).
+    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2430).
 
         result: cross(self_t, other, dim) + cross(self, other_t, dim)
     """
@@ -3969,11 +3969,11 @@ def cross(input, other, dim=None):
             result_t = add_term(result_t, F.cross(self_t, other, dim))
         if other_t is not None:
             result_t = add_term(result_t, F.cross(self_, other_t, dim))
-    return attach(result, result_t, ('cross', 'derivatives.yaml', 2408, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
+    return attach(result, result_t, ('cross', 'derivatives.yaml', 2434, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
 
 
 def linalg_cross(input, other, *, dim=-1):
-    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2414).
+    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2440).
 
         result: linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)
     """
@@ -3991,11 +3991,11 @@ def linalg_cross(input, other, *, dim=-1):
             result_t = add_term(result_t, F.linalg_cross(self_t, other, dim=dim))
         if other_t is not None:
             result_t = add_term(result_t, F.linalg_cross(self_, other_t, dim=dim))
-    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2418, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2444, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
 
 
 def trace(input):
-    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2425).
+    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2451).
 
         result: trace(self_t)  (auto_linear)
     """
@@ -4010,11 +4010,11 @@ def trace(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.trace(self_t))
-    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2428, 'trace(self_t)'))
+    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2454, 'trace(self_t)'))
 
 
 def linalg_inv(A):
-    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2435).
+    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2461).
 
         result: -matmul(result, matmul(A_t, result))
     """
@@ -4028,11 +4028,11 @@ def linalg_inv(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(A_t, result)))
-    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2438, '-matmul(result, matmul(A_t, result))'))
+    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2464, '-matmul(result, matmul(A_t, result))'))
 
 
 def inverse(input):
-    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2447).
+    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2473).
 
         result: -matmul(result, matmul(self_t, result))
     """
@@ -4047,11 +4047,11 @@ def inverse(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(self_t, result)))
-    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2450, '-matmul(result, matmul(self_t, result))'))
+    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2476, '-matmul(result, matmul(self_t, result))'))
 
 
 def linalg_det(A):
-    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2453).
+    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2479).
 
         result: sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)
     """
@@ -4065,11 +4065,11 @@ def linalg_det(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(A_t * F.det_backward(F.ones_like(result), A, result), -1), -1))
-    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2456, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
+    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2482, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
 
 
 def det(input):
-    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2466).
+    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2492).
 
         result: sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)
     """
@@ -4084,11 +4084,11 @@ def det(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.det_backward(F.ones_like(result), self_, result), -1), -1))
-    return attach(result, result_t, ('det', 'derivatives.yaml', 2469, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
+    return attach(result, result_t, ('det', 'derivatives.yaml', 2495, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
 
 
 def linalg_slogdet(A):
-    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2472).
+    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2498).
 
         logabsdet: sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)
     """
@@ -4102,11 +4102,11 @@ def linalg_slogdet(A):
         logabsdet_t = None
         if A_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(A_t * F.logabsdet_backward(F.ones_like(logabsdet), A), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2475, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2501, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
 
 
 def slogdet(input):
-    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2483).
+    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2509).
 
         logabsdet: sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)
     """
@@ -4121,11 +4121,11 @@ def slogdet(input):
         logabsdet_t = None
         if self_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(logabsdet), self_), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2486, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2512, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
 
 
 def logdet(input):
-    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2490).
+    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2516).
 
         result: sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)
     """
@@ -4140,11 +4140,11 @@ def logdet(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(result), self_), -1), -1))
-    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2493, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
+    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2519, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
 
 
 def linalg_solve(A, B, *, left=True):
-    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2496).
+    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2522).
 
         result: linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)
     """
@@ -4161,11 +4161,11 @@ def linalg_solve(A, B, *, left=True):
             result_t = add_term(result_t, F.linalg_solve(A, B_t, left=left))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve(A, F.solve_jvp_rhs(A_t, result, left), left=left), negate=True)
-    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2500, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
+    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2526, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
 
 
 def linalg_cholesky(A, *, upper=False):
-    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2511).
+    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2537).
 
         result: via_backward('linalg_cholesky', [A], {'upper': upper}, [A_t])  (via_backward)
     """
@@ -4179,11 +4179,11 @@ def linalg_cholesky(A, *, upper=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.via_backward('linalg_cholesky', [A], {'upper': upper}, [A_t]))
-    return attach(result, result_t, ('linalg_cholesky (via_backward)', 'derivatives.yaml', 2514, "via_backward('linalg_cholesky', [A], {'upper': upper}, [A_t])"))
+    return attach(result, result_t, ('linalg_cholesky (via_backward)', 'derivatives.yaml', 2540, "via_backward('linalg_cholesky', [A], {'upper': upper}, [A_t])"))
 
 
 def cholesky(input, upper=False):
-    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2522).
+    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2548).
 
         result: via_backward('cholesky', [self, upper], {}, [self_t])  (via_backward)
     """
@@ -4198,11 +4198,11 @@ def cholesky(input, upper=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.via_backward('cholesky', [self_, upper], {}, [self_t]))
-    return attach(result, result_t, ('cholesky (via_backward)', 'derivatives.yaml', 2525, "via_backward('cholesky', [self, upper], {}, [self_t])"))
+    return attach(result, result_t, ('cholesky (via_backward)', 'derivatives.yaml', 2551, "via_backward('cholesky', [self, upper], {}, [self_t])"))
 
 
 def linalg_eigh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2528).
+    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2554).
 
         eigenvalues, eigenvectors: pick(via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])  (via_backward)
     """
@@ -4216,11 +4216,11 @@ def linalg_eigh(A, UPLO='L'):
         eigenvalues_t = eigenvectors_t = None
         if A_t is not None:
             eigenvalues_t, eigenvectors_t = F.pick(F.via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])
-    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh (via_backward)', 'derivatives.yaml', 2531, "pick(via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])")), attach(eigenvectors, eigenvectors_t, ('linalg_eigh (via_backward)', 'derivatives.yaml', 2531, "pick(via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])")),))
+    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh (via_backward)', 'derivatives.yaml', 2557, "pick(via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])")), attach(eigenvectors, eigenvectors_t, ('linalg_eigh (via_backward)', 'derivatives.yaml', 2557, "pick(via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])")),))
 
 
 def linalg_eigvalsh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2539).
+    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2565).
 
         result: via_backward('linalg_eigvalsh', [A, UPLO], {}, [A_t])  (via_backward)
     """
@@ -4234,11 +4234,11 @@ def linalg_eigvalsh(A, UPLO='L'):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.via_backward('linalg_eigvalsh', [A, UPLO], {}, [A_t]))
-    return attach(result, result_t, ('linalg_eigvalsh (via_backward)', 'derivatives.yaml', 2542, "via_backward('linalg_eigvalsh', [A, UPLO], {}, [A_t])"))
+    return attach(result, result_t, ('linalg_eigvalsh (via_backward)', 'derivatives.yaml', 2568, "via_backward('linalg_eigvalsh', [A, UPLO], {}, [A_t])"))
 
 
 def linalg_qr(A, mode='reduced'):
-    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2547).
+    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2573).
 
         Q, R: pick(via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])  (via_backward)
     """
@@ -4252,11 +4252,11 @@ def linalg_qr(A, mode='reduced'):
         Q_t = R_t = None
         if A_t is not None:
             Q_t, R_t = F.pick(F.via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])
-    return out._make((attach(Q, Q_t, ('linalg_qr (via_backward)', 'derivatives.yaml', 2550, "pick(via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])")), attach(R, R_t, ('linalg_qr (via_backward)', 'derivatives.yaml', 2550, "pick(via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])")),))
+    return out._make((attach(Q, Q_t, ('linalg_qr (via_backward)', 'derivatives.yaml', 2576, "pick(via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])")), attach(R, R_t, ('linalg_qr (via_backward)', 'derivatives.yaml', 2576, "pick(via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])")),))
 
 
 def linalg_svd(A, full_matrices=True):
-    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2559).
+    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2585).
 
         U, S, Vh: pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])  (via_backward)
     """
@@ -4270,11 +4270,11 @@ def linalg_svd(A, full_matrices=True):
         U_t = S_t = Vh_t = None
         if A_t is not None:
             U_t, S_t, Vh_t = F.pick(F.via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])
-    return out._make((attach(U, U_t, ('linalg_svd (via_backward)', 'derivatives.yaml', 2562, "pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])")), attach(S, S_t, ('linalg_svd (via_backward)', 'derivatives.yaml', 2562, "pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])")), attach(Vh, Vh_t, ('linalg_svd (via_backward)', 'derivatives.yaml', 2562, "pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])")),))
+    return out._make((attach(U, U_t, ('linalg_svd (via_backward)', 'derivatives.yaml', 2588, "pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])")), attach(S, S_t, ('linalg_svd (via_backward)', 'derivatives.yaml', 2588, "pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])")), attach(Vh, Vh_t, ('linalg_svd (via_backward)', 'derivatives.yaml', 2588, "pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])")),))
 
 
 def linalg_svdvals(A):
-    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2573).
+    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2599).
 
         result: via_backward('linalg_svdvals', [A], {}, [A_t])  (via_backward)
     """
@@ -4288,11 +4288,11 @@ def linalg_svdvals(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.via_backward('linalg_svdvals', [A], {}, [A_t]))
-    return attach(result, result_t, ('linalg_svdvals (via_backward)', 'derivatives.yaml', 2576, "via_backward('linalg_svdvals', [A], {}, [A_t])"))
+    return attach(result, result_t, ('linalg_svdvals (via_backward)', 'derivatives.yaml', 2602, "via_backward('linalg_svdvals', [A], {}, [A_t])"))
 
 
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
-    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2583).
+    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2609).
 
         result: via_backward('linalg_pinv', [A], {'atol': atol, 'rtol': rtol, 'hermitian': hermitian}, [A_t])  (via_backward)
     """
@@ -4306,11 +4306,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.via_backward('linalg_pinv', [A], {'atol': atol, 'rtol': rtol, 'hermitian': hermitian}, [A_t]))
-    return attach(result, result_t, ('linalg_pinv (via_backward)', 'derivatives.yaml', 2586, "via_backward('linalg_pinv', [A], {'atol': atol, 'rtol': rtol, 'hermitian': hermitian}, [A_t])"))
+    return attach(result, result_t, ('linalg_pinv (via_backward)', 'derivatives.yaml', 2612, "via_backward('linalg_pinv', [A], {'atol': atol, 'rtol': rtol, 'hermitian': hermitian}, [A_t])"))
 
 
 def pinverse(input, rcond=1e-15):
-    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2594).
+    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2620).
 
         result: via_backward('pinverse', [self, rcond], {}, [self_t])  (via_backward)
     """
@@ -4325,11 +4325,11 @@ def pinverse(input, rcond=1e-15):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.via_backward('pinverse', [self_, rcond], {}, [self_t]))
-    return attach(result, result_t, ('pinverse (via_backward)', 'derivatives.yaml', 2597, "via_backward('pinverse', [self, rcond], {}, [self_t])"))
+    return attach(result, result_t, ('pinverse (via_backward)', 'derivatives.yaml', 2623, "via_backward('pinverse', [self, rcond], {}, [self_t])"))
 
 
 def svd(input, some=True, compute_uv=True):
-    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2602).
+    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2628).
 
         U, S, V: pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])  (via_backward)
     """
@@ -4344,11 +4344,11 @@ def svd(input, some=True, compute_uv=True):
         U_t = S_t = V_t = None
         if self_t is not None:
             U_t, S_t, V_t = F.pick(F.via_backward('svd', [self_, some, compute_uv], {}, [self_t]), [0, 1, 2])
-    return out._make((attach(U, U_t, ('svd (via_backward)', 'derivatives.yaml', 2605, "pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])")), attach(S, S_t, ('svd (via_backward)', 'derivatives.yaml', 2605, "pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])")), attach(V, V_t, ('svd (via_backward)', 'derivatives.yaml', 2605, "pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])")),))
+    return out._make((attach(U, U_t, ('svd (via_backward)', 'derivatives.yaml', 2631, "pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])")), attach(S, S_t, ('svd (via_backward)', 'derivatives.yaml', 2631, "pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])")), attach(V, V_t, ('svd (via_backward)', 'derivatives.yaml', 2631, "pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])")),))
 
 
 def qr(input, some=True):
-    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2612).
+    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2638).
 
         Q, R: pick(via_backward('qr', [self, some], {}, [self_t]), [0, 1])  (via_backward)
     """
@@ -4363,11 +4363,11 @@ def qr(input, some=True):
         Q_t = R_t = None
         if self_t is not None:
             Q_t, R_t = F.pick(F.via_backward('qr', [self_, some], {}, [self_t]), [0, 1])
-    return out._make((attach(Q, Q_t, ('qr (via_backward)', 'derivatives.yaml', 2615, "pick(via_backward('qr', [self, some], {}, [self_t]), [0, 1])")), attach(R, R_t, ('qr (via_backward)', 'derivatives.yaml', 2615, "pick(via_backward('qr', [self, some], {}, [self_t]), [0, 1])")),))
+    return out._make((attach(Q, Q_t, ('qr (via_backward)', 'derivatives.yaml', 2641, "pick(via_backward('qr', [self, some], {}, [self_t]), [0, 1])")), attach(R, R_t, ('qr (via_backward)', 'derivatives.yaml', 2641, "pick(via_backward('qr', [self, some], {}, [self_t]), [0, 1])")),))
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
-    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2620).
+    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2646).
 
         result: via_backward('linalg_solve_triangular', [A, B], {'upper': upper, 'left': left, 'unitriangular': unitriangular}, [A_t, B_t])  (via_backward)
     """
@@ -4382,11 +4382,11 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         result_t = None
         if A_t is not None or B_t is not None:
             result_t = add_term(result_t, F.via_backward('linalg_solve_triangular', [A, B], {'upper': upper, 'left': left, 'unitriangular': unitriangular}, [A_t, B_t]))
-    return attach(result, result_t, ('linalg_solve_triangular (via_backward)', 'derivatives.yaml', 2624, "via_backward('linalg_solve_triangular', [A, B], {'upper': upper, 'left': left, 'unitriangular': unitriangular}, [A_t, B_t])"))
+    return attach(result, result_t, ('linalg_solve_triangular (via_backward)', 'derivatives.yaml', 2650, "via_backward('linalg_solve_triangular', [A, B], {'upper': upper, 'left': left, 'unitriangular': unitriangular}, [A_t, B_t])"))
 
 
 def linalg_vecdot(x, y, *, dim=-1):
-    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2633).
+    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2659).
 
         result: linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)
     """
@@ -4403,11 +4403,11 @@ def linalg_vecdot(x, y, *, dim=-1):
             result_t = add_term(result_t, F.linalg_vecdot(x_t, y, dim=dim))
         if y_t is not None:
             result_t = add_term(result_t, F.linalg_vecdot(x, y_t, dim=dim))
-    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 2637, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 2663, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
 
 
 def linalg_multi_dot(tensors):
-    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2645).
+    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2671).
 
         result: multi_dot_jvp(tensors, tensors_t)
     """
@@ -4421,11 +4421,11 @@ def linalg_multi_dot(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.multi_dot_jvp(tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 2648, 'multi_dot_jvp(tensors, tensors_t)'))
+    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 2674, 'multi_dot_jvp(tensors, tensors_t)'))
 
 
 def linalg_matrix_power(A, n):
-    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2656).
+    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2682).
 
         result: via_backward('linalg_matrix_power', [A, n], {}, [A_t])  (via_backward)
     """
@@ -4439,11 +4439,11 @@ def linalg_matrix_power(A, n):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.via_backward('linalg_matrix_power', [A, n], {}, [A_t]))
-    return attach(result, result_t, ('linalg_matrix_power (via_backward)', 'derivatives.yaml', 2659, "via_backward('linalg_matrix_power', [A, n], {}, [A_t])"))
+    return attach(result, result_t, ('linalg_matrix_power (via_backward)', 'derivatives.yaml', 2685, "via_backward('linalg_matrix_power', [A, n], {}, [A_t])"))
 
 
 def matrix_power(input, n):
-    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2668).
+    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2694).
 
         result: via_backward('matrix_power', [self, n], {}, [self_t])  (via_backward)
     """
@@ -4458,11 +4458,11 @@ def matrix_power(input, n):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.via_backward('matrix_power', [self_, n], {}, [self_t]))
-    return attach(result, result_t, ('matrix_power (via_backward)', 'derivatives.yaml', 2671, "via_backward('matrix_power', [self, n], {}, [self_t])"))
+    return attach(result, result_t, ('matrix_power (via_backward)', 'derivatives.yaml', 2697, "via_backward('matrix_power', [self, n], {}, [self_t])"))
 
 
 def norm_default(input, p='fro', dim=None, keepdim=False):
-    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2681).
+    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2707).
 
         result: sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)
     """
@@ -4477,11 +4477,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.reduction_norm_backward(F.ones_like(result), self_, p, result, dim), dim, keepdim))
-    return attach(result, result_t, ('norm', 'derivatives.yaml', 2684, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('norm', 'derivatives.yaml', 2710, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
 
 
 def norm_str_p(input, p, dim=None, keepdim=False):
-    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2704).
+    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2730).
 
         result: sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)
     """
@@ -4496,11 +4496,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.torch_norm_backward(F.ones_like(result), self_, result, p, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 2707, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 2733, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
-    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2712).
+    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2738).
 
         result: sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4514,11 +4514,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         result_t = None
         if x_t is not None:
             result_t = add_term(result_t, F.sum(x_t * F.vector_norm_backward(F.ones_like(result), x, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 2715, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 2741, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2734).
+    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2760).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4532,11 +4532,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 2737, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 2763, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2749).
+    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2775).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4550,11 +4550,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 2752, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 2778, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2761).
+    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2787).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4568,11 +4568,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 2764, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 2790, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2774).
+    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2800).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4586,11 +4586,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 2777, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 2803, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def relu(input):
-    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:2791).
+    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:2817).
 
         result: where(result <= 0, 0.0, self_t)  (auto_element_wise)
     """
@@ -4605,11 +4605,11 @@ def relu(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.where(result <= 0, 0.0, self_t))
-    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 2795, 'where(result <= 0, 0.0, self_t)'))
+    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 2821, 'where(result <= 0, 0.0, self_t)'))
 
 
 def softmax(input, dim, dtype=None):
-    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2807).
+    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2833).
 
         result: result * (self_t - sum(self_t * result, dim, True))
     """
@@ -4624,11 +4624,11 @@ def softmax(input, dim, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
-    return attach(result, result_t, ('softmax', 'derivatives.yaml', 2810, 'result * (self_t - sum(self_t * result, dim, True))'))
+    return attach(result, result_t, ('softmax', 'derivatives.yaml', 2836, 'result * (self_t - sum(self_t * result, dim, True))'))
 
 
 def log_softmax(input, dim, dtype=None):
-    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2819).
+    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2845).
 
         result: self_t - sum(self_t * exp(result), dim, True)
     """
@@ -4647,11 +4647,11 @@ def log_softmax(input, dim, dtype=None):
             result_t = add_term(result_t, F.sum(self_t * F.exp(result), dim, True), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 2822, 'self_t - sum(self_t * exp(result), dim, True)'))
+    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 2848, 'self_t - sum(self_t * exp(result), dim, True)'))
 
 
 def leaky_relu(input, negative_slope=0.01):
-    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2830).
+    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2856).
 
         result: input_t * leaky_relu_slope(input, negative_slope)  (auto_element_wise)
     """
@@ -4665,11 +4665,11 @@ def leaky_relu(input, negative_slope=0.01):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
-    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 2833, 'input_t * leaky_relu_slope(input, negative_slope)'))
+    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 2859, 'input_t * leaky_relu_slope(input, negative_slope)'))
 
 
 def elu(input, alpha=1.0):
-    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2844).
+    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2870).
 
         result: input_t * elu_slope(input, alpha, 1.0)  (auto_element_wise)
     """
@@ -4683,11 +4683,11 @@ def elu(input, alpha=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
-    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 2847, 'input_t * elu_slope(input, alpha, 1.0)'))
+    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 2873, 'input_t * elu_slope(input, alpha, 1.0)'))
 
 
 def selu(input):
-    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:2854).
+    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:2880).
 
         result: input_t * selu_slope(input)  (auto_element_wise)
     """
@@ -4701,11 +4701,11 @@ def selu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.selu_slope(input))
-    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 2857, 'input_t * selu_slope(input)'))
+    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 2883, 'input_t * selu_slope(input)'))
 
 
 def _normal_cdf(input):
-    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2863).
+    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2889).
 
         result: self_t * normal_pdf(self)  (auto_element_wise)
     """
@@ -4720,11 +4720,11 @@ def _normal_cdf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.normal_pdf(self_))
-    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 2866, 'self_t * normal_pdf(self)'))
+    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 2892, 'self_t * normal_pdf(self)'))
 
 
 def gelu(input, *, approximate='none'):
-    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2870).
+    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2896).
 
         result: input_t * gelu_derivative(input, approximate)  (auto_element_wise)
     """
@@ -4738,11 +4738,11 @@ def gelu(input, *, approximate='none'):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
-    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 2873, 'input_t * gelu_derivative(input, approximate)'))
+    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 2899, 'input_t * gelu_derivative(input, approximate)'))
 
 
 def silu(input):
-    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:2881).
+    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:2907).
 
         result: input_t * silu_derivative(input)  (auto_element_wise)
     """
@@ -4756,11 +4756,11 @@ def silu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.silu_derivative(input))
-    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 2884, 'input_t * silu_derivative(input)'))
+    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 2910, 'input_t * silu_derivative(input)'))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2888).
+    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2914).
 
         result: input_t * softplus_slope(input, beta, threshold)  (auto_element_wise)
     """
@@ -4774,11 +4774,11 @@ def softplus(input, beta=1.0, threshold=20.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
-    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 2891, 'input_t * softplus_slope(input, beta, threshold)'))
+    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 2917, 'input_t * softplus_slope(input, beta, threshold)'))
 
 
 def mish(input):
-    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:2899).
+    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:2925).
 
         result: input_t * mish_derivative(input)  (auto_element_wise)
     """
@@ -4792,11 +4792,11 @@ def mish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.mish_derivative(input))
-    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 2902, 'input_t * mish_derivative(input)'))
+    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 2928, 'input_t * mish_derivative(input)'))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2906).
+    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2932).
 
         result: masked(input_t, hardtanh_mask(input, min_val, max_val))  (auto_element_wise)
     """
@@ -4810,11 +4810,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
-    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 2909, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
+    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 2935, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
 
 
 def hardsigmoid(input):
-    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2920).
+    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2946).
 
         result: input_t * hardsigmoid_slope(input)  (auto_element_wise)
     """
@@ -4828,11 +4828,11 @@ def hardsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
-    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 2923, 'input_t * hardsigmoid_slope(input)'))
+    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 2949, 'input_t * hardsigmoid_slope(input)'))
 
 
 def hardswish(input):
-    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2928).
+    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2954).
 
         result: input_t * hardswish_slope(input)  (auto_element_wise)
     """
@@ -4846,11 +4846,11 @@ def hardswish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardswish_slope(input))
-    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 2931, 'input_t * hardswish_slope(input)'))
+    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 2957, 'input_t * hardswish_slope(input)'))
 
 
 def logsigmoid(input):
-    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2936).
+    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2962).
 
         result: input_t * sigmoid(-input)  (auto_element_wise)
     """
@@ -4864,11 +4864,11 @@ def logsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.sigmoid(-input))
-    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 2939, 'input_t * sigmoid(-input)'))
+    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 2965, 'input_t * sigmoid(-input)'))
 
 
 def _masked_scale(input, mask, scale):
-    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2945).
+    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2971).
 
         result: self_t * mask * scale  (auto_element_wise)
     """
@@ -4883,11 +4883,11 @@ def _masked_scale(input, mask, scale):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * mask * scale)
-    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 2949, 'self_t * mask * scale'))
+    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 2975, 'self_t * mask * scale'))
 
 
 def linear(input, weight, bias=None):
-    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2961).
+    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2987).
 
         result: linear(input_t, weight) + linear(input, weight_t) + bias_t
     """
@@ -4909,11 +4909,11 @@ def linear(input, weight, bias=None):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('linear', 'derivatives.yaml', 2966, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
+    return attach(result, result_t, ('linear', 'derivatives.yaml', 2992, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:2976).
+    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3002).
 
         result: via_backward('layer_norm', [input, normalized_shape, weight, bias, eps], {}, [input_t, weight_t, bias_t])  (via_backward)
     """
@@ -4929,11 +4929,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         result_t = None
         if bias_t is not None or input_t is not None or weight_t is not None:
             result_t = add_term(result_t, F.via_backward('layer_norm', [input, normalized_shape, weight, bias, eps], {}, [input_t, weight_t, bias_t]))
-    return attach(result, result_t, ('layer_norm (via_backward)', 'derivatives.yaml', 2981, "via_backward('layer_norm', [input, normalized_shape, weight, bias, eps], {}, [input_t, weight_t, bias_t])"))
+    return attach(result, result_t, ('layer_norm (via_backward)', 'derivatives.yaml', 3007, "via_backward('layer_norm', [input, normalized_shape, weight, bias, eps], {}, [input_t, weight_t, bias_t])"))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:2994).
+    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3020).
 
         result: via_backward('rms_norm', [input, normalized_shape, weight, eps], {}, [input_t, weight_t])  (via_backward)
     """
@@ -4948,11 +4948,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         result_t = None
         if input_t is not None or weight_t is not None:
             result_t = add_term(result_t, F.via_backward('rms_norm', [input, normalized_shape, weight, eps], {}, [input_t, weight_t]))
-    return attach(result, result_t, ('rms_norm (via_backward)', 'derivatives.yaml', 2998, "via_backward('rms_norm', [input, normalized_shape, weight, eps], {}, [input_t, weight_t])"))
+    return attach(result, result_t, ('rms_norm (via_backward)', 'derivatives.yaml', 3024, "via_backward('rms_norm', [input, normalized_shape, weight, eps], {}, [input_t, weight_t])"))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3008).
+    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3034).
 
         result: via_backward('_batch_norm_training', [input, weight, bias, eps], {}, [input_t, weight_t, bias_t])  (via_backward)
     """
@@ -4968,11 +4968,11 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         result_t = None
         if bias_t is not None or input_t is not None or weight_t is not None:
             result_t = add_term(result_t, F.via_backward('_batch_norm_training', [input, weight, bias, eps], {}, [input_t, weight_t, bias_t]))
-    return attach(result, result_t, ('_batch_norm_training (via_backward)', 'derivatives.yaml', 3013, "via_backward('_batch_norm_training', [input, weight, bias, eps], {}, [input_t, weight_t, bias_t])"))
+    return attach(result, result_t, ('_batch_norm_training (via_backward)', 'derivatives.yaml', 3039, "via_backward('_batch_norm_training', [input, weight, bias, eps], {}, [input_t, weight_t, bias_t])"))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3021).
+    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3047).
 
         result: via_backward('group_norm', [input, num_groups, weight, bias, eps], {}, [input_t, weight_t, bias_t])  (via_backward)
     """
@@ -4988,11 +4988,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         result_t = None
         if bias_t is not None or input_t is not None or weight_t is not None:
             result_t = add_term(result_t, F.via_backward('group_norm', [input, num_groups, weight, bias, eps], {}, [input_t, weight_t, bias_t]))
-    return attach(result, result_t, ('group_norm (via_backward)', 'derivatives.yaml', 3026, "via_backward('group_norm', [input, num_groups, weight, bias, eps], {}, [input_t, weight_t, bias_t])"))
+    return attach(result, result_t, ('group_norm (via_backward)', 'derivatives.yaml', 3052, "via_backward('group_norm', [input, num_groups, weight, bias, eps], {}, [input_t, weight_t, bias_t])"))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
-    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3037).
+    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3063).
 
         result: via_backward('cross_entropy', [input, target, weight, ignore_index, reduction, label_smoothing], {}, [input_t, target_t])  (via_backward)
     """
@@ -5007,11 +5007,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         result_t = None
         if input_t is not None or target_t is not None:
             result_t = add_term(result_t, F.via_backward('cross_entropy', [input, target, weight, ignore_index, reduction, label_smoothing], {}, [input_t, target_t]))
-    return attach(result, result_t, ('cross_entropy (via_backward)', 'derivatives.yaml', 3042, "via_backward('cross_entropy', [input, target, weight, ignore_index, reduction, label_smoothing], {}, [input_t, target_t])"))
+    return attach(result, result_t, ('cross_entropy (via_backward)', 'derivatives.yaml', 3068, "via_backward('cross_entropy', [input, target, weight, ignore_index, reduction, label_smoothing], {}, [input_t, target_t])"))
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3066).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3092).
 
         result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5031,11 +5031,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3071, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3097, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3081).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3107).
 
         result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5055,11 +5055,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3086, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3112, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3094).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3120).
 
         result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5079,11 +5079,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3099, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3125, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3110).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3136).
 
         result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5103,11 +5103,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3115, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3141, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3123).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3149).
 
         result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
@@ -5127,11 +5127,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3128, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3154, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3136).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3162).
 
         result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5151,11 +5151,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3141, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3167, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3153).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3179).
 
         result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
@@ -5172,11 +5172,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
         if input_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
-    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3157, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3183, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3169).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3195).
 
         output: gather(input_t, -1, indices)
     """
@@ -5190,11 +5190,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
-    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3172, 'gather(input_t, -1, indices)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3198, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3180).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3206).
 
         result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
@@ -5208,11 +5208,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
-    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3183, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3209, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3189).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3215).
 
         output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
@@ -5226,11 +5226,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3192, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3218, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3203).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3229).
 
         result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
@@ -5244,11 +5244,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
-    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3206, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3232, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3214).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3240).
 
         result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
@@ -5262,11 +5262,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
-    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3217, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3243, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3224).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3250).
 
         result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5280,11 +5280,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3227, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3253, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3238).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3264).
 
         result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5298,11 +5298,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3241, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3267, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3250).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3276).
 
         result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
@@ -5316,11 +5316,11 @@ def adaptive_avg_pool1d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3253, 'adaptive_avg_pool1d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3279, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3260).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3286).
 
         result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
@@ -5334,11 +5334,11 @@ def adaptive_avg_pool2d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3263, 'adaptive_avg_pool2d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3289, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3274).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3300).
 
         result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
@@ -5352,11 +5352,11 @@ def pad(input, pad, mode='constant', value=None):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
-    return attach(result, result_t, ('pad', 'derivatives.yaml', 3277, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 3303, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3289).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3315).
 
         result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
@@ -5370,11 +5370,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
-    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3292, 'pad_backward(output_grad_t, input_size, pad, mode)'))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3318, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3302).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3328).
 
         result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
@@ -5388,4 +5388,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
-    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3306, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3332, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
