@@ -4167,7 +4167,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2537).
 
-        result: via_backward('linalg_cholesky', [A], {'upper': upper}, [A_t])  (via_backward)
+        result: cholesky_jvp(A_t, result, upper)
     """
     A_t = tangent_of(A)
     with PAUSED:
@@ -4178,14 +4178,14 @@ def linalg_cholesky(A, *, upper=False):
         F = formulas(OPS)
         result_t = None
         if A_t is not None:
-            result_t = add_term(result_t, F.via_backward('linalg_cholesky', [A], {'upper': upper}, [A_t]))
-    return attach(result, result_t, ('linalg_cholesky (via_backward)', 'derivatives.yaml', 2540, "via_backward('linalg_cholesky', [A], {'upper': upper}, [A_t])"))
+            result_t = add_term(result_t, F.cholesky_jvp(A_t, result, upper))
+    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 2540, 'cholesky_jvp(A_t, result, upper)'))
 
 
 def cholesky(input, upper=False):
     """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2548).
 
-        result: via_backward('cholesky', [self, upper], {}, [self_t])  (via_backward)
+        result: cholesky_jvp(self_t, result, upper)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -4197,14 +4197,14 @@ def cholesky(input, upper=False):
         F = formulas(OPS)
         result_t = None
         if self_t is not None:
-            result_t = add_term(result_t, F.via_backward('cholesky', [self_, upper], {}, [self_t]))
-    return attach(result, result_t, ('cholesky (via_backward)', 'derivatives.yaml', 2551, "via_backward('cholesky', [self, upper], {}, [self_t])"))
+            result_t = add_term(result_t, F.cholesky_jvp(self_t, result, upper))
+    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 2551, 'cholesky_jvp(self_t, result, upper)'))
 
 
 def linalg_eigh(A, UPLO='L'):
     """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2554).
 
-        eigenvalues, eigenvectors: pick(via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])  (via_backward)
+        eigenvalues, eigenvectors: eigh_jvp(A_t, eigenvalues, eigenvectors)
     """
     A_t = tangent_of(A)
     with PAUSED:
@@ -4215,14 +4215,14 @@ def linalg_eigh(A, UPLO='L'):
         F = formulas(OPS)
         eigenvalues_t = eigenvectors_t = None
         if A_t is not None:
-            eigenvalues_t, eigenvectors_t = F.pick(F.via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])
-    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh (via_backward)', 'derivatives.yaml', 2557, "pick(via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])")), attach(eigenvectors, eigenvectors_t, ('linalg_eigh (via_backward)', 'derivatives.yaml', 2557, "pick(via_backward('linalg_eigh', [A, UPLO], {}, [A_t]), [0, 1])")),))
+            eigenvalues_t, eigenvectors_t = F.eigh_jvp(or_zeros(A_t, A), eigenvalues, eigenvectors)
+    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 2557, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 2557, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
 
 
 def linalg_eigvalsh(A, UPLO='L'):
     """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2565).
 
-        result: via_backward('linalg_eigvalsh', [A, UPLO], {}, [A_t])  (via_backward)
+        result: eigvalsh_jvp(A_t, A, UPLO)
     """
     A_t = tangent_of(A)
     with PAUSED:
@@ -4233,8 +4233,8 @@ def linalg_eigvalsh(A, UPLO='L'):
         F = formulas(OPS)
         result_t = None
         if A_t is not None:
-            result_t = add_term(result_t, F.via_backward('linalg_eigvalsh', [A, UPLO], {}, [A_t]))
-    return attach(result, result_t, ('linalg_eigvalsh (via_backward)', 'derivatives.yaml', 2568, "via_backward('linalg_eigvalsh', [A, UPLO], {}, [A_t])"))
+            result_t = add_term(result_t, F.eigvalsh_jvp(A_t, A, UPLO))
+    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 2568, 'eigvalsh_jvp(A_t, A, UPLO)'))
 
 
 def linalg_qr(A, mode='reduced'):
@@ -4369,7 +4369,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2646).
 
-        result: via_backward('linalg_solve_triangular', [A, B], {'upper': upper, 'left': left, 'unitriangular': unitriangular}, [A_t, B_t])  (via_backward)
+        result: linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)
     """
     A_t = tangent_of(A)
     B_t = tangent_of(B)
@@ -4380,9 +4380,11 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         result = out
         F = formulas(OPS)
         result_t = None
-        if A_t is not None or B_t is not None:
-            result_t = add_term(result_t, F.via_backward('linalg_solve_triangular', [A, B], {'upper': upper, 'left': left, 'unitriangular': unitriangular}, [A_t, B_t]))
-    return attach(result, result_t, ('linalg_solve_triangular (via_backward)', 'derivatives.yaml', 2650, "via_backward('linalg_solve_triangular', [A, B], {'upper': upper, 'left': left, 'unitriangular': unitriangular}, [A_t, B_t])"))
+        if B_t is not None:
+            result_t = add_term(result_t, F.linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular))
+        if A_t is not None:
+            result_t = add_term(result_t, F.linalg_solve_triangular(A, F.matmul(F.triangular_part(A_t, upper, unitriangular), result) if left else F.matmul(result, F.triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular), negate=True)
+    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 2650, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
 
 
 def linalg_vecdot(x, y, *, dim=-1):
@@ -4427,7 +4429,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2682).
 
-        result: via_backward('linalg_matrix_power', [A, n], {}, [A_t])  (via_backward)
+        result: matrix_power_jvp(A, A_t, n)
     """
     A_t = tangent_of(A)
     with PAUSED:
@@ -4438,14 +4440,14 @@ def linalg_matrix_power(A, n):
         F = formulas(OPS)
         result_t = None
         if A_t is not None:
-            result_t = add_term(result_t, F.via_backward('linalg_matrix_power', [A, n], {}, [A_t]))
-    return attach(result, result_t, ('linalg_matrix_power (via_backward)', 'derivatives.yaml', 2685, "via_backward('linalg_matrix_power', [A, n], {}, [A_t])"))
+            result_t = add_term(result_t, F.matrix_power_jvp(A, A_t, n))
+    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 2685, 'matrix_power_jvp(A, A_t, n)'))
 
 
 def matrix_power(input, n):
     """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2694).
 
-        result: via_backward('matrix_power', [self, n], {}, [self_t])  (via_backward)
+        result: matrix_power_jvp(self, self_t, n)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -4457,8 +4459,8 @@ def matrix_power(input, n):
         F = formulas(OPS)
         result_t = None
         if self_t is not None:
-            result_t = add_term(result_t, F.via_backward('matrix_power', [self_, n], {}, [self_t]))
-    return attach(result, result_t, ('matrix_power (via_backward)', 'derivatives.yaml', 2697, "via_backward('matrix_power', [self, n], {}, [self_t])"))
+            result_t = add_term(result_t, F.matrix_power_jvp(self_, self_t, n))
+    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 2697, 'matrix_power_jvp(self, self_t, n)'))
 
 
 def norm_default(input, p='fro', dim=None, keepdim=False):
@@ -4915,7 +4917,7 @@ def linear(input, weight, bias=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3002).
 
-        result: via_backward('layer_norm', [input, normalized_shape, weight, bias, eps], {}, [input_t, weight_t, bias_t])  (via_backward)
+        result: layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -4927,15 +4929,21 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         result = out
         F = formulas(OPS)
         result_t = None
-        if bias_t is not None or input_t is not None or weight_t is not None:
-            result_t = add_term(result_t, F.via_backward('layer_norm', [input, normalized_shape, weight, bias, eps], {}, [input_t, weight_t, bias_t]))
-    return attach(result, result_t, ('layer_norm (via_backward)', 'derivatives.yaml', 3007, "via_backward('layer_norm', [input, normalized_shape, weight, bias, eps], {}, [input_t, weight_t, bias_t])"))
+        if input_t is not None:
+            result_t = add_term(result_t, F.layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps))
+        if weight_t is not None:
+            result_t = add_term(result_t, F.layer_norm(input, normalized_shape, None, None, eps) * weight_t)
+        if bias_t is not None:
+            result_t = add_term(result_t, bias_t)
+        if result_t is bias_t:
+            result_t = F.clone(bias_t)
+    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3007, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3020).
 
-        result: via_backward('rms_norm', [input, normalized_shape, weight, eps], {}, [input_t, weight_t])  (via_backward)
+        result: rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -4946,9 +4954,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         result = out
         F = formulas(OPS)
         result_t = None
-        if input_t is not None or weight_t is not None:
-            result_t = add_term(result_t, F.via_backward('rms_norm', [input, normalized_shape, weight, eps], {}, [input_t, weight_t]))
-    return attach(result, result_t, ('rms_norm (via_backward)', 'derivatives.yaml', 3024, "via_backward('rms_norm', [input, normalized_shape, weight, eps], {}, [input_t, weight_t])"))
+        if input_t is not None:
+            result_t = add_term(result_t, F.rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps))
+        if weight_t is not None:
+            result_t = add_term(result_t, F.rms_norm(input, normalized_shape, None, eps) * weight_t)
+    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3024, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):

@@ -4,7 +4,9 @@ import numpy as np
 from minigrad import _tensor
 from minigrad.autograd.formulas.core import ops_for
 
-__all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick", "solve_jvp_rhs"]
+__all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick", "solve_jvp_rhs",
+           "matrix_power_jvp", "triangular_part", "cholesky_jvp", "eigh_jvp", "eigvalsh_jvp",
+           "layer_norm_input_jvp", "rms_norm_input_jvp"]
 
 
 def ones_like(x):
@@ -100,3 +102,93 @@ def solve_jvp_rhs(A_t, X, left):
     if X.ndim == A_t.ndim - 1:  # vectors: A_t x
         return F.squeeze(F.matmul(A_t, F.unsqueeze(X, -1)), [-1])
     return F.matmul(A_t, X) if left else F.matmul(X, A_t)
+
+
+# ------------------------------------------------------------------ linear algebra
+def _mT(x):
+    return ops_for(x).transpose(x, -2, -1)
+
+
+def matrix_power_jvp(A, A_t, n):
+    """d(A^n) = dA A^(n-1) + A d(A^(n-1)); negative n through inv(A), whose tangent is
+    -inv(A) dA inv(A)."""
+    F = ops_for(A_t)
+    if n == 0:
+        return A_t * 0.0
+    if n < 0:
+        M = F.linalg_inv(A)
+        return matrix_power_jvp(M, -F.matmul(M, F.matmul(A_t, M)), -n)
+    tangent, power = A_t, A
+    for _ in range(n - 1):
+        tangent = F.matmul(A_t, power) + F.matmul(A, tangent)
+        power = F.matmul(A, power)
+    return tangent
+
+
+def triangular_part(A_t, upper, unitriangular):
+    """The part of a tangent that linalg.solve_triangular reads (a unit diagonal is fixed)."""
+    F = ops_for(A_t)
+    if upper:
+        return F.triu(A_t, 1 if unitriangular else 0)
+    return F.tril(A_t, -1 if unitriangular else 0)
+
+
+def cholesky_jvp(A_t, result, upper):
+    """dL = L phi(L^-1 dA L^-T), phi: the lower triangle with the diagonal halved (PyTorch's
+    cholesky_jvp); for upper=True the result is L^T."""
+    F = ops_for(A_t)
+    L = _mT(result) if upper else result
+    inner = F.linalg_solve_triangular(L, _mT(F.linalg_solve_triangular(L, A_t, upper=False)),
+                                      upper=False)
+    phi = F.tril(inner, -1) + 0.5 * F.diag_embed(F.diagonal(inner, 0, -2, -1))
+    tangent = F.matmul(L, phi)
+    return _mT(tangent) if upper else tangent
+
+
+def eigh_jvp(A_t, values, vectors):
+    """(dL, dV) of a symmetric eigendecomposition: dL = diag(V^T dA V), dV = V (V^T dA V / E)
+    with E_ij = L_j - L_i off the diagonal and 0 on it (PyTorch's linalg_eig_jvp)."""
+    F = ops_for(A_t)
+    inner = F.matmul(_mT(vectors), F.matmul(A_t, vectors))
+    n = values.shape[-1]
+    eye = _tensor._wrap(np.eye(n, dtype=values.dtype)) if isinstance(values, _tensor.Tensor) \
+        else np.eye(n, dtype=values.dtype)
+    gaps = F.unsqueeze(values, -2) - F.unsqueeze(values, -1) + eye
+    return F.diagonal(inner, 0, -2, -1), F.matmul(vectors, inner * (1.0 - eye) / gaps)
+
+
+def eigvalsh_jvp(A_t, A, UPLO):
+    F = ops_for(A_t)
+    _, V = F.linalg_eigh(A, UPLO)
+    return F.diagonal(F.matmul(_mT(V), F.matmul(A_t, V)), 0, -2, -1)
+
+
+# ------------------------------------------------------------------ normalization
+def _trailing(x, normalized_shape):
+    """The trailing dims ``normalized_shape`` (an int or a list, as torch) covers."""
+    count = 1 if isinstance(normalized_shape, int) else len(normalized_shape)
+    return tuple(range(x.ndim - count, x.ndim))
+
+
+def layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps):
+    """d xhat = rstd (t' - xhat mean(xhat t')) with t' = t - mean(t) over the normalized dims,
+    times the weight."""
+    F = ops_for(input_t)
+    dims = _trailing(input, normalized_shape)
+    centered = input - F.mean(input, dims, True)
+    rstd = 1.0 / F.sqrt(F.mean(centered * centered, dims, True) + eps)
+    xhat = centered * rstd
+    t = input_t - F.mean(input_t, dims, True)
+    tangent = rstd * (t - xhat * F.mean(xhat * t, dims, True))
+    return tangent if weight is None else tangent * weight
+
+
+def rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps):
+    """y = x rrms w, rrms = 1 / sqrt(mean(x^2) + eps): dy = rrms (t - x rrms^2 mean(x t)) w."""
+    F = ops_for(input_t)
+    if eps is None:
+        eps = float(np.finfo(input.dtype).eps)
+    dims = _trailing(input, normalized_shape)
+    rrms = 1.0 / F.sqrt(F.mean(input * input, dims, True) + eps)
+    tangent = rrms * (input_t - input * rrms * rrms * F.mean(input * input_t, dims, True))
+    return tangent if weight is None else tangent * weight
