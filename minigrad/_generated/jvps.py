@@ -4276,7 +4276,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2599).
 
-        result: via_backward('linalg_svdvals', [A], {}, [A_t])  (via_backward)
+        result: svdvals_jvp(A_t, A)
     """
     A_t = tangent_of(A)
     with PAUSED:
@@ -4287,8 +4287,8 @@ def linalg_svdvals(A):
         F = formulas(OPS)
         result_t = None
         if A_t is not None:
-            result_t = add_term(result_t, F.via_backward('linalg_svdvals', [A], {}, [A_t]))
-    return attach(result, result_t, ('linalg_svdvals (via_backward)', 'derivatives.yaml', 2602, "via_backward('linalg_svdvals', [A], {}, [A_t])"))
+            result_t = add_term(result_t, F.svdvals_jvp(A_t, A))
+    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 2602, 'svdvals_jvp(A_t, A)'))
 
 
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
@@ -4964,7 +4964,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3034).
 
-        result: via_backward('_batch_norm_training', [input, weight, bias, eps], {}, [input_t, weight_t, bias_t])  (via_backward)
+        result: batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -4976,15 +4976,19 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         result = out
         F = formulas(OPS)
         result_t = None
-        if bias_t is not None or input_t is not None or weight_t is not None:
-            result_t = add_term(result_t, F.via_backward('_batch_norm_training', [input, weight, bias, eps], {}, [input_t, weight_t, bias_t]))
-    return attach(result, result_t, ('_batch_norm_training (via_backward)', 'derivatives.yaml', 3039, "via_backward('_batch_norm_training', [input, weight, bias, eps], {}, [input_t, weight_t, bias_t])"))
+        if input_t is not None:
+            result_t = add_term(result_t, F.batch_norm_input_jvp(input_t, input, weight, eps))
+        if weight_t is not None:
+            result_t = add_term(result_t, F._batch_norm_training(input, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
+        if bias_t is not None:
+            result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
+    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3039, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3047).
 
-        result: via_backward('group_norm', [input, num_groups, weight, bias, eps], {}, [input_t, weight_t, bias_t])  (via_backward)
+        result: group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
     input_t = tangent_of(input)
     weight_t = tangent_of(weight)
@@ -4996,9 +5000,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         result = out
         F = formulas(OPS)
         result_t = None
-        if bias_t is not None or input_t is not None or weight_t is not None:
-            result_t = add_term(result_t, F.via_backward('group_norm', [input, num_groups, weight, bias, eps], {}, [input_t, weight_t, bias_t]))
-    return attach(result, result_t, ('group_norm (via_backward)', 'derivatives.yaml', 3052, "via_backward('group_norm', [input, num_groups, weight, bias, eps], {}, [input_t, weight_t, bias_t])"))
+        if input_t is not None:
+            result_t = add_term(result_t, F.group_norm_input_jvp(input_t, input, num_groups, weight, eps))
+        if weight_t is not None:
+            result_t = add_term(result_t, F.group_norm(input, num_groups, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
+        if bias_t is not None:
+            result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
+    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3052, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):

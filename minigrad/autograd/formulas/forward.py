@@ -6,7 +6,8 @@ from minigrad.autograd.formulas.core import ops_for
 
 __all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick", "solve_jvp_rhs",
            "matrix_power_jvp", "triangular_part", "cholesky_jvp", "eigh_jvp", "eigvalsh_jvp",
-           "layer_norm_input_jvp", "rms_norm_input_jvp"]
+           "layer_norm_input_jvp", "rms_norm_input_jvp", "channel_view", "batch_norm_input_jvp",
+           "group_norm_input_jvp", "svdvals_jvp"]
 
 
 def ones_like(x):
@@ -170,17 +171,41 @@ def _trailing(x, normalized_shape):
     return tuple(range(x.ndim - count, x.ndim))
 
 
-def layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps):
-    """d xhat = rstd (t' - xhat mean(xhat t')) with t' = t - mean(t) over the normalized dims,
-    times the weight."""
-    F = ops_for(input_t)
-    dims = _trailing(input, normalized_shape)
-    centered = input - F.mean(input, dims, True)
+def _normalized_jvp(x, t, dims, eps):
+    """The tangent of xhat = (x - mean) / sqrt(var + eps) over ``dims``:
+    rstd (t' - xhat mean(xhat t')) with t' = t - mean(t)."""
+    F = ops_for(t)
+    centered = x - F.mean(x, dims, True)
     rstd = 1.0 / F.sqrt(F.mean(centered * centered, dims, True) + eps)
     xhat = centered * rstd
-    t = input_t - F.mean(input_t, dims, True)
-    tangent = rstd * (t - xhat * F.mean(xhat * t, dims, True))
+    t = t - F.mean(t, dims, True)
+    return rstd * (t - xhat * F.mean(xhat * t, dims, True))
+
+
+def layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps):
+    tangent = _normalized_jvp(input, input_t, _trailing(input, normalized_shape), eps)
     return tangent if weight is None else tangent * weight
+
+
+def channel_view(v, ndim):
+    """A per-channel (C,) vector shaped to broadcast along dim 1 of an (N, C, ...) input."""
+    if v is None:
+        return None
+    return ops_for(v).reshape(v, (v.shape[0],) + (1,) * (ndim - 2))
+
+
+def batch_norm_input_jvp(input_t, input, weight, eps):
+    dims = (0,) + tuple(range(2, input.ndim))
+    tangent = _normalized_jvp(input, input_t, dims, eps)
+    return tangent if weight is None else tangent * channel_view(weight, input.ndim)
+
+
+def group_norm_input_jvp(input_t, input, num_groups, weight, eps):
+    F = ops_for(input_t)
+    grouped = (input.shape[0], num_groups, -1)
+    tangent = F.reshape(_normalized_jvp(F.reshape(input, grouped), F.reshape(input_t, grouped),
+                                        (2,), eps), tuple(input.shape))
+    return tangent if weight is None else tangent * channel_view(weight, input.ndim)
 
 
 def rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps):
@@ -192,3 +217,10 @@ def rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps):
     rrms = 1.0 / F.sqrt(F.mean(input * input, dims, True) + eps)
     tangent = rrms * (input_t - input * rrms * rrms * F.mean(input * input_t, dims, True))
     return tangent if weight is None else tangent * weight
+
+
+def svdvals_jvp(A_t, A):
+    """dS = diag(U^T dA V) with the reduced SVD (singular values distinct)."""
+    F = ops_for(A_t)
+    U, _, Vh = F.linalg_svd(A, False)
+    return F.diagonal(F.matmul(_mT(U), F.matmul(A_t, _mT(Vh))), 0, -2, -1)
