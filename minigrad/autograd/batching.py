@@ -412,6 +412,33 @@ def rule_vdot(fn, self, other):
     return rule_matmul(TENSORS.matmul, self, other)
 
 
+def rule_sum_to_size(fn, self, size):
+    return rule_sum_to(fn, self, tuple(size))
+
+
+def rule_repeat(fn, self, repeats):
+    value = _align(self, len(repeats))
+    return Batched(fn(value, (1,) + tuple(repeats)))
+
+
+def rule_tile(fn, self, dims):
+    dims = (1,) * (self.ndim - len(dims)) + tuple(dims)
+    return rule_repeat(TENSORS.repeat, self, dims)
+
+
+def rule_roll(fn, self, shifts, dims=None):
+    if dims is None:  # rolls the flattened tensor
+        flat = self.value.reshape((self.value.shape[0], -1))
+        return Batched(fn(flat, shifts, (1,)).reshape(self.value.shape))
+    return Batched(fn(self.value, shifts, _dims(tuple(dims) if not isinstance(dims, int)
+                                                   else (dims,), self.ndim)))
+
+
+def rule_linalg_vecdot(fn, x, y, *, dim=-1):
+    ndim = max(_ndim(x), _ndim(y))
+    return Batched(fn(_align(x, ndim), _align(y, ndim), dim=dim if dim < 0 else dim - ndim))
+
+
 def rule_mm(fn, self, mat2):
     return rule_matmul(TENSORS.matmul, self, mat2)
 
