@@ -439,6 +439,65 @@ def rule_linalg_vecdot(fn, x, y, *, dim=-1):
     return Batched(fn(_align(x, ndim), _align(y, ndim), dim=dim if dim < 0 else dim - ndim))
 
 
+def _fold(fn, x, spatial, *args, **kwargs):
+    """An (N, C, *spatial) op on a batched input: the batch dim folds into N (an unbatched
+    (C, *spatial) input's batch dim simply is N)."""
+    value = x.value
+    if x.ndim == spatial + 1:
+        return Batched(fn(value, *args, **kwargs))
+    size, n = value.shape[0], value.shape[1]
+    out = fn(value.reshape((size * n,) + tuple(value.shape[2:])), *args, **kwargs)
+    return Batched(out.reshape((size, n) + tuple(out.shape[1:])))
+
+
+def rule_avg_pool1d(fn, input, *args, **kwargs):
+    return _fold(fn, input, 1, *args, **kwargs)
+
+
+def rule_avg_pool2d(fn, input, *args, **kwargs):
+    return _fold(fn, input, 2, *args, **kwargs)
+
+
+def rule_adaptive_avg_pool1d(fn, input, output_size):
+    return _fold(fn, input, 1, output_size)
+
+
+def rule_adaptive_avg_pool2d(fn, input, output_size):
+    return _fold(fn, input, 2, output_size)
+
+
+def _conv_rule(fn, spatial, input, weight, *args, **kwargs):
+    if isinstance(weight, Batched) or not isinstance(input, Batched):
+        return loop(fn, (input, weight) + args, kwargs)
+    return _fold(fn, input, spatial, weight, *args, **kwargs)
+
+
+def rule_conv1d(fn, input, weight, *args, **kwargs):
+    return _conv_rule(fn, 1, input, weight, *args, **kwargs)
+
+
+def rule_conv2d(fn, input, weight, *args, **kwargs):
+    return _conv_rule(fn, 2, input, weight, *args, **kwargs)
+
+
+def rule_conv_transpose1d(fn, input, weight, *args, **kwargs):
+    return _conv_rule(fn, 1, input, weight, *args, **kwargs)
+
+
+def rule_conv_transpose2d(fn, input, weight, *args, **kwargs):
+    return _conv_rule(fn, 2, input, weight, *args, **kwargs)
+
+
+def rule_embedding(fn, input, weight, *args, **kwargs):
+    """Rows of a batched weight: index after the batch dim (max_norm would renormalize the
+    weight itself, so that case loops)."""
+    if isinstance(input, Batched) or (len(args) > 1 and args[1] is not None) \
+            or kwargs.get("max_norm") is not None:
+        return loop(fn, (input, weight) + args, kwargs)
+    index = input._data if isinstance(input, _tensor.Tensor) else np.asarray(input)
+    return Batched(weight.value[:, index])
+
+
 def rule_mm(fn, self, mat2):
     return rule_matmul(TENSORS.matmul, self, mat2)
 
