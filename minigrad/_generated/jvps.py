@@ -1946,7 +1946,7 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """Forward derivative of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1296).
 
-        result: via_backward('cumprod', [self, dim], {'dtype': dtype}, [self_t])  (via_backward)
+        result: cumprod_jvp(self_t, self, result, dim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1958,8 +1958,8 @@ def cumprod(input, dim, *, dtype=None):
         F = formulas(OPS)
         result_t = None
         if self_t is not None:
-            result_t = add_term(result_t, F.via_backward('cumprod', [self_, dim], {'dtype': dtype}, [self_t]))
-    return attach(result, result_t, ('cumprod (via_backward)', 'derivatives.yaml', 1300, "via_backward('cumprod', [self, dim], {'dtype': dtype}, [self_t])"))
+            result_t = add_term(result_t, F.cumprod_jvp(self_t, self_, result, dim))
+    return attach(result, result_t, ('cumprod', 'derivatives.yaml', 1300, 'cumprod_jvp(self_t, self, result, dim)'))
 
 
 def logcumsumexp(input, dim):
@@ -4294,7 +4294,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2609).
 
-        result: via_backward('linalg_pinv', [A], {'atol': atol, 'rtol': rtol, 'hermitian': hermitian}, [A_t])  (via_backward)
+        result: pinv_jvp(A, result, A_t)
     """
     A_t = tangent_of(A)
     with PAUSED:
@@ -4305,14 +4305,14 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         F = formulas(OPS)
         result_t = None
         if A_t is not None:
-            result_t = add_term(result_t, F.via_backward('linalg_pinv', [A], {'atol': atol, 'rtol': rtol, 'hermitian': hermitian}, [A_t]))
-    return attach(result, result_t, ('linalg_pinv (via_backward)', 'derivatives.yaml', 2612, "via_backward('linalg_pinv', [A], {'atol': atol, 'rtol': rtol, 'hermitian': hermitian}, [A_t])"))
+            result_t = add_term(result_t, F.pinv_jvp(A, result, A_t))
+    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 2612, 'pinv_jvp(A, result, A_t)'))
 
 
 def pinverse(input, rcond=1e-15):
     """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2620).
 
-        result: via_backward('pinverse', [self, rcond], {}, [self_t])  (via_backward)
+        result: pinv_jvp(self, result, self_t)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -4324,8 +4324,8 @@ def pinverse(input, rcond=1e-15):
         F = formulas(OPS)
         result_t = None
         if self_t is not None:
-            result_t = add_term(result_t, F.via_backward('pinverse', [self_, rcond], {}, [self_t]))
-    return attach(result, result_t, ('pinverse (via_backward)', 'derivatives.yaml', 2623, "via_backward('pinverse', [self, rcond], {}, [self_t])"))
+            result_t = add_term(result_t, F.pinv_jvp(self_, result, self_t))
+    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 2623, 'pinv_jvp(self, result, self_t)'))
 
 
 def svd(input, some=True, compute_uv=True):

@@ -7,7 +7,7 @@ from minigrad.autograd.formulas.core import ops_for
 __all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick", "solve_jvp_rhs",
            "matrix_power_jvp", "triangular_part", "cholesky_jvp", "eigh_jvp", "eigvalsh_jvp",
            "layer_norm_input_jvp", "rms_norm_input_jvp", "channel_view", "batch_norm_input_jvp",
-           "group_norm_input_jvp", "svdvals_jvp"]
+           "group_norm_input_jvp", "svdvals_jvp", "pinv_jvp", "cumprod_jvp"]
 
 
 def ones_like(x):
@@ -224,3 +224,35 @@ def svdvals_jvp(A_t, A):
     F = ops_for(A_t)
     U, _, Vh = F.linalg_svd(A, False)
     return F.diagonal(F.matmul(_mT(U), F.matmul(A_t, _mT(Vh))), 0, -2, -1)
+
+
+def pinv_jvp(A, pinvA, A_t):
+    """PyTorch's pinv_jvp (real case), choosing the products of the smallest size."""
+    F = ops_for(A_t)
+    m, n = A.shape[-2], A.shape[-1]
+    dAh, pinvAh = _mT(A_t), _mT(pinvA)
+    if m <= n:
+        K = F.matmul(pinvAh, dAh)
+        return (F.matmul(pinvA, K - _mT(K) - F.matmul(K, F.matmul(A, pinvA)))
+                + F.matmul(dAh - F.matmul(pinvA, F.matmul(A, dAh)), F.matmul(pinvAh, pinvA)))
+    K = F.matmul(pinvA, A_t)
+    Kh = _mT(K)
+    return (F.matmul(Kh - K - F.matmul(F.matmul(pinvA, A), Kh), pinvA)
+            + F.matmul(F.matmul(pinvA, pinvAh), dAh - F.matmul(F.matmul(dAh, A), pinvA)))
+
+
+def cumprod_jvp(self_t, self, result, dim):
+    """PyTorch's cumprod_jvp: cumsum(t / x) * result where no zero came yet; from the first
+    zero of each line on, the cumprod of x with t in place of that zero (then 0 after a
+    second zero)."""
+    F = ops_for(self_t)
+    data = self._data if isinstance(self, _tensor.Tensor) else np.asarray(self)
+    zeros = data == 0
+    if data.ndim == 0:
+        return F.where(zeros, self_t, self_t / self * result)
+    first_zero = zeros & (np.cumsum(zeros, axis=dim) == 1)
+    after_first = np.cumsum(first_zero, axis=dim) > 0
+    safe = F.where(zeros, 1.0, self)
+    generic = F.cumsum(F.where(zeros, 0.0, self_t / safe), dim) * result
+    replaced = F.cumprod(F.where(first_zero, self_t, self), dim)
+    return F.where(after_first, replaced, generic)
