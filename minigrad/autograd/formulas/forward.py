@@ -7,7 +7,8 @@ from minigrad.autograd.formulas.core import ops_for
 __all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick", "solve_jvp_rhs",
            "matrix_power_jvp", "triangular_part", "cholesky_jvp", "eigh_jvp", "eigvalsh_jvp",
            "layer_norm_input_jvp", "rms_norm_input_jvp", "channel_view", "batch_norm_input_jvp",
-           "group_norm_input_jvp", "svdvals_jvp", "pinv_jvp", "cumprod_jvp"]
+           "group_norm_input_jvp", "svdvals_jvp", "pinv_jvp", "cumprod_jvp",
+           "sum_over_classes"]
 
 
 def ones_like(x):
@@ -256,3 +257,12 @@ def cumprod_jvp(self_t, self, result, dim):
     generic = F.cumsum(F.where(zeros, 0.0, self_t / safe), dim) * result
     replaced = F.cumprod(F.where(first_zero, self_t, self), dim)
     return F.where(after_first, replaced, generic)
+
+
+def sum_over_classes(x, result):
+    """``x`` (shaped like cross_entropy's input) summed down to the loss ``result``: over the
+    class dim for reduction='none', over everything for a scalar loss."""
+    F = ops_for(x)
+    if result.ndim == 0:
+        return F.sum(x)
+    return F.sum(x, 1)
