@@ -3280,7 +3280,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trapezoid_x(y, x, *, dim=-1):
     """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2055).
 
-        result: via_backward('trapezoid_x', [y, x], {'dim': dim}, [y_t, x_t])  (via_backward)
+        result: trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)
     """
     y_t = tangent_of(y)
     x_t = tangent_of(x)
@@ -3291,9 +3291,11 @@ def trapezoid_x(y, x, *, dim=-1):
         result = out
         F = formulas(OPS)
         result_t = None
-        if x_t is not None or y_t is not None:
-            result_t = add_term(result_t, F.via_backward('trapezoid_x', [y, x], {'dim': dim}, [y_t, x_t]))
-    return attach(result, result_t, ('trapezoid.x (via_backward)', 'derivatives.yaml', 2059, "via_backward('trapezoid_x', [y, x], {'dim': dim}, [y_t, x_t])"))
+        if y_t is not None:
+            result_t = add_term(result_t, F.trapezoid_x(y_t, x, dim=dim))
+        if x_t is not None:
+            result_t = add_term(result_t, F.trapezoid_x(y, x_t, dim=dim))
+    return attach(result, result_t, ('trapezoid.x', 'derivatives.yaml', 2059, 'trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)'))
 
 
 def trapezoid_dx(y, *, dx=1, dim=-1):
