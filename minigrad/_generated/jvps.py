@@ -4242,7 +4242,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2573).
 
-        Q, R: pick(via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])  (via_backward)
+        Q, R: qr_jvp(A_t, Q, R, mode)
     """
     A_t = tangent_of(A)
     with PAUSED:
@@ -4253,14 +4253,14 @@ def linalg_qr(A, mode='reduced'):
         F = formulas(OPS)
         Q_t = R_t = None
         if A_t is not None:
-            Q_t, R_t = F.pick(F.via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])
-    return out._make((attach(Q, Q_t, ('linalg_qr (via_backward)', 'derivatives.yaml', 2576, "pick(via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])")), attach(R, R_t, ('linalg_qr (via_backward)', 'derivatives.yaml', 2576, "pick(via_backward('linalg_qr', [A, mode], {}, [A_t]), [0, 1])")),))
+            Q_t, R_t = F.qr_jvp(or_zeros(A_t, A), Q, R, mode)
+    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 2576, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 2576, 'qr_jvp(A_t, Q, R, mode)')),))
 
 
 def linalg_svd(A, full_matrices=True):
     """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2585).
 
-        U, S, Vh: pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])  (via_backward)
+        U, S, Vh: svd_jvp(A_t, U, S, Vh, full_matrices)
     """
     A_t = tangent_of(A)
     with PAUSED:
@@ -4271,8 +4271,8 @@ def linalg_svd(A, full_matrices=True):
         F = formulas(OPS)
         U_t = S_t = Vh_t = None
         if A_t is not None:
-            U_t, S_t, Vh_t = F.pick(F.via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])
-    return out._make((attach(U, U_t, ('linalg_svd (via_backward)', 'derivatives.yaml', 2588, "pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])")), attach(S, S_t, ('linalg_svd (via_backward)', 'derivatives.yaml', 2588, "pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])")), attach(Vh, Vh_t, ('linalg_svd (via_backward)', 'derivatives.yaml', 2588, "pick(via_backward('linalg_svd', [A, full_matrices], {}, [A_t]), [0, 1, 2])")),))
+            U_t, S_t, Vh_t = F.svd_jvp(or_zeros(A_t, A), U, S, Vh, full_matrices)
+    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 2588, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 2588, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 2588, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
 
 
 def linalg_svdvals(A):
@@ -4333,7 +4333,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2628).
 
-        U, S, V: pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])  (via_backward)
+        U, S, V: torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -4345,14 +4345,14 @@ def svd(input, some=True, compute_uv=True):
         F = formulas(OPS)
         U_t = S_t = V_t = None
         if self_t is not None:
-            U_t, S_t, V_t = F.pick(F.via_backward('svd', [self_, some, compute_uv], {}, [self_t]), [0, 1, 2])
-    return out._make((attach(U, U_t, ('svd (via_backward)', 'derivatives.yaml', 2631, "pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])")), attach(S, S_t, ('svd (via_backward)', 'derivatives.yaml', 2631, "pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])")), attach(V, V_t, ('svd (via_backward)', 'derivatives.yaml', 2631, "pick(via_backward('svd', [self, some, compute_uv], {}, [self_t]), [0, 1, 2])")),))
+            U_t, S_t, V_t = F.torch_svd_jvp(or_zeros(self_t, self_), self_, U, S, V, some, compute_uv)
+    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 2631, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 2631, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 2631, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
 
 
 def qr(input, some=True):
     """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2638).
 
-        Q, R: pick(via_backward('qr', [self, some], {}, [self_t]), [0, 1])  (via_backward)
+        Q, R: qr_jvp(self_t, Q, R, qr_mode(some))
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -4364,8 +4364,8 @@ def qr(input, some=True):
         F = formulas(OPS)
         Q_t = R_t = None
         if self_t is not None:
-            Q_t, R_t = F.pick(F.via_backward('qr', [self_, some], {}, [self_t]), [0, 1])
-    return out._make((attach(Q, Q_t, ('qr (via_backward)', 'derivatives.yaml', 2641, "pick(via_backward('qr', [self, some], {}, [self_t]), [0, 1])")), attach(R, R_t, ('qr (via_backward)', 'derivatives.yaml', 2641, "pick(via_backward('qr', [self, some], {}, [self_t]), [0, 1])")),))
+            Q_t, R_t = F.qr_jvp(or_zeros(self_t, self_), Q, R, F.qr_mode(some))
+    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 2641, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 2641, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):

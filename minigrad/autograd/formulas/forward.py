@@ -8,7 +8,7 @@ __all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick", "
            "matrix_power_jvp", "triangular_part", "cholesky_jvp", "eigh_jvp", "eigvalsh_jvp",
            "layer_norm_input_jvp", "rms_norm_input_jvp", "channel_view", "batch_norm_input_jvp",
            "group_norm_input_jvp", "svdvals_jvp", "pinv_jvp", "cumprod_jvp",
-           "sum_over_classes"]
+           "sum_over_classes", "svd_jvp", "torch_svd_jvp", "qr_jvp"]
 
 
 def ones_like(x):
@@ -266,3 +266,69 @@ def sum_over_classes(x, result):
     if result.ndim == 0:
         return F.sum(x)
     return F.sum(x, 1)
+
+
+def _eye_like(values, n):
+    eye = np.eye(n, dtype=values.dtype)
+    return _tensor._wrap(eye) if isinstance(values, _tensor.Tensor) else eye
+
+
+def svd_jvp(A_t, U, S, Vh, full_matrices):
+    """(dU, dS, dVh) of A = U diag(S) Vh (PyTorch's linalg_svd_jvp, real case): with
+    dP = U^T dA V, dS = diag(dP), dU = U (sym(dP S) / E) + (I - U U^T) dA V S^-1 and
+    dVh = -(sym(S dP) / E) Vh + S^-1 U^T dA (I - V Vh), E_ij = S_j^2 - S_i^2 off the diagonal."""
+    F = ops_for(A_t)
+    m, n, k = A_t.shape[-2], A_t.shape[-1], S.shape[-1]
+    if full_matrices and m != n:
+        raise RuntimeError("linalg.svd: forward-mode AD with full_matrices=True needs a square "
+                           "matrix (the extra singular vectors are not unique); use "
+                           "full_matrices=False")
+    V = _mT(Vh)
+    dP = F.matmul(_mT(U), F.matmul(A_t, V))
+    dS = F.diagonal(dP, 0, -2, -1)
+    eye = _eye_like(S, k)
+    S2 = S * S
+    E = F.unsqueeze(S2, -2) - F.unsqueeze(S2, -1) + eye
+    off = 1.0 - eye
+    dU_inner = dP * F.unsqueeze(S, -2)
+    dU = F.matmul(U, (dU_inner + _mT(dU_inner)) / E * off)
+    if m > k:
+        dAV = F.matmul(A_t, V)
+        dU = dU + (dAV - F.matmul(U, F.matmul(_mT(U), dAV))) / F.unsqueeze(S, -2)
+    dVh_inner = dP * F.unsqueeze(S, -1)
+    dVh = -F.matmul((dVh_inner + _mT(dVh_inner)) / E * off, Vh)
+    if n > k:
+        UtdA = F.matmul(_mT(U), A_t)
+        dVh = dVh + (UtdA - F.matmul(F.matmul(UtdA, V), Vh)) / F.unsqueeze(S, -1)
+    return dU, dS, dVh
+
+
+def torch_svd_jvp(self_t, self, U, S, V, some, compute_uv):
+    """torch.svd's outputs (U, S, V); without compute_uv, U and V are zeros (constant)."""
+    F = ops_for(self_t)
+    if not compute_uv:
+        U_, _, Vh_ = F.linalg_svd(self, False)
+        dS = F.diagonal(F.matmul(_mT(U_), F.matmul(self_t, _mT(Vh_))), 0, -2, -1)
+        return U * 0.0, dS, V * 0.0
+    dU, dS, dVh = svd_jvp(self_t, U, S, _mT(V), not some)
+    return dU, dS, _mT(dVh)
+
+
+def qr_jvp(A_t, Q, R, mode):
+    """(dQ, dR) of A = QR (PyTorch's linalg_qr_jvp): for m >= n, with X = Q^T dA R^-1,
+    dR = syminv(X + X^T) R and dQ = dA R^-1 - Q syminv(X + X^T), syminv taking the upper
+    triangle with the diagonal halved; for m < n through the first m columns."""
+    F = ops_for(A_t)
+    m, n = A_t.shape[-2], A_t.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                           "and nrows > ncols.")
+    if m >= n:
+        dARinv = F.linalg_solve_triangular(R, A_t, upper=True, left=False)
+        X = F.matmul(_mT(Q), dARinv)
+        sym = X + _mT(X)
+        inner = F.triu(sym, 1) + 0.5 * F.diag_embed(F.diagonal(sym, 0, -2, -1))
+        return dARinv - F.matmul(Q, inner), F.matmul(inner, R)
+    dQ, dR1 = qr_jvp(F.narrow(A_t, -1, 0, m), Q, F.narrow(R, -1, 0, m), mode)
+    dR2 = F.matmul(_mT(Q), F.narrow(A_t, -1, m, n - m) - F.matmul(dQ, F.narrow(R, -1, m, n - m)))
+    return dQ, F.cat([dR1, dR2], -1)
