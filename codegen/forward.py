@@ -149,6 +149,8 @@ class ForwardView:
                     and not set(term.tangents) & lists  # a list's None entries are zeros
                 code = term.code if single or f.kind == "via_backward" \
                     else _fill_zeros(term.code, term.tangents)
+                if f.kind == "via_backward":
+                    code = _op_of_own_package(code)
                 result.append((condition, targets, code, term.negate, len(f.outputs) > 1))
         return result
 
@@ -200,6 +202,16 @@ def _public(arg, args):
     if arg.name == "self" and not any(a.name == "input" for a in args):
         return "input"
     return arg.name
+
+
+def _op_of_own_package(code):
+    """via_backward('op', ...) -> via_backward(OPS.op, ...): the generated package's own op."""
+    tree = ast.parse(code, mode="eval")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "via_backward":
+            name = node.args[0].value
+            node.args[0] = ast.Attribute(ast.Name("OPS", ast.Load()), name, ast.Load())
+    return ast.unparse(tree)
 
 
 def _fill_zeros(code, tangents):

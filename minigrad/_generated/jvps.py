@@ -1965,7 +1965,7 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """Forward derivative of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1311).
 
-        result: via_backward('logcumsumexp', [self, dim], {}, [self_t])  (via_backward)
+        result: logcumsumexp_jvp(self_t, self, result, dim)
     """
     self_ = input
     self_t = tangent_of(self_)
@@ -1977,8 +1977,8 @@ def logcumsumexp(input, dim):
         F = formulas(OPS)
         result_t = None
         if self_t is not None:
-            result_t = add_term(result_t, F.via_backward('logcumsumexp', [self_, dim], {}, [self_t]))
-    return attach(result, result_t, ('logcumsumexp (via_backward)', 'derivatives.yaml', 1314, "via_backward('logcumsumexp', [self, dim], {}, [self_t])"))
+            result_t = add_term(result_t, F.logcumsumexp_jvp(self_t, self_, result, dim))
+    return attach(result, result_t, ('logcumsumexp', 'derivatives.yaml', 1314, 'logcumsumexp_jvp(self_t, self, result, dim)'))
 
 
 def var_default(input, dim=None, *, correction=None, keepdim=False):

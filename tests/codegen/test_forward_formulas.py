@@ -46,6 +46,18 @@ def test_a_right_forward_formula_passes_its_generated_checks(tmp_path, monkeypat
         tests.test_forward_over_reverse(*row)
 
 
+def test_via_backward_transposes_the_backward_formula(tmp_path, monkeypatch):
+    functions, tests = _generated(tmp_path, monkeypatch, MULB.format(result="via_backward"), "fwvia")
+    for row in _forward_rows(tests, "mulb"):
+        tests.test_forward_derivative(*row)
+    import minigrad as mg
+    import minigrad.autograd.forward_ad as fwAD
+    with fwAD.dual_level():
+        out = functions.mulb(fwAD.make_dual(mg.tensor([2.0, 3.0]), mg.tensor([1.0, 10.0])),
+                             mg.tensor([5.0, 7.0]))
+        np.testing.assert_allclose(fwAD.unpack_dual(out).tangent.numpy(), [5.0, 70.0])
+
+
 def test_a_wrong_forward_formula_fails_naming_op_input_formula_and_line(tmp_path, monkeypatch):
     wrong = "self_t * other + other_t * self * 1.01"
     _, tests = _generated(tmp_path, monkeypatch, MULB.format(result=wrong), "fwwrong")

@@ -8,7 +8,8 @@ __all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick", "
            "matrix_power_jvp", "triangular_part", "cholesky_jvp", "eigh_jvp", "eigvalsh_jvp",
            "layer_norm_input_jvp", "rms_norm_input_jvp", "channel_view", "batch_norm_input_jvp",
            "group_norm_input_jvp", "svdvals_jvp", "pinv_jvp", "cumprod_jvp",
-           "sum_over_classes", "svd_jvp", "torch_svd_jvp", "qr_jvp"]
+           "sum_over_classes", "svd_jvp", "torch_svd_jvp", "qr_jvp",
+           "logcumsumexp_jvp"]
 
 
 def ones_like(x):
@@ -39,7 +40,7 @@ def _multilinear(fn, tensors, tangents):
     return total
 
 
-def via_backward(op_name, args, kwargs, tangents):
+def via_backward(op, args, kwargs, tangents):
     """The forward derivative J t of an op from its backward formula, by transposition:
     <J^T u, t> is linear in u, and its gradient in u is J t.  Used (and reported by
     codegen) for entries whose explicit forward formula is not written yet; costs one
@@ -48,19 +49,18 @@ def via_backward(op_name, args, kwargs, tangents):
     batched = next((t for t in tangents if isinstance(t, Batched)), None)
     if batched is not None:
         from minigrad._generated import functions  # lazy: generated code imports formulas
-        columns = [via_backward(op_name, args, kwargs,
+        columns = [via_backward(op, args, kwargs,
                                 [t.value[b] if isinstance(t, Batched) else t for t in tangents])
                    for b in range(batched.value.shape[0])]
         if isinstance(columns[0], tuple):
             return tuple(Batched(functions.stack([c[i] for c in columns]))
                          for i in range(len(columns[0])))
         return Batched(functions.stack(columns))
-    return _transposed(op_name, args, kwargs, tangents)
+    return _transposed(op, args, kwargs, tangents)
 
 
-def _transposed(op_name, args, kwargs, tangents):
-    from minigrad._generated import functions  # lazy: generated code imports the formulas
-    from minigrad.autograd import grad_mode  # lazy: as above
+def _transposed(op, args, kwargs, tangents):
+    from minigrad.autograd import grad_mode  # lazy: generated code imports the formulas
     from minigrad.autograd.api import grad  # lazy: the engine imports the formulas
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     differentiable = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
@@ -71,7 +71,7 @@ def _transposed(op_name, args, kwargs, tangents):
         args = list(args)
         for i in positions:
             args[i] = args[i].detach().requires_grad_()
-        out = getattr(functions, op_name)(*args, **kwargs)
+        out = op(*args, **kwargs)
         several = isinstance(out, tuple)
         every = list(out) if several else [out]
         outs = [o for o in every if o._data.dtype.kind == "f"]
@@ -332,3 +332,17 @@ def qr_jvp(A_t, Q, R, mode):
     dQ, dR1 = qr_jvp(F.narrow(A_t, -1, 0, m), Q, F.narrow(R, -1, 0, m), mode)
     dR2 = F.matmul(_mT(Q), F.narrow(A_t, -1, m, n - m) - F.matmul(dQ, F.narrow(R, -1, m, n - m)))
     return dQ, F.cat([dR1, dR2], -1)
+
+
+def logcumsumexp_jvp(self_t, self, result, dim):
+    """sum_{j <= i} t_j exp(x_j - r_i), with the positive and negative parts of t carried in
+    log space by logcumsumexp (as its backward does), so nothing over- or underflows."""
+    F = ops_for(self_t)
+    if self.ndim == 0:
+        return self_t * 1.0
+    lowest = float(np.finfo(np.result_type(self.dtype, np.float32)).min) / 8
+    log_abs = F.log(F.where(self_t == 0, 1.0, F.abs(self_t)))
+    positive = F.where(self_t > 0, log_abs, lowest)
+    negative = F.where(self_t < 0, log_abs, lowest)
+    return (F.exp(F.logcumsumexp(positive + self, dim) - result)
+            - F.exp(F.logcumsumexp(negative + self, dim) - result))
