@@ -498,6 +498,199 @@ def rule_embedding(fn, input, weight, *args, **kwargs):
     return Batched(weight.value[:, index])
 
 
+def _size(args):
+    return next(a for a in _flat(args) if isinstance(a, Batched)).value.shape[0]
+
+
+def _leading(fn, args, kwargs):
+    """Helpers that work on trailing dims and broadcast over leading ones (matrix functions,
+    normalizations over trailing dims): the batch dim is one more leading dim."""
+    ndim = max([_ndim(a) for a in args] + [_ndim(v) for v in kwargs.values()])
+    out = fn(*[_align(a, ndim) for a in args], **{k: _align(v, ndim) for k, v in kwargs.items()})
+    return tuple(Batched(o) for o in out) if isinstance(out, tuple) else Batched(out)
+
+
+def rule_cholesky_jvp(fn, *args):
+    return _leading(fn, args, {})
+
+
+def rule_eigh_jvp(fn, *args):
+    return _leading(fn, args, {})
+
+
+def rule_eigvalsh_jvp(fn, *args):
+    return _leading(fn, args, {})
+
+
+def rule_svd_jvp(fn, *args):
+    return _leading(fn, args, {})
+
+
+def rule_svdvals_jvp(fn, *args):
+    return _leading(fn, args, {})
+
+
+def rule_qr_jvp(fn, *args):
+    return _leading(fn, args, {})
+
+
+def rule_pinv_jvp(fn, *args):
+    return _leading(fn, args, {})
+
+
+def rule_matrix_power_jvp(fn, *args):
+    return _leading(fn, args, {})
+
+
+def rule_triangular_part(fn, *args):
+    return _leading(fn, args, {})
+
+
+def rule_layer_norm_input_jvp(fn, *args):
+    return _leading(fn, args, {})
+
+
+def rule_rms_norm_input_jvp(fn, *args):
+    return _leading(fn, args, {})
+
+
+def _negative(dim, ndim):
+    return None if dim is None else (dim % max(ndim, 1)) - max(ndim, 1)
+
+
+def rule_cumprod_jvp(fn, self_t, self, result, dim):
+    return _leading(fn, (self_t, self, result, _negative(dim, self.ndim) if self.ndim else dim), {})
+
+
+def rule_logcumsumexp_jvp(fn, self_t, self, result, dim):
+    return _leading(fn, (self_t, self, result, _negative(dim, self.ndim) if self.ndim else dim), {})
+
+
+def rule_channel_view(fn, v, ndim):
+    value = v.value
+    return Batched(value.reshape(tuple(value.shape[:2]) + (1,) * (ndim - 2)))
+
+
+def rule_sum_over_classes(fn, x, result):
+    if result.ndim == 0:
+        return Batched(x.value.sum(tuple(range(1, x.value.ndim))) if x.ndim else x.value)
+    return Batched(x.value.sum(2))
+
+
+def rule_diff(fn, self, n=1, dim=-1, prepend=None, append=None):
+    ndim = max(_ndim(self), _ndim(prepend), _ndim(append))
+    return Batched(fn(_full(self, ndim, [self, prepend, append]), n,
+                      _negative(dim, ndim), _full(prepend, ndim, [self, prepend, append]),
+                      _full(append, ndim, [self, prepend, append])))
+
+
+def _full(x, ndim, group):
+    """``x`` with the batch dim (expanded if it has none) and ``ndim`` logical dims."""
+    if x is None:
+        return None
+    size = _size(group)
+    if isinstance(x, Batched):
+        return _align(x, ndim)
+    return x.expand((size,) + tuple(x.shape))
+
+
+def rule_cross(fn, self, other, dim=None):
+    ndim = max(_ndim(self), _ndim(other))
+    if dim is None:
+        shape = np.broadcast_shapes(tuple(self.shape), tuple(other.shape))
+        dim = next(i for i, s in enumerate(shape) if s == 3)
+    group = [self, other]
+    return Batched(fn(_full(self, ndim, group), _full(other, ndim, group), _negative(dim, ndim)))
+
+
+def rule_linalg_cross(fn, self, other, *, dim=-1):
+    ndim = max(_ndim(self), _ndim(other))
+    group = [self, other]
+    return Batched(fn(_full(self, ndim, group), _full(other, ndim, group), dim=_negative(dim, ndim)))
+
+
+def rule_flipud(fn, self):
+    return Batched(self.value.flip((1,)))
+
+
+def rule_fliplr(fn, self):
+    return Batched(self.value.flip((2,)))
+
+
+def rule_rot90(fn, self, k=1, dims=(0, 1)):
+    return Batched(fn(self.value, k, _dims(tuple(dims), self.ndim)))
+
+
+def rule_masked_fill_Scalar(fn, self, mask, value):
+    return Batched(fn(self.value, mask, value))
+
+
+def _expanded_index(index, size):
+    array = index._data if isinstance(index, _tensor.Tensor) else np.asarray(index)
+    return _tensor._wrap(np.broadcast_to(array, (size,) + array.shape))
+
+
+def rule_scatter_value(fn, self, dim, index, value):
+    size = self.value.shape[0]
+    return Batched(fn(self.value, _shift(dim, self.ndim), _expanded_index(index, size), value))
+
+
+def rule_scatter_src(fn, self, dim, index, src):
+    size = _size([self, src])
+    ndim = max(_ndim(self), 1)
+    return Batched(fn(_full(self, _ndim(self), [self, src]), _shift(dim, ndim),
+                      _expanded_index(index, size), _full(src, _ndim(src), [self, src])))
+
+
+def rule_scatter_add(fn, self, dim, index, src):
+    return rule_scatter_src(fn, self, dim, index, src)
+
+
+def rule_index_add(fn, self, dim, index, source, *, alpha=1):
+    group = [self, source]
+    return Batched(fn(_full(self, _ndim(self), group), _shift(dim, _ndim(self)), index,
+                      _full(source, _ndim(source), group), alpha=alpha))
+
+
+def rule_take_along_dim(fn, self, indices, dim=None):
+    if dim is None:
+        return loop(fn, (self, indices, dim), {})
+    size = self.value.shape[0]
+    array = indices._data if isinstance(indices, _tensor.Tensor) else np.asarray(indices)
+    array = array.reshape((1,) * (self.ndim - array.ndim) + array.shape)
+    return Batched(fn(self.value, _tensor._wrap(np.broadcast_to(array, (size,) + array.shape)),
+                      _shift(dim, self.ndim)))
+
+
+def rule_getitem_backward(fn, self, shape, index):
+    parts = index if isinstance(index, tuple) else (index,)
+    advanced = [i for i, p in enumerate(parts)
+                if not (p is None or p is Ellipsis or isinstance(p, (slice, int)))]
+    if advanced and advanced[-1] - advanced[0] + 1 != len(advanced):
+        return loop(fn, (self, shape, index), {})
+    return Batched(fn(self.value, (self.value.shape[0],) + tuple(shape), (slice(None),) + parts))
+
+
+def rule_gather_backward(fn, self, dim, index, shape):
+    size = self.value.shape[0]
+    return Batched(fn(self.value, _shift(dim, len(shape)), _expanded_index(index, size),
+                      (size,) + tuple(shape)))
+
+
+def rule_pad(fn, input, pad, mode="constant", value=None):
+    if mode == "constant":
+        return Batched(fn(input.value, pad, mode, value))
+    return _fold(fn, input, len(pad) // 2, pad, mode, value)
+
+
+def rule_conv1d_padding(fn, input, weight, *args, **kwargs):
+    return _conv_rule(fn, 1, input, weight, *args, **kwargs)
+
+
+def rule_conv2d_padding(fn, input, weight, *args, **kwargs):
+    return _conv_rule(fn, 2, input, weight, *args, **kwargs)
+
+
 def rule_mm(fn, self, mat2):
     return rule_matmul(TENSORS.matmul, self, mat2)
 

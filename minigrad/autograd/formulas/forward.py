@@ -167,9 +167,10 @@ def eigvalsh_jvp(A_t, A, UPLO):
 
 # ------------------------------------------------------------------ normalization
 def _trailing(x, normalized_shape):
-    """The trailing dims ``normalized_shape`` (an int or a list, as torch) covers."""
+    """The trailing dims ``normalized_shape`` (an int or a list, as torch) covers, counted
+    from the end (so a leading batch of tangents does not move them)."""
     count = 1 if isinstance(normalized_shape, int) else len(normalized_shape)
-    return tuple(range(x.ndim - count, x.ndim))
+    return tuple(range(-count, 0))
 
 
 def _normalized_jvp(x, t, dims, eps):
