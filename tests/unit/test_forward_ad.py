@@ -223,3 +223,20 @@ def test_batched_level_refuses_tangents_of_another_batch_size():
         fwAD._make_dual_batched(x, mg.ones(3, 2))
         with pytest.raises(RuntimeError, match="same batch size"):
             fwAD.make_dual(x, mg.ones(2))
+
+
+def test_batched_forward_over_reverse_is_torch_func_hessian():
+    rng = np.random.default_rng(8)
+    w0, x0 = rng.standard_normal((6, 5)), rng.standard_normal(5)
+
+    def loss(lib, w, x):
+        h = lib.tanh(w @ x)
+        return (h ** 2).sum() + (x.reshape(5, 1) * x).sum(0).exp().mean() + h[1:4].max()
+
+    w = mg.tensor(w0)
+    with fwAD.dual_level():
+        x = fwAD._make_dual_batched(mg.tensor(x0, requires_grad=True), mg.eye(5, dtype=mg.float64))
+        g, = mg.autograd.grad(loss(mg, w, x), x)
+        ours = fwAD.unpack_dual(g).tangent.numpy()
+    theirs = torch.func.hessian(lambda v: loss(torch, torch.tensor(w0), v))(torch.tensor(x0))
+    np.testing.assert_allclose(ours, theirs.numpy(), rtol=1e-9, atol=1e-12)
