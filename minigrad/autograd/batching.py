@@ -554,6 +554,37 @@ def rule_rms_norm_input_jvp(fn, *args):
     return _leading(fn, args, {})
 
 
+def rule_batch_norm_input_jvp(fn, *args):
+    return _leading(fn, args, {})
+
+
+def rule_linalg_solve(fn, A, B, *, left=True):
+    """A batched right-hand side of matrices is a leading batch dim; vectors (ambiguous with
+    matrices once batched) and batched A loop."""
+    if isinstance(A, Batched) or B.ndim != A.ndim:
+        return loop(fn, (A, B), {"left": left})
+    return Batched(fn(A, _align(B, A.ndim), left=left))
+
+
+def rule_einsum_jvp(fn, equation, tensors, tangents):
+    """einsum with one more index letter for the batch of tangents."""
+    from minigrad.autograd.formulas.forward import _multilinear  # lazy: formulas import us
+    letter = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba"
+                  if c not in equation)
+    inputs, _, output = equation.replace(" ", "").partition("->")
+    specs = inputs.split(",")
+    if not output and "->" not in equation:
+        return loop(fn, (equation, tensors, tangents), {})  # implicit output: letters sorted
+
+    def one(operands):
+        which = [letter + spec if isinstance(op, Batched) else spec
+                 for spec, op in zip(specs, operands)]
+        values = [op.value if isinstance(op, Batched) else op for op in operands]
+        return Batched(TENSORS.einsum(",".join(which) + "->" + letter + output, values))
+
+    return _multilinear(one, tensors, tangents)
+
+
 def _negative(dim, ndim):
     return None if dim is None else (dim % max(ndim, 1)) - max(ndim, 1)
 

@@ -197,7 +197,8 @@ def channel_view(v, ndim):
 
 
 def batch_norm_input_jvp(input_t, input, weight, eps):
-    dims = (0,) + tuple(range(2, input.ndim))
+    # every dim but the channel dim, counted from the end (a batch of tangents leads)
+    dims = (-input.ndim,) + tuple(range(2 - input.ndim, 0))
     tangent = _normalized_jvp(input, input_t, dims, eps)
     return tangent if weight is None else tangent * channel_view(weight, input.ndim)
 
