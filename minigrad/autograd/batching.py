@@ -585,6 +585,29 @@ def rule_einsum_jvp(fn, equation, tensors, tangents):
     return _multilinear(one, tensors, tangents)
 
 
+def rule_group_norm_input_jvp(fn, input_t, input, num_groups, weight, eps):
+    """Per sample: the batch of tangents folds into N, the input repeated to match."""
+    value = input_t.value
+    size, shape = value.shape[0], tuple(input.shape)
+    folded = value.reshape((size * shape[0],) + shape[1:])
+    repeated = input.expand((size,) + shape).reshape((size * shape[0],) + shape[1:])
+    return Batched(fn(folded, repeated, num_groups, weight, eps).reshape((size,) + shape))
+
+
+def rule_trapezoid_dx(fn, y, *, dx=1, dim=-1):
+    return Batched(fn(y.value, dx=dx, dim=_negative(dim, y.ndim)))
+
+
+def rule_trapezoid_x(fn, y, x, *, dim=-1):
+    if isinstance(x, Batched) and x.ndim != _ndim(y):
+        return loop(fn, (y, x), {"dim": dim})
+    ndim = max(_ndim(y), _ndim(x))
+    group = [y, x]
+    y = _full(y, ndim, group)
+    x = _full(x, ndim, group) if isinstance(x, Batched) or _ndim(x) == ndim else x
+    return Batched(fn(y, x, dim=_negative(dim, ndim)))
+
+
 def _negative(dim, ndim):
     return None if dim is None else (dim % max(ndim, 1)) - max(ndim, 1)
 
