@@ -112,8 +112,10 @@ def _make_dual(tensor, tangent, level, batched):
     if batched:
         _load_batching()
     if batch != state.batch_size and (state.batch_size is not None or state.unbatched):
+        have = f"a batch of {state.batch_size}" if state.batch_size is not None else "no batch dim"
+        got = f"a batch of {batch}" if batch is not None else "none"
         raise RuntimeError("All tangents of one forward AD level must have the same batch "
-                           f"size (this level has {state.batch_size}, got {batch}).")
+                           f"size (this level's tangents have {have}, got {got}).")
     state.batch_size, state.unbatched = batch, not batched
     from minigrad._generated import functions  # lazy: the generated modules import this one
     with PAUSED:
@@ -139,14 +141,42 @@ def unpack_dual(tensor, *, level=None):
 
 # ----------------------------------------------------------------- storage
 def stored_tangent(tensor):
-    """The tangent kept on ``tensor`` for the open level (with its batch dim), or None."""
+    """The tangent kept on ``tensor`` for the open level (with its batch dim), or None.
+
+    A view without a tangent of its own whose base has one gets the same view of the base's
+    tangent (as PyTorch: a view of a dual tensor is dual)."""
     extras = tensor._extras
-    if extras is None:
+    entry = extras.get("tangent") if extras is not None else None
+    if entry is not None and entry[0] == state.serial:
+        return entry[1]
+    base = tensor._base
+    if base is None:
         return None
-    entry = extras.get("tangent")
-    if entry is None or entry[0] != state.serial:
+    base_tangent = stored_tangent(base)
+    if base_tangent is None:
         return None
-    return entry[1]
+    own = _view_of(tensor, base, base_tangent)
+    if own is not None:
+        set_tangent(tensor, own)
+        return own
+    from minigrad.autograd.views import view_index  # lazy: views imports the generated ops
+    lead = base_tangent._data.shape[:base_tangent._data.ndim - base._data.ndim]
+    flat = base_tangent._data.reshape(lead + (-1,))
+    return _tensor._wrap(flat[(slice(None),) * len(lead) + (view_index(tensor._data, base._data),)])
+
+
+def _view_of(view, base, base_tangent):
+    """``base_tangent`` viewed as ``view`` looks into ``base`` (None where numpy cannot)."""
+    data, base_data, target = view._data, base._data, base_tangent._data
+    if not base_data.flags.c_contiguous or not target.flags.c_contiguous \
+            or target.dtype.itemsize != base_data.dtype.itemsize:
+        return None
+    lead = target.shape[:target.ndim - base_data.ndim]
+    offset = data.__array_interface__["data"][0] - base_data.__array_interface__["data"][0]
+    flat = target.reshape(lead + (-1,))
+    start = flat[(slice(None),) * len(lead) + (slice(offset // base_data.itemsize, None),)]
+    return _tensor._wrap(np.lib.stride_tricks.as_strided(
+        start, shape=lead + data.shape, strides=flat.strides[:len(lead)] + data.strides))
 
 
 def set_tangent(tensor, tangent):
@@ -351,28 +381,25 @@ def _write_tangent(tensor, tangent):
         np.copyto(own._data, tangent._data, casting="unsafe")
         own._version_counter[0] += 1
     else:
-        set_tangent(tensor, tangent.clone() if tangent is stored_tangent(tensor) else tangent)
+        set_tangent(tensor, tangent)
 
 
 def _tangent_of_view(view, tangent):
     """The view's tangent as the same view of its base's tangent (zeros made for a base that
-    had none), or None where the view cannot be expressed that way."""
+    had none).  Where numpy cannot express that view, the values go into the base's tangent
+    element by element and the view keeps its own tangent (returns None)."""
     base = view._base
     base_tangent = stored_tangent(base)
     lead = () if state.batch_size is None else (state.batch_size,)
     if base_tangent is None:
         base_tangent = _tensor._wrap(np.zeros(lead + tuple(base.shape), tangent._data.dtype))
         set_tangent(base, base_tangent)
-    data, base_data, target = view._data, base._data, base_tangent._data
-    if not base_data.flags.c_contiguous or not target.flags.c_contiguous \
-            or target.dtype.itemsize != base_data.dtype.itemsize:
+    own = _view_of(view, base, base_tangent)
+    if own is None:
+        from minigrad.autograd.views import view_index  # lazy: views imports the generated ops
+        flat = base_tangent._data.reshape(lead + (-1,))
+        flat[(slice(None),) * len(lead) + (view_index(view._data, base._data),)] = tangent._data
         return None
-    offset = data.__array_interface__["data"][0] - base_data.__array_interface__["data"][0]
-    flat = target.reshape(lead + (-1,))
-    start = flat[(slice(None),) * len(lead) + (slice(offset // base_data.itemsize, None),)]
-    strided = np.lib.stride_tricks.as_strided(
-        start, shape=lead + data.shape, strides=flat.strides[:len(lead)] + data.strides)
-    own = _tensor._wrap(strided)
     set_tangent(view, own)
     return own
 

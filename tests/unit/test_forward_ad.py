@@ -122,6 +122,11 @@ def test_inplace_on_a_view_updates_the_base_tangent_as_torch():
             base.exp_()
             results.append(fw.unpack_dual(seen).tangent.numpy().copy())
             results.append(fw.unpack_dual(base.t() if base.ndim == 2 else base.view(2, 2)).tangent.numpy())
+            root = t(np.zeros((4, 3)))
+            transposed = root.t()  # a non-contiguous view, made before anything had a tangent
+            transposed[1].copy_(fw.make_dual(t(np.ones(4)), t(np.arange(4.0))))
+            results.append(fw.unpack_dual(transposed).tangent.numpy().copy())
+            results.append(fw.unpack_dual(root[::2]).tangent.numpy().copy())
         return results
     for ours, theirs in zip(run(mg, fwAD), run(torch, tfwAD)):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12)
