@@ -10,6 +10,7 @@ import os
 import sys
 
 from codegen.emit import generated_ops, render_all, render_readme, stale_files, write_if_changed
+from codegen.forward import forward_report
 from codegen.errors import SpecError
 from codegen.load import load_registry
 
@@ -55,6 +56,8 @@ def main(argv=None):
     written = write_if_changed(files, options.root)
     print(f"{len(registry.ops)} ops; wrote {len(written)} of {len(files)} files"
           + ("".join(f"\n  {p}" for p in written)))
+    for line in forward_report(registry, options.root):
+        print(line)
     return 0
 
 

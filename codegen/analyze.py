@@ -201,3 +201,106 @@ class _Rewriter(ast.NodeTransformer):
 
 def _node_attr(name):
     return ast.Attribute(value=ast.Name("self", ast.Load()), attr=name, ctx=ast.Load())
+
+
+# ------------------------------------------------------------------ forward formulas
+def analyze_forward(text, outputs_defined, args, outputs, differentiable, vocabulary, where,
+                    line=0, kind="explicit"):
+    """Parse a forward (JVP) formula; return its :class:`ForwardFormula`.
+
+    In scope: the inputs, the outputs (`result` or their names), the tangents `<input>_t` of
+    the differentiable inputs, non-tensor arguments, and the formula vocabulary.  A sum of
+    terms is split at its top-level `+` / `-`, so that a term whose tangent is undefined
+    (None, "zero") is skipped, never materialized, as PyTorch does."""
+    from codegen.model import ForwardFormula, ForwardTerm
+    tree = _parse(text, where, "forward formula")
+    scope = _Scope(args, outputs, vocabulary)
+    tangent_names = {f"{name}_t" for name in differentiable}
+    pieces = _signed_terms(tree.body) if len(outputs_defined) == 1 else [(tree.body, False)]
+    terms, calls = [], set()
+    for piece, negate in pieces:
+        rewriter = _ForwardRewriter(scope, where, text.strip(), tangent_names, differentiable)
+        body = rewriter.visit(piece)
+        if not rewriter.tangents:
+            raise _error(where, f"in forward formula `{text.strip()}`: the term "
+                         f"`{ast.unparse(piece)}` names no tangent; a forward derivative is "
+                         f"linear in the tangents ({', '.join(sorted(tangent_names))})")
+        code = ast.unparse(ast.fix_missing_locations(ast.Expression(body)))
+        terms.append(ForwardTerm(code=code, tangents=tuple(sorted(rewriter.tangents)),
+                                 negate=negate))
+        calls |= rewriter.calls
+    return ForwardFormula(outputs=tuple(outputs_defined), kind=kind, text=text.strip(),
+                          terms=tuple(terms), calls=tuple(sorted(calls)), line=line)
+
+
+def _signed_terms(node, negate=False):
+    """`a + b - c` -> [(a, False), (b, False), (c, True)] (only the top-level sum)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        right_negate = negate != isinstance(node.op, ast.Sub)
+        return _signed_terms(node.left, negate) + _signed_terms(node.right, right_negate)
+    return [(node, negate)]
+
+
+def substitute_grad(text, tangent):
+    """A backward formula with `grad` replaced by a tangent (auto_element_wise)."""
+    tree = ast.parse(text.strip(), mode="eval")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "grad":
+            node.id = tangent
+    return ast.unparse(tree)
+
+
+class _ForwardRewriter(_Rewriter):
+    """Names of a forward formula: inputs, outputs and scalars are locals of the generated
+    JVP function; tangents are `<input>_t` locals; metadata is read with shape_of & co."""
+
+    def __init__(self, scope, where, text, tangent_names, differentiable):
+        super().__init__(scope, where, text)
+        self.tangent_names, self.differentiable = tangent_names, differentiable
+        self.tangents, self.calls = set(), set()
+
+    def fail(self, message):
+        raise _error(self.where, f"in forward formula `{self.text}`: {message}")
+
+    def visit_Call(self, node):
+        """Records the calls that receive a tangent: with batched tangents (jacfwd) those
+        run their batch rule (autograd/batching.py), or loop over the batch."""
+        if isinstance(node.func, ast.Name) and node.func.id in self.scope.vocabulary:
+            inside = {n.id for arg in list(node.args) + [k.value for k in node.keywords]
+                      for n in ast.walk(arg) if isinstance(n, ast.Name)}
+            if inside & self.tangent_names:
+                self.calls.add(node.func.id)
+        return super().visit_Call(node)
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name) and node.attr in METADATA_ATTRS:
+            name = node.value.id
+            if name in self.scope.tensor_args or name in self.scope.outputs or name in self.tangent_names:
+                local = self.visit_Name(ast.Name(name, ast.Load()))
+                return ast.Call(func=ast.Name(f"{node.attr}_of", ast.Load()), args=[local], keywords=[])
+        return super().visit_Attribute(node)
+
+    def visit_Subscript(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == "grads":
+            self.fail("forward formulas use tangents (`<input>_t`), not grads")
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        name, scope = node.id, self.scope
+        if name in self.tangent_names:
+            self.tangents.add(name)
+            return node
+        if name.endswith("_t") and (name[:-2] in scope.tensor_args or name[:-2] in scope.scalar_args):
+            self.fail(f"'{name}' is the tangent of '{name[:-2]}', which is not differentiable "
+                      f"here; tangents in scope: {', '.join(sorted(self.tangent_names)) or 'none'}")
+        if name == "grads" or name in scope.grad_names():
+            self.fail(f"unknown name '{name}': forward formulas use the tangents "
+                      f"{', '.join(sorted(self.tangent_names))}, not gradients")
+        if name in scope.tensor_args:
+            return ast.Name("self_" if name == "self" else name, ast.Load())
+        if name in scope.outputs or name in scope.scalar_args or name in FORMULA_BUILTINS:
+            return node
+        self.fail(f"unknown name '{name}'{self._several_outputs(name)}."
+                  f"{did_you_mean(name, self._known() | self.tangent_names)} In scope: the "
+                  "inputs, their tangents <input>_t, the outputs (result), non-tensor "
+                  "arguments, ops and formula helpers")

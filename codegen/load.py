@@ -146,7 +146,7 @@ def _build_op(fields, line, where, vocabulary, kernels):
     label = f"{where}:{{line}}: in entry '{base}{'.' + overload if overload else ''}'"
     arg_names = {a.name for a in args}
     for key, (value, key_line) in fields.items():
-        if key in KNOWN_KEYS or key in arg_names:
+        if key in KNOWN_KEYS or key in arg_names or _forward_key(key, outputs):
             continue
         key_hint, arg_hint = did_you_mean(key, KNOWN_KEYS), did_you_mean(key, arg_names)
         if isinstance(value, str) and key.isidentifier() and not key_hint:
@@ -194,13 +194,98 @@ def _build_op(fields, line, where, vocabulary, kernels):
     samples = _samples(fields, args, label)
     boundary, convention = _boundary(fields, args, label)
     promote = _promote(fields, args, label)
+    forward_formulas = _forward_formulas(fields, base, overload, args, outputs, formulas,
+                                         non_diff, vocabulary, label)
     return OpSpec(name=base, overload=overload, schema=str(schema).strip(), line=line,
                   args=tuple(args), outputs=tuple(outputs), forward=str(forward_text).strip(),
                   forward_names=tuple(forward_names), formulas=tuple(formulas),
                   non_differentiable=tuple(non_diff), samples=samples, view=view,
                   once_differentiable=str(once), method=method, modules=modules,
                   inplace=inplace, inplace_line=inplace_line, boundary=boundary,
-                  boundary_convention=convention, promote=promote)
+                  boundary_convention=convention, promote=promote,
+                  forward_formulas=forward_formulas)
+
+
+AUTO_FORWARD = ("auto_element_wise", "auto_linear", "via_backward")
+
+
+def _forward_key(key, outputs):
+    """The output names a forward-formula key defines (`result`, `values`, `U, S, Vh`), or ()."""
+    if key == "result" and len(outputs) == 1:
+        return ("result",)
+    names = tuple(part.strip() for part in key.split(","))
+    known = {o.name for o in outputs} if len(outputs) > 1 else set()
+    return names if names and all(n in known for n in names) else ()
+
+
+def _forward_formulas(fields, base, overload, args, outputs, formulas, non_diff, vocabulary, label):
+    """The `result:` keys: explicit JVP formulas, or auto_element_wise / auto_linear."""
+    differentiable = [a.name for a in args if a.is_differentiable_kind and a.name not in non_diff]
+    wanted = {o.name for o in outputs if o.differentiable}
+    found, defined = [], set()
+    for key, (value, line) in fields.items():
+        names = _forward_key(key, outputs)
+        if not names:
+            continue
+        where = label.format(line=line) + f", key '{key}'"
+        if set(names) - wanted:
+            raise SpecError(f"{where}: output(s) {', '.join(sorted(set(names) - wanted))} are not "
+                            "differentiable (output_differentiability): they get no forward formula.")
+        if not differentiable:
+            raise SpecError(f"{where}: the entry has no differentiable input, so no tangent; "
+                            "remove this forward formula.")
+        text = str(value).strip()
+        kind = text if text in AUTO_FORWARD else "explicit"
+        if kind == "auto_element_wise":
+            text = _auto_element_wise(base, differentiable, outputs, formulas, where)
+        elif kind == "auto_linear":
+            text = _auto_linear(base, overload, args, differentiable, outputs, where)
+        elif kind == "via_backward":
+            text = _via_backward(base, overload, args, differentiable, outputs, names)
+        found.append(analyze.analyze_forward(text, names, args, outputs, differentiable,
+                                             vocabulary, where, line, kind))
+        defined |= set(names)
+    return tuple(found)
+
+
+def _auto_element_wise(base, differentiable, outputs, formulas, where):
+    """PyTorch's auto_element_wise: the backward formula with the tangent for `grad`.  Sound
+    only for one differentiable input and one output, where the formula is grad times an
+    elementwise factor (PyTorch refuses anything else, and so do we)."""
+    if len(differentiable) != 1 or len(outputs) != 1 or outputs[0].type != "Tensor":
+        raise SpecError(f"{where}: auto_element_wise needs one differentiable input and one "
+                        f"Tensor output; {base} has inputs {', '.join(differentiable)} and "
+                        f"{len(outputs)} output(s). Write the formula instead.")
+    backward = next(f for f in formulas if f.input == differentiable[0])
+    return analyze.substitute_grad(backward.text, f"{differentiable[0]}_t")
+
+
+def _auto_linear(base, overload, args, differentiable, outputs, where):
+    """PyTorch's auto_linear: the op itself applied to the tangents (for an op linear in its
+    differentiable inputs), the other arguments as they are."""
+    parts = []
+    for a in args:
+        value = f"{a.name}_t" if a.name in differentiable else a.name
+        parts.append(f"{a.name}={value}" if a.kwarg_only else value)
+    name = f"{base}_{overload}" if overload else base
+    if len(outputs) != 1:
+        raise SpecError(f"{where}: auto_linear needs one output (a Tensor or a Tensor[]); "
+                        "write the formula for each output instead.")
+    return f"{name}({', '.join(parts)})"
+
+
+def _via_backward(base, overload, args, differentiable, outputs, names):
+    """J t from the backward formula by transposition (formulas/forward.py: via_backward):
+    a stopgap for entries whose explicit forward formula is not written yet."""
+    positional = ", ".join(a.name for a in args if not a.kwarg_only)
+    keywords = ", ".join(f"{a.name!r}: {a.name}" for a in args if a.kwarg_only)
+    tangents = ", ".join(f"{name}_t" for name in differentiable)
+    name = f"{base}_{overload}" if overload else base
+    call = f"via_backward({name!r}, [{positional}], {{{keywords}}}, [{tangents}])"
+    if len(outputs) == 1:
+        return call
+    indices = [i for i, o in enumerate(outputs) if o.name in names]
+    return f"pick({call}, {indices!r})" if len(names) > 1 else f"pick({call}, {indices[0]})"
 
 
 def _promote(fields, args, label):

@@ -59,6 +59,26 @@ class Formula:
 
 
 @dataclass(frozen=True)
+class ForwardTerm:
+    """One `+`/`-` term of a forward formula: it runs only when one of its tangents is
+    defined (a term naming several tangents fills the undefined ones with zeros)."""
+    code: str              # Python over ``F`` and locals (inputs, outputs, tangents, scalars)
+    tangents: tuple        # the tangent locals it names, e.g. ("self_t",)
+    negate: bool = False
+
+
+@dataclass(frozen=True)
+class ForwardFormula:
+    """The forward derivative (JVP) of one or several outputs: derivatives.yaml `result:`."""
+    outputs: tuple         # output names it defines: ("result",), ("values",), ("U", "S", "Vh")
+    kind: str              # "explicit", "auto_element_wise" or "auto_linear"
+    text: str              # the formula (for the auto kinds: the formula codegen derived)
+    terms: tuple           # ForwardTerms, summed; one term for a tuple of several outputs
+    calls: tuple           # the functions it calls (batching rules: codegen reports loops)
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class SampleSpec:
     args: tuple            # ((name, python source of the value), ...)
     fast: bool = False
@@ -88,6 +108,12 @@ class OpSpec:
     boundary: tuple = ()   # SampleSpecs at fragile points, compared with PyTorch
     boundary_convention: str = ""
     promote: tuple = ()    # Tensor inputs promoted together, as PyTorch (autograd/promotion.py)
+    forward_formulas: tuple = ()  # ForwardFormulas (`result:` keys), one per differentiable output
+
+    @property
+    def needs_forward_formula(self):
+        """Forward AD can reach this op with a tangent and get a tangent out."""
+        return bool(self.differentiable_args) and any(o.differentiable for o in self.outputs)
 
     @property
     def full_name(self):

@@ -10,6 +10,8 @@ from collections import namedtuple
 
 from minigrad._dispatch import dispatch
 from minigrad.autograd import grad_mode
+from minigrad.autograd.forward_ad import state as forward_ad
+from minigrad.autograd.namespace import FormulaNamespace
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types
@@ -18,6 +20,8 @@ from minigrad.autograd.support import (data_of, dtype_of, ndim_of, output_meta,
                                        shape_of, wrap, wrap_view)
 from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
+
+jvps = FormulaNamespace("minigrad._generated.jvps", as_tensors=True)  # forward AD (loaded on first use)
 
 return_types_max_dim = namedtuple("max", ('values', 'indices'))
 
@@ -67,9 +71,11 @@ return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('o
 def sum_to_size(input, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:106):
+    Derivatives (derivatives.yaml:132):
         self: expand(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sum_to_size(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum_to_size(data_of(self), size)
@@ -91,9 +97,11 @@ def sum_to_size(input, size):
 def _to_copy(input, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
-    Derivatives (derivatives.yaml:114):
+    Derivatives (derivatives.yaml:141):
         self: _to_copy(grad, self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._to_copy(input, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._to_copy(data_of(self), dtype)
@@ -115,9 +123,11 @@ def _to_copy(input, dtype):
 def _fill(input, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:120):
+    Derivatives (derivatives.yaml:148):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._fill(input, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._fill(data_of(self), value)
@@ -136,10 +146,12 @@ def _fill(input, value):
 def _copy_from(input, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:126):
+    Derivatives (derivatives.yaml:155):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._copy_from(input, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._copy_from(data_of(self), data_of(src))
@@ -162,10 +174,12 @@ def _copy_from(input, src):
 def _index_put(input, index, values):
     """_index_put(Tensor self, Index index, Tensor values) -> Tensor
 
-    Derivatives (derivatives.yaml:136):
+    Derivatives (derivatives.yaml:166):
         self: where(outside_index(self.shape, index), grad, 0.0)
         values: sum_to(getitem(grad, index), values.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._index_put(input, index, values)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._index_put(data_of(self), index, data_of(values))
@@ -192,9 +206,11 @@ def _index_put(input, index, values):
 def clone(input):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:152):
+    Derivatives (derivatives.yaml:183):
         self: grad
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.clone(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clone(data_of(self))
@@ -213,9 +229,11 @@ def clone(input):
 def neg(input):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:156):
+    Derivatives (derivatives.yaml:188):
         self: neg(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.neg(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.neg(data_of(self))
@@ -234,9 +252,11 @@ def neg(input):
 def exp(input):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:166):
+    Derivatives (derivatives.yaml:199):
         self: grad * result
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.exp(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp(data_of(self))
@@ -258,9 +278,11 @@ def exp(input):
 def log(input):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:176):
+    Derivatives (derivatives.yaml:210):
         self: grad / self
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.log(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log(data_of(self))
@@ -282,9 +304,11 @@ def log(input):
 def sqrt(input):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:186):
+    Derivatives (derivatives.yaml:221):
         self: grad / (2 * result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sqrt(data_of(self))
@@ -306,9 +330,11 @@ def sqrt(input):
 def sin(input):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:200):
+    Derivatives (derivatives.yaml:236):
         self: grad * cos(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sin(data_of(self))
@@ -330,9 +356,11 @@ def sin(input):
 def cos(input):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:210):
+    Derivatives (derivatives.yaml:247):
         self: -(grad * sin(self))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cos(data_of(self))
@@ -354,9 +382,11 @@ def cos(input):
 def tanh(input):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:220):
+    Derivatives (derivatives.yaml:258):
         self: grad * (1 - result * result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.tanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tanh(data_of(self))
@@ -378,9 +408,11 @@ def tanh(input):
 def sigmoid(input):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:230):
+    Derivatives (derivatives.yaml:269):
         self: grad * result * (1 - result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sigmoid(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sigmoid(data_of(self))
@@ -402,9 +434,11 @@ def sigmoid(input):
 def abs(input):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:242):
+    Derivatives (derivatives.yaml:282):
         self: grad * sign(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.abs(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.abs(data_of(self))
@@ -426,9 +460,11 @@ def abs(input):
 def sign(input):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:257):
+    Derivatives (derivatives.yaml:298):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sign(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sign(data_of(self))
@@ -447,9 +483,11 @@ def sign(input):
 def exp2(input):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:268):
+    Derivatives (derivatives.yaml:310):
         self: grad * result * 0.6931471805599453
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.exp2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp2(data_of(self))
@@ -471,9 +509,11 @@ def exp2(input):
 def expm1(input):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:278):
+    Derivatives (derivatives.yaml:321):
         self: grad * (result + 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.expm1(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expm1(data_of(self))
@@ -495,9 +535,11 @@ def expm1(input):
 def log2(input):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:288):
+    Derivatives (derivatives.yaml:332):
         self: grad / (self * 0.6931471805599453)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.log2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log2(data_of(self))
@@ -519,9 +561,11 @@ def log2(input):
 def log10(input):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:297):
+    Derivatives (derivatives.yaml:342):
         self: grad / (self * 2.302585092994046)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.log10(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log10(data_of(self))
@@ -543,9 +587,11 @@ def log10(input):
 def log1p(input):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:306):
+    Derivatives (derivatives.yaml:352):
         self: grad / (self + 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.log1p(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log1p(data_of(self))
@@ -567,9 +613,11 @@ def log1p(input):
 def rsqrt(input):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:316):
+    Derivatives (derivatives.yaml:363):
         self: -0.5 * grad * result * result * result
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.rsqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rsqrt(data_of(self))
@@ -591,9 +639,11 @@ def rsqrt(input):
 def square(input):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:325):
+    Derivatives (derivatives.yaml:373):
         self: grad * 2 * self
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.square(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.square(data_of(self))
@@ -615,9 +665,11 @@ def square(input):
 def reciprocal(input):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:334):
+    Derivatives (derivatives.yaml:383):
         self: -grad * result * result
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.reciprocal(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reciprocal(data_of(self))
@@ -639,9 +691,11 @@ def reciprocal(input):
 def tan(input):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:345):
+    Derivatives (derivatives.yaml:395):
         self: grad * (1 + result * result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.tan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tan(data_of(self))
@@ -663,9 +717,11 @@ def tan(input):
 def asin(input):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:354):
+    Derivatives (derivatives.yaml:405):
         self: grad / sqrt(1 - self * self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.asin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asin(data_of(self))
@@ -687,9 +743,11 @@ def asin(input):
 def acos(input):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:363):
+    Derivatives (derivatives.yaml:415):
         self: -grad / sqrt(1 - self * self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.acos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acos(data_of(self))
@@ -711,9 +769,11 @@ def acos(input):
 def atan(input):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:372):
+    Derivatives (derivatives.yaml:425):
         self: grad / (self * self + 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.atan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan(data_of(self))
@@ -735,9 +795,11 @@ def atan(input):
 def sinh(input):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:381):
+    Derivatives (derivatives.yaml:435):
         self: grad * cosh(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinh(data_of(self))
@@ -759,9 +821,11 @@ def sinh(input):
 def cosh(input):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:390):
+    Derivatives (derivatives.yaml:445):
         self: grad * sinh(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cosh(data_of(self))
@@ -783,9 +847,11 @@ def cosh(input):
 def asinh(input):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:399):
+    Derivatives (derivatives.yaml:455):
         self: grad / sqrt(self * self + 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.asinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asinh(data_of(self))
@@ -807,9 +873,11 @@ def asinh(input):
 def acosh(input):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:408):
+    Derivatives (derivatives.yaml:465):
         self: grad / sqrt((self - 1) * (self + 1))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.acosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acosh(data_of(self))
@@ -831,9 +899,11 @@ def acosh(input):
 def atanh(input):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:417):
+    Derivatives (derivatives.yaml:475):
         self: grad / (1 - self * self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.atanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atanh(data_of(self))
@@ -855,9 +925,11 @@ def atanh(input):
 def floor(input):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:429):
+    Derivatives (derivatives.yaml:488):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.floor(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor(data_of(self))
@@ -876,9 +948,11 @@ def floor(input):
 def ceil(input):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:437):
+    Derivatives (derivatives.yaml:497):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.ceil(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ceil(data_of(self))
@@ -897,9 +971,11 @@ def ceil(input):
 def round(input, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:446):
+    Derivatives (derivatives.yaml:507):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.round(input, decimals=decimals)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.round(data_of(self), decimals=decimals)
@@ -918,9 +994,11 @@ def round(input, *, decimals=0):
 def trunc(input):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:455):
+    Derivatives (derivatives.yaml:517):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.trunc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trunc(data_of(self))
@@ -939,9 +1017,11 @@ def trunc(input):
 def fix(input):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:463):
+    Derivatives (derivatives.yaml:526):
         self: zeros_like(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.fix(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fix(data_of(self))
@@ -960,9 +1040,11 @@ def fix(input):
 def frac(input):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:471):
+    Derivatives (derivatives.yaml:535):
         self: grad
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.frac(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.frac(data_of(self))
@@ -981,9 +1063,11 @@ def frac(input):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:481):
+    Derivatives (derivatives.yaml:546):
         self: grad * finite_mask(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.nan_to_num(input, nan, posinf, neginf)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
@@ -1005,9 +1089,11 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def deg2rad(input):
     """deg2rad(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:490):
+    Derivatives (derivatives.yaml:556):
         self: grad * 0.017453292519943295
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.deg2rad(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.deg2rad(data_of(self))
@@ -1026,9 +1112,11 @@ def deg2rad(input):
 def rad2deg(input):
     """rad2deg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:495):
+    Derivatives (derivatives.yaml:562):
         self: grad * 57.29577951308232
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.rad2deg(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rad2deg(data_of(self))
@@ -1047,10 +1135,12 @@ def rad2deg(input):
 def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:505):
+    Derivatives (derivatives.yaml:573):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.add(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1078,10 +1168,12 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:519):
+    Derivatives (derivatives.yaml:588):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sub(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1109,10 +1201,12 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:532):
+    Derivatives (derivatives.yaml:602):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.mul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1141,10 +1235,12 @@ def mul(input, other):
 def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:546):
+    Derivatives (derivatives.yaml:617):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.div_default(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1174,10 +1270,12 @@ def div_default(input, other):
 def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:566):
+    Derivatives (derivatives.yaml:638):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.pow(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1209,10 +1307,12 @@ def pow(input, exponent):
 def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:587):
+    Derivatives (derivatives.yaml:660):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.maximum(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1242,10 +1342,12 @@ def maximum(input, other):
 def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:602):
+    Derivatives (derivatives.yaml:676):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.minimum(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1275,11 +1377,13 @@ def minimum(input, other):
 def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:617):
+    Derivatives (derivatives.yaml:692):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.where(condition, input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1308,9 +1412,11 @@ def where(condition, input, other):
 def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:634):
+    Derivatives (derivatives.yaml:710):
         self: masked(grad, clamp_mask(self, min, max))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.clamp_default(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_default(data_of(self), min, max)
@@ -1334,11 +1440,13 @@ def clamp_default(input, min=None, max=None):
 def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:653):
+    Derivatives (derivatives.yaml:730):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.clamp_Tensor(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1373,9 +1481,11 @@ def clamp_Tensor(input, min=None, max=None):
 def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:667):
+    Derivatives (derivatives.yaml:745):
         self: masked(grad, clamp_mask(self, min, max))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.clip_default(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_default(data_of(self), min, max)
@@ -1399,11 +1509,13 @@ def clip_default(input, min=None, max=None):
 def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:675):
+    Derivatives (derivatives.yaml:754):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.clip_Tensor(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1438,10 +1550,12 @@ def clip_Tensor(input, min=None, max=None):
 def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:690):
+    Derivatives (derivatives.yaml:770):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.div_Tensor_mode(input, other, rounding_mode=rounding_mode)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1472,10 +1586,12 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:702):
+    Derivatives (derivatives.yaml:783):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.floor_divide(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1502,10 +1618,12 @@ def floor_divide(input, other):
 def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:714):
+    Derivatives (derivatives.yaml:796):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.remainder(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1534,10 +1652,12 @@ def remainder(input, other):
 def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:727):
+    Derivatives (derivatives.yaml:810):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.fmod(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1566,10 +1686,12 @@ def fmod(input, other):
 def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:739):
+    Derivatives (derivatives.yaml:823):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.float_power(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.float_power(data_of(self), data_of(exponent))
@@ -1602,10 +1724,12 @@ def float_power(input, exponent):
 def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:751):
+    Derivatives (derivatives.yaml:836):
         self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.fmax(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1635,10 +1759,12 @@ def fmax(input, other):
 def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:762):
+    Derivatives (derivatives.yaml:848):
         self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.fmin(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1668,10 +1794,12 @@ def fmin(input, other):
 def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:773):
+    Derivatives (derivatives.yaml:860):
         self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
         other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.atan2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1701,10 +1829,12 @@ def atan2(input, other):
 def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:784):
+    Derivatives (derivatives.yaml:872):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.hypot(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1737,10 +1867,12 @@ def hypot(input, other):
 def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:795):
+    Derivatives (derivatives.yaml:884):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logaddexp(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1770,10 +1902,12 @@ def logaddexp(input, other):
 def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:805):
+    Derivatives (derivatives.yaml:895):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logaddexp2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1803,10 +1937,12 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:815):
+    Derivatives (derivatives.yaml:906):
         self: sum_to(grad * copysign_ratio(self, result), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.copysign(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1836,10 +1972,12 @@ def copysign(input, other):
 def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:828):
+    Derivatives (derivatives.yaml:920):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.xlogy(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1869,10 +2007,12 @@ def xlogy(input, other):
 def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:841):
+    Derivatives (derivatives.yaml:934):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.lerp_Scalar(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end = promote_types(self, end)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1900,11 +2040,13 @@ def lerp_Scalar(input, end, weight):
 def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:852):
+    Derivatives (derivatives.yaml:946):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.lerp_Tensor(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end, weight = promote_types(self, end, weight)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1939,11 +2081,13 @@ def lerp_Tensor(input, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:864):
+    Derivatives (derivatives.yaml:959):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.addcmul(input, tensor1, tensor2, value=value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -1977,11 +2121,13 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:877):
+    Derivatives (derivatives.yaml:973):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.addcdiv(input, tensor1, tensor2, value=value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2016,9 +2162,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def logit(input, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:894):
+    Derivatives (derivatives.yaml:991):
         self: logit_grad(grad, self, eps)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logit(input, eps)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logit(data_of(self), eps)
@@ -2041,9 +2189,11 @@ def logit(input, eps=None):
 def erf(input):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:905):
+    Derivatives (derivatives.yaml:1003):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.erf(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erf(data_of(self))
@@ -2065,9 +2215,11 @@ def erf(input):
 def erfc(input):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:915):
+    Derivatives (derivatives.yaml:1014):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.erfc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfc(data_of(self))
@@ -2089,9 +2241,11 @@ def erfc(input):
 def erfinv(input):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:925):
+    Derivatives (derivatives.yaml:1025):
         self: grad * 0.886226925452758 * exp(result * result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.erfinv(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfinv(data_of(self))
@@ -2113,9 +2267,11 @@ def erfinv(input):
 def lgamma(input):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:935):
+    Derivatives (derivatives.yaml:1036):
         self: grad * digamma(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.lgamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lgamma(data_of(self))
@@ -2137,9 +2293,11 @@ def lgamma(input):
 def digamma(input):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:944):
+    Derivatives (derivatives.yaml:1046):
         self: grad * polygamma(1, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.digamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.digamma(data_of(self))
@@ -2161,9 +2319,11 @@ def digamma(input):
 def polygamma(n, input):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:955):
+    Derivatives (derivatives.yaml:1058):
         self: grad * polygamma(n + 1, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.polygamma(n, input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.polygamma(n, data_of(self))
@@ -2186,9 +2346,11 @@ def polygamma(n, input):
 def special_gammaln(input):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:966):
+    Derivatives (derivatives.yaml:1070):
         self: grad * digamma(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.special_gammaln(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_gammaln(data_of(self))
@@ -2210,9 +2372,11 @@ def special_gammaln(input):
 def special_psi(input):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:975):
+    Derivatives (derivatives.yaml:1080):
         self: grad * polygamma(1, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.special_psi(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_psi(data_of(self))
@@ -2234,9 +2398,11 @@ def special_psi(input):
 def special_expit(input):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:984):
+    Derivatives (derivatives.yaml:1090):
         self: grad * result * (1 - result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.special_expit(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_expit(data_of(self))
@@ -2258,9 +2424,11 @@ def special_expit(input):
 def sinc(input):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:994):
+    Derivatives (derivatives.yaml:1101):
         self: sinc_grad(grad, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sinc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinc(data_of(self))
@@ -2282,9 +2450,11 @@ def sinc(input):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1009):
+    Derivatives (derivatives.yaml:1117):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sum(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
@@ -2308,9 +2478,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1024):
+    Derivatives (derivatives.yaml:1133):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.mean(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
@@ -2334,9 +2506,11 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def amax(input, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1038):
+    Derivatives (derivatives.yaml:1148):
         self: spread_to_extrema(grad, self, result, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.amax(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amax(data_of(self), dim, keepdim)
@@ -2361,9 +2535,11 @@ def amax(input, dim=None, keepdim=False):
 def amin(input, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1055):
+    Derivatives (derivatives.yaml:1166):
         self: spread_to_extrema(grad, self, result, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.amin(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amin(data_of(self), dim, keepdim)
@@ -2388,9 +2564,11 @@ def amin(input, dim=None, keepdim=False):
 def max_dim(input, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1064):
+    Derivatives (derivatives.yaml:1176):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
@@ -2418,9 +2596,11 @@ def max_dim(input, dim, keepdim=False):
 def max_default(input):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1079):
+    Derivatives (derivatives.yaml:1192):
         self: spread_to_extrema(grad, self, result, None)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_default(data_of(self))
@@ -2444,9 +2624,11 @@ def max_default(input):
 def min_dim(input, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1091):
+    Derivatives (derivatives.yaml:1205):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.min_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
@@ -2474,9 +2656,11 @@ def min_dim(input, dim, keepdim=False):
 def min_default(input):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1099):
+    Derivatives (derivatives.yaml:1214):
         self: spread_to_extrema(grad, self, result, None)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.min_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_default(data_of(self))
@@ -2500,10 +2684,12 @@ def min_default(input):
 def max_other(input, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1110):
+    Derivatives (derivatives.yaml:1226):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_other(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2533,10 +2719,12 @@ def max_other(input, other):
 def min_other(input, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1120):
+    Derivatives (derivatives.yaml:1237):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.min_other(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -2566,9 +2754,11 @@ def min_other(input, other):
 def logsumexp(input, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1130):
+    Derivatives (derivatives.yaml:1248):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logsumexp(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -2594,9 +2784,11 @@ def logsumexp(input, dim, keepdim=False):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1144):
+    Derivatives (derivatives.yaml:1263):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.prod(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
@@ -2623,9 +2815,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1162):
+    Derivatives (derivatives.yaml:1282):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cumsum(input, dim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
@@ -2648,9 +2842,11 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1175):
+    Derivatives (derivatives.yaml:1296):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cumprod(input, dim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
@@ -2676,9 +2872,11 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1189):
+    Derivatives (derivatives.yaml:1311):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logcumsumexp(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logcumsumexp(data_of(self), dim)
@@ -2703,9 +2901,11 @@ def logcumsumexp(input, dim):
 def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1199):
+    Derivatives (derivatives.yaml:1322):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.var_default(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2730,9 +2930,11 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
 def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1210):
+    Derivatives (derivatives.yaml:1334):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.std_default(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2759,9 +2961,11 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
 def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1223):
+    Derivatives (derivatives.yaml:1348):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.var_dim(input, dim, unbiased, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
@@ -2786,9 +2990,11 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
 def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1230):
+    Derivatives (derivatives.yaml:1356):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.var_unbiased(input, unbiased)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_unbiased(data_of(self), unbiased)
@@ -2811,9 +3017,11 @@ def var_unbiased(input, unbiased=True):
 def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1237):
+    Derivatives (derivatives.yaml:1364):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.std_dim(input, dim, unbiased, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
@@ -2840,9 +3048,11 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
 def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1244):
+    Derivatives (derivatives.yaml:1372):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.std_unbiased(input, unbiased)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_unbiased(data_of(self), unbiased)
@@ -2867,9 +3077,11 @@ def std_unbiased(input, unbiased=True):
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1251):
+    Derivatives (derivatives.yaml:1380):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.var_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2897,9 +3109,11 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1259):
+    Derivatives (derivatives.yaml:1390):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.std_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -2929,9 +3143,11 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1267):
+    Derivatives (derivatives.yaml:1400):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.nansum(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
@@ -2955,9 +3171,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1275):
+    Derivatives (derivatives.yaml:1409):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.nanmean(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
@@ -2981,9 +3199,11 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1285):
+    Derivatives (derivatives.yaml:1420):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.median_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
@@ -3011,9 +3231,11 @@ def median_dim(input, dim, keepdim=False):
 def median_default(input):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1293):
+    Derivatives (derivatives.yaml:1429):
         self: evenly_distribute(grad, self, result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.median_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.median_default(data_of(self))
@@ -3037,9 +3259,11 @@ def median_default(input):
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1304):
+    Derivatives (derivatives.yaml:1441):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cummax(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummax(data_of(self), dim)
@@ -3065,9 +3289,11 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1312):
+    Derivatives (derivatives.yaml:1450):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cummin(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummin(data_of(self), dim)
@@ -3093,9 +3319,11 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1320):
+    Derivatives (derivatives.yaml:1459):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.aminmax(input, dim=dim, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
@@ -3123,7 +3351,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1328):
+    Derivatives (derivatives.yaml:1469):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3137,7 +3365,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1336):
+    Derivatives (derivatives.yaml:1477):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3151,7 +3379,7 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1343):
+    Derivatives (derivatives.yaml:1484):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3165,7 +3393,7 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1352):
+    Derivatives (derivatives.yaml:1493):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3179,7 +3407,7 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1361):
+    Derivatives (derivatives.yaml:1502):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3193,9 +3421,11 @@ def count_nonzero(input, dim=None):
 def sort(input, dim=-1, descending=False, *, stable=False):
     """sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1373):
+    Derivatives (derivatives.yaml:1514):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.sort(input, dim, descending, stable=stable)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
@@ -3221,7 +3451,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1386):
+    Derivatives (derivatives.yaml:1528):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3235,9 +3465,11 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 def msort(input):
     """msort(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1392):
+    Derivatives (derivatives.yaml:1534):
         self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.msort(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.msort(data_of(self))
@@ -3260,9 +3492,11 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1398):
+    Derivatives (derivatives.yaml:1541):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.topk(input, k, dim, largest, sorted)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
@@ -3288,9 +3522,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1406):
+    Derivatives (derivatives.yaml:1550):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.kthvalue(input, k, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
@@ -3318,9 +3554,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1421):
+    Derivatives (derivatives.yaml:1566):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.reshape(input, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape(data_of(self), shape)
@@ -3342,9 +3580,11 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1433):
+    Derivatives (derivatives.yaml:1579):
         self: transpose(grad, dim0, dim1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.transpose(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.transpose(data_of(self), dim0, dim1)
@@ -3365,9 +3605,11 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1444):
+    Derivatives (derivatives.yaml:1591):
         self: permute(grad, inverse_permutation(dims))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.permute(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.permute(data_of(self), dims)
@@ -3387,9 +3629,11 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1455):
+    Derivatives (derivatives.yaml:1603):
         self: sum_to(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.expand(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand(data_of(self), size)
@@ -3411,9 +3655,11 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1468):
+    Derivatives (derivatives.yaml:1617):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.squeeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.squeeze(data_of(self), dim)
@@ -3435,9 +3681,11 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1482):
+    Derivatives (derivatives.yaml:1632):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.unsqueeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.unsqueeze(data_of(self), dim)
@@ -3459,9 +3707,11 @@ def unsqueeze(input, dim):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1493):
+    Derivatives (derivatives.yaml:1644):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.view(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view(data_of(self), size)
@@ -3483,9 +3733,11 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1504):
+    Derivatives (derivatives.yaml:1656):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.flatten(input, start_dim, end_dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flatten(data_of(self), start_dim, end_dim)
@@ -3507,9 +3759,11 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1515):
+    Derivatives (derivatives.yaml:1668):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.unflatten(input, dim, sizes)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.unflatten(data_of(self), dim, sizes)
@@ -3531,9 +3785,11 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1523):
+    Derivatives (derivatives.yaml:1677):
         self: swapaxes(grad, axis0, axis1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.swapaxes(input, axis0, axis1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.swapaxes(data_of(self), axis0, axis1)
@@ -3554,9 +3810,11 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1530):
+    Derivatives (derivatives.yaml:1685):
         self: swapdims(grad, dim0, dim1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.swapdims(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.swapdims(data_of(self), dim0, dim1)
@@ -3577,9 +3835,11 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1537):
+    Derivatives (derivatives.yaml:1693):
         self: movedim(grad, destination, source)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.movedim(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.movedim(data_of(self), source, destination)
@@ -3600,9 +3860,11 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1545):
+    Derivatives (derivatives.yaml:1702):
         self: moveaxis(grad, destination, source)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.moveaxis(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.moveaxis(data_of(self), source, destination)
@@ -3623,9 +3885,11 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1552):
+    Derivatives (derivatives.yaml:1710):
         self: t(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.t(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.t(data_of(self))
@@ -3644,10 +3908,12 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1561):
+    Derivatives (derivatives.yaml:1720):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.expand_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand_as(data_of(self), data_of(other))
@@ -3669,9 +3935,11 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1570):
+    Derivatives (derivatives.yaml:1730):
         self: sum_to(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.broadcast_to(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.broadcast_to(data_of(self), size)
@@ -3693,9 +3961,11 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1578):
+    Derivatives (derivatives.yaml:1739):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.narrow(input, dim, start, length)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.narrow(data_of(self), dim, start, length)
@@ -3720,9 +3990,11 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1588):
+    Derivatives (derivatives.yaml:1750):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.select(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.select(data_of(self), dim, index)
@@ -3746,10 +4018,12 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1596):
+    Derivatives (derivatives.yaml:1759):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.view_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view_as(data_of(self), data_of(other))
@@ -3771,10 +4045,12 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1605):
+    Derivatives (derivatives.yaml:1769):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.reshape_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape_as(data_of(self), data_of(other))
@@ -3796,9 +4072,11 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1614):
+    Derivatives (derivatives.yaml:1779):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.diagonal(input, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
@@ -3823,9 +4101,11 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1625):
+    Derivatives (derivatives.yaml:1791):
         self: diagonal(grad, offset, dim1, dim2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.diagonal_backward(input, input_sizes, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
@@ -3847,9 +4127,11 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1635):
+    Derivatives (derivatives.yaml:1802):
         tensors: split_like(grad, dim, tensors.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cat(tensors, dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cat([data_of(t) for t in tensors], dim)
     except ValueError as exc:
@@ -3869,9 +4151,11 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1646):
+    Derivatives (derivatives.yaml:1814):
         tensors: unstack(grad, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.stack(tensors, dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.stack([data_of(t) for t in tensors], dim)
     except ValueError as exc:
@@ -3890,9 +4174,11 @@ def stack(tensors, dim=0):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1657):
+    Derivatives (derivatives.yaml:1826):
         self: cat(grads, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.split(input, split_size_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.split(data_of(self), split_size_or_sections, dim)
@@ -3914,9 +4200,11 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1667):
+    Derivatives (derivatives.yaml:1837):
         self: cat(grads, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.chunk(input, chunks, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.chunk(data_of(self), chunks, dim)
@@ -3938,9 +4226,11 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1675):
+    Derivatives (derivatives.yaml:1846):
         self: stack(grads, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.unbind(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.unbind(data_of(self), dim)
@@ -3962,9 +4252,11 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1685):
+    Derivatives (derivatives.yaml:1857):
         self: flip(grad, dims)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.flip(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flip(data_of(self), dims)
@@ -3984,9 +4276,11 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1693):
+    Derivatives (derivatives.yaml:1866):
         self: roll(grad, negated(shifts), dims)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.roll(input, shifts, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.roll(data_of(self), shifts, dims)
@@ -4007,9 +4301,11 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1701):
+    Derivatives (derivatives.yaml:1875):
         self: repeat_backward(grad, repeats, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.repeat(input, repeats)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat(data_of(self), repeats)
@@ -4032,9 +4328,11 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1712):
+    Derivatives (derivatives.yaml:1887):
         self: repeat_backward(grad, dims, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.tile(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tile(data_of(self), dims)
@@ -4057,9 +4355,11 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1719):
+    Derivatives (derivatives.yaml:1895):
         self: tril(grad, diagonal)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.tril(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tril(data_of(self), diagonal)
@@ -4079,9 +4379,11 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1727):
+    Derivatives (derivatives.yaml:1904):
         self: triu(grad, diagonal)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.triu(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.triu(data_of(self), diagonal)
@@ -4101,9 +4403,11 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1735):
+    Derivatives (derivatives.yaml:1913):
         self: diag_backward(grad, self.shape, diagonal)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.diag(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag(data_of(self), diagonal)
@@ -4126,9 +4430,11 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1743):
+    Derivatives (derivatives.yaml:1922):
         self: diagonal(grad, offset, dim1, dim2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.diag_embed(input, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
@@ -4150,9 +4456,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def ravel(input):
     """ravel(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1755):
+    Derivatives (derivatives.yaml:1935):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.ravel(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ravel(data_of(self))
@@ -4174,9 +4482,11 @@ def ravel(input):
 def atleast_1d(input):
     """atleast_1d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1764):
+    Derivatives (derivatives.yaml:1945):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.atleast_1d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_1d(data_of(self))
@@ -4198,9 +4508,11 @@ def atleast_1d(input):
 def atleast_2d(input):
     """atleast_2d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1770):
+    Derivatives (derivatives.yaml:1952):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.atleast_2d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_2d(data_of(self))
@@ -4222,9 +4534,11 @@ def atleast_2d(input):
 def atleast_3d(input):
     """atleast_3d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1776):
+    Derivatives (derivatives.yaml:1959):
         self: reshape(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.atleast_3d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_3d(data_of(self))
@@ -4246,9 +4560,11 @@ def atleast_3d(input):
 def hstack(tensors):
     """hstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1782):
+    Derivatives (derivatives.yaml:1966):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.hstack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hstack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4267,9 +4583,11 @@ def hstack(tensors):
 def vstack(tensors):
     """vstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1790):
+    Derivatives (derivatives.yaml:1975):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.vstack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vstack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4288,9 +4606,11 @@ def vstack(tensors):
 def row_stack(tensors):
     """row_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1798):
+    Derivatives (derivatives.yaml:1984):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.row_stack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.row_stack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4309,9 +4629,11 @@ def row_stack(tensors):
 def dstack(tensors):
     """dstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1804):
+    Derivatives (derivatives.yaml:1991):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.dstack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dstack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4330,9 +4652,11 @@ def dstack(tensors):
 def column_stack(tensors):
     """column_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1812):
+    Derivatives (derivatives.yaml:2000):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.column_stack(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.column_stack([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -4351,9 +4675,11 @@ def column_stack(tensors):
 def tensor_split(input, indices_or_sections, dim=0):
     """tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1820):
+    Derivatives (derivatives.yaml:2009):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.tensor_split(input, indices_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.tensor_split(data_of(self), indices_or_sections, dim)
@@ -4379,9 +4705,11 @@ def tensor_split(input, indices_or_sections, dim=0):
 def hsplit(input, indices_or_sections):
     """hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1829):
+    Derivatives (derivatives.yaml:2019):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.hsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.hsplit(data_of(self), indices_or_sections)
@@ -4407,9 +4735,11 @@ def hsplit(input, indices_or_sections):
 def vsplit(input, indices_or_sections):
     """vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1837):
+    Derivatives (derivatives.yaml:2028):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.vsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.vsplit(data_of(self), indices_or_sections)
@@ -4435,9 +4765,11 @@ def vsplit(input, indices_or_sections):
 def dsplit(input, indices_or_sections):
     """dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1843):
+    Derivatives (derivatives.yaml:2035):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.dsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.dsplit(data_of(self), indices_or_sections)
@@ -4463,11 +4795,13 @@ def dsplit(input, indices_or_sections):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1851):
+    Derivatives (derivatives.yaml:2044):
         self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
         prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.diff(input, n, dim, prepend, append)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
@@ -4497,10 +4831,12 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trapezoid_x(y, x, *, dim=-1):
     """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1861):
+    Derivatives (derivatives.yaml:2055):
         y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.trapezoid_x(y, x, dim=dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
     except ValueError as exc:
@@ -4528,9 +4864,11 @@ def trapezoid_x(y, x, *, dim=-1):
 def trapezoid_dx(y, *, dx=1, dim=-1):
     """trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1869):
+    Derivatives (derivatives.yaml:2064):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.trapezoid_dx(y, dx=dx, dim=dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
     except ValueError as exc:
@@ -4553,9 +4891,11 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
 def repeat_interleave_self_int(input, repeats, dim=None):
     """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1876):
+    Derivatives (derivatives.yaml:2072):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.repeat_interleave_self_int(input, repeats, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
@@ -4579,10 +4919,12 @@ def repeat_interleave_self_int(input, repeats, dim=None):
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
     """repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1883):
+    Derivatives (derivatives.yaml:2080):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
         repeats: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.repeat_interleave_self_Tensor(input, repeats, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
@@ -4606,9 +4948,11 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
 def rot90(input, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
 
-    Derivatives (derivatives.yaml:1890):
+    Derivatives (derivatives.yaml:2088):
         self: rot90(grad, -k, dims)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.rot90(input, k, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rot90(data_of(self), k, dims)
@@ -4629,9 +4973,11 @@ def rot90(input, k=1, dims=(0, 1)):
 def flipud(input):
     """flipud(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1898):
+    Derivatives (derivatives.yaml:2097):
         self: flipud(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.flipud(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flipud(data_of(self))
@@ -4650,9 +4996,11 @@ def flipud(input):
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1903):
+    Derivatives (derivatives.yaml:2103):
         self: fliplr(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.fliplr(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fliplr(data_of(self))
@@ -4671,9 +5019,11 @@ def fliplr(input):
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:1914):
+    Derivatives (derivatives.yaml:2115):
         self: getitem_backward(grad, self.shape, index)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.getitem(input, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem(data_of(self), index)
@@ -4696,9 +5046,11 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:1937):
+    Derivatives (derivatives.yaml:2139):
         self: getitem(grad, index)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.getitem_backward(input, shape, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem_backward(data_of(self), shape, index)
@@ -4718,10 +5070,12 @@ def getitem_backward(input, shape, index):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1945):
+    Derivatives (derivatives.yaml:2148):
         self: gather_backward(grad, dim, index, self.shape)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.gather(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather(data_of(self), dim, data_of(index))
@@ -4745,10 +5099,12 @@ def gather(input, dim, index):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1957):
+    Derivatives (derivatives.yaml:2161):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.gather_backward(input, dim, index, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
@@ -4771,10 +5127,12 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:1966):
+    Derivatives (derivatives.yaml:2171):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.index_select(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_select(data_of(self), dim, data_of(index))
@@ -4798,11 +5156,13 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1975):
+    Derivatives (derivatives.yaml:2181):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.index_add(input, dim, index, source, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
@@ -4827,11 +5187,13 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:1986):
+    Derivatives (derivatives.yaml:2193):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.scatter_src(input, dim, index, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
@@ -4858,10 +5220,12 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:1997):
+    Derivatives (derivatives.yaml:2205):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.scatter_value(input, dim, index, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
@@ -4884,11 +5248,13 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2005):
+    Derivatives (derivatives.yaml:2214):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.scatter_add(input, dim, index, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
@@ -4913,10 +5279,12 @@ def scatter_add(input, dim, index, src):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2015):
+    Derivatives (derivatives.yaml:2225):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.masked_fill_Scalar(input, mask, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
@@ -4939,11 +5307,13 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:2025):
+    Derivatives (derivatives.yaml:2236):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.masked_fill_Tensor(input, mask, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
@@ -4969,10 +5339,12 @@ def masked_fill_Tensor(input, mask, value):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2034):
+    Derivatives (derivatives.yaml:2246):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.take_along_dim(input, indices, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
@@ -4996,10 +5368,12 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2044):
+    Derivatives (derivatives.yaml:2257):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.take_along_dim_backward(input, dim, indices, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
@@ -5022,10 +5396,12 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2065):
+    Derivatives (derivatives.yaml:2279):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.matmul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matmul(data_of(self), data_of(other))
@@ -5053,10 +5429,12 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2086):
+    Derivatives (derivatives.yaml:2301):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.mm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mm(data_of(self), data_of(mat2))
@@ -5082,10 +5460,12 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2095):
+    Derivatives (derivatives.yaml:2311):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.bmm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.bmm(data_of(self), data_of(mat2))
@@ -5111,10 +5491,12 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:2103):
+    Derivatives (derivatives.yaml:2320):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.mv(input, vec)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mv(data_of(self), data_of(vec))
@@ -5140,10 +5522,12 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:2111):
+    Derivatives (derivatives.yaml:2329):
         self: grad * tensor
         tensor: grad * self
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.dot(input, tensor)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dot(data_of(self), data_of(tensor))
@@ -5169,10 +5553,12 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2119):
+    Derivatives (derivatives.yaml:2338):
         self: grad * other
         other: grad * self
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.vdot(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vdot(data_of(self), data_of(other))
@@ -5198,10 +5584,12 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2125):
+    Derivatives (derivatives.yaml:2345):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.inner(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inner(data_of(self), data_of(other))
@@ -5229,10 +5617,12 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:2135):
+    Derivatives (derivatives.yaml:2356):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.outer(input, vec2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.outer(data_of(self), data_of(vec2))
@@ -5258,9 +5648,11 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2143):
+    Derivatives (derivatives.yaml:2365):
         tensors: einsum_backward(grad, equation, tensors)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.einsum(equation, tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.einsum(equation, [data_of(t) for t in tensors])
     except ValueError as exc:
@@ -5280,10 +5672,12 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:2160):
+    Derivatives (derivatives.yaml:2383):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.tensordot(input, other, dims_self, dims_other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
@@ -5313,10 +5707,12 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2172):
+    Derivatives (derivatives.yaml:2396):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.kron(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.kron(data_of(self), data_of(other))
@@ -5344,11 +5740,13 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2181):
+    Derivatives (derivatives.yaml:2406):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
@@ -5380,11 +5778,13 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2193):
+    Derivatives (derivatives.yaml:2419):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
@@ -5416,10 +5816,12 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2203):
+    Derivatives (derivatives.yaml:2430):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cross(input, other, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross(data_of(self), data_of(other), dim)
@@ -5448,10 +5850,12 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2212):
+    Derivatives (derivatives.yaml:2440):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_cross(input, other, dim=dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
@@ -5480,9 +5884,11 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2222):
+    Derivatives (derivatives.yaml:2451):
         self: trace_backward(grad, self.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.trace(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trace(data_of(self))
@@ -5504,9 +5910,11 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2231):
+    Derivatives (derivatives.yaml:2461):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_inv(A)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_inv(data_of(A))
     except ValueError as exc:
@@ -5527,9 +5935,11 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2242):
+    Derivatives (derivatives.yaml:2473):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.inverse(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inverse(data_of(self))
@@ -5551,9 +5961,11 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2247):
+    Derivatives (derivatives.yaml:2479):
         A: det_backward(grad, A, result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_det(A)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_det(data_of(A))
     except ValueError as exc:
@@ -5576,9 +5988,11 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2259):
+    Derivatives (derivatives.yaml:2492):
         self: det_backward(grad, self, result)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.det(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.det(data_of(self))
@@ -5602,9 +6016,11 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2264):
+    Derivatives (derivatives.yaml:2498):
         A: logabsdet_backward(grad_logabsdet, A)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_slogdet(A)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
     except ValueError as exc:
@@ -5626,9 +6042,11 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2274):
+    Derivatives (derivatives.yaml:2509):
         self: logabsdet_backward(grad_logabsdet, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.slogdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
@@ -5651,9 +6069,11 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2280):
+    Derivatives (derivatives.yaml:2516):
         self: logabsdet_backward(grad, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logdet(data_of(self))
@@ -5675,10 +6095,12 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2285):
+    Derivatives (derivatives.yaml:2522):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_solve(A, B, left=left)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
     except ValueError as exc:
@@ -5705,9 +6127,11 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2299):
+    Derivatives (derivatives.yaml:2537):
         A: cholesky_backward(grad, result, upper)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_cholesky(A, upper=upper)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cholesky(data_of(A), upper=upper)
     except ValueError as exc:
@@ -5729,9 +6153,11 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2309):
+    Derivatives (derivatives.yaml:2548):
         self: cholesky_backward(grad, result, upper)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cholesky(input, upper)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cholesky(data_of(self), upper)
@@ -5754,9 +6180,11 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2314):
+    Derivatives (derivatives.yaml:2554):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_eigh(A, UPLO)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
     except ValueError as exc:
@@ -5780,9 +6208,11 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2324):
+    Derivatives (derivatives.yaml:2565):
         A: eigvalsh_backward(grad, A, UPLO)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_eigvalsh(A, UPLO)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
     except ValueError as exc:
@@ -5804,9 +6234,11 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2331):
+    Derivatives (derivatives.yaml:2573):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_qr(A, mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
     except ValueError as exc:
@@ -5831,9 +6263,11 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2342):
+    Derivatives (derivatives.yaml:2585):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_svd(A, full_matrices)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
     except ValueError as exc:
@@ -5860,9 +6294,11 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2355):
+    Derivatives (derivatives.yaml:2599):
         A: svdvals_backward(grad, A)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_svdvals(A)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_svdvals(data_of(A))
     except ValueError as exc:
@@ -5883,9 +6319,11 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2364):
+    Derivatives (derivatives.yaml:2609):
         A: pinv_backward(grad, result, A)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
     except ValueError as exc:
@@ -5908,9 +6346,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2374):
+    Derivatives (derivatives.yaml:2620):
         self: pinv_backward(grad, result, self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.pinverse(input, rcond)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pinverse(data_of(self), rcond)
@@ -5934,9 +6374,11 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2381):
+    Derivatives (derivatives.yaml:2628):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.svd(input, some, compute_uv)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
@@ -5967,9 +6409,11 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2390):
+    Derivatives (derivatives.yaml:2638):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.qr(input, some)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.qr(data_of(self), some)
@@ -5995,10 +6439,12 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2397):
+    Derivatives (derivatives.yaml:2646):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
     except ValueError as exc:
@@ -6028,10 +6474,12 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2409):
+    Derivatives (derivatives.yaml:2659):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_vecdot(x, y, dim=dim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
     except ValueError as exc:
@@ -6059,9 +6507,11 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2420):
+    Derivatives (derivatives.yaml:2671):
         tensors: multi_dot_backward(grad, tensors)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_multi_dot(tensors)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
     except ValueError as exc:
@@ -6080,9 +6530,11 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2430):
+    Derivatives (derivatives.yaml:2682):
         A: matrix_power_backward(grad, A, n)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_matrix_power(A, n)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_power(data_of(A), n)
     except ValueError as exc:
@@ -6104,9 +6556,11 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2441):
+    Derivatives (derivatives.yaml:2694):
         self: matrix_power_backward(grad, self, n)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.matrix_power(input, n)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matrix_power(data_of(self), n)
@@ -6129,9 +6583,11 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2453):
+    Derivatives (derivatives.yaml:2707):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.norm_default(input, p, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_default(data_of(self), p, dim, keepdim)
@@ -6157,9 +6613,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2475):
+    Derivatives (derivatives.yaml:2730):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.norm_str_p(input, p, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
@@ -6186,9 +6644,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2482):
+    Derivatives (derivatives.yaml:2738):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_vector_norm(x, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
     except ValueError as exc:
@@ -6214,9 +6674,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2503):
+    Derivatives (derivatives.yaml:2760):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_matrix_norm_default(A, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
@@ -6242,9 +6704,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2517):
+    Derivatives (derivatives.yaml:2775):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_matrix_norm_str_ord(A, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
@@ -6270,9 +6734,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2528):
+    Derivatives (derivatives.yaml:2787):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_norm_default(A, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
@@ -6298,9 +6764,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2540):
+    Derivatives (derivatives.yaml:2800):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_norm_ord_str(A, ord, dim, keepdim)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
@@ -6326,9 +6794,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2556):
+    Derivatives (derivatives.yaml:2817):
         self: where(result <= 0, 0.0, grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.relu(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.relu(data_of(self))
@@ -6350,9 +6820,11 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2571):
+    Derivatives (derivatives.yaml:2833):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softmax(data_of(self), dim, dtype)
@@ -6377,9 +6849,11 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2582):
+    Derivatives (derivatives.yaml:2845):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.log_softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log_softmax(data_of(self), dim, dtype)
@@ -6404,9 +6878,11 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2592):
+    Derivatives (derivatives.yaml:2856):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.leaky_relu(input, negative_slope)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.leaky_relu(data_of(input), negative_slope)
     except ValueError as exc:
@@ -6428,9 +6904,11 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2605):
+    Derivatives (derivatives.yaml:2870):
         input: grad * elu_slope(input, alpha, 1.0)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.elu(input, alpha)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.elu(data_of(input), alpha)
     except ValueError as exc:
@@ -6452,9 +6930,11 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2614):
+    Derivatives (derivatives.yaml:2880):
         input: grad * selu_slope(input)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.selu(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.selu(data_of(input))
     except ValueError as exc:
@@ -6475,9 +6955,11 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2622):
+    Derivatives (derivatives.yaml:2889):
         self: grad * normal_pdf(self)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._normal_cdf(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._normal_cdf(data_of(self))
@@ -6499,9 +6981,11 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2628):
+    Derivatives (derivatives.yaml:2896):
         input: grad * gelu_derivative(input, approximate)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.gelu(input, approximate=approximate)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gelu(data_of(input), approximate=approximate)
     except ValueError as exc:
@@ -6523,9 +7007,11 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2638):
+    Derivatives (derivatives.yaml:2907):
         input: grad * silu_derivative(input)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.silu(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.silu(data_of(input))
     except ValueError as exc:
@@ -6546,9 +7032,11 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2644):
+    Derivatives (derivatives.yaml:2914):
         input: grad * softplus_slope(input, beta, threshold)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.softplus(input, beta, threshold)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softplus(data_of(input), beta, threshold)
     except ValueError as exc:
@@ -6571,9 +7059,11 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2654):
+    Derivatives (derivatives.yaml:2925):
         input: grad * mish_derivative(input)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.mish(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mish(data_of(input))
     except ValueError as exc:
@@ -6594,9 +7084,11 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2660):
+    Derivatives (derivatives.yaml:2932):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.hardtanh(input, min_val, max_val)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardtanh(data_of(input), min_val, max_val)
     except ValueError as exc:
@@ -6619,9 +7111,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2673):
+    Derivatives (derivatives.yaml:2946):
         input: grad * hardsigmoid_slope(input)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.hardsigmoid(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardsigmoid(data_of(input))
     except ValueError as exc:
@@ -6642,9 +7136,11 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2680):
+    Derivatives (derivatives.yaml:2954):
         input: grad * hardswish_slope(input)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.hardswish(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardswish(data_of(input))
     except ValueError as exc:
@@ -6665,9 +7161,11 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2687):
+    Derivatives (derivatives.yaml:2962):
         input: grad * sigmoid(-input)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.logsigmoid(input)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsigmoid(data_of(input))
     except ValueError as exc:
@@ -6688,10 +7186,12 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2695):
+    Derivatives (derivatives.yaml:2971):
         self: grad * mask * scale
         mask: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._masked_scale(input, mask, scale)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
@@ -6714,11 +7214,13 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2710):
+    Derivatives (derivatives.yaml:2987):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linear(input, weight, bias)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
     except ValueError as exc:
@@ -6748,10 +7250,12 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:2726):
+    Derivatives (derivatives.yaml:3004):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._lstm_cell(gates, cx)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         hy_out, cy_out = array_ops._lstm_cell(data_of(gates), data_of(cx))
     except ValueError as exc:
@@ -6782,9 +7286,11 @@ def _lstm_cell(gates, cx):
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor gates)
 
-    Derivatives (derivatives.yaml:2741):
+    Derivatives (derivatives.yaml:3020):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_gates, inputs, output, cells, gates, reverse)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._lstm_layer(inputs, reverse)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, cells_out, gates_out = array_ops._lstm_layer([data_of(t) for t in inputs], reverse)
     except ValueError as exc:
@@ -6810,11 +7316,13 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:2750):
+    Derivatives (derivatives.yaml:3030):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._gru_cell(input_gates, hidden_gates, hx)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._gru_cell(data_of(input_gates), data_of(hidden_gates), data_of(hx))
     except ValueError as exc:
@@ -6842,11 +7350,13 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2763):
+    Derivatives (derivatives.yaml:3044):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.layer_norm(input, normalized_shape, weight, bias, eps)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
@@ -6877,10 +7387,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2780):
+    Derivatives (derivatives.yaml:3062):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.rms_norm(input, normalized_shape, weight, eps)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
     except ValueError as exc:
@@ -6907,11 +7419,13 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2793):
+    Derivatives (derivatives.yaml:3076):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._batch_norm_training(input, weight, bias, eps)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
     except ValueError as exc:
@@ -6938,11 +7452,13 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2805):
+    Derivatives (derivatives.yaml:3089):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.group_norm(input, num_groups, weight, bias, eps)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
@@ -6970,11 +7486,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2820):
+    Derivatives (derivatives.yaml:3105):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
     except ValueError as exc:
@@ -7002,11 +7520,13 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2848):
+    Derivatives (derivatives.yaml:3136):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv1d_default(input, weight, bias, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7041,11 +7561,13 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2862):
+    Derivatives (derivatives.yaml:3151):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7080,11 +7602,13 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2874):
+    Derivatives (derivatives.yaml:3164):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv2d_default(input, weight, bias, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7119,11 +7643,13 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2889):
+    Derivatives (derivatives.yaml:3180):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7158,11 +7684,13 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2901):
+    Derivatives (derivatives.yaml:3193):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
@@ -7197,11 +7725,13 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2913):
+    Derivatives (derivatives.yaml:3206):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
@@ -7236,10 +7766,12 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:2929):
+    Derivatives (derivatives.yaml:3223):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
     except ValueError as exc:
@@ -7270,9 +7802,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2944):
+    Derivatives (derivatives.yaml:3239):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
@@ -7296,9 +7830,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2954):
+    Derivatives (derivatives.yaml:3250):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
@@ -7325,9 +7861,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2962):
+    Derivatives (derivatives.yaml:3259):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
@@ -7351,9 +7889,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2975):
+    Derivatives (derivatives.yaml:3273):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
@@ -7380,9 +7920,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2985):
+    Derivatives (derivatives.yaml:3284):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except ValueError as exc:
@@ -7408,9 +7950,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2994):
+    Derivatives (derivatives.yaml:3294):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
@@ -7437,9 +7981,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3007):
+    Derivatives (derivatives.yaml:3308):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
@@ -7463,9 +8009,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3018):
+    Derivatives (derivatives.yaml:3320):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.adaptive_avg_pool1d(input, output_size)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
     except ValueError as exc:
@@ -7486,9 +8034,11 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3027):
+    Derivatives (derivatives.yaml:3330):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.adaptive_avg_pool2d(input, output_size)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
     except ValueError as exc:
@@ -7509,9 +8059,11 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3040):
+    Derivatives (derivatives.yaml:3344):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.pad(input, pad, mode, value)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad(data_of(input), pad, mode, value)
     except ValueError as exc:
@@ -7534,9 +8086,11 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3054):
+    Derivatives (derivatives.yaml:3359):
         output_grad: repad(grad, pad, mode)
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.pad_backward(output_grad, input_size, pad, mode)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
     except ValueError as exc:
@@ -7556,10 +8110,12 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3066):
+    Derivatives (derivatives.yaml:3372):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     except ValueError as exc:
@@ -7856,3 +8412,4 @@ _VAR_OVERLOADS = (
     (var_dim, (('input', 'Tensor', False, False), ('dim', 'int[]?', False, False), ('unbiased', 'bool', True, False), ('keepdim', 'bool', True, False))),
     (var_unbiased, (('input', 'Tensor', False, False), ('unbiased', 'bool', True, False))),
 )
+

@@ -14,6 +14,7 @@ from minigrad.autograd.reentrant import MAX_REENTRANT_DEPTH, run_backward  # noq
 from minigrad.autograd.errors import NO_GRAD_FN_ERROR, SCALAR_OUTPUT_ERROR, UNUSED_INPUT_ERROR
 from minigrad.autograd.node import AccumulateGrad, edge_of
 from minigrad import _tensor  # a module: Tensor is looked up at call time (import cycle)
+from minigrad.autograd.forward_ad import state as forward_ad
 
 
 #: node type -> a shortcut for ``backward`` on one tensor made by that node type: it
@@ -102,7 +103,8 @@ def _roots(outputs, grad_outputs, create_graph):
         if node is None:
             from minigrad.autograd.clogs import explain_no_grad_fn
             raise RuntimeError(NO_GRAD_FN_ERROR.format(i=i) + explain_no_grad_fn())
-    return roots, [_root_grad(out, g, create_graph) for out, g in zip(outputs, grad_outputs)]
+    as_tensors = create_graph or forward_ad.active  # engine.py: formulas over Tensors then
+    return roots, [_root_grad(out, g, as_tensors) for out, g in zip(outputs, grad_outputs)]
 
 
 def _root_grad(out, g, create_graph):

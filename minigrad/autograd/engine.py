@@ -18,6 +18,7 @@ import numpy as np
 from numpy import ndarray
 
 from minigrad.autograd import anomaly, grad_mode, leaks
+from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.hooks import run_post_hooks, run_pre_hooks
 from minigrad.autograd.node import AccumulateGrad
 
@@ -52,6 +53,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     stale = []
     previous_mode = grad_mode.enabled
     grad_mode.enabled = create_graph
+    # With a forward-AD level open, saved values and gradients may carry tangents: nodes
+    # run their Tensor formulas (as under create_graph) so the tangents propagate.
+    create_graph = create_graph or forward_ad.active
     try:
         while ready:
             node = heappop(ready)[1]

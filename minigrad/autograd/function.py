@@ -22,6 +22,7 @@ import functools
 import numpy as np
 
 from minigrad.autograd import grad_mode
+from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.errors import FREED_GRAPH_ERROR, LEAF_INPLACE_ERROR
 from minigrad.autograd.node import Node, edge_of
 from minigrad.autograd.saved import SavedTensor
@@ -46,8 +47,14 @@ class FunctionCtx:
         """With False, gradients that did not arrive are ``None`` instead of zeros."""
         self._materialize_grads = bool(value)
 
+    def save_for_forward(self, *tensors):
+        """Keep tensors for ``jvp`` (forward mode), where ``ctx.saved_tensors`` returns them."""
+        self._saved_for_forward = tensors
+
     @property
     def saved_tensors(self):
+        if getattr(self, "_in_jvp", False):
+            return tuple(self._saved_for_forward)
         if self._released:
             raise RuntimeError(FREED_GRAPH_ERROR)
         return tuple(s.unpack(self, True) if type(s) is SavedTensor else s for s in self._saved)
@@ -168,8 +175,21 @@ class Function(metaclass=FunctionMeta):
         raise RuntimeError("Custom Functions are used through their apply: "
                            f"{type(self).__name__}.apply(...), not by making an instance")
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
+        if forward_ad.active:  # a dual level is open: outputs get tangents from cls.jvp
+            from minigrad.autograd.forward_ad import function_with_jvp  # lazy: rare path
+            return function_with_jvp(cls, args, kwargs)
+        return cls._run(args, kwargs)[0]
+
+    @classmethod
+    def _run(cls, args, kwargs):
+        """(outputs, ctx): the forward, and the node that is its ``ctx``."""
         from minigrad._tensor import Tensor
         is_tensor = [isinstance(a, Tensor) for a in args]
         needs = tuple(t and a._requires_grad for t, a in zip(is_tensor, args))
@@ -191,7 +211,7 @@ class Function(metaclass=FunctionMeta):
             outputs = tuple(outputs)
         node._saved = _save(node, node._to_save, outputs) if recording else ()
         node._to_save = ()
-        return outputs[0] if single else outputs
+        return (outputs[0] if single else outputs), node
 
 
 def _attach_outputs(node, args, outputs):

@@ -18,6 +18,7 @@ from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import LEAF_INPLACE_ERROR
+from minigrad.autograd.forward_ad import inplace_with_tangent, state as forward_ad
 from minigrad.autograd.hooks import move_retain_grad
 from minigrad.autograd.saved import SavedTensor
 from minigrad.autograd.views import (
@@ -40,6 +41,8 @@ def apply_inplace(self, op, *args, **kwargs):
     """
     if self._extras is not None and self._extras.get("inference") and not grad_mode.inference:
         raise RuntimeError(INFERENCE_INPLACE_ERROR)
+    if forward_ad.active:  # a dual level is open: the tangent changes too
+        return inplace_with_tangent(self, op, args, kwargs, apply_inplace)
     recording = grad_mode.enabled and (
         self._requires_grad or any_requires_grad(args) or any_requires_grad(kwargs.values())
         or (self._base is not None and self._base._requires_grad))

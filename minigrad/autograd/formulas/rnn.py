@@ -101,3 +101,60 @@ def lstm_layer_grads(grad_output, grad_cells, grad_gates, inputs, output, cells,
     grad_w_hh = F.matmul(F.transpose(F.reshape(grad_x_proj, (-1, 4 * hidden)), 0, 1),
                          F.reshape(h_prev, (-1, hidden)))
     return [grad_x_proj, grad_h, grad_c, grad_w_hh]
+
+
+def lstm_cell_jvp(gates_t, cx_t, gates, cx, cy):
+    """Tangents (hy_t, cy_t) of cy = f cx + i g, hy = o tanh(cy), from gates_t and cx_t."""
+    F = ops_for(gates)
+    h = cx.shape[-1]
+    scale, shift = gate_scale_shift(gates, h, 4, 2)
+    t = F.tanh(gates * scale)
+    act = t * scale + shift
+    act_t = gates_t * ((1 - t * t) * (scale * scale))
+    i, f, g, o = (_gate(F, act, k, h) for k in range(4))
+    i_t, f_t, g_t, o_t = (_gate(F, act_t, k, h) for k in range(4))
+    tanh_cy = F.tanh(cy)
+    cy_t = f_t * cx + f * cx_t + i_t * g + i * g_t
+    return o_t * tanh_cy + o * (1 - tanh_cy * tanh_cy) * cy_t, cy_t
+
+
+def gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx):
+    """Tangent of hy = (1 - z) n + z hx, n = tanh(i_n + r h_n), r and z sigmoids."""
+    F = ops_for(input_gates)
+    h = hx.shape[-1]
+    rz = F.tanh((_gate2(F, input_gates, h) + _gate2(F, hidden_gates, h)) * 0.5)
+    rz_t = (_gate2(F, input_gates_t, h) + _gate2(F, hidden_gates_t, h)) * ((1 - rz * rz) * 0.25)
+    r_z = rz * 0.5 + 0.5
+    r, z = _gate(F, r_z, 0, h), _gate(F, r_z, 1, h)
+    r_t, z_t = _gate(F, rz_t, 0, h), _gate(F, rz_t, 1, h)
+    hn, hn_t = _gate(F, hidden_gates, 2, h), _gate(F, hidden_gates_t, 2, h)
+    n = F.tanh(_gate(F, input_gates, 2, h) + r * hn)
+    n_t = (_gate(F, input_gates_t, 2, h) + r_t * hn + r * hn_t) * (1 - n * n)
+    return (1 - z) * n_t + z_t * (hx - n) + z * hx_t
+
+
+def lstm_layer_jvp(inputs_t, inputs, output, cells, gates, reverse):
+    """Tangents (output_t, cells_t, gates_t) of _lstm_layer: the recurrence run on tangents.
+
+    Time is indexed from the end (dim -3 of (L, N, .)) so that a batch of tangents in front
+    (jacfwd) passes through unchanged.
+    """
+    x_proj_t, h0_t, c0_t, w_hh_t = inputs_t
+    x_proj, h0, c0, w_hh = inputs
+    F = ops_for(x_proj)
+    length = x_proj.shape[0]
+    before = 1 if reverse else -1
+    h_t, c_t = h0_t, c0_t
+    outs, cell_ts, gate_ts = [None] * length, [None] * length, [None] * length
+    for t in (range(length - 1, -1, -1) if reverse else range(length)):
+        h_prev = h0 if not 0 <= t + before < length else output[t + before]
+        c_prev = c0 if not 0 <= t + before < length else cells[t + before]
+        step = [F.select(x_proj_t, -3, t) if x_proj_t is not None else None,
+                F.matmul(h_t, F.transpose(w_hh, 0, 1)) if h_t is not None else None,
+                F.matmul(h_prev, F.transpose(w_hh_t, -2, -1)) if w_hh_t is not None else None]
+        gates_t = sum(term for term in step if term is not None)
+        if c_t is None:
+            c_t = F.zeros_like(c_prev)
+        h_t, c_t = lstm_cell_jvp(gates_t, c_t, gates[t], c_prev, cells[t])
+        outs[t], cell_ts[t], gate_ts[t] = h_t, c_t, gates_t
+    return F.stack(outs, -3), F.stack(cell_ts, -3), F.stack(gate_ts, -3)
