@@ -50,6 +50,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     call = leaks.begin_backward()
     mark = 0 if create_graph else -call if retain_graph else call
     stale = []
+    # Read once per backward (hot loop): the flags object of this thread, and the
+    # benchmark switch of the gradient check (see check_generated).
+    anomaly_flags, check = anomaly.flags, check_generated
     previous_mode = grad_mode.enabled
     grad_mode.enabled = create_graph
     try:
@@ -72,11 +75,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     _mark_stale(node, mark, stale)
                 else:
                     node._consumed = mark
-                if anomaly.enabled or node._extras is not None:
+                if anomaly_flags.enabled or node._extras is not None:
                     grad_inputs = _run_watched(node, grads, create_graph)
                 else:
                     grad_inputs = node.apply(grads, create_graph)
-                    checking = check_generated and node._formulas is not None
+                    checking = check and node._formulas is not None
                 if not retain_graph:
                     node.release()
                 if len(grad_inputs) != len(node.next_functions):
@@ -85,12 +88,15 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 if next_node is None:
                     continue
                 if grad is not None:
-                    if checking:  # a generated node's gradient: its input's shape and dtype
-                        shape = next_node._output_shape
+                    # A generated node's gradient: exactly its input's shape and dtype.  The
+                    # common case costs one shape tuple and two identity tests; anything
+                    # else (an output other than 0, a dtype to cast, no recorded meta, a
+                    # mistake) goes to checked_gradient, which decides and explains.
+                    if checking:
                         array = grad._data if create_graph else grad
-                        if shape is not None and (
-                                array.__class__ is not ndarray or array.shape != shape
-                                or array.dtype is not next_node._output_dtype) or nr:
+                        if (nr or array.__class__ is not ndarray
+                                or array.shape != next_node._output_shape
+                                or array.dtype is not next_node._output_dtype):
                             grad = checked_gradient(node, grad_inputs, grad,
                                                     next_node.output_meta(nr))
                     if nr == 0 and next_node.num_outputs == 1 and next_node not in buffers:
