@@ -25,6 +25,7 @@ from minigrad import _conversions, _device, _dtypes
 from minigrad._grad_assign import check_grad_assignment
 from minigrad.autograd import clogs as _clogs
 from minigrad.autograd import grad_mode
+from minigrad.autograd.grad_mode import flags as _grad_flags
 
 
 class Tensor:
@@ -384,7 +385,8 @@ def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
     t._output_nr = output_nr
     t._version_counter = [0] if version_counter is None else version_counter
     t._base = base
-    t._extras = {"inference": True} if grad_mode.inference else None
+    # (the flags object itself: grad_mode.inference is a module property, a Python call)
+    t._extras = {"inference": True} if _grad_flags.inference else None
     if grad_fn is not None:
         # What this output looks like, for the engine's check of the gradients flowing
         # into it (PyTorch's InputMetadata): shape and dtype only, never the array.

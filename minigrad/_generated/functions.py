@@ -9,7 +9,9 @@ result to it.
 from collections import namedtuple
 
 from minigrad._dispatch import dispatch
-from minigrad.autograd import grad_mode
+# This thread's grad-mode flags, read directly: `grad_mode.enabled` goes through a
+# module property (a Python call), twice as slow on this hottest path.
+from minigrad.autograd.grad_mode import flags as grad_flags
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types
@@ -71,7 +73,7 @@ def sum_to_size(input, size):
         out = array_ops.sum_to_size(data_of(self), size)
     except ValueError as exc:
         raise translate(exc, "sum_to_size", data_of(self), size) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -95,7 +97,7 @@ def _to_copy(input, dtype):
         out = array_ops._to_copy(data_of(self), dtype)
     except ValueError as exc:
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -119,7 +121,7 @@ def _fill(input, value):
         out = array_ops._fill(data_of(self), value)
     except ValueError as exc:
         raise translate(exc, "_fill", data_of(self), value) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -141,7 +143,7 @@ def _copy_from(input, src):
         out = array_ops._copy_from(data_of(self), data_of(src))
     except ValueError as exc:
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     src_edge = edge_of(src)
@@ -167,7 +169,7 @@ def _index_put(input, index, values):
         out = array_ops._index_put(data_of(self), index, data_of(values))
     except ValueError as exc:
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     values_edge = edge_of(values)
@@ -196,7 +198,7 @@ def clone(input):
         out = array_ops.clone(data_of(self))
     except ValueError as exc:
         raise translate(exc, "clone", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -217,7 +219,7 @@ def neg(input):
         out = array_ops.neg(data_of(self))
     except ValueError as exc:
         raise translate(exc, "neg", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -238,7 +240,7 @@ def exp(input):
         out = array_ops.exp(data_of(self))
     except ValueError as exc:
         raise translate(exc, "exp", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -262,7 +264,7 @@ def log(input):
         out = array_ops.log(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -286,7 +288,7 @@ def sqrt(input):
         out = array_ops.sqrt(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sqrt", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -310,7 +312,7 @@ def sin(input):
         out = array_ops.sin(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sin", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -334,7 +336,7 @@ def cos(input):
         out = array_ops.cos(data_of(self))
     except ValueError as exc:
         raise translate(exc, "cos", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -358,7 +360,7 @@ def tanh(input):
         out = array_ops.tanh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "tanh", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -382,7 +384,7 @@ def sigmoid(input):
         out = array_ops.sigmoid(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sigmoid", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -406,7 +408,7 @@ def abs(input):
         out = array_ops.abs(data_of(self))
     except ValueError as exc:
         raise translate(exc, "abs", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -430,7 +432,7 @@ def sign(input):
         out = array_ops.sign(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sign", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -451,7 +453,7 @@ def exp2(input):
         out = array_ops.exp2(data_of(self))
     except ValueError as exc:
         raise translate(exc, "exp2", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -475,7 +477,7 @@ def expm1(input):
         out = array_ops.expm1(data_of(self))
     except ValueError as exc:
         raise translate(exc, "expm1", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -499,7 +501,7 @@ def log2(input):
         out = array_ops.log2(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log2", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -523,7 +525,7 @@ def log10(input):
         out = array_ops.log10(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log10", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -547,7 +549,7 @@ def log1p(input):
         out = array_ops.log1p(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log1p", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -571,7 +573,7 @@ def rsqrt(input):
         out = array_ops.rsqrt(data_of(self))
     except ValueError as exc:
         raise translate(exc, "rsqrt", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -595,7 +597,7 @@ def square(input):
         out = array_ops.square(data_of(self))
     except ValueError as exc:
         raise translate(exc, "square", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -619,7 +621,7 @@ def reciprocal(input):
         out = array_ops.reciprocal(data_of(self))
     except ValueError as exc:
         raise translate(exc, "reciprocal", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -643,7 +645,7 @@ def tan(input):
         out = array_ops.tan(data_of(self))
     except ValueError as exc:
         raise translate(exc, "tan", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -667,7 +669,7 @@ def asin(input):
         out = array_ops.asin(data_of(self))
     except ValueError as exc:
         raise translate(exc, "asin", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -691,7 +693,7 @@ def acos(input):
         out = array_ops.acos(data_of(self))
     except ValueError as exc:
         raise translate(exc, "acos", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -715,7 +717,7 @@ def atan(input):
         out = array_ops.atan(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atan", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -739,7 +741,7 @@ def sinh(input):
         out = array_ops.sinh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sinh", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -763,7 +765,7 @@ def cosh(input):
         out = array_ops.cosh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "cosh", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -787,7 +789,7 @@ def asinh(input):
         out = array_ops.asinh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "asinh", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -811,7 +813,7 @@ def acosh(input):
         out = array_ops.acosh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "acosh", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -835,7 +837,7 @@ def atanh(input):
         out = array_ops.atanh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atanh", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -859,7 +861,7 @@ def floor(input):
         out = array_ops.floor(data_of(self))
     except ValueError as exc:
         raise translate(exc, "floor", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -880,7 +882,7 @@ def ceil(input):
         out = array_ops.ceil(data_of(self))
     except ValueError as exc:
         raise translate(exc, "ceil", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -901,7 +903,7 @@ def round(input, *, decimals=0):
         out = array_ops.round(data_of(self), decimals=decimals)
     except ValueError as exc:
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -922,7 +924,7 @@ def trunc(input):
         out = array_ops.trunc(data_of(self))
     except ValueError as exc:
         raise translate(exc, "trunc", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -943,7 +945,7 @@ def fix(input):
         out = array_ops.fix(data_of(self))
     except ValueError as exc:
         raise translate(exc, "fix", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -964,7 +966,7 @@ def frac(input):
         out = array_ops.frac(data_of(self))
     except ValueError as exc:
         raise translate(exc, "frac", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -985,7 +987,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
     except ValueError as exc:
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -1009,7 +1011,7 @@ def deg2rad(input):
         out = array_ops.deg2rad(data_of(self))
     except ValueError as exc:
         raise translate(exc, "deg2rad", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -1030,7 +1032,7 @@ def rad2deg(input):
         out = array_ops.rad2deg(data_of(self))
     except ValueError as exc:
         raise translate(exc, "rad2deg", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -1053,7 +1055,7 @@ def add(input, other, *, alpha=1):
         out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1084,7 +1086,7 @@ def sub(input, other, *, alpha=1):
         out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1115,7 +1117,7 @@ def mul(input, other):
         out = array_ops.mul(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1147,7 +1149,7 @@ def div_default(input, other):
         out = array_ops.div_default(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "div", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1180,7 +1182,7 @@ def pow(input, exponent):
         out = array_ops.pow(data_of(self), data_of(exponent))
     except ValueError as exc:
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     exponent_edge = edge_of(exponent)
@@ -1215,7 +1217,7 @@ def maximum(input, other):
         out = array_ops.maximum(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1248,7 +1250,7 @@ def minimum(input, other):
         out = array_ops.minimum(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1282,7 +1284,7 @@ def where(condition, input, other):
         out = array_ops.where(data_of(condition), data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1312,7 +1314,7 @@ def clamp_default(input, min=None, max=None):
         out = array_ops.clamp_default(data_of(self), min, max)
     except ValueError as exc:
         raise translate(exc, "clamp", data_of(self), min, max) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -1341,7 +1343,7 @@ def clamp_Tensor(input, min=None, max=None):
         out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
     except ValueError as exc:
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     min_edge = edge_of(min)
@@ -1377,7 +1379,7 @@ def clip_default(input, min=None, max=None):
         out = array_ops.clip_default(data_of(self), min, max)
     except ValueError as exc:
         raise translate(exc, "clip", data_of(self), min, max) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -1406,7 +1408,7 @@ def clip_Tensor(input, min=None, max=None):
         out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
     except ValueError as exc:
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     min_edge = edge_of(min)
@@ -1444,7 +1446,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
         out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
     except ValueError as exc:
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1478,7 +1480,7 @@ def floor_divide(input, other):
         out = array_ops.floor_divide(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1508,7 +1510,7 @@ def remainder(input, other):
         out = array_ops.remainder(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1540,7 +1542,7 @@ def fmod(input, other):
         out = array_ops.fmod(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1571,7 +1573,7 @@ def float_power(input, exponent):
         out = array_ops.float_power(data_of(self), data_of(exponent))
     except ValueError as exc:
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     exponent_edge = edge_of(exponent)
@@ -1608,7 +1610,7 @@ def fmax(input, other):
         out = array_ops.fmax(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1641,7 +1643,7 @@ def fmin(input, other):
         out = array_ops.fmin(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1674,7 +1676,7 @@ def atan2(input, other):
         out = array_ops.atan2(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1707,7 +1709,7 @@ def hypot(input, other):
         out = array_ops.hypot(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1743,7 +1745,7 @@ def logaddexp(input, other):
         out = array_ops.logaddexp(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1776,7 +1778,7 @@ def logaddexp2(input, other):
         out = array_ops.logaddexp2(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1809,7 +1811,7 @@ def copysign(input, other):
         out = array_ops.copysign(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1842,7 +1844,7 @@ def xlogy(input, other):
         out = array_ops.xlogy(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1875,7 +1877,7 @@ def lerp_Scalar(input, end, weight):
         out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
     except ValueError as exc:
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     end_edge = edge_of(end)
@@ -1907,7 +1909,7 @@ def lerp_Tensor(input, end, weight):
         out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
     except ValueError as exc:
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     end_edge = edge_of(end)
@@ -1946,7 +1948,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     except ValueError as exc:
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     tensor1_edge = edge_of(tensor1)
@@ -1984,7 +1986,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     except ValueError as exc:
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     tensor1_edge = edge_of(tensor1)
@@ -2020,7 +2022,7 @@ def logit(input, eps=None):
         out = array_ops.logit(data_of(self), eps)
     except ValueError as exc:
         raise translate(exc, "logit", data_of(self), eps) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2045,7 +2047,7 @@ def erf(input):
         out = array_ops.erf(data_of(self))
     except ValueError as exc:
         raise translate(exc, "erf", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2069,7 +2071,7 @@ def erfc(input):
         out = array_ops.erfc(data_of(self))
     except ValueError as exc:
         raise translate(exc, "erfc", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2093,7 +2095,7 @@ def erfinv(input):
         out = array_ops.erfinv(data_of(self))
     except ValueError as exc:
         raise translate(exc, "erfinv", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2117,7 +2119,7 @@ def lgamma(input):
         out = array_ops.lgamma(data_of(self))
     except ValueError as exc:
         raise translate(exc, "lgamma", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2141,7 +2143,7 @@ def digamma(input):
         out = array_ops.digamma(data_of(self))
     except ValueError as exc:
         raise translate(exc, "digamma", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2165,7 +2167,7 @@ def polygamma(n, input):
         out = array_ops.polygamma(n, data_of(self))
     except ValueError as exc:
         raise translate(exc, "polygamma", n, data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2190,7 +2192,7 @@ def special_gammaln(input):
         out = array_ops.special_gammaln(data_of(self))
     except ValueError as exc:
         raise translate(exc, "special_gammaln", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2214,7 +2216,7 @@ def special_psi(input):
         out = array_ops.special_psi(data_of(self))
     except ValueError as exc:
         raise translate(exc, "special_psi", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2238,7 +2240,7 @@ def special_expit(input):
         out = array_ops.special_expit(data_of(self))
     except ValueError as exc:
         raise translate(exc, "special_expit", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2262,7 +2264,7 @@ def sinc(input):
         out = array_ops.sinc(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sinc", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2286,7 +2288,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2312,7 +2314,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2338,7 +2340,7 @@ def amax(input, dim=None, keepdim=False):
         out = array_ops.amax(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2365,7 +2367,7 @@ def amin(input, dim=None, keepdim=False):
         out = array_ops.amin(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2392,7 +2394,7 @@ def max_dim(input, dim, keepdim=False):
         values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2422,7 +2424,7 @@ def max_default(input):
         out = array_ops.max_default(data_of(self))
     except ValueError as exc:
         raise translate(exc, "max", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2448,7 +2450,7 @@ def min_dim(input, dim, keepdim=False):
         values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2478,7 +2480,7 @@ def min_default(input):
         out = array_ops.min_default(data_of(self))
     except ValueError as exc:
         raise translate(exc, "min", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2506,7 +2508,7 @@ def max_other(input, other):
         out = array_ops.max_other(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "max", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -2539,7 +2541,7 @@ def min_other(input, other):
         out = array_ops.min_other(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "min", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -2570,7 +2572,7 @@ def logsumexp(input, dim, keepdim=False):
         out = array_ops.logsumexp(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2598,7 +2600,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2627,7 +2629,7 @@ def cumsum(input, dim, *, dtype=None):
         out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2652,7 +2654,7 @@ def cumprod(input, dim, *, dtype=None):
         out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2680,7 +2682,7 @@ def logcumsumexp(input, dim):
         out = array_ops.logcumsumexp(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2707,7 +2709,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2734,7 +2736,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2763,7 +2765,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
     except ValueError as exc:
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2790,7 +2792,7 @@ def var_unbiased(input, unbiased=True):
         out = array_ops.var_unbiased(data_of(self), unbiased)
     except ValueError as exc:
         raise translate(exc, "var", data_of(self), unbiased) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2815,7 +2817,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
     except ValueError as exc:
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2844,7 +2846,7 @@ def std_unbiased(input, unbiased=True):
         out = array_ops.std_unbiased(data_of(self), unbiased)
     except ValueError as exc:
         raise translate(exc, "std", data_of(self), unbiased) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2871,7 +2873,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2901,7 +2903,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2933,7 +2935,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2959,7 +2961,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -2985,7 +2987,7 @@ def median_dim(input, dim, keepdim=False):
         values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3015,7 +3017,7 @@ def median_default(input):
         out = array_ops.median_default(data_of(self))
     except ValueError as exc:
         raise translate(exc, "median", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3041,7 +3043,7 @@ def cummax(input, dim):
         values_out, indices_out = array_ops.cummax(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "cummax", data_of(self), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3069,7 +3071,7 @@ def cummin(input, dim):
         values_out, indices_out = array_ops.cummin(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "cummin", data_of(self), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3097,7 +3099,7 @@ def aminmax(input, *, dim=None, keepdim=False):
         min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3197,7 +3199,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
     except ValueError as exc:
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3239,7 +3241,7 @@ def msort(input):
         out = array_ops.msort(data_of(self))
     except ValueError as exc:
         raise translate(exc, "msort", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3264,7 +3266,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
     except ValueError as exc:
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3292,7 +3294,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3322,7 +3324,7 @@ def reshape(input, shape):
         out = array_ops.reshape(data_of(self), shape)
     except ValueError as exc:
         raise translate(exc, "reshape", data_of(self), shape) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3346,7 +3348,7 @@ def transpose(input, dim0, dim1):
         out = array_ops.transpose(data_of(self), dim0, dim1)
     except ValueError as exc:
         raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3369,7 +3371,7 @@ def permute(input, dims):
         out = array_ops.permute(data_of(self), dims)
     except ValueError as exc:
         raise translate(exc, "permute", data_of(self), dims) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3391,7 +3393,7 @@ def expand(input, size):
         out = array_ops.expand(data_of(self), size)
     except ValueError as exc:
         raise translate(exc, "expand", data_of(self), size) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3415,7 +3417,7 @@ def squeeze(input, dim=None):
         out = array_ops.squeeze(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "squeeze", data_of(self), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3439,7 +3441,7 @@ def unsqueeze(input, dim):
         out = array_ops.unsqueeze(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "unsqueeze", data_of(self), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3463,7 +3465,7 @@ def view(input, size):
         out = array_ops.view(data_of(self), size)
     except ValueError as exc:
         raise translate(exc, "view", data_of(self), size) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3487,7 +3489,7 @@ def flatten(input, start_dim=0, end_dim=-1):
         out = array_ops.flatten(data_of(self), start_dim, end_dim)
     except ValueError as exc:
         raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3511,7 +3513,7 @@ def unflatten(input, dim, sizes):
         out = array_ops.unflatten(data_of(self), dim, sizes)
     except ValueError as exc:
         raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3535,7 +3537,7 @@ def swapaxes(input, axis0, axis1):
         out = array_ops.swapaxes(data_of(self), axis0, axis1)
     except ValueError as exc:
         raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3558,7 +3560,7 @@ def swapdims(input, dim0, dim1):
         out = array_ops.swapdims(data_of(self), dim0, dim1)
     except ValueError as exc:
         raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3581,7 +3583,7 @@ def movedim(input, source, destination):
         out = array_ops.movedim(data_of(self), source, destination)
     except ValueError as exc:
         raise translate(exc, "movedim", data_of(self), source, destination) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3604,7 +3606,7 @@ def moveaxis(input, source, destination):
         out = array_ops.moveaxis(data_of(self), source, destination)
     except ValueError as exc:
         raise translate(exc, "moveaxis", data_of(self), source, destination) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3627,7 +3629,7 @@ def t(input):
         out = array_ops.t(data_of(self))
     except ValueError as exc:
         raise translate(exc, "t", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3649,7 +3651,7 @@ def expand_as(input, other):
         out = array_ops.expand_as(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3673,7 +3675,7 @@ def broadcast_to(input, size):
         out = array_ops.broadcast_to(data_of(self), size)
     except ValueError as exc:
         raise translate(exc, "broadcast_to", data_of(self), size) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3697,7 +3699,7 @@ def narrow(input, dim, start, length):
         out = array_ops.narrow(data_of(self), dim, start, length)
     except ValueError as exc:
         raise translate(exc, "narrow", data_of(self), dim, start, length) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3724,7 +3726,7 @@ def select(input, dim, index):
         out = array_ops.select(data_of(self), dim, index)
     except ValueError as exc:
         raise translate(exc, "select", data_of(self), dim, index) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3751,7 +3753,7 @@ def view_as(input, other):
         out = array_ops.view_as(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "view_as", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3776,7 +3778,7 @@ def reshape_as(input, other):
         out = array_ops.reshape_as(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3800,7 +3802,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
     except ValueError as exc:
         raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3827,7 +3829,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
     except ValueError as exc:
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3850,7 +3852,7 @@ def cat(tensors, dim=0):
         out = array_ops.cat([data_of(t) for t in tensors], dim)
     except ValueError as exc:
         raise translate(exc, "cat", [data_of(t) for t in tensors], dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -3872,7 +3874,7 @@ def stack(tensors, dim=0):
         out = array_ops.stack([data_of(t) for t in tensors], dim)
     except ValueError as exc:
         raise translate(exc, "stack", [data_of(t) for t in tensors], dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -3894,7 +3896,7 @@ def split(input, split_size_or_sections, dim=0):
         outs = array_ops.split(data_of(self), split_size_or_sections, dim)
     except ValueError as exc:
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3918,7 +3920,7 @@ def chunk(input, chunks, dim=0):
         outs = array_ops.chunk(data_of(self), chunks, dim)
     except ValueError as exc:
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3942,7 +3944,7 @@ def unbind(input, dim=0):
         outs = array_ops.unbind(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "unbind", data_of(self), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3966,7 +3968,7 @@ def flip(input, dims):
         out = array_ops.flip(data_of(self), dims)
     except ValueError as exc:
         raise translate(exc, "flip", data_of(self), dims) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3988,7 +3990,7 @@ def roll(input, shifts, dims=None):
         out = array_ops.roll(data_of(self), shifts, dims)
     except ValueError as exc:
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4011,7 +4013,7 @@ def repeat(input, repeats):
         out = array_ops.repeat(data_of(self), repeats)
     except ValueError as exc:
         raise translate(exc, "repeat", data_of(self), repeats) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4036,7 +4038,7 @@ def tile(input, dims):
         out = array_ops.tile(data_of(self), dims)
     except ValueError as exc:
         raise translate(exc, "tile", data_of(self), dims) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4061,7 +4063,7 @@ def tril(input, diagonal=0):
         out = array_ops.tril(data_of(self), diagonal)
     except ValueError as exc:
         raise translate(exc, "tril", data_of(self), diagonal) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4083,7 +4085,7 @@ def triu(input, diagonal=0):
         out = array_ops.triu(data_of(self), diagonal)
     except ValueError as exc:
         raise translate(exc, "triu", data_of(self), diagonal) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4105,7 +4107,7 @@ def diag(input, diagonal=0):
         out = array_ops.diag(data_of(self), diagonal)
     except ValueError as exc:
         raise translate(exc, "diag", data_of(self), diagonal) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4130,7 +4132,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
     except ValueError as exc:
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4154,7 +4156,7 @@ def ravel(input):
         out = array_ops.ravel(data_of(self))
     except ValueError as exc:
         raise translate(exc, "ravel", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4178,7 +4180,7 @@ def atleast_1d(input):
         out = array_ops.atleast_1d(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atleast_1d", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4202,7 +4204,7 @@ def atleast_2d(input):
         out = array_ops.atleast_2d(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atleast_2d", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4226,7 +4228,7 @@ def atleast_3d(input):
         out = array_ops.atleast_3d(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atleast_3d", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4249,7 +4251,7 @@ def hstack(tensors):
         out = array_ops.hstack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "hstack", [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -4270,7 +4272,7 @@ def vstack(tensors):
         out = array_ops.vstack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "vstack", [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -4291,7 +4293,7 @@ def row_stack(tensors):
         out = array_ops.row_stack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "row_stack", [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -4312,7 +4314,7 @@ def dstack(tensors):
         out = array_ops.dstack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "dstack", [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -4333,7 +4335,7 @@ def column_stack(tensors):
         out = array_ops.column_stack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "column_stack", [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -4355,7 +4357,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         outs = array_ops.tensor_split(data_of(self), indices_or_sections, dim)
     except ValueError as exc:
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4383,7 +4385,7 @@ def hsplit(input, indices_or_sections):
         outs = array_ops.hsplit(data_of(self), indices_or_sections)
     except ValueError as exc:
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4411,7 +4413,7 @@ def vsplit(input, indices_or_sections):
         outs = array_ops.vsplit(data_of(self), indices_or_sections)
     except ValueError as exc:
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4439,7 +4441,7 @@ def dsplit(input, indices_or_sections):
         outs = array_ops.dsplit(data_of(self), indices_or_sections)
     except ValueError as exc:
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4469,7 +4471,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
     except ValueError as exc:
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     prepend_edge = edge_of(prepend)
@@ -4501,7 +4503,7 @@ def trapezoid_x(y, x, *, dim=-1):
         out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
     except ValueError as exc:
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     y_edge = edge_of(y)
     x_edge = edge_of(x)
@@ -4531,7 +4533,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
     except ValueError as exc:
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     y_edge = edge_of(y)
     if y_edge is NO_EDGE:
@@ -4557,7 +4559,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
     except ValueError as exc:
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4584,7 +4586,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
     except ValueError as exc:
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4610,7 +4612,7 @@ def rot90(input, k=1, dims=(0, 1)):
         out = array_ops.rot90(data_of(self), k, dims)
     except ValueError as exc:
         raise translate(exc, "rot90", data_of(self), k, dims) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4633,7 +4635,7 @@ def flipud(input):
         out = array_ops.flipud(data_of(self))
     except ValueError as exc:
         raise translate(exc, "flipud", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4654,7 +4656,7 @@ def fliplr(input):
         out = array_ops.fliplr(data_of(self))
     except ValueError as exc:
         raise translate(exc, "fliplr", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4675,7 +4677,7 @@ def getitem(input, index):
         out = array_ops.getitem(data_of(self), index)
     except ValueError as exc:
         raise translate(exc, "getitem", data_of(self), index) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4700,7 +4702,7 @@ def getitem_backward(input, shape, index):
         out = array_ops.getitem_backward(data_of(self), shape, index)
     except ValueError as exc:
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4723,7 +4725,7 @@ def gather(input, dim, index):
         out = array_ops.gather(data_of(self), dim, data_of(index))
     except ValueError as exc:
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4750,7 +4752,7 @@ def gather_backward(input, dim, index, shape):
         out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
     except ValueError as exc:
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4776,7 +4778,7 @@ def index_select(input, dim, index):
         out = array_ops.index_select(data_of(self), dim, data_of(index))
     except ValueError as exc:
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4804,7 +4806,7 @@ def index_add(input, dim, index, source, *, alpha=1):
         out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     source_edge = edge_of(source)
@@ -4833,7 +4835,7 @@ def scatter_src(input, dim, index, src):
         out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
     except ValueError as exc:
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     src_edge = edge_of(src)
@@ -4863,7 +4865,7 @@ def scatter_value(input, dim, index, value):
         out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
     except ValueError as exc:
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4890,7 +4892,7 @@ def scatter_add(input, dim, index, src):
         out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
     except ValueError as exc:
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     src_edge = edge_of(src)
@@ -4918,7 +4920,7 @@ def masked_fill_Scalar(input, mask, value):
         out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
     except ValueError as exc:
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -4945,7 +4947,7 @@ def masked_fill_Tensor(input, mask, value):
         out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
     except ValueError as exc:
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     value_edge = edge_of(value)
@@ -4974,7 +4976,7 @@ def take_along_dim(input, indices, dim=None):
         out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
     except ValueError as exc:
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -5001,7 +5003,7 @@ def take_along_dim_backward(input, dim, indices, shape):
         out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
     except ValueError as exc:
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -5027,7 +5029,7 @@ def matmul(input, other):
         out = array_ops.matmul(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -5058,7 +5060,7 @@ def mm(input, mat2):
         out = array_ops.mm(data_of(self), data_of(mat2))
     except ValueError as exc:
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     mat2_edge = edge_of(mat2)
@@ -5087,7 +5089,7 @@ def bmm(input, mat2):
         out = array_ops.bmm(data_of(self), data_of(mat2))
     except ValueError as exc:
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     mat2_edge = edge_of(mat2)
@@ -5116,7 +5118,7 @@ def mv(input, vec):
         out = array_ops.mv(data_of(self), data_of(vec))
     except ValueError as exc:
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     vec_edge = edge_of(vec)
@@ -5145,7 +5147,7 @@ def dot(input, tensor):
         out = array_ops.dot(data_of(self), data_of(tensor))
     except ValueError as exc:
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     tensor_edge = edge_of(tensor)
@@ -5174,7 +5176,7 @@ def vdot(input, other):
         out = array_ops.vdot(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -5203,7 +5205,7 @@ def inner(input, other):
         out = array_ops.inner(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -5234,7 +5236,7 @@ def outer(input, vec2):
         out = array_ops.outer(data_of(self), data_of(vec2))
     except ValueError as exc:
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     vec2_edge = edge_of(vec2)
@@ -5261,7 +5263,7 @@ def einsum(equation, tensors):
         out = array_ops.einsum(equation, [data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "einsum", equation, [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -5285,7 +5287,7 @@ def tensordot(input, other, dims_self, dims_other):
         out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
     except ValueError as exc:
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -5318,7 +5320,7 @@ def kron(input, other):
         out = array_ops.kron(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -5350,7 +5352,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     mat1_edge = edge_of(mat1)
@@ -5386,7 +5388,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     batch1_edge = edge_of(batch1)
@@ -5421,7 +5423,7 @@ def cross(input, other, dim=None):
         out = array_ops.cross(data_of(self), data_of(other), dim)
     except ValueError as exc:
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -5453,7 +5455,7 @@ def linalg_cross(input, other, *, dim=-1):
         out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
     except ValueError as exc:
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -5484,7 +5486,7 @@ def trace(input):
         out = array_ops.trace(data_of(self))
     except ValueError as exc:
         raise translate(exc, "trace", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -5507,7 +5509,7 @@ def linalg_inv(A):
         out = array_ops.linalg_inv(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_inv", data_of(A)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -5531,7 +5533,7 @@ def inverse(input):
         out = array_ops.inverse(data_of(self))
     except ValueError as exc:
         raise translate(exc, "inverse", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -5554,7 +5556,7 @@ def linalg_det(A):
         out = array_ops.linalg_det(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_det", data_of(A)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -5580,7 +5582,7 @@ def det(input):
         out = array_ops.det(data_of(self))
     except ValueError as exc:
         raise translate(exc, "det", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -5605,7 +5607,7 @@ def linalg_slogdet(A):
         sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -5630,7 +5632,7 @@ def slogdet(input):
         sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
     except ValueError as exc:
         raise translate(exc, "slogdet", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -5655,7 +5657,7 @@ def logdet(input):
         out = array_ops.logdet(data_of(self))
     except ValueError as exc:
         raise translate(exc, "logdet", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -5679,7 +5681,7 @@ def linalg_solve(A, B, *, left=True):
         out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
     except ValueError as exc:
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     B_edge = edge_of(B)
@@ -5708,7 +5710,7 @@ def linalg_cholesky(A, *, upper=False):
         out = array_ops.linalg_cholesky(data_of(A), upper=upper)
     except ValueError as exc:
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -5733,7 +5735,7 @@ def cholesky(input, upper=False):
         out = array_ops.cholesky(data_of(self), upper)
     except ValueError as exc:
         raise translate(exc, "cholesky", data_of(self), upper) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -5757,7 +5759,7 @@ def linalg_eigh(A, UPLO='L'):
         eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
     except ValueError as exc:
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -5783,7 +5785,7 @@ def linalg_eigvalsh(A, UPLO='L'):
         out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
     except ValueError as exc:
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -5807,7 +5809,7 @@ def linalg_qr(A, mode='reduced'):
         Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
     except ValueError as exc:
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -5834,7 +5836,7 @@ def linalg_svd(A, full_matrices=True):
         U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
     except ValueError as exc:
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -5863,7 +5865,7 @@ def linalg_svdvals(A):
         out = array_ops.linalg_svdvals(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -5886,7 +5888,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
     except ValueError as exc:
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -5912,7 +5914,7 @@ def pinverse(input, rcond=1e-15):
         out = array_ops.pinverse(data_of(self), rcond)
     except ValueError as exc:
         raise translate(exc, "pinverse", data_of(self), rcond) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -5938,7 +5940,7 @@ def svd(input, some=True, compute_uv=True):
         U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
     except ValueError as exc:
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -5971,7 +5973,7 @@ def qr(input, some=True):
         Q_out, R_out = array_ops.qr(data_of(self), some)
     except ValueError as exc:
         raise translate(exc, "qr", data_of(self), some) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -5999,7 +6001,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
     except ValueError as exc:
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     B_edge = edge_of(B)
@@ -6032,7 +6034,7 @@ def linalg_vecdot(x, y, *, dim=-1):
         out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
     except ValueError as exc:
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     x_edge = edge_of(x)
     y_edge = edge_of(y)
@@ -6062,7 +6064,7 @@ def linalg_multi_dot(tensors):
         out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "linalg_multi_dot", [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -6083,7 +6085,7 @@ def linalg_matrix_power(A, n):
         out = array_ops.linalg_matrix_power(data_of(A), n)
     except ValueError as exc:
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -6108,7 +6110,7 @@ def matrix_power(input, n):
         out = array_ops.matrix_power(data_of(self), n)
     except ValueError as exc:
         raise translate(exc, "matrix_power", data_of(self), n) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -6133,7 +6135,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         out = array_ops.norm_default(data_of(self), p, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -6161,7 +6163,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -6189,7 +6191,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     x_edge = edge_of(x)
     if x_edge is NO_EDGE:
@@ -6217,7 +6219,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -6245,7 +6247,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -6273,7 +6275,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -6301,7 +6303,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
@@ -6330,7 +6332,7 @@ def relu(input):
         out = array_ops.relu(data_of(self))
     except ValueError as exc:
         raise translate(exc, "relu", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -6354,7 +6356,7 @@ def softmax(input, dim, dtype=None):
         out = array_ops.softmax(data_of(self), dim, dtype)
     except ValueError as exc:
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -6381,7 +6383,7 @@ def log_softmax(input, dim, dtype=None):
         out = array_ops.log_softmax(data_of(self), dim, dtype)
     except ValueError as exc:
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -6407,7 +6409,7 @@ def leaky_relu(input, negative_slope=0.01):
         out = array_ops.leaky_relu(data_of(input), negative_slope)
     except ValueError as exc:
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -6431,7 +6433,7 @@ def elu(input, alpha=1.0):
         out = array_ops.elu(data_of(input), alpha)
     except ValueError as exc:
         raise translate(exc, "elu", data_of(input), alpha) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -6455,7 +6457,7 @@ def selu(input):
         out = array_ops.selu(data_of(input))
     except ValueError as exc:
         raise translate(exc, "selu", data_of(input)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -6479,7 +6481,7 @@ def _normal_cdf(input):
         out = array_ops._normal_cdf(data_of(self))
     except ValueError as exc:
         raise translate(exc, "_normal_cdf", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -6502,7 +6504,7 @@ def gelu(input, *, approximate='none'):
         out = array_ops.gelu(data_of(input), approximate=approximate)
     except ValueError as exc:
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -6526,7 +6528,7 @@ def silu(input):
         out = array_ops.silu(data_of(input))
     except ValueError as exc:
         raise translate(exc, "silu", data_of(input)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -6549,7 +6551,7 @@ def softplus(input, beta=1.0, threshold=20.0):
         out = array_ops.softplus(data_of(input), beta, threshold)
     except ValueError as exc:
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -6574,7 +6576,7 @@ def mish(input):
         out = array_ops.mish(data_of(input))
     except ValueError as exc:
         raise translate(exc, "mish", data_of(input)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -6597,7 +6599,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         out = array_ops.hardtanh(data_of(input), min_val, max_val)
     except ValueError as exc:
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -6622,7 +6624,7 @@ def hardsigmoid(input):
         out = array_ops.hardsigmoid(data_of(input))
     except ValueError as exc:
         raise translate(exc, "hardsigmoid", data_of(input)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -6645,7 +6647,7 @@ def hardswish(input):
         out = array_ops.hardswish(data_of(input))
     except ValueError as exc:
         raise translate(exc, "hardswish", data_of(input)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -6668,7 +6670,7 @@ def logsigmoid(input):
         out = array_ops.logsigmoid(data_of(input))
     except ValueError as exc:
         raise translate(exc, "logsigmoid", data_of(input)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -6693,7 +6695,7 @@ def _masked_scale(input, mask, scale):
         out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
     except ValueError as exc:
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -6719,7 +6721,7 @@ def linear(input, weight, bias=None):
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
     except ValueError as exc:
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -6753,7 +6755,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -6787,7 +6789,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
     except ValueError as exc:
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -6818,7 +6820,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
     except ValueError as exc:
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -6849,7 +6851,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -6881,7 +6883,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
     except ValueError as exc:
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     target_edge = edge_of(target)
@@ -6913,7 +6915,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -6952,7 +6954,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -6991,7 +6993,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7030,7 +7032,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7069,7 +7071,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7108,7 +7110,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7146,7 +7148,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
     input_edge = edge_of(input)
@@ -7179,7 +7181,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -7205,7 +7207,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -7234,7 +7236,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -7260,7 +7262,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -7289,7 +7291,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except ValueError as exc:
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -7317,7 +7319,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -7346,7 +7348,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
@@ -7372,7 +7374,7 @@ def adaptive_avg_pool1d(input, output_size):
         out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
     except ValueError as exc:
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -7395,7 +7397,7 @@ def adaptive_avg_pool2d(input, output_size):
         out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
     except ValueError as exc:
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -7418,7 +7420,7 @@ def pad(input, pad, mode='constant', value=None):
         out = array_ops.pad(data_of(input), pad, mode, value)
     except ValueError as exc:
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
@@ -7443,7 +7445,7 @@ def pad_backward(output_grad, input_size, pad, mode):
         out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
     except ValueError as exc:
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
@@ -7466,7 +7468,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     except ValueError as exc:
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     weight_edge = edge_of(weight)
     if weight_edge is NO_EDGE:

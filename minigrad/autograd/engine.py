@@ -15,7 +15,6 @@ import threading
 from heapq import heapify, heappop, heappush
 
 import numpy as np
-from numpy import ndarray
 
 from minigrad.autograd import anomaly, grad_mode, leaks
 from minigrad.autograd.hooks import run_post_hooks, run_pre_hooks
@@ -44,6 +43,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     # Sequence numbers are unique, so the heap never compares two nodes.
     ready = [(-node._sequence_nr, node) for node in root_nodes if node not in dependencies]
     heapify(ready)
+    # The ready node made last runs next.  Mostly that is the node the previous one just
+    # made ready (a chain): it waits in `next_up`, not in the heap, which then holds only
+    # nodes made earlier than it.  Same order as the heap alone, without its tuples.
+    next_up = None
 
     # Leak check: mark each node run with this backward's number (negative under
     # retain_graph, 0 under create_graph); a node already marked is stale.
@@ -52,12 +55,15 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     stale = []
     # Read once per backward (hot loop): the flags object of this thread, and the
     # benchmark switch of the gradient check (see check_generated).
-    anomaly_flags, check = anomaly.flags, check_generated
+    anomaly_flags, check, ndarray = anomaly.flags, check_generated, np.ndarray
     previous_mode = grad_mode.enabled
     grad_mode.enabled = create_graph
     try:
-        while ready:
-            node = heappop(ready)[1]
+        while next_up is not None or ready:
+            if next_up is not None:
+                node, next_up = next_up, None
+            else:
+                node = heappop(ready)[1]
             grads = buffers.pop(node, None)
             if grads is not None:
                 if node._extras is not None:
@@ -106,6 +112,14 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 left = dependencies[next_node] - 1
                 if left:
                     dependencies[next_node] = left
+                elif next_up is None:
+                    if ready and -ready[0][0] > next_node._sequence_nr:
+                        heappush(ready, (-next_node._sequence_nr, next_node))
+                    else:
+                        next_up = next_node
+                elif next_node._sequence_nr > next_up._sequence_nr:
+                    heappush(ready, (-next_up._sequence_nr, next_up))
+                    next_up = next_node
                 else:
                     heappush(ready, (-next_node._sequence_nr, next_node))
             # Let the buffers hold the only references: a leaf may then keep an unshared
@@ -248,7 +262,7 @@ def _add_to_buffer(buffers, node, nr, grad):
 
 def _count_dependencies(root_nodes):
     dependencies = {}
-    seen = set(root_nodes)
+    roots = set(root_nodes)  # visited from the start; any other node on its first edge
     stack = list(root_nodes)
     while stack:
         for next_node, _ in stack.pop().next_functions:
@@ -257,8 +271,7 @@ def _count_dependencies(root_nodes):
                     dependencies[next_node] += 1
                 else:
                     dependencies[next_node] = 1
-                    if next_node not in seen:
-                        seen.add(next_node)
+                    if next_node not in roots:
                         stack.append(next_node)
     return dependencies
 

@@ -50,7 +50,7 @@ class Node:
         self._extras = None
         # What output 0 looks like (set by Tensor's _init) and the others, if any
         self._output_shape = self._output_dtype = self._more_output_metas = None
-        if _anomaly.enabled:
+        if _anomaly.flags.enabled:  # (the flags object: `_anomaly.enabled` is a property call)
             _anomaly.record(self)  # the forward stack, for errors in this node's backward
 
     def name(self):
