@@ -17,7 +17,7 @@ from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types
 from minigrad.autograd.saved import save
 from minigrad.autograd.support import (data_of, dtype_of, ndim_of, output_meta,
-                                       shape_of, wrap, wrap_view)
+                                       record_shapes, shape_of, wrap, wrap_view)
 from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
 
@@ -79,6 +79,7 @@ def sum_to_size(input, size):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SumToSizeBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -103,6 +104,7 @@ def _to_copy(input, dtype):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ToCopyBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self._data.dtype
@@ -127,6 +129,7 @@ def _fill(input, value):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FillBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -150,6 +153,7 @@ def _copy_from(input, src):
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     node = CopyFromBackward0((self_edge, src_edge,))
+    record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
         node._saved_src_shape = src._data.shape
@@ -176,6 +180,7 @@ def _index_put(input, index, values):
     if self_edge is NO_EDGE and values_edge is NO_EDGE:
         return wrap(out)
     node = IndexPutBackward0((self_edge, values_edge,))
+    record_shapes(self, values)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_values = values_edge is not NO_EDGE
     if needs_self:
@@ -204,6 +209,7 @@ def clone(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CloneBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -246,6 +252,7 @@ def exp(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ExpBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -270,6 +277,7 @@ def log(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -294,6 +302,7 @@ def sqrt(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SqrtBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -390,6 +399,7 @@ def sigmoid(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SigmoidBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -438,6 +448,7 @@ def sign(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SignBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -483,6 +494,7 @@ def expm1(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Expm1Backward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -507,6 +519,7 @@ def log2(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Log2Backward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -531,6 +544,7 @@ def log10(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Log10Backward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -555,6 +569,7 @@ def log1p(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Log1pBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -579,6 +594,7 @@ def rsqrt(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RsqrtBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -627,6 +643,7 @@ def reciprocal(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ReciprocalBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -675,6 +692,7 @@ def asin(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AsinBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -699,6 +717,7 @@ def acos(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AcosBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -747,6 +766,7 @@ def sinh(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SinhBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -771,6 +791,7 @@ def cosh(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CoshBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -795,6 +816,7 @@ def asinh(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AsinhBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -819,6 +841,7 @@ def acosh(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AcoshBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -843,6 +866,7 @@ def atanh(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AtanhBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -867,6 +891,7 @@ def floor(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FloorBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -888,6 +913,7 @@ def ceil(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CeilBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -909,6 +935,7 @@ def round(input, *, decimals=0):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RoundBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -930,6 +957,7 @@ def trunc(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TruncBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -951,6 +979,7 @@ def fix(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FixBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -972,6 +1001,7 @@ def frac(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FracBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -993,6 +1023,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NanToNumBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -1017,6 +1048,7 @@ def deg2rad(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Deg2radBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -1038,6 +1070,7 @@ def rad2deg(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Rad2degBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -1320,6 +1353,7 @@ def clamp_default(input, min=None, max=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ClampBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -1385,6 +1419,7 @@ def clip_default(input, min=None, max=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ClipBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -1453,6 +1488,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = DivBackward1((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -1487,6 +1523,7 @@ def floor_divide(input, other):
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = FloorDivideBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -1580,6 +1617,7 @@ def float_power(input, exponent):
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return wrap(out)
     node = FloatPowerBackward0((self_edge, exponent_edge,))
+    record_shapes(self, exponent)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
     if needs_exponent:
@@ -1818,6 +1856,7 @@ def copysign(input, other):
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = CopysignBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -2028,6 +2067,7 @@ def logit(input, eps=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2053,6 +2093,7 @@ def erf(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ErfBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2077,6 +2118,7 @@ def erfc(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ErfcBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2101,6 +2143,7 @@ def erfinv(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ErfinvBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -2125,6 +2168,7 @@ def lgamma(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LgammaBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2149,6 +2193,7 @@ def digamma(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DigammaBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2173,6 +2218,7 @@ def polygamma(n, input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = PolygammaBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2198,6 +2244,7 @@ def special_gammaln(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SpecialGammalnBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2222,6 +2269,7 @@ def special_psi(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SpecialPsiBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2246,6 +2294,7 @@ def special_expit(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SpecialExpitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -2270,6 +2319,7 @@ def sinc(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SincBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2294,6 +2344,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SumBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self._data.dtype
@@ -2320,6 +2371,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MeanBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self._data.dtype
@@ -2346,6 +2398,7 @@ def amax(input, dim=None, keepdim=False):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AmaxBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2373,6 +2426,7 @@ def amin(input, dim=None, keepdim=False):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AminBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2400,6 +2454,7 @@ def max_dim(input, dim, keepdim=False):
     if self_edge is NO_EDGE:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     node = MaxBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -2430,6 +2485,7 @@ def max_default(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MaxBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2456,6 +2512,7 @@ def min_dim(input, dim, keepdim=False):
     if self_edge is NO_EDGE:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     node = MinBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -2486,6 +2543,7 @@ def min_default(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MinBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2578,6 +2636,7 @@ def logsumexp(input, dim, keepdim=False):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogsumexpBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2606,6 +2665,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ProdBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2635,6 +2695,7 @@ def cumsum(input, dim, *, dtype=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CumsumBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self._data.dtype
@@ -2660,6 +2721,7 @@ def cumprod(input, dim, *, dtype=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CumprodBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2688,6 +2750,7 @@ def logcumsumexp(input, dim):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogcumsumexpBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2715,6 +2778,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = VarBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2742,6 +2806,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = StdBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2771,6 +2836,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = VarBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2798,6 +2864,7 @@ def var_unbiased(input, unbiased=True):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = VarBackward2((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2823,6 +2890,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = StdBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2852,6 +2920,7 @@ def std_unbiased(input, unbiased=True):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = StdBackward2((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2879,6 +2948,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     if self_edge is NO_EDGE:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     node = VarMeanBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2909,6 +2979,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     if self_edge is NO_EDGE:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     node = StdMeanBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2941,6 +3012,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NansumBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2967,6 +3039,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NanmeanBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2993,6 +3066,7 @@ def median_dim(input, dim, keepdim=False):
     if self_edge is NO_EDGE:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     node = MedianBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -3023,6 +3097,7 @@ def median_default(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MedianBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3049,6 +3124,7 @@ def cummax(input, dim):
     if self_edge is NO_EDGE:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     node = CummaxBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3077,6 +3153,7 @@ def cummin(input, dim):
     if self_edge is NO_EDGE:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     node = CumminBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3105,6 +3182,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     if self_edge is NO_EDGE:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     node = AminmaxBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3205,6 +3283,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     if self_edge is NO_EDGE:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     node = SortBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3247,6 +3326,7 @@ def msort(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MsortBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3272,6 +3352,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if self_edge is NO_EDGE:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     node = TopkBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3300,6 +3381,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     if self_edge is NO_EDGE:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     node = KthvalueBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -3330,6 +3412,7 @@ def reshape(input, shape):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ReshapeBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3354,6 +3437,7 @@ def transpose(input, dim0, dim1):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = TransposeBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim0 = dim0
     node._saved_dim1 = dim1
     result = wrap_view(out, self, node)
@@ -3377,6 +3461,7 @@ def permute(input, dims):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = PermuteBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     result = wrap_view(out, self, node)
     return result
@@ -3423,6 +3508,7 @@ def squeeze(input, dim=None):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = SqueezeBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3447,6 +3533,7 @@ def unsqueeze(input, dim):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = UnsqueezeBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3471,6 +3558,7 @@ def view(input, size):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ViewBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3495,6 +3583,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = FlattenBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3519,6 +3608,7 @@ def unflatten(input, dim, sizes):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = UnflattenBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3543,6 +3633,7 @@ def swapaxes(input, axis0, axis1):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = SwapaxesBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_axis0 = axis0
     node._saved_axis1 = axis1
     result = wrap_view(out, self, node)
@@ -3566,6 +3657,7 @@ def swapdims(input, dim0, dim1):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = SwapdimsBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim0 = dim0
     node._saved_dim1 = dim1
     result = wrap_view(out, self, node)
@@ -3589,6 +3681,7 @@ def movedim(input, source, destination):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = MovedimBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_destination = destination
     node._saved_source = source
     result = wrap_view(out, self, node)
@@ -3612,6 +3705,7 @@ def moveaxis(input, source, destination):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = MoveaxisBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_destination = destination
     node._saved_source = source
     result = wrap_view(out, self, node)
@@ -3635,6 +3729,7 @@ def t(input):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = TBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap_view(out, self, node)
     return result
 
@@ -3705,6 +3800,7 @@ def narrow(input, dim, start, length):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = NarrowBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3732,6 +3828,7 @@ def select(input, dim, index):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = SelectBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3759,6 +3856,7 @@ def view_as(input, other):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ViewAsBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3784,6 +3882,7 @@ def reshape_as(input, other):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ReshapeAsBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3808,6 +3907,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = DiagonalBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3835,6 +3935,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DiagonalBackwardBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
@@ -3858,6 +3959,7 @@ def cat(tensors, dim=0):
     if not any_edge(edges):
         return wrap(out)
     node = CatBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     node._saved_dim = dim
     result = wrap(out, node)
@@ -3880,6 +3982,7 @@ def stack(tensors, dim=0):
     if not any_edge(edges):
         return wrap(out)
     node = StackBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3902,6 +4005,7 @@ def split(input, split_size_or_sections, dim=0):
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = SplitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
     result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
@@ -3926,6 +4030,7 @@ def chunk(input, chunks, dim=0):
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = ChunkBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
     result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
@@ -3950,6 +4055,7 @@ def unbind(input, dim=0):
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = UnbindBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
     result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
@@ -3974,6 +4080,7 @@ def flip(input, dims):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FlipBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     result = wrap(out, node)
     return result
@@ -3996,6 +4103,7 @@ def roll(input, shifts, dims=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RollBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     node._saved_shifts = shifts
     result = wrap(out, node)
@@ -4019,6 +4127,7 @@ def repeat(input, repeats):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RepeatBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4044,6 +4153,7 @@ def tile(input, dims):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TileBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4069,6 +4179,7 @@ def tril(input, diagonal=0):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TrilBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_diagonal = diagonal
     result = wrap(out, node)
     return result
@@ -4091,6 +4202,7 @@ def triu(input, diagonal=0):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TriuBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_diagonal = diagonal
     result = wrap(out, node)
     return result
@@ -4113,6 +4225,7 @@ def diag(input, diagonal=0):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DiagBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4138,6 +4251,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DiagEmbedBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
@@ -4162,6 +4276,7 @@ def ravel(input):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = RavelBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4186,6 +4301,7 @@ def atleast_1d(input):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = Atleast1dBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4210,6 +4326,7 @@ def atleast_2d(input):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = Atleast2dBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4234,6 +4351,7 @@ def atleast_3d(input):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = Atleast3dBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4257,6 +4375,7 @@ def hstack(tensors):
     if not any_edge(edges):
         return wrap(out)
     node = HstackBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
     return result
@@ -4278,6 +4397,7 @@ def vstack(tensors):
     if not any_edge(edges):
         return wrap(out)
     node = VstackBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
     return result
@@ -4299,6 +4419,7 @@ def row_stack(tensors):
     if not any_edge(edges):
         return wrap(out)
     node = RowStackBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
     return result
@@ -4320,6 +4441,7 @@ def dstack(tensors):
     if not any_edge(edges):
         return wrap(out)
     node = DstackBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
     return result
@@ -4341,6 +4463,7 @@ def column_stack(tensors):
     if not any_edge(edges):
         return wrap(out)
     node = ColumnStackBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
     return result
@@ -4363,6 +4486,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = TensorSplitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4391,6 +4515,7 @@ def hsplit(input, indices_or_sections):
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = HsplitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -4419,6 +4544,7 @@ def vsplit(input, indices_or_sections):
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = VsplitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -4447,6 +4573,7 @@ def dsplit(input, indices_or_sections):
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = DsplitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -4479,6 +4606,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if self_edge is NO_EDGE and prepend_edge is NO_EDGE and append_edge is NO_EDGE:
         return wrap(out)
     node = DiffBackward0((self_edge, prepend_edge, append_edge,))
+    record_shapes(self, prepend, append)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_prepend = prepend_edge is not NO_EDGE
     needs_append = append_edge is not NO_EDGE
@@ -4510,6 +4638,7 @@ def trapezoid_x(y, x, *, dim=-1):
     if y_edge is NO_EDGE and x_edge is NO_EDGE:
         return wrap(out)
     node = TrapezoidBackward0((y_edge, x_edge,))
+    record_shapes(y, x)  # for the engine's gradient check
     needs_y = y_edge is not NO_EDGE
     needs_x = x_edge is not NO_EDGE
     if needs_x:
@@ -4539,6 +4668,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     if y_edge is NO_EDGE:
         return wrap(out)
     node = TrapezoidBackward1((y_edge,))
+    record_shapes(y)  # for the engine's gradient check
     needs_y = y_edge is not NO_EDGE
     if needs_y:
         node._saved_y_shape = y._data.shape
@@ -4565,6 +4695,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RepeatInterleaveBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4592,6 +4723,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RepeatInterleaveBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_repeats = save(repeats)
@@ -4618,6 +4750,7 @@ def rot90(input, k=1, dims=(0, 1)):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Rot90Backward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     node._saved_k = k
     result = wrap(out, node)
@@ -4641,6 +4774,7 @@ def flipud(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FlipudBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -4662,6 +4796,7 @@ def fliplr(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FliplrBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -4683,6 +4818,7 @@ def getitem(input, index):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = GetitemBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4708,6 +4844,7 @@ def getitem_backward(input, shape, index):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = GetitemBackwardBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_index = index
     result = wrap(out, node)
     return result
@@ -4731,6 +4868,7 @@ def gather(input, dim, index):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = GatherBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
@@ -4758,6 +4896,7 @@ def gather_backward(input, dim, index, shape):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = GatherBackwardBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
@@ -4784,6 +4923,7 @@ def index_select(input, dim, index):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = IndexSelectBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
@@ -4813,6 +4953,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     if self_edge is NO_EDGE and source_edge is NO_EDGE:
         return wrap(out)
     node = IndexAddBackward0((self_edge, source_edge,))
+    record_shapes(self, source)  # for the engine's gradient check
     needs_source = source_edge is not NO_EDGE
     if needs_source:
         node._raw_saved_index = save(index)
@@ -4842,6 +4983,7 @@ def scatter_src(input, dim, index, src):
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     node = ScatterBackward0((self_edge, src_edge,))
+    record_shapes(self, src)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_src = src_edge is not NO_EDGE
     if needs_self or needs_src:
@@ -4871,6 +5013,7 @@ def scatter_value(input, dim, index, value):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ScatterBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
@@ -4899,6 +5042,7 @@ def scatter_add(input, dim, index, src):
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     node = ScatterAddBackward0((self_edge, src_edge,))
+    record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
         node._raw_saved_index = save(index)
@@ -4954,6 +5098,7 @@ def masked_fill_Tensor(input, mask, value):
     if self_edge is NO_EDGE and value_edge is NO_EDGE:
         return wrap(out)
     node = MaskedFillBackward1((self_edge, value_edge,))
+    record_shapes(self, value)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_value = value_edge is not NO_EDGE
     if needs_self:
@@ -4982,6 +5127,7 @@ def take_along_dim(input, indices, dim=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TakeAlongDimBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_indices = save(indices)
@@ -5009,6 +5155,7 @@ def take_along_dim_backward(input, dim, indices, shape):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TakeAlongDimBackwardBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_indices = save(indices)
@@ -5036,6 +5183,7 @@ def matmul(input, other):
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = MatmulBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -5067,6 +5215,7 @@ def mm(input, mat2):
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     node = MmBackward0((self_edge, mat2_edge,))
+    record_shapes(self, mat2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
@@ -5096,6 +5245,7 @@ def bmm(input, mat2):
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     node = BmmBackward0((self_edge, mat2_edge,))
+    record_shapes(self, mat2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
@@ -5125,6 +5275,7 @@ def mv(input, vec):
     if self_edge is NO_EDGE and vec_edge is NO_EDGE:
         return wrap(out)
     node = MvBackward0((self_edge, vec_edge,))
+    record_shapes(self, vec)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_vec = vec_edge is not NO_EDGE
     if needs_self:
@@ -5154,6 +5305,7 @@ def dot(input, tensor):
     if self_edge is NO_EDGE and tensor_edge is NO_EDGE:
         return wrap(out)
     node = DotBackward0((self_edge, tensor_edge,))
+    record_shapes(self, tensor)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_tensor = tensor_edge is not NO_EDGE
     if needs_self:
@@ -5183,6 +5335,7 @@ def vdot(input, other):
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = VdotBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -5212,6 +5365,7 @@ def inner(input, other):
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = InnerBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -5243,6 +5397,7 @@ def outer(input, vec2):
     if self_edge is NO_EDGE and vec2_edge is NO_EDGE:
         return wrap(out)
     node = OuterBackward0((self_edge, vec2_edge,))
+    record_shapes(self, vec2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_vec2 = vec2_edge is not NO_EDGE
     if needs_self:
@@ -5269,6 +5424,7 @@ def einsum(equation, tensors):
     if not any_edge(edges):
         return wrap(out)
     node = EinsumBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._raw_saved_tensors = save(tensors)
     node._saved_equation = equation
     result = wrap(out, node)
@@ -5294,6 +5450,7 @@ def tensordot(input, other, dims_self, dims_other):
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = TensordotBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -5327,6 +5484,7 @@ def kron(input, other):
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = KronBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -5360,6 +5518,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if self_edge is NO_EDGE and mat1_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     node = AddmmBackward0((self_edge, mat1_edge, mat2_edge,))
+    record_shapes(self, mat1, mat2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_mat1 = mat1_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
@@ -5396,6 +5555,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if self_edge is NO_EDGE and batch1_edge is NO_EDGE and batch2_edge is NO_EDGE:
         return wrap(out)
     node = BaddbmmBackward0((self_edge, batch1_edge, batch2_edge,))
+    record_shapes(self, batch1, batch2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_batch1 = batch1_edge is not NO_EDGE
     needs_batch2 = batch2_edge is not NO_EDGE
@@ -5492,6 +5652,7 @@ def trace(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TraceBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -5515,6 +5676,7 @@ def linalg_inv(A):
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgInvBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_A:
@@ -5539,6 +5701,7 @@ def inverse(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = InverseBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -5562,6 +5725,7 @@ def linalg_det(A):
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgDetBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -5588,6 +5752,7 @@ def det(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DetBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -5613,6 +5778,7 @@ def linalg_slogdet(A):
     if A_edge is NO_EDGE:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     node = LinalgSlogdetBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -5638,6 +5804,7 @@ def slogdet(input):
     if self_edge is NO_EDGE:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     node = SlogdetBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -5663,6 +5830,7 @@ def logdet(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogdetBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -5688,6 +5856,7 @@ def linalg_solve(A, B, *, left=True):
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
     node = LinalgSolveBackward0((A_edge, B_edge,))
+    record_shapes(A, B)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     needs_B = B_edge is not NO_EDGE
     if needs_A or needs_B:
@@ -5716,6 +5885,7 @@ def linalg_cholesky(A, *, upper=False):
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgCholeskyBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     node._saved_upper = upper
     result = wrap(out, node)
@@ -5741,6 +5911,7 @@ def cholesky(input, upper=False):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CholeskyBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     node._saved_upper = upper
     result = wrap(out, node)
@@ -5765,6 +5936,7 @@ def linalg_eigh(A, UPLO='L'):
     if A_edge is NO_EDGE:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     node = LinalgEighBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     eigenvalues = wrap(eigenvalues_out, node, 0)
     eigenvectors = wrap(eigenvectors_out, node, 1)
@@ -5791,6 +5963,7 @@ def linalg_eigvalsh(A, UPLO='L'):
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgEigvalshBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -5815,6 +5988,7 @@ def linalg_qr(A, mode='reduced'):
     if A_edge is NO_EDGE:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     node = LinalgQrBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     node._saved_mode = mode
     Q = wrap(Q_out, node, 0)
@@ -5842,6 +6016,7 @@ def linalg_svd(A, full_matrices=True):
     if A_edge is NO_EDGE:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     node = LinalgSvdBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     node._saved_full_matrices = full_matrices
     U = wrap(U_out, node, 0)
@@ -5871,6 +6046,7 @@ def linalg_svdvals(A):
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgSvdvalsBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -5894,6 +6070,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgPinvBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -5920,6 +6097,7 @@ def pinverse(input, rcond=1e-15):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = PinverseBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -5946,6 +6124,7 @@ def svd(input, some=True, compute_uv=True):
     if self_edge is NO_EDGE:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     node = SvdBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -5979,6 +6158,7 @@ def qr(input, some=True):
     if self_edge is NO_EDGE:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     node = QrBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     node._saved_some = some
     Q = wrap(Q_out, node, 0)
@@ -6008,6 +6188,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
     node = LinalgSolveTriangularBackward0((A_edge, B_edge,))
+    record_shapes(A, B)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     needs_B = B_edge is not NO_EDGE
     if needs_A or needs_B:
@@ -6041,6 +6222,7 @@ def linalg_vecdot(x, y, *, dim=-1):
     if x_edge is NO_EDGE and y_edge is NO_EDGE:
         return wrap(out)
     node = LinalgVecdotBackward0((x_edge, y_edge,))
+    record_shapes(x, y)  # for the engine's gradient check
     needs_x = x_edge is not NO_EDGE
     needs_y = y_edge is not NO_EDGE
     if needs_x:
@@ -6070,6 +6252,7 @@ def linalg_multi_dot(tensors):
     if not any_edge(edges):
         return wrap(out)
     node = LinalgMultiDotBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._raw_saved_tensors = save(tensors)
     result = wrap(out, node)
     return result
@@ -6091,6 +6274,7 @@ def linalg_matrix_power(A, n):
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgMatrixPowerBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6116,6 +6300,7 @@ def matrix_power(input, n):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MatrixPowerBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6141,6 +6326,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NormBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6169,6 +6355,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NormBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6197,6 +6384,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     if x_edge is NO_EDGE:
         return wrap(out)
     node = LinalgVectorNormBackward0((x_edge,))
+    record_shapes(x)  # for the engine's gradient check
     needs_x = x_edge is not NO_EDGE
     if needs_x:
         node._raw_saved_x = save(x)
@@ -6225,6 +6413,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgMatrixNormBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6253,6 +6442,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgMatrixNormBackward1((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6281,6 +6471,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgNormBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6309,6 +6500,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgNormBackward1((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6338,6 +6530,7 @@ def relu(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ReluBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -6362,6 +6555,7 @@ def softmax(input, dim, dtype=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SoftmaxBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self._data.dtype
@@ -6389,6 +6583,7 @@ def log_softmax(input, dim, dtype=None):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogSoftmaxBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self._data.dtype
@@ -6415,6 +6610,7 @@ def leaky_relu(input, negative_slope=0.01):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = LeakyReluBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6439,6 +6635,7 @@ def elu(input, alpha=1.0):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = EluBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6463,6 +6660,7 @@ def selu(input):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = SeluBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6487,6 +6685,7 @@ def _normal_cdf(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NormalCdfBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6510,6 +6709,7 @@ def gelu(input, *, approximate='none'):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = GeluBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6534,6 +6734,7 @@ def silu(input):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = SiluBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6557,6 +6758,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = SoftplusBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6582,6 +6784,7 @@ def mish(input):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = MishBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6605,6 +6808,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = HardtanhBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6630,6 +6834,7 @@ def hardsigmoid(input):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = HardsigmoidBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6653,6 +6858,7 @@ def hardswish(input):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = HardswishBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6676,6 +6882,7 @@ def logsigmoid(input):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = LogsigmoidBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6701,6 +6908,7 @@ def _masked_scale(input, mask, scale):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MaskedScaleBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_mask = save(mask)
@@ -6729,6 +6937,7 @@ def linear(input, weight, bias=None):
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = LinearBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -6763,6 +6972,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = LayerNormBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -6796,6 +7006,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if input_edge is NO_EDGE and weight_edge is NO_EDGE:
         return wrap(out)
     node = RmsNormBackward0((input_edge, weight_edge,))
+    record_shapes(input, weight)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
@@ -6828,6 +7039,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = BatchNormTrainingBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
@@ -6859,6 +7071,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = GroupNormBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
@@ -6890,6 +7103,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     if input_edge is NO_EDGE and target_edge is NO_EDGE:
         return wrap(out)
     node = CrossEntropyBackward0((input_edge, target_edge,))
+    record_shapes(input, target)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_target = target_edge is not NO_EDGE
     if needs_input or needs_target:
@@ -6923,6 +7137,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = Conv1dBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -6962,6 +7177,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = Conv1dBackward1((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7001,6 +7217,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = Conv2dBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7040,6 +7257,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = Conv2dBackward1((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7079,6 +7297,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = ConvTranspose1dBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7118,6 +7337,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = ConvTranspose2dBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7155,6 +7375,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     if output_grad_edge is NO_EDGE and input_edge is NO_EDGE:
         return wrap(out)
     node = ConvolutionBackwardWeightBackward0((output_grad_edge, input_edge,))
+    record_shapes(output_grad, input)  # for the engine's gradient check
     needs_output_grad = output_grad_edge is not NO_EDGE
     needs_input = input_edge is not NO_EDGE
     if needs_input:
@@ -7187,6 +7408,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     if input_edge is NO_EDGE:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     node = MaxPool1dWithIndicesBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -7213,6 +7435,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if input_edge is NO_EDGE:
         return wrap(out)
     node = MaxPool1dBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -7242,6 +7465,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     if input_edge is NO_EDGE:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     node = MaxPool2dWithIndicesBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -7268,6 +7492,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if input_edge is NO_EDGE:
         return wrap(out)
     node = MaxPool2dBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -7297,6 +7522,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if input_edge is NO_EDGE:
         return wrap(out)
     node = AvgPool1dBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -7325,6 +7551,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if input_edge is NO_EDGE:
         return wrap(out)
     node = AvgPool2dBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -7354,6 +7581,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
     if output_grad_edge is NO_EDGE:
         return wrap(out)
     node = AvgPoolBackwardBackward0((output_grad_edge,))
+    record_shapes(output_grad)  # for the engine's gradient check
     node._saved_ceil_mode = ceil_mode
     node._saved_count_include_pad = count_include_pad
     node._saved_divisor_override = divisor_override
@@ -7380,6 +7608,7 @@ def adaptive_avg_pool1d(input, output_size):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = AdaptiveAvgPool1dBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -7403,6 +7632,7 @@ def adaptive_avg_pool2d(input, output_size):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = AdaptiveAvgPool2dBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -7426,6 +7656,7 @@ def pad(input, pad, mode='constant', value=None):
     if input_edge is NO_EDGE:
         return wrap(out)
     node = PadBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -7451,6 +7682,7 @@ def pad_backward(output_grad, input_size, pad, mode):
     if output_grad_edge is NO_EDGE:
         return wrap(out)
     node = PadBackwardBackward0((output_grad_edge,))
+    record_shapes(output_grad)  # for the engine's gradient check
     node._saved_mode = mode
     node._saved_pad = pad
     result = wrap(out, node)
@@ -7474,6 +7706,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if weight_edge is NO_EDGE:
         return wrap(out)
     node = EmbeddingBackward0((weight_edge,))
+    record_shapes(weight)  # for the engine's gradient check
     needs_weight = weight_edge is not NO_EDGE
     if needs_weight:
         node._raw_saved_input = save(input)

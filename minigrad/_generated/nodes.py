@@ -191,6 +191,7 @@ class NegBackward0(GeneratedNode):
     _formulas = {'self': 'neg(grad)'}
     _yaml_lines = {'self': 159}
     _saved_fields = ()
+    _shape_sources = ('grad',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -305,6 +306,7 @@ class SinBackward0(GeneratedNode):
     _formulas = {'self': 'grad * cos(self)'}
     _yaml_lines = {'self': 203}
     _saved_fields = ('self',)
+    _shape_sources = ('grad',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -335,6 +337,7 @@ class CosBackward0(GeneratedNode):
     _formulas = {'self': '-(grad * sin(self))'}
     _yaml_lines = {'self': 213}
     _saved_fields = ('self',)
+    _shape_sources = ('grad',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -365,6 +368,7 @@ class TanhBackward0(GeneratedNode):
     _formulas = {'self': 'grad * (1 - result * result)'}
     _yaml_lines = {'self': 223}
     _saved_fields = ('result',)
+    _shape_sources = ('grad',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -425,6 +429,7 @@ class AbsBackward0(GeneratedNode):
     _formulas = {'self': 'grad * sign(self)'}
     _yaml_lines = {'self': 245}
     _saved_fields = ('self',)
+    _shape_sources = ('grad',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -479,6 +484,7 @@ class Exp2Backward0(GeneratedNode):
     _formulas = {'self': 'grad * result * 0.6931471805599453'}
     _yaml_lines = {'self': 271}
     _saved_fields = ('result',)
+    _shape_sources = ('grad',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -659,6 +665,7 @@ class SquareBackward0(GeneratedNode):
     _formulas = {'self': 'grad * 2 * self'}
     _yaml_lines = {'self': 328}
     _saved_fields = ('self',)
+    _shape_sources = ('grad',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -719,6 +726,7 @@ class TanBackward0(GeneratedNode):
     _formulas = {'self': 'grad * (1 + result * result)'}
     _yaml_lines = {'self': 348}
     _saved_fields = ('result',)
+    _shape_sources = ('grad',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -809,6 +817,7 @@ class AtanBackward0(GeneratedNode):
     _formulas = {'self': 'grad / (self * self + 1)'}
     _yaml_lines = {'self': 375}
     _saved_fields = ('self',)
+    _shape_sources = ('grad',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1212,6 +1221,7 @@ class AddBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'other': 510, 'self': 509}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1240,6 +1250,7 @@ class SubBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(-maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'other': 524, 'self': 523}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1268,6 +1279,7 @@ class MulBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(grad * self, other.shape)', 'self': 'sum_to(grad * other, self.shape)'}
     _yaml_lines = {'other': 537, 'self': 536}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1303,6 +1315,7 @@ class DivBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(-grad * self / (other * other), other.shape)', 'self': 'sum_to(grad / other, self.shape)'}
     _yaml_lines = {'other': 551, 'self': 550}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1339,6 +1352,7 @@ class PowBackward0(GeneratedNode):
     _formulas = {'exponent': 'sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)', 'self': 'sum_to(pow_grad_self(grad, self, exponent), self.shape)'}
     _yaml_lines = {'exponent': 571, 'self': 570}
     _saved_fields = ('exponent', 'exponent.shape', 'result', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_exponent_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1377,6 +1391,7 @@ class MaximumBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
     _yaml_lines = {'other': 591, 'self': 590}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1414,6 +1429,7 @@ class MinimumBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
     _yaml_lines = {'other': 606, 'self': 605}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1452,6 +1468,7 @@ class WhereBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(where(condition, 0.0, grad), other.shape)', 'self': 'sum_to(where(condition, grad, 0.0), self.shape)'}
     _yaml_lines = {'other': 622, 'self': 621}
     _saved_fields = ('condition', 'other.shape', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1518,6 +1535,7 @@ class ClampBackward1(GeneratedNode):
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
     _yaml_lines = {'max': 659, 'min': 658, 'self': 657}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1594,6 +1612,7 @@ class ClipBackward1(GeneratedNode):
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
     _yaml_lines = {'max': 681, 'min': 680, 'self': 679}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1703,6 +1722,7 @@ class RemainderBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'other': 719, 'self': 718}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1738,6 +1758,7 @@ class FmodBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'other': 732, 'self': 731}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1811,6 +1832,7 @@ class FmaxBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)'}
     _yaml_lines = {'other': 755, 'self': 754}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1848,6 +1870,7 @@ class FminBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)'}
     _yaml_lines = {'other': 766, 'self': 765}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1885,6 +1908,7 @@ class Atan2Backward0(GeneratedNode):
     _formulas = {'other': 'sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)', 'self': 'sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)'}
     _yaml_lines = {'other': 778, 'self': 777}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1922,6 +1946,7 @@ class HypotBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(grad * other / result, other.shape)', 'self': 'sum_to(grad * self / result, self.shape)'}
     _yaml_lines = {'other': 789, 'self': 788}
     _saved_fields = ('other', 'other.shape', 'result', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1959,6 +1984,7 @@ class LogaddexpBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(grad / (1 + exp(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp(other - self)), self.shape)'}
     _yaml_lines = {'other': 799, 'self': 798}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1996,6 +2022,7 @@ class Logaddexp2Backward0(GeneratedNode):
     _formulas = {'other': 'sum_to(grad / (1 + exp2(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp2(other - self)), self.shape)'}
     _yaml_lines = {'other': 809, 'self': 808}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2068,6 +2095,7 @@ class XlogyBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(grad * self / other, other.shape)', 'self': 'sum_to(xlogy_grad_self(grad, self, other), self.shape)'}
     _yaml_lines = {'other': 833, 'self': 832}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2105,6 +2133,7 @@ class LerpBackward0(GeneratedNode):
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)'}
     _yaml_lines = {'end': 846, 'self': 845}
     _saved_fields = ('end.shape', 'self.shape', 'weight')
+    _shape_sources = ('_saved_self_shape', '_saved_end_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2134,6 +2163,7 @@ class LerpBackward1(GeneratedNode):
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)', 'weight': 'sum_to(grad * (end - self), weight.shape)'}
     _yaml_lines = {'end': 857, 'self': 856, 'weight': 858}
     _saved_fields = ('end', 'end.shape', 'self', 'self.shape', 'weight', 'weight.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_end_shape', '_saved_weight_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2175,6 +2205,7 @@ class AddcmulBackward0(GeneratedNode):
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)'}
     _yaml_lines = {'self': 868, 'tensor1': 869, 'tensor2': 870}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
+    _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2214,6 +2245,7 @@ class AddcdivBackward0(GeneratedNode):
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)'}
     _yaml_lines = {'self': 881, 'tensor1': 882, 'tensor2': 883}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
+    _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2817,6 +2849,7 @@ class MaxBackward2(GeneratedNode):
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
     _yaml_lines = {'other': 1114, 'self': 1113}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2854,6 +2887,7 @@ class MinBackward2(GeneratedNode):
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
     _yaml_lines = {'other': 1124, 'self': 1123}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3822,6 +3856,7 @@ class ExpandBackward0(GeneratedNode):
     _formulas = {'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'self': 1457}
     _saved_fields = ('self.shape',)
+    _shape_sources = ('_saved_self_shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4087,6 +4122,7 @@ class ExpandAsBackward0(GeneratedNode):
     _formulas = {'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'self': 1563}
     _saved_fields = ('self.shape',)
+    _shape_sources = ('_saved_self_shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4111,6 +4147,7 @@ class BroadcastToBackward0(GeneratedNode):
     _formulas = {'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'self': 1572}
     _saved_fields = ('self.shape',)
+    _shape_sources = ('_saved_self_shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5392,6 +5429,7 @@ class MaskedFillBackward0(GeneratedNode):
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)'}
     _yaml_lines = {'self': 2018}
     _saved_fields = ('mask', 'self.shape')
+    _shape_sources = ('_saved_self_shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5976,6 +6014,7 @@ class CrossBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(cross(grad, self, dim), other.shape)', 'self': 'sum_to(cross(other, grad, dim), self.shape)'}
     _yaml_lines = {'other': 2206, 'self': 2205}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -6011,6 +6050,7 @@ class LinalgCrossBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'self': 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)'}
     _yaml_lines = {'other': 2215, 'self': 2214}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas

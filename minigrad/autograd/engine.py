@@ -55,7 +55,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     stale = []
     # Read once per backward (hot loop): the flags object of this thread, and the
     # benchmark switch of the gradient check (see check_generated).
-    anomaly_flags, check, ndarray = anomaly.flags, check_generated, np.ndarray
+    anomaly_flags, check = anomaly.flags, check_generated
     previous_mode = grad_mode.enabled
     grad_mode.enabled = create_graph
     try:
@@ -72,7 +72,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     _capture(node, grads, plan, captured)
                     if node not in plan.runs:  # autograd.grad does not need it
                         grads = None
-            checking = False
+            checking = all_shapes = False
             if grads is None:
                 # Not run (no gradient arrived, or not needed): its edges are done all the same.
                 grad_inputs = (None,) * len(node.next_functions)
@@ -85,7 +85,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     grad_inputs = _run_watched(node, grads, create_graph)
                 else:
                     grad_inputs = node.apply(grads, create_graph)
-                    checking = check and node._formulas is not None
+                    if check:
+                        # 0: hand-written node; 1: generated (FULL_CHECK); 2: generated, its
+                        # shapes certain by construction (DTYPE_CHECK, codegen/exactness.py)
+                        checking = node._grad_check
+                        all_shapes = checking == 1
                 if not retain_graph:
                     node.release()
                 if len(grad_inputs) != len(node.next_functions):
@@ -95,15 +99,19 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     continue
                 if grad is not None:
                     # A generated node's gradient: exactly its input's shape and dtype.  The
-                    # common case costs one shape tuple and two identity tests; anything
-                    # else (an output other than 0, a dtype to cast, no recorded meta, a
-                    # mistake) goes to checked_gradient, which decides and explains.
+                    # common case costs two identity tests (and one shape tuple where the
+                    # shape is not certain); anything else (an output other than 0, a dtype
+                    # to cast, no array, nothing recorded, a mistake) goes to
+                    # checked_gradient, which decides and explains.
                     if checking:
-                        array = grad._data if create_graph else grad
-                        if (nr or array.__class__ is not ndarray
-                                or array.shape != next_node._output_shape
-                                or array.dtype is not next_node._output_dtype):
-                            grad = checked_gradient(node, grad_inputs, grad,
+                        try:
+                            array = grad._data if create_graph else grad
+                            usual = not nr and array.dtype is next_node._output_dtype and (
+                                not all_shapes or array.shape == next_node._output_shape)
+                        except AttributeError:  # not an array, or an unrecorded output
+                            usual = False
+                        if not usual:
+                            grad = checked_gradient(node, grads, grad_inputs, grad,
                                                     next_node.output_meta(nr))
                     if nr == 0 and next_node.num_outputs == 1 and next_node not in buffers:
                         buffers[next_node] = [grad]  # the common case, inline
@@ -182,7 +190,7 @@ def _run_watched(node, grads, create_graph):
     else:
         grad_inputs = node.apply(grads, create_graph)
     if node._formulas is not None and check_generated:  # the formulas' results, before hooks
-        grad_inputs = check_formula_results(node, grad_inputs)
+        grad_inputs = check_formula_results(node, grads, grad_inputs)
     if node._extras is not None:
         grad_inputs = run_post_hooks(node, grad_inputs, grads, create_graph)
     return grad_inputs
@@ -201,33 +209,50 @@ def _run_watched(node, grads, create_graph):
 check_generated = True
 
 
-def check_formula_results(node, grad_inputs):
-    """``grad_inputs`` of a generated node, checked against its inputs (count, shape,
-    dtype) and cast where the op promoted.  The engine's loop does the same inline."""
+def check_formula_results(node, grads, grad_inputs):
+    """``grad_inputs`` of a generated node (run on ``grads``), checked against its inputs
+    (count, shape, dtype) and cast where the op promoted.  The engine's loop does the
+    same inline."""
     if len(grad_inputs) != len(node.next_functions):
         _wrong_count(node, grad_inputs)
     checked = list(grad_inputs)
     for i, ((next_node, nr), grad) in enumerate(zip(node.next_functions, grad_inputs)):
         meta = next_node.output_meta(nr) if next_node is not None else None
         if grad is not None and meta is not None:
-            checked[i] = checked_gradient(node, grad_inputs, grad, meta)
+            checked[i] = checked_gradient(node, grads, grad_inputs, grad, meta)
     return checked
 
 
-def checked_gradient(node, grad_inputs, grad, meta):
-    """``grad`` (one of ``grad_inputs``), or raise naming the formula's YAML line."""
+def checked_gradient(node, grads, grad_inputs, grad, meta):
+    """``grad`` (one of ``grad_inputs``, which ``node`` returned for ``grads``), or
+    raise naming the formula's YAML line."""
     if meta is None:  # a node whose outputs were not recorded (CopySlices, views' replay)
         return grad
     i = next(k for k, g in enumerate(grad_inputs) if g is grad)
     array = getattr(grad, "_data", grad)
     shape, dtype = getattr(array, "shape", None), getattr(array, "dtype", None)
-    if shape != meta[0]:
-        _formula_error(node, i, "shape", _shape(shape), _shape(meta[0]))
+    expected = meta[0] if meta[0] is not None else _certain_shape(node, i, grads)
+    if expected is not None and shape != expected:
+        _formula_error(node, i, "shape", _shape(shape), _shape(expected))
     if dtype != meta[1]:
-        if dtype != node._output_dtype:
+        if dtype != getattr(node, "_output_dtype", None):
             _formula_error(node, i, "dtype", dtype, meta[1])
         return grad.to(meta[1]) if grad is not array else np.asarray(array, dtype=meta[1])
     return grad
+
+
+def _certain_shape(node, i, grads):
+    """Input ``i``'s shape where nothing recorded it, since the generated formulas' shapes
+    are certain (codegen/exactness.py): found where the node's ``_shape_sources`` says."""
+    # (the generated class's: a subclass with its own apply has None, and is checked in
+    # full, but its inputs' shapes are still where the generated forward put them)
+    sources = next((k.__dict__["_shape_sources"] for k in type(node).__mro__
+                    if k.__dict__.get("_shape_sources")), None)
+    if sources is None or i >= len(sources):
+        return None
+    if sources[i] == "grad":  # an elementwise op: the input has the output's shape
+        return getattr(grads[0], "_data", grads[0]).shape
+    return getattr(node, sources[i])
 
 
 def _shape(shape):
