@@ -192,6 +192,7 @@ class NegBackward0(GeneratedNode):
     _yaml_lines = {'self': 159}
     _saved_fields = ()
     _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -307,6 +308,7 @@ class SinBackward0(GeneratedNode):
     _yaml_lines = {'self': 203}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -338,6 +340,7 @@ class CosBackward0(GeneratedNode):
     _yaml_lines = {'self': 213}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -369,6 +372,7 @@ class TanhBackward0(GeneratedNode):
     _yaml_lines = {'self': 223}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -430,6 +434,7 @@ class AbsBackward0(GeneratedNode):
     _yaml_lines = {'self': 245}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -485,6 +490,7 @@ class Exp2Backward0(GeneratedNode):
     _yaml_lines = {'self': 271}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -666,6 +672,7 @@ class SquareBackward0(GeneratedNode):
     _yaml_lines = {'self': 328}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -727,6 +734,7 @@ class TanBackward0(GeneratedNode):
     _yaml_lines = {'self': 348}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -818,6 +826,7 @@ class AtanBackward0(GeneratedNode):
     _yaml_lines = {'self': 375}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1222,6 +1231,7 @@ class AddBackward0(GeneratedNode):
     _yaml_lines = {'other': 510, 'self': 509}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1251,6 +1261,7 @@ class SubBackward0(GeneratedNode):
     _yaml_lines = {'other': 524, 'self': 523}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1280,6 +1291,7 @@ class MulBackward0(GeneratedNode):
     _yaml_lines = {'other': 537, 'self': 536}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3857,6 +3869,7 @@ class ExpandBackward0(GeneratedNode):
     _yaml_lines = {'self': 1457}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4123,6 +4136,7 @@ class ExpandAsBackward0(GeneratedNode):
     _yaml_lines = {'self': 1563}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4148,6 +4162,7 @@ class BroadcastToBackward0(GeneratedNode):
     _yaml_lines = {'self': 1572}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas

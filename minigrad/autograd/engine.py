@@ -56,6 +56,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     # Read once per backward (hot loop): the flags object of this thread, and the
     # benchmark switch of the gradient check (see check_generated).
     anomaly_flags, check = anomaly.flags, check_generated
+    float32, float64 = np.dtype(np.float32), np.dtype(np.float64)  # (the arrays' own objects)
     previous_mode = grad_mode.enabled
     grad_mode.enabled = create_graph
     try:
@@ -87,8 +88,12 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     grad_inputs = node.apply(grads, create_graph)
                     if check:
                         # 0: hand-written node; 1: generated (FULL_CHECK); 2: generated, its
-                        # shapes certain by construction (DTYPE_CHECK, codegen/exactness.py)
+                        # shapes certain by construction (DTYPE_CHECK, codegen/exactness.py);
+                        # 3: its dtypes too, for one float dtype in and out (SAME_FLOAT_CHECK,
+                        # numpy formulas only: under create_graph, DTYPE_CHECK)
                         checking = node._grad_check
+                        if checking == 3 and create_graph:
+                            checking = 2
                         all_shapes = checking == 1
                 if not retain_graph:
                     node.release()
@@ -105,9 +110,14 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     # checked_gradient, which decides and explains.
                     if checking:
                         try:
-                            array = grad._data if create_graph else grad
-                            usual = not nr and array.dtype is next_node._output_dtype and (
-                                not all_shapes or array.shape == next_node._output_shape)
+                            if checking == 3:  # two recorded dtypes, not the gradient's
+                                dtype = next_node._output_dtype
+                                usual = not nr and dtype is node._output_dtype and (
+                                    dtype is float64 or dtype is float32)
+                            else:
+                                array = grad._data if create_graph else grad
+                                usual = not nr and array.dtype is next_node._output_dtype and (
+                                    not all_shapes or array.shape == next_node._output_shape)
                         except AttributeError:  # not an array, or an unrecorded output
                             usual = False
                         if not usual:

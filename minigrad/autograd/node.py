@@ -31,7 +31,7 @@ class _NodeType(type):
 
     def __setattr__(cls, name, value):
         super().__setattr__(name, value)
-        if name in ("apply", "_formulas", "_shape_sources"):
+        if name in ("apply", "_formulas", "_shape_sources", "_dtype_certain"):
             _set_grad_check(cls)
 
 
@@ -59,8 +59,12 @@ class Node(metaclass=_NodeType):
     #: as long as ``apply`` is still the generated one (``_generated_apply``).
     _shape_sources = None
     _generated_apply = None
+    #: set (True) on those of them whose gradients' dtypes are certain too, when the
+    #: node's output and the input are both float32 or both float64 (codegen/exactness.py)
+    _dtype_certain = False
     #: what the engine checks in the gradients apply returns, kept by _set_grad_check:
-    #: NO_CHECK (hand-written nodes), FULL_CHECK (shape and dtype), DTYPE_CHECK
+    #: NO_CHECK (hand-written nodes), FULL_CHECK (shape and dtype), DTYPE_CHECK,
+    #: SAME_FLOAT_CHECK (whether output and input are both float32 or both float64)
     _grad_check = 0
 
     def __init__(self, next_functions=()):
@@ -158,18 +162,19 @@ class Node(metaclass=_NodeType):
         return add_hook(self._hook_lists().setdefault("pre", {}), fn)
 
 
-NO_CHECK, FULL_CHECK, DTYPE_CHECK = 0, 1, 2
+NO_CHECK, FULL_CHECK, DTYPE_CHECK, SAME_FLOAT_CHECK = 0, 1, 2, 3
 
 
 def _set_grad_check(cls):
     """How the engine checks the gradients ``cls.apply`` returns, for ``cls`` and its
     subclasses: nothing (hand-written nodes: custom Functions and hooks have PyTorch's own
-    rules), shape and dtype (generated nodes), or the dtype only where the generated
-    formulas' shapes are certain and ``apply`` is still the generated one."""
+    rules), shape and dtype (generated nodes), the dtype only where the generated
+    formulas' shapes are certain and ``apply`` is still the generated one, or (dtypes
+    certain as well) only that the output and the input share a float dtype."""
     if cls._formulas is None:
         check = NO_CHECK
     elif cls._shape_sources and cls.apply is cls._generated_apply:
-        check = DTYPE_CHECK
+        check = SAME_FLOAT_CHECK if cls._dtype_certain else DTYPE_CHECK
     else:
         check = FULL_CHECK
     type.__setattr__(cls, "_grad_check", check)

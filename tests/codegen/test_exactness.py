@@ -3,7 +3,7 @@
 formula's shape mistake through, so the refusals matter as much as the acceptances."""
 import pytest
 
-from codegen.exactness import shape_sources, unary_ufunc_ops
+from codegen.exactness import dtype_certain, shape_sources, unary_ufunc_ops
 from codegen.load import load_registry
 from tests.conftest import write_spec
 
@@ -33,7 +33,16 @@ SPEC = """
   self: grad * s * cos(self)
 
 - name: mul(Tensor self, Tensor other) -> Tensor
-  forward: self * other
+  forward: np.multiply(self, other)
+  self: sum_to(grad * other, self.shape)
+  other: sum_to(grad * self, other.shape)
+
+- name: sign(Tensor self) -> Tensor
+  forward: np.sign(self)
+  self: grad * 0
+
+- name: mulhalf(Tensor self, Tensor other) -> Tensor
+  forward: np.multiply(self, 0.5)
   self: sum_to(grad * other, self.shape)
   other: sum_to(grad * self, other.shape)
 
@@ -53,12 +62,13 @@ SPEC = """
 def ops(tmp_path_factory):
     registry = load_registry(write_spec(str(tmp_path_factory.mktemp("repo")), SPEC))
     unary = unary_ufunc_ops(registry.ops, frozenset())
-    return {op.name: shape_sources(op, unary) for op in registry.ops}, unary
+    return ({op.name: shape_sources(op, unary) for op in registry.ops}, unary,
+            {op.name for op in registry.ops if dtype_certain(op, unary)})
 
 
 def test_unary_ufunc_ops_are_the_one_ufunc_forwards(ops):
-    _, unary = ops
-    assert unary == {"square", "cos", "sin", "sinsum"}  # not cumsum, not a scalar argument
+    unary = ops[1]
+    assert set(unary) == {"square", "cos", "sin", "sinsum", "sign"}  # not cumsum, nor `s`
 
 
 @pytest.mark.parametrize("name, expected", [
@@ -73,3 +83,11 @@ def test_unary_ufunc_ops_are_the_one_ufunc_forwards(ops):
 ])
 def test_which_formulas_have_certain_shapes(ops, name, expected):
     assert ops[0][name] == expected
+
+
+def test_which_formulas_have_certain_dtypes_for_one_float_dtype_in_and_out(ops):
+    # square, cos, sin, sign: elementwise through float-keeping ufuncs; mul: arithmetic
+    # on the inputs its forward promoted together.  Not mulhalf: its forward promotes
+    # only self (and a number), its formula also reads `other`; not sinsum, cumsin ...:
+    # their shapes are not certain to begin with.
+    assert ops[2] == {"square", "cos", "sin", "mul", "sign"}

@@ -222,7 +222,23 @@ def test_the_apply_of_a_certain_shape_node_is_trusted_again_once_restored(monkey
     monkeypatch.setattr(nodes.SinBackward0, "apply", lambda self, grads, cg: generated(self, grads, cg))
     assert nodes.SinBackward0._grad_check == mg.autograd.node.FULL_CHECK
     monkeypatch.undo()
-    assert nodes.SinBackward0._grad_check == mg.autograd.node.DTYPE_CHECK
+    assert nodes.SinBackward0._grad_check == mg.autograd.node.SAME_FLOAT_CHECK
+
+
+def test_dtypes_are_checked_where_output_and_input_dtypes_differ():
+    # mul's gradient dtype is certain only when its output and the input share a float
+    # dtype; here a float64 constant makes the output float64 for a float32 input
+    x = mg.ones(2, requires_grad=True)
+    (x * np.ones(2)).sum().backward()
+    assert x.grad.dtype == mg.float32
+    # an integer input (a tensor with history, as .long() makes here): the float64
+    # gradient sin's formula returns is cast to the input's dtype, as before
+    y = mg.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    z = y.long()
+    z.register_hook(lambda g: seen.append(g.dtype))
+    z.sin().sum().backward()
+    assert seen == [mg.int64]
 
 
 def test_a_node_whose_shapes_are_not_certain_gets_its_inputs_shapes_recorded(monkeypatch):
