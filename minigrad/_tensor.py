@@ -25,6 +25,7 @@ from minigrad import _conversions, _device, _dtypes
 from minigrad._grad_assign import check_grad_assignment
 from minigrad.autograd import clogs as _clogs
 from minigrad.autograd import grad_mode
+from minigrad.autograd.grad_mode import flags as _grad_flags
 
 
 class Tensor:
@@ -384,12 +385,14 @@ def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
     t._output_nr = output_nr
     t._version_counter = [0] if version_counter is None else version_counter
     t._base = base
-    t._extras = {"inference": True} if grad_mode.inference else None
+    # (the flags object itself: grad_mode.inference is a module property, a Python call)
+    t._extras = {"inference": True} if _grad_flags.inference else None
     if grad_fn is not None:
         # What this output looks like, for the engine's check of the gradients flowing
-        # into it (PyTorch's InputMetadata): shape and dtype only, never the array.
+        # into it (PyTorch's InputMetadata), never the array.  Output 0: the dtype; its
+        # shape only where a consumer's formula needs checking (support.record_shapes).
         if output_nr == 0:
-            grad_fn._output_shape, grad_fn._output_dtype = array.shape, array.dtype
+            grad_fn._output_dtype = array.dtype
         else:
             _record_output(grad_fn, output_nr, array)
     return t
@@ -397,9 +400,10 @@ def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
 
 def _record_output(node, output_nr, array):
     """Output ``output_nr`` > 0 of a node with several outputs (see ``_init``)."""
-    if node._more_output_metas is None:
-        node._more_output_metas = {}
-    node._more_output_metas[output_nr] = (array.shape, array.dtype)
+    metas = getattr(node, "_more_output_metas", None)  # (unset on a new node)
+    if metas is None:
+        metas = node._more_output_metas = {}
+    metas[output_nr] = (array.shape, array.dtype)
 
 
 def _rebuild_tensor(cls, array, requires_grad):

@@ -6,9 +6,11 @@ Runs tools/bench.py's chain workload (a 200-op elementwise chain, forward and
 backward) with the check on and off, in interleaved rounds of the same process, in CPU time
 (the order alternates each round), and reports the median time of each and their
 ratio.  "Off" removes both halves of the check: the engine's comparison
-(``minigrad.autograd.engine.check_generated``) and the recording of each output's
-shape and dtype in ``minigrad._tensor._init`` (replaced, for the "off" rounds only,
-by the same function without those lines).  Target: on/off below 1.03.
+(``minigrad.autograd.engine.check_generated``), the recording of each output's
+dtype in ``minigrad._tensor._init`` (replaced, for the "off" rounds only, by the same
+function without those lines) and the recording of input shapes by the forwards of
+nodes whose formulas' shapes are not certain (``support.record_shapes``, made a no-op;
+codegen/exactness.py).  Target: on/off below 1.03.
 """
 import argparse
 import inspect
@@ -22,14 +24,17 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (tools/bench.py: the chain workload itself)
 from minigrad import _tensor  # noqa: E402
+from minigrad._generated import functions  # noqa: E402
+from minigrad.autograd import support  # noqa: E402
 from minigrad.autograd import engine  # noqa: E402
 
 TARGET = 1.03
 RECORDING = """    if grad_fn is not None:
         # What this output looks like, for the engine's check of the gradients flowing
-        # into it (PyTorch's InputMetadata): shape and dtype only, never the array.
+        # into it (PyTorch's InputMetadata), never the array.  Output 0: the dtype; its
+        # shape only where a consumer's formula needs checking (support.record_shapes).
         if output_nr == 0:
-            grad_fn._output_shape, grad_fn._output_dtype = array.shape, array.dtype
+            grad_fn._output_dtype = array.dtype
         else:
             _record_output(grad_fn, output_nr, array)
 """
@@ -45,9 +50,15 @@ def init_without_recording():
     return namespace["_init"]
 
 
+def _no_record(*values):
+    """``support.record_shapes`` for the "off" rounds."""
+
+
 def switch(on, original_init, bare_init):
     engine.check_generated = on
     _tensor._init = original_init if on else bare_init
+    # (the chain's ops have certain shapes and never call it; other workloads would)
+    functions.record_shapes = support.record_shapes if on else _no_record
 
 
 def time_once(step, iterations):

@@ -9,15 +9,17 @@ result to it.
 from collections import namedtuple
 
 from minigrad._dispatch import dispatch
-from minigrad.autograd import grad_mode
 from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.namespace import FormulaNamespace
+# This thread's grad-mode flags, read directly: `grad_mode.enabled` goes through a
+# module property (a Python call), twice as slow on this hottest path.
+from minigrad.autograd.grad_mode import flags as grad_flags
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types
 from minigrad.autograd.saved import save
 from minigrad.autograd.support import (data_of, dtype_of, ndim_of, output_meta,
-                                       shape_of, wrap, wrap_view)
+                                       record_shapes, shape_of, wrap, wrap_view)
 from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
 
@@ -81,12 +83,13 @@ def sum_to_size(input, size):
         out = array_ops.sum_to_size(data_of(self), size)
     except ValueError as exc:
         raise translate(exc, "sum_to_size", data_of(self), size) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SumToSizeBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -107,12 +110,13 @@ def _to_copy(input, dtype):
         out = array_ops._to_copy(data_of(self), dtype)
     except ValueError as exc:
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ToCopyBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self._data.dtype
@@ -133,12 +137,13 @@ def _fill(input, value):
         out = array_ops._fill(data_of(self), value)
     except ValueError as exc:
         raise translate(exc, "_fill", data_of(self), value) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FillBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -157,13 +162,14 @@ def _copy_from(input, src):
         out = array_ops._copy_from(data_of(self), data_of(src))
     except ValueError as exc:
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     src_edge = edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     node = CopyFromBackward0((self_edge, src_edge,))
+    record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
         node._saved_src_shape = src._data.shape
@@ -185,13 +191,14 @@ def _index_put(input, index, values):
         out = array_ops._index_put(data_of(self), index, data_of(values))
     except ValueError as exc:
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     values_edge = edge_of(values)
     if self_edge is NO_EDGE and values_edge is NO_EDGE:
         return wrap(out)
     node = IndexPutBackward0((self_edge, values_edge,))
+    record_shapes(self, values)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_values = values_edge is not NO_EDGE
     if needs_self:
@@ -216,12 +223,13 @@ def clone(input):
         out = array_ops.clone(data_of(self))
     except ValueError as exc:
         raise translate(exc, "clone", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CloneBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -239,7 +247,7 @@ def neg(input):
         out = array_ops.neg(data_of(self))
     except ValueError as exc:
         raise translate(exc, "neg", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -262,12 +270,13 @@ def exp(input):
         out = array_ops.exp(data_of(self))
     except ValueError as exc:
         raise translate(exc, "exp", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ExpBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -288,12 +297,13 @@ def log(input):
         out = array_ops.log(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -314,12 +324,13 @@ def sqrt(input):
         out = array_ops.sqrt(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sqrt", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SqrtBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -340,7 +351,7 @@ def sin(input):
         out = array_ops.sin(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sin", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -366,7 +377,7 @@ def cos(input):
         out = array_ops.cos(data_of(self))
     except ValueError as exc:
         raise translate(exc, "cos", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -392,7 +403,7 @@ def tanh(input):
         out = array_ops.tanh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "tanh", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -418,12 +429,13 @@ def sigmoid(input):
         out = array_ops.sigmoid(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sigmoid", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SigmoidBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -444,7 +456,7 @@ def abs(input):
         out = array_ops.abs(data_of(self))
     except ValueError as exc:
         raise translate(exc, "abs", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -470,12 +482,13 @@ def sign(input):
         out = array_ops.sign(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sign", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SignBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -493,7 +506,7 @@ def exp2(input):
         out = array_ops.exp2(data_of(self))
     except ValueError as exc:
         raise translate(exc, "exp2", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -519,12 +532,13 @@ def expm1(input):
         out = array_ops.expm1(data_of(self))
     except ValueError as exc:
         raise translate(exc, "expm1", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Expm1Backward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -545,12 +559,13 @@ def log2(input):
         out = array_ops.log2(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log2", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Log2Backward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -571,12 +586,13 @@ def log10(input):
         out = array_ops.log10(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log10", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Log10Backward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -597,12 +613,13 @@ def log1p(input):
         out = array_ops.log1p(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log1p", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Log1pBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -623,12 +640,13 @@ def rsqrt(input):
         out = array_ops.rsqrt(data_of(self))
     except ValueError as exc:
         raise translate(exc, "rsqrt", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RsqrtBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -649,7 +667,7 @@ def square(input):
         out = array_ops.square(data_of(self))
     except ValueError as exc:
         raise translate(exc, "square", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -675,12 +693,13 @@ def reciprocal(input):
         out = array_ops.reciprocal(data_of(self))
     except ValueError as exc:
         raise translate(exc, "reciprocal", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ReciprocalBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -701,7 +720,7 @@ def tan(input):
         out = array_ops.tan(data_of(self))
     except ValueError as exc:
         raise translate(exc, "tan", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -727,12 +746,13 @@ def asin(input):
         out = array_ops.asin(data_of(self))
     except ValueError as exc:
         raise translate(exc, "asin", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AsinBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -753,12 +773,13 @@ def acos(input):
         out = array_ops.acos(data_of(self))
     except ValueError as exc:
         raise translate(exc, "acos", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AcosBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -779,7 +800,7 @@ def atan(input):
         out = array_ops.atan(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atan", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -805,12 +826,13 @@ def sinh(input):
         out = array_ops.sinh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sinh", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SinhBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -831,12 +853,13 @@ def cosh(input):
         out = array_ops.cosh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "cosh", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CoshBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -857,12 +880,13 @@ def asinh(input):
         out = array_ops.asinh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "asinh", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AsinhBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -883,12 +907,13 @@ def acosh(input):
         out = array_ops.acosh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "acosh", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AcoshBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -909,12 +934,13 @@ def atanh(input):
         out = array_ops.atanh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atanh", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AtanhBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -935,12 +961,13 @@ def floor(input):
         out = array_ops.floor(data_of(self))
     except ValueError as exc:
         raise translate(exc, "floor", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FloorBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -958,12 +985,13 @@ def ceil(input):
         out = array_ops.ceil(data_of(self))
     except ValueError as exc:
         raise translate(exc, "ceil", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CeilBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -981,12 +1009,13 @@ def round(input, *, decimals=0):
         out = array_ops.round(data_of(self), decimals=decimals)
     except ValueError as exc:
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RoundBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -1004,12 +1033,13 @@ def trunc(input):
         out = array_ops.trunc(data_of(self))
     except ValueError as exc:
         raise translate(exc, "trunc", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TruncBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -1027,12 +1057,13 @@ def fix(input):
         out = array_ops.fix(data_of(self))
     except ValueError as exc:
         raise translate(exc, "fix", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FixBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -1050,12 +1081,13 @@ def frac(input):
         out = array_ops.frac(data_of(self))
     except ValueError as exc:
         raise translate(exc, "frac", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FracBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -1073,12 +1105,13 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
     except ValueError as exc:
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NanToNumBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -1099,12 +1132,13 @@ def deg2rad(input):
         out = array_ops.deg2rad(data_of(self))
     except ValueError as exc:
         raise translate(exc, "deg2rad", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Deg2radBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -1122,12 +1156,13 @@ def rad2deg(input):
         out = array_ops.rad2deg(data_of(self))
     except ValueError as exc:
         raise translate(exc, "rad2deg", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Rad2degBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -1147,7 +1182,7 @@ def add(input, other, *, alpha=1):
         out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1180,7 +1215,7 @@ def sub(input, other, *, alpha=1):
         out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1213,7 +1248,7 @@ def mul(input, other):
         out = array_ops.mul(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1247,7 +1282,7 @@ def div_default(input, other):
         out = array_ops.div_default(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "div", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1282,7 +1317,7 @@ def pow(input, exponent):
         out = array_ops.pow(data_of(self), data_of(exponent))
     except ValueError as exc:
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     exponent_edge = edge_of(exponent)
@@ -1319,7 +1354,7 @@ def maximum(input, other):
         out = array_ops.maximum(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1354,7 +1389,7 @@ def minimum(input, other):
         out = array_ops.minimum(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1390,7 +1425,7 @@ def where(condition, input, other):
         out = array_ops.where(data_of(condition), data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1422,12 +1457,13 @@ def clamp_default(input, min=None, max=None):
         out = array_ops.clamp_default(data_of(self), min, max)
     except ValueError as exc:
         raise translate(exc, "clamp", data_of(self), min, max) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ClampBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -1453,7 +1489,7 @@ def clamp_Tensor(input, min=None, max=None):
         out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
     except ValueError as exc:
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     min_edge = edge_of(min)
@@ -1491,12 +1527,13 @@ def clip_default(input, min=None, max=None):
         out = array_ops.clip_default(data_of(self), min, max)
     except ValueError as exc:
         raise translate(exc, "clip", data_of(self), min, max) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ClipBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -1522,7 +1559,7 @@ def clip_Tensor(input, min=None, max=None):
         out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
     except ValueError as exc:
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     min_edge = edge_of(min)
@@ -1562,13 +1599,14 @@ def div_Tensor_mode(input, other, *, rounding_mode):
         out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
     except ValueError as exc:
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = DivBackward1((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -1598,13 +1636,14 @@ def floor_divide(input, other):
         out = array_ops.floor_divide(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = FloorDivideBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -1630,7 +1669,7 @@ def remainder(input, other):
         out = array_ops.remainder(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1664,7 +1703,7 @@ def fmod(input, other):
         out = array_ops.fmod(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1697,13 +1736,14 @@ def float_power(input, exponent):
         out = array_ops.float_power(data_of(self), data_of(exponent))
     except ValueError as exc:
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     exponent_edge = edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return wrap(out)
     node = FloatPowerBackward0((self_edge, exponent_edge,))
+    record_shapes(self, exponent)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
     if needs_exponent:
@@ -1736,7 +1776,7 @@ def fmax(input, other):
         out = array_ops.fmax(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1771,7 +1811,7 @@ def fmin(input, other):
         out = array_ops.fmin(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1806,7 +1846,7 @@ def atan2(input, other):
         out = array_ops.atan2(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1841,7 +1881,7 @@ def hypot(input, other):
         out = array_ops.hypot(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1879,7 +1919,7 @@ def logaddexp(input, other):
         out = array_ops.logaddexp(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1914,7 +1954,7 @@ def logaddexp2(input, other):
         out = array_ops.logaddexp2(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -1949,13 +1989,14 @@ def copysign(input, other):
         out = array_ops.copysign(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = CopysignBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -1984,7 +2025,7 @@ def xlogy(input, other):
         out = array_ops.xlogy(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -2019,7 +2060,7 @@ def lerp_Scalar(input, end, weight):
         out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
     except ValueError as exc:
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     end_edge = edge_of(end)
@@ -2053,7 +2094,7 @@ def lerp_Tensor(input, end, weight):
         out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
     except ValueError as exc:
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     end_edge = edge_of(end)
@@ -2094,7 +2135,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     except ValueError as exc:
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     tensor1_edge = edge_of(tensor1)
@@ -2134,7 +2175,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     except ValueError as exc:
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     tensor1_edge = edge_of(tensor1)
@@ -2172,12 +2213,13 @@ def logit(input, eps=None):
         out = array_ops.logit(data_of(self), eps)
     except ValueError as exc:
         raise translate(exc, "logit", data_of(self), eps) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2199,12 +2241,13 @@ def erf(input):
         out = array_ops.erf(data_of(self))
     except ValueError as exc:
         raise translate(exc, "erf", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ErfBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2225,12 +2268,13 @@ def erfc(input):
         out = array_ops.erfc(data_of(self))
     except ValueError as exc:
         raise translate(exc, "erfc", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ErfcBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2251,12 +2295,13 @@ def erfinv(input):
         out = array_ops.erfinv(data_of(self))
     except ValueError as exc:
         raise translate(exc, "erfinv", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ErfinvBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -2277,12 +2322,13 @@ def lgamma(input):
         out = array_ops.lgamma(data_of(self))
     except ValueError as exc:
         raise translate(exc, "lgamma", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LgammaBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2303,12 +2349,13 @@ def digamma(input):
         out = array_ops.digamma(data_of(self))
     except ValueError as exc:
         raise translate(exc, "digamma", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DigammaBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2329,12 +2376,13 @@ def polygamma(n, input):
         out = array_ops.polygamma(n, data_of(self))
     except ValueError as exc:
         raise translate(exc, "polygamma", n, data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = PolygammaBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2356,12 +2404,13 @@ def special_gammaln(input):
         out = array_ops.special_gammaln(data_of(self))
     except ValueError as exc:
         raise translate(exc, "special_gammaln", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SpecialGammalnBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2382,12 +2431,13 @@ def special_psi(input):
         out = array_ops.special_psi(data_of(self))
     except ValueError as exc:
         raise translate(exc, "special_psi", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SpecialPsiBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2408,12 +2458,13 @@ def special_expit(input):
         out = array_ops.special_expit(data_of(self))
     except ValueError as exc:
         raise translate(exc, "special_expit", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SpecialExpitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -2434,12 +2485,13 @@ def sinc(input):
         out = array_ops.sinc(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sinc", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SincBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2460,12 +2512,13 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SumBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self._data.dtype
@@ -2488,12 +2541,13 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MeanBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self._data.dtype
@@ -2516,12 +2570,13 @@ def amax(input, dim=None, keepdim=False):
         out = array_ops.amax(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AmaxBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2545,12 +2600,13 @@ def amin(input, dim=None, keepdim=False):
         out = array_ops.amin(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AminBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2574,12 +2630,13 @@ def max_dim(input, dim, keepdim=False):
         values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     node = MaxBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -2606,12 +2663,13 @@ def max_default(input):
         out = array_ops.max_default(data_of(self))
     except ValueError as exc:
         raise translate(exc, "max", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MaxBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2634,12 +2692,13 @@ def min_dim(input, dim, keepdim=False):
         values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     node = MinBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -2666,12 +2725,13 @@ def min_default(input):
         out = array_ops.min_default(data_of(self))
     except ValueError as exc:
         raise translate(exc, "min", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MinBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2696,7 +2756,7 @@ def max_other(input, other):
         out = array_ops.max_other(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "max", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -2731,7 +2791,7 @@ def min_other(input, other):
         out = array_ops.min_other(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "min", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -2764,12 +2824,13 @@ def logsumexp(input, dim, keepdim=False):
         out = array_ops.logsumexp(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogsumexpBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2794,12 +2855,13 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ProdBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2825,12 +2887,13 @@ def cumsum(input, dim, *, dtype=None):
         out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CumsumBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self._data.dtype
@@ -2852,12 +2915,13 @@ def cumprod(input, dim, *, dtype=None):
         out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CumprodBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2882,12 +2946,13 @@ def logcumsumexp(input, dim):
         out = array_ops.logcumsumexp(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogcumsumexpBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2911,12 +2976,13 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = VarBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2940,12 +3006,13 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = StdBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -2971,12 +3038,13 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
     except ValueError as exc:
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = VarBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3000,12 +3068,13 @@ def var_unbiased(input, unbiased=True):
         out = array_ops.var_unbiased(data_of(self), unbiased)
     except ValueError as exc:
         raise translate(exc, "var", data_of(self), unbiased) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = VarBackward2((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3027,12 +3096,13 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
     except ValueError as exc:
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = StdBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3058,12 +3128,13 @@ def std_unbiased(input, unbiased=True):
         out = array_ops.std_unbiased(data_of(self), unbiased)
     except ValueError as exc:
         raise translate(exc, "std", data_of(self), unbiased) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = StdBackward2((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3087,12 +3158,13 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     node = VarMeanBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3119,12 +3191,13 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     node = StdMeanBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3153,12 +3226,13 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NansumBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3181,12 +3255,13 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NanmeanBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3209,12 +3284,13 @@ def median_dim(input, dim, keepdim=False):
         values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     node = MedianBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -3241,12 +3317,13 @@ def median_default(input):
         out = array_ops.median_default(data_of(self))
     except ValueError as exc:
         raise translate(exc, "median", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MedianBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3269,12 +3346,13 @@ def cummax(input, dim):
         values_out, indices_out = array_ops.cummax(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "cummax", data_of(self), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     node = CummaxBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3299,12 +3377,13 @@ def cummin(input, dim):
         values_out, indices_out = array_ops.cummin(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "cummin", data_of(self), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     node = CumminBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3329,12 +3408,13 @@ def aminmax(input, *, dim=None, keepdim=False):
         min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     node = AminmaxBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3431,12 +3511,13 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
     except ValueError as exc:
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     node = SortBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3475,12 +3556,13 @@ def msort(input):
         out = array_ops.msort(data_of(self))
     except ValueError as exc:
         raise translate(exc, "msort", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MsortBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -3502,12 +3584,13 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
     except ValueError as exc:
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     node = TopkBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3532,12 +3615,13 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     node = KthvalueBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -3564,12 +3648,13 @@ def reshape(input, shape):
         out = array_ops.reshape(data_of(self), shape)
     except ValueError as exc:
         raise translate(exc, "reshape", data_of(self), shape) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ReshapeBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3590,12 +3675,13 @@ def transpose(input, dim0, dim1):
         out = array_ops.transpose(data_of(self), dim0, dim1)
     except ValueError as exc:
         raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = TransposeBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim0 = dim0
     node._saved_dim1 = dim1
     result = wrap_view(out, self, node)
@@ -3615,12 +3701,13 @@ def permute(input, dims):
         out = array_ops.permute(data_of(self), dims)
     except ValueError as exc:
         raise translate(exc, "permute", data_of(self), dims) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = PermuteBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     result = wrap_view(out, self, node)
     return result
@@ -3639,7 +3726,7 @@ def expand(input, size):
         out = array_ops.expand(data_of(self), size)
     except ValueError as exc:
         raise translate(exc, "expand", data_of(self), size) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3665,12 +3752,13 @@ def squeeze(input, dim=None):
         out = array_ops.squeeze(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "squeeze", data_of(self), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = SqueezeBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3691,12 +3779,13 @@ def unsqueeze(input, dim):
         out = array_ops.unsqueeze(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "unsqueeze", data_of(self), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = UnsqueezeBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3717,12 +3806,13 @@ def view(input, size):
         out = array_ops.view(data_of(self), size)
     except ValueError as exc:
         raise translate(exc, "view", data_of(self), size) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ViewBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3743,12 +3833,13 @@ def flatten(input, start_dim=0, end_dim=-1):
         out = array_ops.flatten(data_of(self), start_dim, end_dim)
     except ValueError as exc:
         raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = FlattenBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3769,12 +3860,13 @@ def unflatten(input, dim, sizes):
         out = array_ops.unflatten(data_of(self), dim, sizes)
     except ValueError as exc:
         raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = UnflattenBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3795,12 +3887,13 @@ def swapaxes(input, axis0, axis1):
         out = array_ops.swapaxes(data_of(self), axis0, axis1)
     except ValueError as exc:
         raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = SwapaxesBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_axis0 = axis0
     node._saved_axis1 = axis1
     result = wrap_view(out, self, node)
@@ -3820,12 +3913,13 @@ def swapdims(input, dim0, dim1):
         out = array_ops.swapdims(data_of(self), dim0, dim1)
     except ValueError as exc:
         raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = SwapdimsBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim0 = dim0
     node._saved_dim1 = dim1
     result = wrap_view(out, self, node)
@@ -3845,12 +3939,13 @@ def movedim(input, source, destination):
         out = array_ops.movedim(data_of(self), source, destination)
     except ValueError as exc:
         raise translate(exc, "movedim", data_of(self), source, destination) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = MovedimBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_destination = destination
     node._saved_source = source
     result = wrap_view(out, self, node)
@@ -3870,12 +3965,13 @@ def moveaxis(input, source, destination):
         out = array_ops.moveaxis(data_of(self), source, destination)
     except ValueError as exc:
         raise translate(exc, "moveaxis", data_of(self), source, destination) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = MoveaxisBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_destination = destination
     node._saved_source = source
     result = wrap_view(out, self, node)
@@ -3895,12 +3991,13 @@ def t(input):
         out = array_ops.t(data_of(self))
     except ValueError as exc:
         raise translate(exc, "t", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = TBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap_view(out, self, node)
     return result
 
@@ -3919,7 +4016,7 @@ def expand_as(input, other):
         out = array_ops.expand_as(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3945,7 +4042,7 @@ def broadcast_to(input, size):
         out = array_ops.broadcast_to(data_of(self), size)
     except ValueError as exc:
         raise translate(exc, "broadcast_to", data_of(self), size) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -3971,12 +4068,13 @@ def narrow(input, dim, start, length):
         out = array_ops.narrow(data_of(self), dim, start, length)
     except ValueError as exc:
         raise translate(exc, "narrow", data_of(self), dim, start, length) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = NarrowBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4000,12 +4098,13 @@ def select(input, dim, index):
         out = array_ops.select(data_of(self), dim, index)
     except ValueError as exc:
         raise translate(exc, "select", data_of(self), dim, index) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = SelectBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4029,12 +4128,13 @@ def view_as(input, other):
         out = array_ops.view_as(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "view_as", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ViewAsBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4056,12 +4156,13 @@ def reshape_as(input, other):
         out = array_ops.reshape_as(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ReshapeAsBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4082,12 +4183,13 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
     except ValueError as exc:
         raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = DiagonalBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4111,12 +4213,13 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
     except ValueError as exc:
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DiagonalBackwardBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
@@ -4136,12 +4239,13 @@ def cat(tensors, dim=0):
         out = array_ops.cat([data_of(t) for t in tensors], dim)
     except ValueError as exc:
         raise translate(exc, "cat", [data_of(t) for t in tensors], dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
     node = CatBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     node._saved_dim = dim
     result = wrap(out, node)
@@ -4160,12 +4264,13 @@ def stack(tensors, dim=0):
         out = array_ops.stack([data_of(t) for t in tensors], dim)
     except ValueError as exc:
         raise translate(exc, "stack", [data_of(t) for t in tensors], dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
     node = StackBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -4184,12 +4289,13 @@ def split(input, split_size_or_sections, dim=0):
         outs = array_ops.split(data_of(self), split_size_or_sections, dim)
     except ValueError as exc:
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = SplitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
     result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
@@ -4210,12 +4316,13 @@ def chunk(input, chunks, dim=0):
         outs = array_ops.chunk(data_of(self), chunks, dim)
     except ValueError as exc:
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = ChunkBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
     result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
@@ -4236,12 +4343,13 @@ def unbind(input, dim=0):
         outs = array_ops.unbind(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "unbind", data_of(self), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = UnbindBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
     result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
@@ -4262,12 +4370,13 @@ def flip(input, dims):
         out = array_ops.flip(data_of(self), dims)
     except ValueError as exc:
         raise translate(exc, "flip", data_of(self), dims) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FlipBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     result = wrap(out, node)
     return result
@@ -4286,12 +4395,13 @@ def roll(input, shifts, dims=None):
         out = array_ops.roll(data_of(self), shifts, dims)
     except ValueError as exc:
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RollBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     node._saved_shifts = shifts
     result = wrap(out, node)
@@ -4311,12 +4421,13 @@ def repeat(input, repeats):
         out = array_ops.repeat(data_of(self), repeats)
     except ValueError as exc:
         raise translate(exc, "repeat", data_of(self), repeats) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RepeatBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4338,12 +4449,13 @@ def tile(input, dims):
         out = array_ops.tile(data_of(self), dims)
     except ValueError as exc:
         raise translate(exc, "tile", data_of(self), dims) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TileBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4365,12 +4477,13 @@ def tril(input, diagonal=0):
         out = array_ops.tril(data_of(self), diagonal)
     except ValueError as exc:
         raise translate(exc, "tril", data_of(self), diagonal) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TrilBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_diagonal = diagonal
     result = wrap(out, node)
     return result
@@ -4389,12 +4502,13 @@ def triu(input, diagonal=0):
         out = array_ops.triu(data_of(self), diagonal)
     except ValueError as exc:
         raise translate(exc, "triu", data_of(self), diagonal) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TriuBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_diagonal = diagonal
     result = wrap(out, node)
     return result
@@ -4413,12 +4527,13 @@ def diag(input, diagonal=0):
         out = array_ops.diag(data_of(self), diagonal)
     except ValueError as exc:
         raise translate(exc, "diag", data_of(self), diagonal) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DiagBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4440,12 +4555,13 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
     except ValueError as exc:
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DiagEmbedBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
@@ -4466,12 +4582,13 @@ def ravel(input):
         out = array_ops.ravel(data_of(self))
     except ValueError as exc:
         raise translate(exc, "ravel", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = RavelBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4492,12 +4609,13 @@ def atleast_1d(input):
         out = array_ops.atleast_1d(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atleast_1d", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = Atleast1dBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4518,12 +4636,13 @@ def atleast_2d(input):
         out = array_ops.atleast_2d(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atleast_2d", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = Atleast2dBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4544,12 +4663,13 @@ def atleast_3d(input):
         out = array_ops.atleast_3d(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atleast_3d", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = Atleast3dBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4569,12 +4689,13 @@ def hstack(tensors):
         out = array_ops.hstack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "hstack", [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
     node = HstackBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
     return result
@@ -4592,12 +4713,13 @@ def vstack(tensors):
         out = array_ops.vstack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "vstack", [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
     node = VstackBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
     return result
@@ -4615,12 +4737,13 @@ def row_stack(tensors):
         out = array_ops.row_stack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "row_stack", [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
     node = RowStackBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
     return result
@@ -4638,12 +4761,13 @@ def dstack(tensors):
         out = array_ops.dstack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "dstack", [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
     node = DstackBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
     return result
@@ -4661,12 +4785,13 @@ def column_stack(tensors):
         out = array_ops.column_stack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "column_stack", [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
     node = ColumnStackBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
     return result
@@ -4685,12 +4810,13 @@ def tensor_split(input, indices_or_sections, dim=0):
         outs = array_ops.tensor_split(data_of(self), indices_or_sections, dim)
     except ValueError as exc:
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = TensorSplitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4715,12 +4841,13 @@ def hsplit(input, indices_or_sections):
         outs = array_ops.hsplit(data_of(self), indices_or_sections)
     except ValueError as exc:
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = HsplitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -4745,12 +4872,13 @@ def vsplit(input, indices_or_sections):
         outs = array_ops.vsplit(data_of(self), indices_or_sections)
     except ValueError as exc:
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = VsplitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -4775,12 +4903,13 @@ def dsplit(input, indices_or_sections):
         outs = array_ops.dsplit(data_of(self), indices_or_sections)
     except ValueError as exc:
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = DsplitBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_ndim = self._data.ndim
@@ -4807,7 +4936,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
     except ValueError as exc:
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     prepend_edge = edge_of(prepend)
@@ -4815,6 +4944,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if self_edge is NO_EDGE and prepend_edge is NO_EDGE and append_edge is NO_EDGE:
         return wrap(out)
     node = DiffBackward0((self_edge, prepend_edge, append_edge,))
+    record_shapes(self, prepend, append)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_prepend = prepend_edge is not NO_EDGE
     needs_append = append_edge is not NO_EDGE
@@ -4841,13 +4971,14 @@ def trapezoid_x(y, x, *, dim=-1):
         out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
     except ValueError as exc:
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     y_edge = edge_of(y)
     x_edge = edge_of(x)
     if y_edge is NO_EDGE and x_edge is NO_EDGE:
         return wrap(out)
     node = TrapezoidBackward0((y_edge, x_edge,))
+    record_shapes(y, x)  # for the engine's gradient check
     needs_y = y_edge is not NO_EDGE
     needs_x = x_edge is not NO_EDGE
     if needs_x:
@@ -4873,12 +5004,13 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
     except ValueError as exc:
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     y_edge = edge_of(y)
     if y_edge is NO_EDGE:
         return wrap(out)
     node = TrapezoidBackward1((y_edge,))
+    record_shapes(y)  # for the engine's gradient check
     needs_y = y_edge is not NO_EDGE
     if needs_y:
         node._saved_y_shape = y._data.shape
@@ -4901,12 +5033,13 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
     except ValueError as exc:
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RepeatInterleaveBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -4930,12 +5063,13 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
     except ValueError as exc:
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RepeatInterleaveBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_repeats = save(repeats)
@@ -4958,12 +5092,13 @@ def rot90(input, k=1, dims=(0, 1)):
         out = array_ops.rot90(data_of(self), k, dims)
     except ValueError as exc:
         raise translate(exc, "rot90", data_of(self), k, dims) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Rot90Backward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     node._saved_k = k
     result = wrap(out, node)
@@ -4983,12 +5118,13 @@ def flipud(input):
         out = array_ops.flipud(data_of(self))
     except ValueError as exc:
         raise translate(exc, "flipud", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FlipudBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -5006,12 +5142,13 @@ def fliplr(input):
         out = array_ops.fliplr(data_of(self))
     except ValueError as exc:
         raise translate(exc, "fliplr", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FliplrBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
 
@@ -5029,12 +5166,13 @@ def getitem(input, index):
         out = array_ops.getitem(data_of(self), index)
     except ValueError as exc:
         raise translate(exc, "getitem", data_of(self), index) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = GetitemBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -5056,12 +5194,13 @@ def getitem_backward(input, shape, index):
         out = array_ops.getitem_backward(data_of(self), shape, index)
     except ValueError as exc:
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = GetitemBackwardBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._saved_index = index
     result = wrap(out, node)
     return result
@@ -5081,12 +5220,13 @@ def gather(input, dim, index):
         out = array_ops.gather(data_of(self), dim, data_of(index))
     except ValueError as exc:
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = GatherBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
@@ -5110,12 +5250,13 @@ def gather_backward(input, dim, index, shape):
         out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
     except ValueError as exc:
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = GatherBackwardBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
@@ -5138,12 +5279,13 @@ def index_select(input, dim, index):
         out = array_ops.index_select(data_of(self), dim, data_of(index))
     except ValueError as exc:
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = IndexSelectBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
@@ -5168,13 +5310,14 @@ def index_add(input, dim, index, source, *, alpha=1):
         out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     source_edge = edge_of(source)
     if self_edge is NO_EDGE and source_edge is NO_EDGE:
         return wrap(out)
     node = IndexAddBackward0((self_edge, source_edge,))
+    record_shapes(self, source)  # for the engine's gradient check
     needs_source = source_edge is not NO_EDGE
     if needs_source:
         node._raw_saved_index = save(index)
@@ -5199,13 +5342,14 @@ def scatter_src(input, dim, index, src):
         out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
     except ValueError as exc:
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     src_edge = edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     node = ScatterBackward0((self_edge, src_edge,))
+    record_shapes(self, src)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_src = src_edge is not NO_EDGE
     if needs_self or needs_src:
@@ -5231,12 +5375,13 @@ def scatter_value(input, dim, index, value):
         out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
     except ValueError as exc:
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ScatterBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
@@ -5260,13 +5405,14 @@ def scatter_add(input, dim, index, src):
         out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
     except ValueError as exc:
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     src_edge = edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     node = ScatterAddBackward0((self_edge, src_edge,))
+    record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
         node._raw_saved_index = save(index)
@@ -5290,7 +5436,7 @@ def masked_fill_Scalar(input, mask, value):
         out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
     except ValueError as exc:
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
@@ -5319,13 +5465,14 @@ def masked_fill_Tensor(input, mask, value):
         out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
     except ValueError as exc:
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     value_edge = edge_of(value)
     if self_edge is NO_EDGE and value_edge is NO_EDGE:
         return wrap(out)
     node = MaskedFillBackward1((self_edge, value_edge,))
+    record_shapes(self, value)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_value = value_edge is not NO_EDGE
     if needs_self:
@@ -5350,12 +5497,13 @@ def take_along_dim(input, indices, dim=None):
         out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
     except ValueError as exc:
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TakeAlongDimBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_indices = save(indices)
@@ -5379,12 +5527,13 @@ def take_along_dim_backward(input, dim, indices, shape):
         out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
     except ValueError as exc:
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TakeAlongDimBackwardBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_indices = save(indices)
@@ -5407,13 +5556,14 @@ def matmul(input, other):
         out = array_ops.matmul(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = MatmulBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -5440,13 +5590,14 @@ def mm(input, mat2):
         out = array_ops.mm(data_of(self), data_of(mat2))
     except ValueError as exc:
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     mat2_edge = edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     node = MmBackward0((self_edge, mat2_edge,))
+    record_shapes(self, mat2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
@@ -5471,13 +5622,14 @@ def bmm(input, mat2):
         out = array_ops.bmm(data_of(self), data_of(mat2))
     except ValueError as exc:
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     mat2_edge = edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     node = BmmBackward0((self_edge, mat2_edge,))
+    record_shapes(self, mat2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
@@ -5502,13 +5654,14 @@ def mv(input, vec):
         out = array_ops.mv(data_of(self), data_of(vec))
     except ValueError as exc:
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     vec_edge = edge_of(vec)
     if self_edge is NO_EDGE and vec_edge is NO_EDGE:
         return wrap(out)
     node = MvBackward0((self_edge, vec_edge,))
+    record_shapes(self, vec)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_vec = vec_edge is not NO_EDGE
     if needs_self:
@@ -5533,13 +5686,14 @@ def dot(input, tensor):
         out = array_ops.dot(data_of(self), data_of(tensor))
     except ValueError as exc:
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     tensor_edge = edge_of(tensor)
     if self_edge is NO_EDGE and tensor_edge is NO_EDGE:
         return wrap(out)
     node = DotBackward0((self_edge, tensor_edge,))
+    record_shapes(self, tensor)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_tensor = tensor_edge is not NO_EDGE
     if needs_self:
@@ -5564,13 +5718,14 @@ def vdot(input, other):
         out = array_ops.vdot(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = VdotBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -5595,13 +5750,14 @@ def inner(input, other):
         out = array_ops.inner(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = InnerBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -5628,13 +5784,14 @@ def outer(input, vec2):
         out = array_ops.outer(data_of(self), data_of(vec2))
     except ValueError as exc:
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     vec2_edge = edge_of(vec2)
     if self_edge is NO_EDGE and vec2_edge is NO_EDGE:
         return wrap(out)
     node = OuterBackward0((self_edge, vec2_edge,))
+    record_shapes(self, vec2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_vec2 = vec2_edge is not NO_EDGE
     if needs_self:
@@ -5657,12 +5814,13 @@ def einsum(equation, tensors):
         out = array_ops.einsum(equation, [data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "einsum", equation, [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
     node = EinsumBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._raw_saved_tensors = save(tensors)
     node._saved_equation = equation
     result = wrap(out, node)
@@ -5683,13 +5841,14 @@ def tensordot(input, other, dims_self, dims_other):
         out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
     except ValueError as exc:
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = TensordotBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -5718,13 +5877,14 @@ def kron(input, other):
         out = array_ops.kron(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = KronBackward0((self_edge, other_edge,))
+    record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -5752,7 +5912,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     mat1_edge = edge_of(mat1)
@@ -5760,6 +5920,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if self_edge is NO_EDGE and mat1_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     node = AddmmBackward0((self_edge, mat1_edge, mat2_edge,))
+    record_shapes(self, mat1, mat2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_mat1 = mat1_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
@@ -5790,7 +5951,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     batch1_edge = edge_of(batch1)
@@ -5798,6 +5959,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if self_edge is NO_EDGE and batch1_edge is NO_EDGE and batch2_edge is NO_EDGE:
         return wrap(out)
     node = BaddbmmBackward0((self_edge, batch1_edge, batch2_edge,))
+    record_shapes(self, batch1, batch2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_batch1 = batch1_edge is not NO_EDGE
     needs_batch2 = batch2_edge is not NO_EDGE
@@ -5827,7 +5989,7 @@ def cross(input, other, dim=None):
         out = array_ops.cross(data_of(self), data_of(other), dim)
     except ValueError as exc:
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -5861,7 +6023,7 @@ def linalg_cross(input, other, *, dim=-1):
         out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
     except ValueError as exc:
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     other_edge = edge_of(other)
@@ -5894,12 +6056,13 @@ def trace(input):
         out = array_ops.trace(data_of(self))
     except ValueError as exc:
         raise translate(exc, "trace", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TraceBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -5919,12 +6082,13 @@ def linalg_inv(A):
         out = array_ops.linalg_inv(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_inv", data_of(A)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgInvBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_A:
@@ -5945,12 +6109,13 @@ def inverse(input):
         out = array_ops.inverse(data_of(self))
     except ValueError as exc:
         raise translate(exc, "inverse", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = InverseBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -5970,12 +6135,13 @@ def linalg_det(A):
         out = array_ops.linalg_det(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_det", data_of(A)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgDetBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -5998,12 +6164,13 @@ def det(input):
         out = array_ops.det(data_of(self))
     except ValueError as exc:
         raise translate(exc, "det", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DetBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6025,12 +6192,13 @@ def linalg_slogdet(A):
         sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     node = LinalgSlogdetBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6052,12 +6220,13 @@ def slogdet(input):
         sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
     except ValueError as exc:
         raise translate(exc, "slogdet", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     node = SlogdetBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6079,12 +6248,13 @@ def logdet(input):
         out = array_ops.logdet(data_of(self))
     except ValueError as exc:
         raise translate(exc, "logdet", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogdetBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6105,13 +6275,14 @@ def linalg_solve(A, B, *, left=True):
         out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
     except ValueError as exc:
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     B_edge = edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
     node = LinalgSolveBackward0((A_edge, B_edge,))
+    record_shapes(A, B)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     needs_B = B_edge is not NO_EDGE
     if needs_A or needs_B:
@@ -6136,12 +6307,13 @@ def linalg_cholesky(A, *, upper=False):
         out = array_ops.linalg_cholesky(data_of(A), upper=upper)
     except ValueError as exc:
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgCholeskyBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     node._saved_upper = upper
     result = wrap(out, node)
@@ -6163,12 +6335,13 @@ def cholesky(input, upper=False):
         out = array_ops.cholesky(data_of(self), upper)
     except ValueError as exc:
         raise translate(exc, "cholesky", data_of(self), upper) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CholeskyBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     node._saved_upper = upper
     result = wrap(out, node)
@@ -6189,12 +6362,13 @@ def linalg_eigh(A, UPLO='L'):
         eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
     except ValueError as exc:
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     node = LinalgEighBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     eigenvalues = wrap(eigenvalues_out, node, 0)
     eigenvectors = wrap(eigenvectors_out, node, 1)
@@ -6217,12 +6391,13 @@ def linalg_eigvalsh(A, UPLO='L'):
         out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
     except ValueError as exc:
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgEigvalshBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6243,12 +6418,13 @@ def linalg_qr(A, mode='reduced'):
         Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
     except ValueError as exc:
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     node = LinalgQrBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     node._saved_mode = mode
     Q = wrap(Q_out, node, 0)
@@ -6272,12 +6448,13 @@ def linalg_svd(A, full_matrices=True):
         U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
     except ValueError as exc:
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     node = LinalgSvdBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     node._saved_full_matrices = full_matrices
     U = wrap(U_out, node, 0)
@@ -6303,12 +6480,13 @@ def linalg_svdvals(A):
         out = array_ops.linalg_svdvals(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgSvdvalsBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6328,12 +6506,13 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
     except ValueError as exc:
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgPinvBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6356,12 +6535,13 @@ def pinverse(input, rcond=1e-15):
         out = array_ops.pinverse(data_of(self), rcond)
     except ValueError as exc:
         raise translate(exc, "pinverse", data_of(self), rcond) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = PinverseBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6384,12 +6564,13 @@ def svd(input, some=True, compute_uv=True):
         U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
     except ValueError as exc:
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     node = SvdBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6419,12 +6600,13 @@ def qr(input, some=True):
         Q_out, R_out = array_ops.qr(data_of(self), some)
     except ValueError as exc:
         raise translate(exc, "qr", data_of(self), some) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     node = QrBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     node._saved_some = some
     Q = wrap(Q_out, node, 0)
@@ -6449,13 +6631,14 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
     except ValueError as exc:
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     B_edge = edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
     node = LinalgSolveTriangularBackward0((A_edge, B_edge,))
+    record_shapes(A, B)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     needs_B = B_edge is not NO_EDGE
     if needs_A or needs_B:
@@ -6484,13 +6667,14 @@ def linalg_vecdot(x, y, *, dim=-1):
         out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
     except ValueError as exc:
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     x_edge = edge_of(x)
     y_edge = edge_of(y)
     if x_edge is NO_EDGE and y_edge is NO_EDGE:
         return wrap(out)
     node = LinalgVecdotBackward0((x_edge, y_edge,))
+    record_shapes(x, y)  # for the engine's gradient check
     needs_x = x_edge is not NO_EDGE
     needs_y = y_edge is not NO_EDGE
     if needs_x:
@@ -6516,12 +6700,13 @@ def linalg_multi_dot(tensors):
         out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "linalg_multi_dot", [data_of(t) for t in tensors]) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
     node = LinalgMultiDotBackward0(edges)
+    record_shapes(*tensors)  # for the engine's gradient check
     node._raw_saved_tensors = save(tensors)
     result = wrap(out, node)
     return result
@@ -6539,12 +6724,13 @@ def linalg_matrix_power(A, n):
         out = array_ops.linalg_matrix_power(data_of(A), n)
     except ValueError as exc:
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgMatrixPowerBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6566,12 +6752,13 @@ def matrix_power(input, n):
         out = array_ops.matrix_power(data_of(self), n)
     except ValueError as exc:
         raise translate(exc, "matrix_power", data_of(self), n) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MatrixPowerBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6593,12 +6780,13 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         out = array_ops.norm_default(data_of(self), p, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NormBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6623,12 +6811,13 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NormBackward1((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6653,12 +6842,13 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     x_edge = edge_of(x)
     if x_edge is NO_EDGE:
         return wrap(out)
     node = LinalgVectorNormBackward0((x_edge,))
+    record_shapes(x)  # for the engine's gradient check
     needs_x = x_edge is not NO_EDGE
     if needs_x:
         node._raw_saved_x = save(x)
@@ -6683,12 +6873,13 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgMatrixNormBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6713,12 +6904,13 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgMatrixNormBackward1((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6743,12 +6935,13 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgNormBackward0((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6773,12 +6966,13 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgNormBackward1((A_edge,))
+    record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     if needs_A:
         node._raw_saved_A = save(A)
@@ -6804,12 +6998,13 @@ def relu(input):
         out = array_ops.relu(data_of(self))
     except ValueError as exc:
         raise translate(exc, "relu", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ReluBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     if needs_self:
@@ -6830,12 +7025,13 @@ def softmax(input, dim, dtype=None):
         out = array_ops.softmax(data_of(self), dim, dtype)
     except ValueError as exc:
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SoftmaxBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self._data.dtype
@@ -6859,12 +7055,13 @@ def log_softmax(input, dim, dtype=None):
         out = array_ops.log_softmax(data_of(self), dim, dtype)
     except ValueError as exc:
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogSoftmaxBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._saved_self_dtype = self._data.dtype
@@ -6887,12 +7084,13 @@ def leaky_relu(input, negative_slope=0.01):
         out = array_ops.leaky_relu(data_of(input), negative_slope)
     except ValueError as exc:
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = LeakyReluBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6913,12 +7111,13 @@ def elu(input, alpha=1.0):
         out = array_ops.elu(data_of(input), alpha)
     except ValueError as exc:
         raise translate(exc, "elu", data_of(input), alpha) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = EluBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6939,12 +7138,13 @@ def selu(input):
         out = array_ops.selu(data_of(input))
     except ValueError as exc:
         raise translate(exc, "selu", data_of(input)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = SeluBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -6965,12 +7165,13 @@ def _normal_cdf(input):
         out = array_ops._normal_cdf(data_of(self))
     except ValueError as exc:
         raise translate(exc, "_normal_cdf", data_of(self)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NormalCdfBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -6990,12 +7191,13 @@ def gelu(input, *, approximate='none'):
         out = array_ops.gelu(data_of(input), approximate=approximate)
     except ValueError as exc:
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = GeluBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -7016,12 +7218,13 @@ def silu(input):
         out = array_ops.silu(data_of(input))
     except ValueError as exc:
         raise translate(exc, "silu", data_of(input)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = SiluBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -7041,12 +7244,13 @@ def softplus(input, beta=1.0, threshold=20.0):
         out = array_ops.softplus(data_of(input), beta, threshold)
     except ValueError as exc:
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = SoftplusBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -7068,12 +7272,13 @@ def mish(input):
         out = array_ops.mish(data_of(input))
     except ValueError as exc:
         raise translate(exc, "mish", data_of(input)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = MishBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -7093,12 +7298,13 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         out = array_ops.hardtanh(data_of(input), min_val, max_val)
     except ValueError as exc:
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = HardtanhBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -7120,12 +7326,13 @@ def hardsigmoid(input):
         out = array_ops.hardsigmoid(data_of(input))
     except ValueError as exc:
         raise translate(exc, "hardsigmoid", data_of(input)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = HardsigmoidBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -7145,12 +7352,13 @@ def hardswish(input):
         out = array_ops.hardswish(data_of(input))
     except ValueError as exc:
         raise translate(exc, "hardswish", data_of(input)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = HardswishBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -7170,12 +7378,13 @@ def logsigmoid(input):
         out = array_ops.logsigmoid(data_of(input))
     except ValueError as exc:
         raise translate(exc, "logsigmoid", data_of(input)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = LogsigmoidBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -7197,12 +7406,13 @@ def _masked_scale(input, mask, scale):
         out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
     except ValueError as exc:
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MaskedScaleBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_mask = save(mask)
@@ -7225,7 +7435,7 @@ def linear(input, weight, bias=None):
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
     except ValueError as exc:
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7233,6 +7443,7 @@ def linear(input, weight, bias=None):
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = LinearBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7260,13 +7471,14 @@ def _lstm_cell(gates, cx):
         hy_out, cy_out = array_ops._lstm_cell(data_of(gates), data_of(cx))
     except ValueError as exc:
         raise translate(exc, "_lstm_cell", data_of(gates), data_of(cx)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
     gates_edge = edge_of(gates)
     cx_edge = edge_of(cx)
     if gates_edge is NO_EDGE and cx_edge is NO_EDGE:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
     node = LstmCellBackward0((gates_edge, cx_edge,))
+    record_shapes(gates, cx)  # for the engine's gradient check
     needs_gates = gates_edge is not NO_EDGE
     needs_cx = cx_edge is not NO_EDGE
     if needs_gates:
@@ -7295,12 +7507,13 @@ def _lstm_layer(inputs, reverse=False):
         output_out, cells_out, gates_out = array_ops._lstm_layer([data_of(t) for t in inputs], reverse)
     except ValueError as exc:
         raise translate(exc, "_lstm_layer", [data_of(t) for t in inputs], reverse) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types__lstm_layer(wrap(output_out), wrap(cells_out), wrap(gates_out))
     edges = tuple(edge_of(t) for t in inputs)
     if not any_edge(edges):
         return return_types__lstm_layer(wrap(output_out), wrap(cells_out), wrap(gates_out))
     node = LstmLayerBackward0(edges)
+    record_shapes(*inputs)  # for the engine's gradient check
     node._raw_saved_inputs = save(inputs)
     node._saved_reverse = reverse
     output = wrap(output_out, node, 0)
@@ -7327,7 +7540,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
         out = array_ops._gru_cell(data_of(input_gates), data_of(hidden_gates), data_of(hx))
     except ValueError as exc:
         raise translate(exc, "_gru_cell", data_of(input_gates), data_of(hidden_gates), data_of(hx)) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_gates_edge = edge_of(input_gates)
     hidden_gates_edge = edge_of(hidden_gates)
@@ -7335,6 +7548,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
     if input_gates_edge is NO_EDGE and hidden_gates_edge is NO_EDGE and hx_edge is NO_EDGE:
         return wrap(out)
     node = GruCellBackward0((input_gates_edge, hidden_gates_edge, hx_edge,))
+    record_shapes(input_gates, hidden_gates, hx)  # for the engine's gradient check
     needs_input_gates = input_gates_edge is not NO_EDGE
     needs_hidden_gates = hidden_gates_edge is not NO_EDGE
     needs_hx = hx_edge is not NO_EDGE
@@ -7361,7 +7575,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7369,6 +7583,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = LayerNormBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7397,13 +7612,14 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
     except ValueError as exc:
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE:
         return wrap(out)
     node = RmsNormBackward0((input_edge, weight_edge,))
+    record_shapes(input, weight)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
@@ -7430,7 +7646,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
     except ValueError as exc:
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7438,6 +7654,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = BatchNormTrainingBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
@@ -7463,7 +7680,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7471,6 +7688,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = GroupNormBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
@@ -7497,13 +7715,14 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
     except ValueError as exc:
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     target_edge = edge_of(target)
     if input_edge is NO_EDGE and target_edge is NO_EDGE:
         return wrap(out)
     node = CrossEntropyBackward0((input_edge, target_edge,))
+    record_shapes(input, target)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_target = target_edge is not NO_EDGE
     if needs_input or needs_target:
@@ -7531,7 +7750,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7539,6 +7758,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = Conv1dBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7572,7 +7792,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7580,6 +7800,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = Conv1dBackward1((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7613,7 +7834,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7621,6 +7842,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = Conv2dBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7654,7 +7876,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7662,6 +7884,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = Conv2dBackward1((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7695,7 +7918,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7703,6 +7926,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = ConvTranspose1dBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7736,7 +7960,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     weight_edge = edge_of(weight)
@@ -7744,6 +7968,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = ConvTranspose2dBackward0((input_edge, weight_edge, bias_edge,))
+    record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     needs_bias = bias_edge is not NO_EDGE
@@ -7776,13 +8001,14 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
     input_edge = edge_of(input)
     if output_grad_edge is NO_EDGE and input_edge is NO_EDGE:
         return wrap(out)
     node = ConvolutionBackwardWeightBackward0((output_grad_edge, input_edge,))
+    record_shapes(output_grad, input)  # for the engine's gradient check
     needs_output_grad = output_grad_edge is not NO_EDGE
     needs_input = input_edge is not NO_EDGE
     if needs_input:
@@ -7811,12 +8037,13 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     node = MaxPool1dWithIndicesBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -7839,12 +8066,13 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = MaxPool1dBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -7870,12 +8098,13 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     node = MaxPool2dWithIndicesBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -7898,12 +8127,13 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = MaxPool2dBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._raw_saved_input = save(input)
@@ -7929,12 +8159,13 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except ValueError as exc:
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = AvgPool1dBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -7959,12 +8190,13 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = AvgPool2dBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -7990,12 +8222,13 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return wrap(out)
     node = AvgPoolBackwardBackward0((output_grad_edge,))
+    record_shapes(output_grad)  # for the engine's gradient check
     node._saved_ceil_mode = ceil_mode
     node._saved_count_include_pad = count_include_pad
     node._saved_divisor_override = divisor_override
@@ -8018,12 +8251,13 @@ def adaptive_avg_pool1d(input, output_size):
         out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
     except ValueError as exc:
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = AdaptiveAvgPool1dBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -8043,12 +8277,13 @@ def adaptive_avg_pool2d(input, output_size):
         out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
     except ValueError as exc:
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = AdaptiveAvgPool2dBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -8068,12 +8303,13 @@ def pad(input, pad, mode='constant', value=None):
         out = array_ops.pad(data_of(input), pad, mode, value)
     except ValueError as exc:
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = PadBackward0((input_edge,))
+    record_shapes(input)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     if needs_input:
         node._saved_input_shape = input._data.shape
@@ -8095,12 +8331,13 @@ def pad_backward(output_grad, input_size, pad, mode):
         out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
     except ValueError as exc:
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return wrap(out)
     node = PadBackwardBackward0((output_grad_edge,))
+    record_shapes(output_grad)  # for the engine's gradient check
     node._saved_mode = mode
     node._saved_pad = pad
     result = wrap(out, node)
@@ -8120,12 +8357,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     except ValueError as exc:
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
-    if not grad_mode.enabled:
+    if not grad_flags.enabled:
         return wrap(out)
     weight_edge = edge_of(weight)
     if weight_edge is NO_EDGE:
         return wrap(out)
     node = EmbeddingBackward0((weight_edge,))
+    record_shapes(weight)  # for the engine's gradient check
     needs_weight = weight_edge is not NO_EDGE
     if needs_weight:
         node._raw_saved_input = save(input)

@@ -191,6 +191,8 @@ class NegBackward0(GeneratedNode):
     _formulas = {'self': 'neg(grad)'}
     _yaml_lines = {'self': 191}
     _saved_fields = ()
+    _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -305,6 +307,8 @@ class SinBackward0(GeneratedNode):
     _formulas = {'self': 'grad * cos(self)'}
     _yaml_lines = {'self': 239}
     _saved_fields = ('self',)
+    _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -335,6 +339,8 @@ class CosBackward0(GeneratedNode):
     _formulas = {'self': '-(grad * sin(self))'}
     _yaml_lines = {'self': 250}
     _saved_fields = ('self',)
+    _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -365,6 +371,8 @@ class TanhBackward0(GeneratedNode):
     _formulas = {'self': 'grad * (1 - result * result)'}
     _yaml_lines = {'self': 261}
     _saved_fields = ('result',)
+    _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -425,6 +433,8 @@ class AbsBackward0(GeneratedNode):
     _formulas = {'self': 'grad * sign(self)'}
     _yaml_lines = {'self': 285}
     _saved_fields = ('self',)
+    _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -479,6 +489,8 @@ class Exp2Backward0(GeneratedNode):
     _formulas = {'self': 'grad * result * 0.6931471805599453'}
     _yaml_lines = {'self': 313}
     _saved_fields = ('result',)
+    _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -659,6 +671,8 @@ class SquareBackward0(GeneratedNode):
     _formulas = {'self': 'grad * 2 * self'}
     _yaml_lines = {'self': 376}
     _saved_fields = ('self',)
+    _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -719,6 +733,8 @@ class TanBackward0(GeneratedNode):
     _formulas = {'self': 'grad * (1 + result * result)'}
     _yaml_lines = {'self': 398}
     _saved_fields = ('result',)
+    _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -809,6 +825,8 @@ class AtanBackward0(GeneratedNode):
     _formulas = {'self': 'grad / (self * self + 1)'}
     _yaml_lines = {'self': 428}
     _saved_fields = ('self',)
+    _shape_sources = ('grad',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1212,6 +1230,8 @@ class AddBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'other': 578, 'self': 577}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1240,6 +1260,8 @@ class SubBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(-maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'other': 593, 'self': 592}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1268,6 +1290,8 @@ class MulBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(grad * self, other.shape)', 'self': 'sum_to(grad * other, self.shape)'}
     _yaml_lines = {'other': 607, 'self': 606}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1303,6 +1327,7 @@ class DivBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(-grad * self / (other * other), other.shape)', 'self': 'sum_to(grad / other, self.shape)'}
     _yaml_lines = {'other': 622, 'self': 621}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1339,6 +1364,7 @@ class PowBackward0(GeneratedNode):
     _formulas = {'exponent': 'sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)', 'self': 'sum_to(pow_grad_self(grad, self, exponent), self.shape)'}
     _yaml_lines = {'exponent': 643, 'self': 642}
     _saved_fields = ('exponent', 'exponent.shape', 'result', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_exponent_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1377,6 +1403,7 @@ class MaximumBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
     _yaml_lines = {'other': 664, 'self': 663}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1414,6 +1441,7 @@ class MinimumBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
     _yaml_lines = {'other': 680, 'self': 679}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1452,6 +1480,7 @@ class WhereBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(where(condition, 0.0, grad), other.shape)', 'self': 'sum_to(where(condition, grad, 0.0), self.shape)'}
     _yaml_lines = {'other': 697, 'self': 696}
     _saved_fields = ('condition', 'other.shape', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1518,6 +1547,7 @@ class ClampBackward1(GeneratedNode):
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
     _yaml_lines = {'max': 736, 'min': 735, 'self': 734}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1594,6 +1624,7 @@ class ClipBackward1(GeneratedNode):
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
     _yaml_lines = {'max': 760, 'min': 759, 'self': 758}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1703,6 +1734,7 @@ class RemainderBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'other': 801, 'self': 800}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1738,6 +1770,7 @@ class FmodBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'other': 815, 'self': 814}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1811,6 +1844,7 @@ class FmaxBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)'}
     _yaml_lines = {'other': 840, 'self': 839}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1848,6 +1882,7 @@ class FminBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)'}
     _yaml_lines = {'other': 852, 'self': 851}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1885,6 +1920,7 @@ class Atan2Backward0(GeneratedNode):
     _formulas = {'other': 'sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)', 'self': 'sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)'}
     _yaml_lines = {'other': 865, 'self': 864}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1922,6 +1958,7 @@ class HypotBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(grad * other / result, other.shape)', 'self': 'sum_to(grad * self / result, self.shape)'}
     _yaml_lines = {'other': 877, 'self': 876}
     _saved_fields = ('other', 'other.shape', 'result', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1959,6 +1996,7 @@ class LogaddexpBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(grad / (1 + exp(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp(other - self)), self.shape)'}
     _yaml_lines = {'other': 888, 'self': 887}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -1996,6 +2034,7 @@ class Logaddexp2Backward0(GeneratedNode):
     _formulas = {'other': 'sum_to(grad / (1 + exp2(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp2(other - self)), self.shape)'}
     _yaml_lines = {'other': 899, 'self': 898}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2068,6 +2107,7 @@ class XlogyBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(grad * self / other, other.shape)', 'self': 'sum_to(xlogy_grad_self(grad, self, other), self.shape)'}
     _yaml_lines = {'other': 925, 'self': 924}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2105,6 +2145,7 @@ class LerpBackward0(GeneratedNode):
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)'}
     _yaml_lines = {'end': 939, 'self': 938}
     _saved_fields = ('end.shape', 'self.shape', 'weight')
+    _shape_sources = ('_saved_self_shape', '_saved_end_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2134,6 +2175,7 @@ class LerpBackward1(GeneratedNode):
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)', 'weight': 'sum_to(grad * (end - self), weight.shape)'}
     _yaml_lines = {'end': 951, 'self': 950, 'weight': 952}
     _saved_fields = ('end', 'end.shape', 'self', 'self.shape', 'weight', 'weight.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_end_shape', '_saved_weight_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2175,6 +2217,7 @@ class AddcmulBackward0(GeneratedNode):
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)'}
     _yaml_lines = {'self': 963, 'tensor1': 964, 'tensor2': 965}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
+    _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2214,6 +2257,7 @@ class AddcdivBackward0(GeneratedNode):
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)'}
     _yaml_lines = {'self': 977, 'tensor1': 978, 'tensor2': 979}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
+    _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2817,6 +2861,7 @@ class MaxBackward2(GeneratedNode):
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
     _yaml_lines = {'other': 1230, 'self': 1229}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -2854,6 +2899,7 @@ class MinBackward2(GeneratedNode):
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
     _yaml_lines = {'other': 1241, 'self': 1240}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -3822,6 +3868,8 @@ class ExpandBackward0(GeneratedNode):
     _formulas = {'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'self': 1605}
     _saved_fields = ('self.shape',)
+    _shape_sources = ('_saved_self_shape',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4087,6 +4135,8 @@ class ExpandAsBackward0(GeneratedNode):
     _formulas = {'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'self': 1722}
     _saved_fields = ('self.shape',)
+    _shape_sources = ('_saved_self_shape',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -4111,6 +4161,8 @@ class BroadcastToBackward0(GeneratedNode):
     _formulas = {'self': 'sum_to(grad, self.shape)'}
     _yaml_lines = {'self': 1732}
     _saved_fields = ('self.shape',)
+    _shape_sources = ('_saved_self_shape',)
+    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5392,6 +5444,7 @@ class MaskedFillBackward0(GeneratedNode):
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)'}
     _yaml_lines = {'self': 2228}
     _saved_fields = ('mask', 'self.shape')
+    _shape_sources = ('_saved_self_shape',)
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5976,6 +6029,7 @@ class CrossBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(cross(grad, self, dim), other.shape)', 'self': 'sum_to(cross(other, grad, dim), self.shape)'}
     _yaml_lines = {'other': 2433, 'self': 2432}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -6011,6 +6065,7 @@ class LinalgCrossBackward0(GeneratedNode):
     _formulas = {'other': 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'self': 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)'}
     _yaml_lines = {'other': 2443, 'self': 2442}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas

@@ -15,7 +15,6 @@ import threading
 from heapq import heapify, heappop, heappush
 
 import numpy as np
-from numpy import ndarray
 
 from minigrad.autograd import anomaly, grad_mode, leaks
 from minigrad.autograd.forward_ad import state as forward_ad
@@ -45,20 +44,31 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     # Sequence numbers are unique, so the heap never compares two nodes.
     ready = [(-node._sequence_nr, node) for node in root_nodes if node not in dependencies]
     heapify(ready)
+    # The ready node made last runs next.  Mostly that is the node the previous one just
+    # made ready (a chain): it waits in `next_up`, not in the heap, which then holds only
+    # nodes made earlier than it.  Same order as the heap alone, without its tuples.
+    next_up = None
 
     # Leak check: mark each node run with this backward's number (negative under
     # retain_graph, 0 under create_graph); a node already marked is stale.
     call = leaks.begin_backward()
     mark = 0 if create_graph else -call if retain_graph else call
     stale = []
+    # Read once per backward (hot loop): the flags object of this thread, and the
+    # benchmark switch of the gradient check (see check_generated).
+    anomaly_flags, check = anomaly.flags, check_generated
+    float32, float64 = np.dtype(np.float32), np.dtype(np.float64)  # (the arrays' own objects)
     previous_mode = grad_mode.enabled
     grad_mode.enabled = create_graph
     # With a forward-AD level open, saved values and gradients may carry tangents: nodes
     # run their Tensor formulas (as under create_graph) so the tangents propagate.
     create_graph = create_graph or forward_ad.active
     try:
-        while ready:
-            node = heappop(ready)[1]
+        while next_up is not None or ready:
+            if next_up is not None:
+                node, next_up = next_up, None
+            else:
+                node = heappop(ready)[1]
             grads = buffers.pop(node, None)
             if grads is not None:
                 if node._extras is not None:
@@ -67,7 +77,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     _capture(node, grads, plan, captured)
                     if node not in plan.runs:  # autograd.grad does not need it
                         grads = None
-            checking = False
+            checking = all_shapes = False
             if grads is None:
                 # Not run (no gradient arrived, or not needed): its edges are done all the same.
                 grad_inputs = (None,) * len(node.next_functions)
@@ -76,11 +86,19 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     _mark_stale(node, mark, stale)
                 else:
                     node._consumed = mark
-                if anomaly.enabled or node._extras is not None:
+                if anomaly_flags.enabled or node._extras is not None:
                     grad_inputs = _run_watched(node, grads, create_graph)
                 else:
                     grad_inputs = node.apply(grads, create_graph)
-                    checking = check_generated and node._formulas is not None
+                    if check:
+                        # 0: hand-written node; 1: generated (FULL_CHECK); 2: generated, its
+                        # shapes certain by construction (DTYPE_CHECK, codegen/exactness.py);
+                        # 3: its dtypes too, for one float dtype in and out (SAME_FLOAT_CHECK,
+                        # numpy formulas only: under create_graph, DTYPE_CHECK)
+                        checking = node._grad_check
+                        if checking == 3 and create_graph:
+                            checking = 2
+                        all_shapes = checking == 1
                 if not retain_graph:
                     node.release()
                 if len(grad_inputs) != len(node.next_functions):
@@ -89,13 +107,25 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 if next_node is None:
                     continue
                 if grad is not None:
-                    if checking:  # a generated node's gradient: its input's shape and dtype
-                        shape = next_node._output_shape
-                        array = grad._data if create_graph else grad
-                        if shape is not None and (
-                                array.__class__ is not ndarray or array.shape != shape
-                                or array.dtype is not next_node._output_dtype) or nr:
-                            grad = checked_gradient(node, grad_inputs, grad,
+                    # A generated node's gradient: exactly its input's shape and dtype.  The
+                    # common case costs two identity tests (and one shape tuple where the
+                    # shape is not certain); anything else (an output other than 0, a dtype
+                    # to cast, no array, nothing recorded, a mistake) goes to
+                    # checked_gradient, which decides and explains.
+                    if checking:
+                        try:
+                            if checking == 3:  # two recorded dtypes, not the gradient's
+                                dtype = next_node._output_dtype
+                                usual = not nr and dtype is node._output_dtype and (
+                                    dtype is float64 or dtype is float32)
+                            else:
+                                array = grad._data if create_graph else grad
+                                usual = not nr and array.dtype is next_node._output_dtype and (
+                                    not all_shapes or array.shape == next_node._output_shape)
+                        except AttributeError:  # not an array, or an unrecorded output
+                            usual = False
+                        if not usual:
+                            grad = checked_gradient(node, grads, grad_inputs, grad,
                                                     next_node.output_meta(nr))
                     if nr == 0 and next_node.num_outputs == 1 and next_node not in buffers:
                         buffers[next_node] = [grad]  # the common case, inline
@@ -104,6 +134,14 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 left = dependencies[next_node] - 1
                 if left:
                     dependencies[next_node] = left
+                elif next_up is None:
+                    if ready and -ready[0][0] > next_node._sequence_nr:
+                        heappush(ready, (-next_node._sequence_nr, next_node))
+                    else:
+                        next_up = next_node
+                elif next_node._sequence_nr > next_up._sequence_nr:
+                    heappush(ready, (-next_up._sequence_nr, next_up))
+                    next_up = next_node
                 else:
                     heappush(ready, (-next_node._sequence_nr, next_node))
             # Let the buffers hold the only references: a leaf may then keep an unshared
@@ -166,7 +204,7 @@ def _run_watched(node, grads, create_graph):
     else:
         grad_inputs = node.apply(grads, create_graph)
     if node._formulas is not None and check_generated:  # the formulas' results, before hooks
-        grad_inputs = check_formula_results(node, grad_inputs)
+        grad_inputs = check_formula_results(node, grads, grad_inputs)
     if node._extras is not None:
         grad_inputs = run_post_hooks(node, grad_inputs, grads, create_graph)
     return grad_inputs
@@ -185,33 +223,50 @@ def _run_watched(node, grads, create_graph):
 check_generated = True
 
 
-def check_formula_results(node, grad_inputs):
-    """``grad_inputs`` of a generated node, checked against its inputs (count, shape,
-    dtype) and cast where the op promoted.  The engine's loop does the same inline."""
+def check_formula_results(node, grads, grad_inputs):
+    """``grad_inputs`` of a generated node (run on ``grads``), checked against its inputs
+    (count, shape, dtype) and cast where the op promoted.  The engine's loop does the
+    same inline."""
     if len(grad_inputs) != len(node.next_functions):
         _wrong_count(node, grad_inputs)
     checked = list(grad_inputs)
     for i, ((next_node, nr), grad) in enumerate(zip(node.next_functions, grad_inputs)):
         meta = next_node.output_meta(nr) if next_node is not None else None
         if grad is not None and meta is not None:
-            checked[i] = checked_gradient(node, grad_inputs, grad, meta)
+            checked[i] = checked_gradient(node, grads, grad_inputs, grad, meta)
     return checked
 
 
-def checked_gradient(node, grad_inputs, grad, meta):
-    """``grad`` (one of ``grad_inputs``), or raise naming the formula's YAML line."""
+def checked_gradient(node, grads, grad_inputs, grad, meta):
+    """``grad`` (one of ``grad_inputs``, which ``node`` returned for ``grads``), or
+    raise naming the formula's YAML line."""
     if meta is None:  # a node whose outputs were not recorded (CopySlices, views' replay)
         return grad
     i = next(k for k, g in enumerate(grad_inputs) if g is grad)
     array = getattr(grad, "_data", grad)
     shape, dtype = getattr(array, "shape", None), getattr(array, "dtype", None)
-    if shape != meta[0]:
-        _formula_error(node, i, "shape", _shape(shape), _shape(meta[0]))
+    expected = meta[0] if meta[0] is not None else _certain_shape(node, i, grads)
+    if expected is not None and shape != expected:
+        _formula_error(node, i, "shape", _shape(shape), _shape(expected))
     if dtype != meta[1]:
-        if dtype != node._output_dtype:
+        if dtype != getattr(node, "_output_dtype", None):
             _formula_error(node, i, "dtype", dtype, meta[1])
         return grad.to(meta[1]) if grad is not array else np.asarray(array, dtype=meta[1])
     return grad
+
+
+def _certain_shape(node, i, grads):
+    """Input ``i``'s shape where nothing recorded it, since the generated formulas' shapes
+    are certain (codegen/exactness.py): found where the node's ``_shape_sources`` says."""
+    # (the generated class's: a subclass with its own apply has None, and is checked in
+    # full, but its inputs' shapes are still where the generated forward put them)
+    sources = next((k.__dict__["_shape_sources"] for k in type(node).__mro__
+                    if k.__dict__.get("_shape_sources")), None)
+    if sources is None or i >= len(sources):
+        return None
+    if sources[i] == "grad":  # an elementwise op: the input has the output's shape
+        return getattr(grads[0], "_data", grads[0]).shape
+    return getattr(node, sources[i])
 
 
 def _shape(shape):
@@ -246,7 +301,7 @@ def _add_to_buffer(buffers, node, nr, grad):
 
 def _count_dependencies(root_nodes):
     dependencies = {}
-    seen = set(root_nodes)
+    roots = set(root_nodes)  # visited from the start; any other node on its first edge
     stack = list(root_nodes)
     while stack:
         for next_node, _ in stack.pop().next_functions:
@@ -255,8 +310,7 @@ def _count_dependencies(root_nodes):
                     dependencies[next_node] += 1
                 else:
                     dependencies[next_node] = 1
-                    if next_node not in seen:
-                        seen.add(next_node)
+                    if next_node not in roots:
                         stack.append(next_node)
     return dependencies
 

@@ -22,6 +22,12 @@ class FormulaNamespace:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if not self.as_tensors:
+            # The plain backward's vocabulary (numpy functions, which nothing patches):
+            # resolve every name at once and drop this __getattr__, whose mere presence
+            # makes each `F.name` read several times slower (no LOAD_ATTR specialization).
+            self._resolve_all()
+            return getattr(self, name)
         module = importlib.import_module(self._module_name)
         value = getattr(module, name, None)
         if value is None:
@@ -32,6 +38,26 @@ class FormulaNamespace:
                                  f"{self._module_name} nor in minigrad.autograd.formulas")
         setattr(self, name, value)
         return value
+
+
+    def _resolve_all(self):
+        from minigrad.autograd import formulas
+        module = importlib.import_module(self._module_name)
+        found = {**_public(formulas), **_public(module)}  # the generated module's first
+        for name, value in found.items():
+            self.__dict__.setdefault(name, value)
+        self.__class__ = _ResolvedNamespace
+
+
+class _ResolvedNamespace:
+    """A FormulaNamespace whose names are all resolved: plain attribute reads."""
+
+    def __repr__(self):
+        return f"<formula namespace {self._module_name} (resolved)>"
+
+
+def _public(module):
+    return {k: v for k, v in vars(module).items() if not k.startswith("__")}
 
 
 ARRAYS = FormulaNamespace("minigrad._generated.array_ops", as_tensors=False)

@@ -23,7 +23,19 @@ _sequence = itertools.count()
 _ACCUMULATE_FIRST = 1 << 62
 
 
-class Node:
+class _NodeType(type):
+    """Node's metaclass, for one thing: keep ``_grad_check`` (how the engine checks the
+    gradients a node class returns) true when ``apply`` is assigned after the class was
+    made (a test simulating a wrong formula, a patch): the shapes of the generated
+    formulas are certain (codegen/exactness.py), those of a replacement are not."""
+
+    def __setattr__(cls, name, value):
+        super().__setattr__(name, value)
+        if name in ("apply", "_formulas", "_shape_sources", "_dtype_certain"):
+            _set_grad_check(cls)
+
+
+class Node(metaclass=_NodeType):
     """Base of every graph node.
 
     Subclasses implement ``apply(grads, create_graph)`` -> one gradient (or None)
@@ -41,6 +53,19 @@ class Node:
     #: input name -> formula text: set on nodes generated from derivatives.yaml only
     #: (the engine checks exactly the gradients those return; see output_meta)
     _formulas = None
+    #: set on generated nodes whose formulas' gradient shapes are certain by construction
+    #: (codegen/exactness.py): per input, where its shape is ("grad": the incoming
+    #: gradient's; else a slot).  The engine then checks their gradients' dtypes only,
+    #: as long as ``apply`` is still the generated one (``_generated_apply``).
+    _shape_sources = None
+    _generated_apply = None
+    #: set (True) on those of them whose gradients' dtypes are certain too, when the
+    #: node's output and the input are both float32 or both float64 (codegen/exactness.py)
+    _dtype_certain = False
+    #: what the engine checks in the gradients apply returns, kept by _set_grad_check:
+    #: NO_CHECK (hand-written nodes), FULL_CHECK (shape and dtype), DTYPE_CHECK,
+    #: SAME_FLOAT_CHECK (whether output and input are both float32 or both float64)
+    _grad_check = 0
 
     def __init__(self, next_functions=()):
         self.next_functions = next_functions
@@ -48,9 +73,10 @@ class Node:
         self._released = False
         self._consumed = 0  # number of the backward that first ran it (leak check)
         self._extras = None
-        # What output 0 looks like (set by Tensor's _init) and the others, if any
-        self._output_shape = self._output_dtype = self._more_output_metas = None
-        if _anomaly.enabled:
+        # _output_shape, _output_dtype, _more_output_metas: what the outputs look like, for
+        # the engine's gradient check; set when known (Tensor's _init, record_shapes), and
+        # left unset until then (readers use getattr): nodes are made by the thousand.
+        if _anomaly.flags.enabled:  # (the flags object: `_anomaly.enabled` is a property call)
             _anomaly.record(self)  # the forward stack, for errors in this node's backward
 
     def name(self):
@@ -59,10 +85,14 @@ class Node:
     def output_meta(self, output_nr):
         """``(shape, numpy dtype)`` of this node's output ``output_nr``, or None if unknown.
 
-        A gradient flowing into this node for that output must look like this."""
+        A gradient flowing into this node for that output must look like this.  The shape
+        of output 0 is None where only consumers with certain shapes recorded nothing
+        (support.record_shapes)."""
         if output_nr == 0:
-            return None if self._output_shape is None else (self._output_shape, self._output_dtype)
-        return None if self._more_output_metas is None else self._more_output_metas.get(output_nr)
+            dtype = getattr(self, "_output_dtype", None)
+            return None if dtype is None else (getattr(self, "_output_shape", None), dtype)
+        metas = getattr(self, "_more_output_metas", None)
+        return None if metas is None else metas.get(output_nr)
 
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
@@ -95,13 +125,20 @@ class Node:
         return {slot[len("_raw_saved_"):]: unpack(getattr(self, slot), self, True)
                 for slot in self._saved_slots if hasattr(self, slot)}
 
-    def __getattr__(self, name):
-        # PyTorch exposes saved values as grad_fn._saved_<name>.
-        if name.startswith("_saved_") and not name.startswith("_saved_slots"):
-            raw = "_raw" + name
-            if raw in self._saved_slots:
-                        return unpack(object.__getattribute__(self, raw), self, True)
-        raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "_shape_sources" in cls.__dict__:  # a generated class: its own apply
+            type.__setattr__(cls, "_generated_apply", cls.__dict__.get("apply"))
+        _set_grad_check(cls)
+        # PyTorch exposes saved values as grad_fn._saved_<name>: one property per saved
+        # slot of the class.  Properties, not a __getattr__: a class with __getattr__
+        # makes every attribute read on its instances about 4x slower (CPython 3.11 does
+        # not specialize LOAD_ATTR for it), and the engine and the formulas read node
+        # attributes in their hottest loops.
+        for slot in cls.__dict__.get("_saved_slots", ()):
+            name = slot[len("_raw"):]
+            if slot.startswith("_raw_saved_") and not hasattr(cls, name):
+                setattr(cls, name, _saved_value(slot))
 
     @property
     def metadata(self):
@@ -123,6 +160,34 @@ class Node:
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
         from minigrad.autograd.hooks import add_hook
         return add_hook(self._hook_lists().setdefault("pre", {}), fn)
+
+
+NO_CHECK, FULL_CHECK, DTYPE_CHECK, SAME_FLOAT_CHECK = 0, 1, 2, 3
+
+
+def _set_grad_check(cls):
+    """How the engine checks the gradients ``cls.apply`` returns, for ``cls`` and its
+    subclasses: nothing (hand-written nodes: custom Functions and hooks have PyTorch's own
+    rules), shape and dtype (generated nodes), the dtype only where the generated
+    formulas' shapes are certain and ``apply`` is still the generated one, or (dtypes
+    certain as well) only that the output and the input share a float dtype."""
+    if cls._formulas is None:
+        check = NO_CHECK
+    elif cls._shape_sources and cls.apply is cls._generated_apply:
+        check = SAME_FLOAT_CHECK if cls._dtype_certain else DTYPE_CHECK
+    else:
+        check = FULL_CHECK
+    type.__setattr__(cls, "_grad_check", check)
+    for sub in cls.__subclasses__():
+        _set_grad_check(sub)
+
+
+def _saved_value(slot):
+    """The property ``grad_fn._saved_<name>``: the value in ``slot``, Tensors unpacked."""
+    def get(node):
+        return unpack(getattr(node, slot), node, True)
+    get.__name__ = slot[len("_raw"):]
+    return property(get)
 
 
 class AccumulateGrad(Node):

@@ -51,6 +51,16 @@ def _looks_into(array, source):
     return array.base is owner or array.base is source
 
 
+def record_shapes(*values):
+    """The shape of each input with a history, on the node that made it: the engine checks
+    the gradients flowing back into that node against it.  Called by the forwards of nodes
+    whose formulas' shapes are not certain by construction (codegen/exactness.py); the
+    dtype is recorded for every output (``_tensor._init``), other outputs than 0 in full."""
+    for value in values:
+        if isinstance(value, Tensor) and value._output_nr == 0 and value.grad_fn is not None:
+            value.grad_fn._output_shape = value._data.shape
+
+
 def output_meta(arrays):
     return tuple((a.shape, a.dtype) for a in arrays)
 

@@ -193,3 +193,58 @@ def test_hooks_that_keep_size_and_dtype_still_replace_the_gradient():
     y.register_hook(lambda g: g * 10)
     y.sum().backward()
     assert x.grad.tolist() == [20.0, 20.0, 20.0]
+
+
+# Nodes whose formulas' shapes are certain by construction (codegen/exactness.py: sin's
+# `grad * cos(self)`, mul's `sum_to(..., self.shape)`) skip recording and comparing
+# shapes; their dtypes are still checked, and a replaced apply is checked in full.
+
+def test_a_replaced_apply_of_a_certain_shape_node_is_checked_in_full(monkeypatch):
+    assert nodes.SinBackward0._shape_sources == ("grad",)
+    monkeypatch.setattr(nodes.SinBackward0, "apply", lambda self, grads, cg: (grads[0][:2],))
+    x = mg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"SinBackward0 returned a gradient of shape \(2,\) "
+                                           r"for input `self` of shape \(3,\)"):
+        (x * 2).sin().sum().backward()  # (the input's shape was recorded by no one)
+
+
+def test_a_certain_shape_node_still_has_its_dtype_checked(monkeypatch):
+    monkeypatch.setattr(nodes.SinBackward0, "apply",
+                        lambda self, grads, cg: (np.asarray(grads[0], dtype=np.float16),))
+    x = mg.ones(3, requires_grad=True)  # float32
+    with pytest.raises(RuntimeError, match=r"SinBackward0 returned a gradient of dtype float16 "
+                                           r"for input `self` of dtype float32"):
+        x.sin().sum().backward()
+
+
+def test_the_apply_of_a_certain_shape_node_is_trusted_again_once_restored(monkeypatch):
+    generated = nodes.SinBackward0.apply
+    monkeypatch.setattr(nodes.SinBackward0, "apply", lambda self, grads, cg: generated(self, grads, cg))
+    assert nodes.SinBackward0._grad_check == mg.autograd.node.FULL_CHECK
+    monkeypatch.undo()
+    assert nodes.SinBackward0._grad_check == mg.autograd.node.SAME_FLOAT_CHECK
+
+
+def test_dtypes_are_checked_where_output_and_input_dtypes_differ():
+    # mul's gradient dtype is certain only when its output and the input share a float
+    # dtype; here a float64 constant makes the output float64 for a float32 input
+    x = mg.ones(2, requires_grad=True)
+    (x * np.ones(2)).sum().backward()
+    assert x.grad.dtype == mg.float32
+    # an integer input (a tensor with history, as .long() makes here): the float64
+    # gradient sin's formula returns is cast to the input's dtype, as before
+    y = mg.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    z = y.long()
+    z.register_hook(lambda g: seen.append(g.dtype))
+    z.sin().sum().backward()
+    assert seen == [mg.int64]
+
+
+def test_a_node_whose_shapes_are_not_certain_gets_its_inputs_shapes_recorded(monkeypatch):
+    assert nodes.ExpBackward0._shape_sources is None
+    monkeypatch.setattr(nodes.ExpBackward0, "apply", lambda self, grads, cg: (grads[0][:2],))
+    x = mg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"ExpBackward0 returned a gradient of shape \(2,\) "
+                                           r"for input `self` of shape \(3,\)"):
+        (x * 2).exp().sum().backward()  # (x * 2)'s shape: recorded by exp's forward
