@@ -16,6 +16,7 @@ from minigrad.autograd.promotion import promote_types
 from minigrad.autograd.saved import save
 from minigrad.autograd.support import (data_of, dtype_of, ndim_of, output_meta,
                                        shape_of, wrap, wrap_view)
+from minigrad.kernels.quiet import quiet_off, quiet_on
 from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
 
@@ -67,10 +68,13 @@ def sum_to_size(input, size):
         self: expand(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum_to_size(data_of(self), size)
     except ValueError as exc:
         raise translate(exc, "sum_to_size", data_of(self), size) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -91,10 +95,13 @@ def _to_copy(input, dtype):
         self: _to_copy(grad, self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._to_copy(data_of(self), dtype)
     except ValueError as exc:
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -115,10 +122,13 @@ def _fill(input, value):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._fill(data_of(self), value)
     except ValueError as exc:
         raise translate(exc, "_fill", data_of(self), value) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -137,10 +147,13 @@ def _copy_from(input, src):
         src: sum_to(grad, src.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._copy_from(data_of(self), data_of(src))
     except ValueError as exc:
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -163,10 +176,13 @@ def _index_put(input, index, values):
         values: sum_to(getitem(grad, index), values.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._index_put(data_of(self), index, data_of(values))
     except ValueError as exc:
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -192,10 +208,13 @@ def clone(input):
         self: grad
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clone(data_of(self))
     except ValueError as exc:
         raise translate(exc, "clone", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -213,10 +232,13 @@ def neg(input):
         self: neg(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.neg(data_of(self))
     except ValueError as exc:
         raise translate(exc, "neg", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -234,10 +256,13 @@ def exp(input):
         self: grad * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp(data_of(self))
     except ValueError as exc:
         raise translate(exc, "exp", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -258,10 +283,13 @@ def log(input):
         self: grad / self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -282,10 +310,13 @@ def sqrt(input):
         self: grad / (2 * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sqrt(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sqrt", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -306,10 +337,13 @@ def sin(input):
         self: grad * cos(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sin(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sin", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -330,10 +364,13 @@ def cos(input):
         self: -(grad * sin(self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cos(data_of(self))
     except ValueError as exc:
         raise translate(exc, "cos", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -354,10 +391,13 @@ def tanh(input):
         self: grad * (1 - result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tanh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "tanh", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -378,10 +418,13 @@ def sigmoid(input):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sigmoid(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sigmoid", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -402,10 +445,13 @@ def abs(input):
         self: grad * sign(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.abs(data_of(self))
     except ValueError as exc:
         raise translate(exc, "abs", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -426,10 +472,13 @@ def sign(input):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sign(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sign", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -447,10 +496,13 @@ def exp2(input):
         self: grad * result * 0.6931471805599453
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp2(data_of(self))
     except ValueError as exc:
         raise translate(exc, "exp2", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -471,10 +523,13 @@ def expm1(input):
         self: grad * (result + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expm1(data_of(self))
     except ValueError as exc:
         raise translate(exc, "expm1", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -495,10 +550,13 @@ def log2(input):
         self: grad / (self * 0.6931471805599453)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log2(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log2", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -519,10 +577,13 @@ def log10(input):
         self: grad / (self * 2.302585092994046)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log10(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log10", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -543,10 +604,13 @@ def log1p(input):
         self: grad / (self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log1p(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log1p", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -567,10 +631,13 @@ def rsqrt(input):
         self: -0.5 * grad * result * result * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rsqrt(data_of(self))
     except ValueError as exc:
         raise translate(exc, "rsqrt", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -591,10 +658,13 @@ def square(input):
         self: grad * 2 * self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.square(data_of(self))
     except ValueError as exc:
         raise translate(exc, "square", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -615,10 +685,13 @@ def reciprocal(input):
         self: -grad * result * result
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reciprocal(data_of(self))
     except ValueError as exc:
         raise translate(exc, "reciprocal", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -639,10 +712,13 @@ def tan(input):
         self: grad * (1 + result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tan(data_of(self))
     except ValueError as exc:
         raise translate(exc, "tan", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -663,10 +739,13 @@ def asin(input):
         self: grad / sqrt(1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asin(data_of(self))
     except ValueError as exc:
         raise translate(exc, "asin", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -687,10 +766,13 @@ def acos(input):
         self: -grad / sqrt(1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acos(data_of(self))
     except ValueError as exc:
         raise translate(exc, "acos", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -711,10 +793,13 @@ def atan(input):
         self: grad / (self * self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atan", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -735,10 +820,13 @@ def sinh(input):
         self: grad * cosh(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sinh", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -759,10 +847,13 @@ def cosh(input):
         self: grad * sinh(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cosh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "cosh", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -783,10 +874,13 @@ def asinh(input):
         self: grad / sqrt(self * self + 1)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asinh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "asinh", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -807,10 +901,13 @@ def acosh(input):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acosh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "acosh", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -831,10 +928,13 @@ def atanh(input):
         self: grad / (1 - self * self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atanh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atanh", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -855,10 +955,13 @@ def floor(input):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor(data_of(self))
     except ValueError as exc:
         raise translate(exc, "floor", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -876,10 +979,13 @@ def ceil(input):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ceil(data_of(self))
     except ValueError as exc:
         raise translate(exc, "ceil", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -897,10 +1003,13 @@ def round(input, *, decimals=0):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.round(data_of(self), decimals=decimals)
     except ValueError as exc:
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -918,10 +1027,13 @@ def trunc(input):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trunc(data_of(self))
     except ValueError as exc:
         raise translate(exc, "trunc", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -939,10 +1051,13 @@ def fix(input):
         self: zeros_like(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fix(data_of(self))
     except ValueError as exc:
         raise translate(exc, "fix", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -960,10 +1075,13 @@ def frac(input):
         self: grad
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.frac(data_of(self))
     except ValueError as exc:
         raise translate(exc, "frac", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -981,10 +1099,13 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         self: grad * finite_mask(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
     except ValueError as exc:
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1005,10 +1126,13 @@ def deg2rad(input):
         self: grad * 0.017453292519943295
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.deg2rad(data_of(self))
     except ValueError as exc:
         raise translate(exc, "deg2rad", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1026,10 +1150,13 @@ def rad2deg(input):
         self: grad * 57.29577951308232
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rad2deg(data_of(self))
     except ValueError as exc:
         raise translate(exc, "rad2deg", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1049,10 +1176,13 @@ def add(input, other, *, alpha=1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1080,10 +1210,13 @@ def sub(input, other, *, alpha=1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1111,10 +1244,13 @@ def mul(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mul(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1143,10 +1279,13 @@ def div_default(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_default(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "div", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1176,10 +1315,13 @@ def pow(input, exponent):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pow(data_of(self), data_of(exponent))
     except ValueError as exc:
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1211,10 +1353,13 @@ def maximum(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.maximum(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1244,10 +1389,13 @@ def minimum(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.minimum(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1278,10 +1426,13 @@ def where(condition, input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.where(data_of(condition), data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1308,10 +1459,13 @@ def clamp_default(input, min=None, max=None):
         self: masked(grad, clamp_mask(self, min, max))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_default(data_of(self), min, max)
     except ValueError as exc:
         raise translate(exc, "clamp", data_of(self), min, max) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1337,10 +1491,13 @@ def clamp_Tensor(input, min=None, max=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
     except ValueError as exc:
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1373,10 +1530,13 @@ def clip_default(input, min=None, max=None):
         self: masked(grad, clamp_mask(self, min, max))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_default(data_of(self), min, max)
     except ValueError as exc:
         raise translate(exc, "clip", data_of(self), min, max) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1402,10 +1562,13 @@ def clip_Tensor(input, min=None, max=None):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
     except ValueError as exc:
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1440,10 +1603,13 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
     except ValueError as exc:
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1474,10 +1640,13 @@ def floor_divide(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor_divide(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1504,10 +1673,13 @@ def remainder(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.remainder(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1536,10 +1708,13 @@ def fmod(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmod(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1567,10 +1742,13 @@ def float_power(input, exponent):
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.float_power(data_of(self), data_of(exponent))
     except ValueError as exc:
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1604,10 +1782,13 @@ def fmax(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmax(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1637,10 +1818,13 @@ def fmin(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmin(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1670,10 +1854,13 @@ def atan2(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan2(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1703,10 +1890,13 @@ def hypot(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hypot(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1739,10 +1929,13 @@ def logaddexp(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1772,10 +1965,13 @@ def logaddexp2(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp2(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1805,10 +2001,13 @@ def copysign(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.copysign(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1838,10 +2037,13 @@ def xlogy(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.xlogy(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1871,10 +2073,13 @@ def lerp_Scalar(input, end, weight):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end = promote_types(self, end)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
     except ValueError as exc:
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1903,10 +2108,13 @@ def lerp_Tensor(input, end, weight):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end, weight = promote_types(self, end, weight)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
     except ValueError as exc:
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1942,10 +2150,13 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     except ValueError as exc:
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1980,10 +2191,13 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     except ValueError as exc:
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2016,10 +2230,13 @@ def logit(input, eps=None):
         self: logit_grad(grad, self, eps)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logit(data_of(self), eps)
     except ValueError as exc:
         raise translate(exc, "logit", data_of(self), eps) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2041,10 +2258,13 @@ def erf(input):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erf(data_of(self))
     except ValueError as exc:
         raise translate(exc, "erf", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2065,10 +2285,13 @@ def erfc(input):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfc(data_of(self))
     except ValueError as exc:
         raise translate(exc, "erfc", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2089,10 +2312,13 @@ def erfinv(input):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfinv(data_of(self))
     except ValueError as exc:
         raise translate(exc, "erfinv", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2113,10 +2339,13 @@ def lgamma(input):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lgamma(data_of(self))
     except ValueError as exc:
         raise translate(exc, "lgamma", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2137,10 +2366,13 @@ def digamma(input):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.digamma(data_of(self))
     except ValueError as exc:
         raise translate(exc, "digamma", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2161,10 +2393,13 @@ def polygamma(n, input):
         self: grad * polygamma(n + 1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.polygamma(n, data_of(self))
     except ValueError as exc:
         raise translate(exc, "polygamma", n, data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2186,10 +2421,13 @@ def special_gammaln(input):
         self: grad * digamma(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_gammaln(data_of(self))
     except ValueError as exc:
         raise translate(exc, "special_gammaln", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2210,10 +2448,13 @@ def special_psi(input):
         self: grad * polygamma(1, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_psi(data_of(self))
     except ValueError as exc:
         raise translate(exc, "special_psi", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2234,10 +2475,13 @@ def special_expit(input):
         self: grad * result * (1 - result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_expit(data_of(self))
     except ValueError as exc:
         raise translate(exc, "special_expit", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2258,10 +2502,13 @@ def sinc(input):
         self: sinc_grad(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinc(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sinc", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2282,10 +2529,13 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2308,10 +2558,13 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2334,10 +2587,13 @@ def amax(input, dim=None, keepdim=False):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amax(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2361,10 +2617,13 @@ def amin(input, dim=None, keepdim=False):
         self: spread_to_extrema(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amin(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2388,10 +2647,13 @@ def max_dim(input, dim, keepdim=False):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -2418,10 +2680,13 @@ def max_default(input):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_default(data_of(self))
     except ValueError as exc:
         raise translate(exc, "max", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2444,10 +2709,13 @@ def min_dim(input, dim, keepdim=False):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -2474,10 +2742,13 @@ def min_default(input):
         self: spread_to_extrema(grad, self, result, None)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_default(data_of(self))
     except ValueError as exc:
         raise translate(exc, "min", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2502,10 +2773,13 @@ def max_other(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_other(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "max", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2535,10 +2809,13 @@ def min_other(input, other):
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_other(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "min", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2566,10 +2843,13 @@ def logsumexp(input, dim, keepdim=False):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsumexp(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2594,10 +2874,13 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2623,10 +2906,13 @@ def cumsum(input, dim, *, dtype=None):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2648,10 +2934,13 @@ def cumprod(input, dim, *, dtype=None):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2676,10 +2965,13 @@ def logcumsumexp(input, dim):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logcumsumexp(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2703,10 +2995,13 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2730,10 +3025,13 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2759,10 +3057,13 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
     except ValueError as exc:
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2786,10 +3087,13 @@ def var_unbiased(input, unbiased=True):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_unbiased(data_of(self), unbiased)
     except ValueError as exc:
         raise translate(exc, "var", data_of(self), unbiased) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2811,10 +3115,13 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
     except ValueError as exc:
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2840,10 +3147,13 @@ def std_unbiased(input, unbiased=True):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_unbiased(data_of(self), unbiased)
     except ValueError as exc:
         raise translate(exc, "std", data_of(self), unbiased) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2867,10 +3177,13 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     self_edge = edge_of(self)
@@ -2897,10 +3210,13 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     self_edge = edge_of(self)
@@ -2929,10 +3245,13 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2955,10 +3274,13 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2981,10 +3303,13 @@ def median_dim(input, dim, keepdim=False):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -3011,10 +3336,13 @@ def median_default(input):
         self: evenly_distribute(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.median_default(data_of(self))
     except ValueError as exc:
         raise translate(exc, "median", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3037,10 +3365,13 @@ def cummax(input, dim):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummax(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "cummax", data_of(self), dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -3065,10 +3396,13 @@ def cummin(input, dim):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummin(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "cummin", data_of(self), dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -3093,10 +3427,13 @@ def aminmax(input, *, dim=None, keepdim=False):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     self_edge = edge_of(self)
@@ -3123,10 +3460,13 @@ def argmax(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmax(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "argmax", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     return wrap(out)
 
 
@@ -3137,10 +3477,13 @@ def argmin(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmin(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "argmin", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     return wrap(out)
 
 
@@ -3151,10 +3494,13 @@ def any(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.any(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "any", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     return wrap(out)
 
 
@@ -3165,10 +3511,13 @@ def all(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.all(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "all", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     return wrap(out)
 
 
@@ -3179,10 +3528,13 @@ def count_nonzero(input, dim=None):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.count_nonzero(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "count_nonzero", data_of(self), dim) from None
+    finally:
+        quiet_off(quiet)
     return wrap(out)
 
 
@@ -3193,10 +3545,13 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
     except ValueError as exc:
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -3221,10 +3576,13 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argsort(data_of(self), dim, descending, stable=stable)
     except ValueError as exc:
         raise translate(exc, "argsort", data_of(self), dim, descending, stable=stable) from None
+    finally:
+        quiet_off(quiet)
     return wrap(out)
 
 
@@ -3235,10 +3593,13 @@ def msort(input):
         self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.msort(data_of(self))
     except ValueError as exc:
         raise translate(exc, "msort", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3260,10 +3621,13 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
     except ValueError as exc:
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -3288,10 +3652,13 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -3823,10 +4190,13 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
     except ValueError as exc:
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3846,10 +4216,13 @@ def cat(tensors, dim=0):
     Derivatives (derivatives.yaml:1635):
         tensors: split_like(grad, dim, tensors.shape)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cat([data_of(t) for t in tensors], dim)
     except ValueError as exc:
         raise translate(exc, "cat", [data_of(t) for t in tensors], dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -3868,10 +4241,13 @@ def stack(tensors, dim=0):
     Derivatives (derivatives.yaml:1646):
         tensors: unstack(grad, dim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.stack([data_of(t) for t in tensors], dim)
     except ValueError as exc:
         raise translate(exc, "stack", [data_of(t) for t in tensors], dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -3962,10 +4338,13 @@ def flip(input, dims):
         self: flip(grad, dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flip(data_of(self), dims)
     except ValueError as exc:
         raise translate(exc, "flip", data_of(self), dims) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3984,10 +4363,13 @@ def roll(input, shifts, dims=None):
         self: roll(grad, negated(shifts), dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.roll(data_of(self), shifts, dims)
     except ValueError as exc:
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4007,10 +4389,13 @@ def repeat(input, repeats):
         self: repeat_backward(grad, repeats, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat(data_of(self), repeats)
     except ValueError as exc:
         raise translate(exc, "repeat", data_of(self), repeats) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4032,10 +4417,13 @@ def tile(input, dims):
         self: repeat_backward(grad, dims, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tile(data_of(self), dims)
     except ValueError as exc:
         raise translate(exc, "tile", data_of(self), dims) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4057,10 +4445,13 @@ def tril(input, diagonal=0):
         self: tril(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tril(data_of(self), diagonal)
     except ValueError as exc:
         raise translate(exc, "tril", data_of(self), diagonal) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4079,10 +4470,13 @@ def triu(input, diagonal=0):
         self: triu(grad, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.triu(data_of(self), diagonal)
     except ValueError as exc:
         raise translate(exc, "triu", data_of(self), diagonal) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4101,10 +4495,13 @@ def diag(input, diagonal=0):
         self: diag_backward(grad, self.shape, diagonal)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag(data_of(self), diagonal)
     except ValueError as exc:
         raise translate(exc, "diag", data_of(self), diagonal) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4126,10 +4523,13 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         self: diagonal(grad, offset, dim1, dim2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
     except ValueError as exc:
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4245,10 +4645,13 @@ def hstack(tensors):
     Derivatives (derivatives.yaml:1782):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hstack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "hstack", [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4266,10 +4669,13 @@ def vstack(tensors):
     Derivatives (derivatives.yaml:1790):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vstack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "vstack", [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4287,10 +4693,13 @@ def row_stack(tensors):
     Derivatives (derivatives.yaml:1798):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.row_stack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "row_stack", [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4308,10 +4717,13 @@ def dstack(tensors):
     Derivatives (derivatives.yaml:1804):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dstack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "dstack", [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4329,10 +4741,13 @@ def column_stack(tensors):
     Derivatives (derivatives.yaml:1812):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.column_stack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "column_stack", [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4465,10 +4880,13 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
     except ValueError as exc:
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4497,10 +4915,13 @@ def trapezoid_x(y, x, *, dim=-1):
         y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
     except ValueError as exc:
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     y_edge = edge_of(y)
@@ -4527,10 +4948,13 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     Derivatives (derivatives.yaml:1869):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
     except ValueError as exc:
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     y_edge = edge_of(y)
@@ -4553,10 +4977,13 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
     except ValueError as exc:
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4580,10 +5007,13 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         repeats: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
     except ValueError as exc:
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4606,10 +5036,13 @@ def rot90(input, k=1, dims=(0, 1)):
         self: rot90(grad, -k, dims)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rot90(data_of(self), k, dims)
     except ValueError as exc:
         raise translate(exc, "rot90", data_of(self), k, dims) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4629,10 +5062,13 @@ def flipud(input):
         self: flipud(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flipud(data_of(self))
     except ValueError as exc:
         raise translate(exc, "flipud", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4650,10 +5086,13 @@ def fliplr(input):
         self: fliplr(grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fliplr(data_of(self))
     except ValueError as exc:
         raise translate(exc, "fliplr", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4696,10 +5135,13 @@ def getitem_backward(input, shape, index):
         self: getitem(grad, index)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem_backward(data_of(self), shape, index)
     except ValueError as exc:
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4719,10 +5161,13 @@ def gather(input, dim, index):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather(data_of(self), dim, data_of(index))
     except ValueError as exc:
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4746,10 +5191,13 @@ def gather_backward(input, dim, index, shape):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
     except ValueError as exc:
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4772,10 +5220,13 @@ def index_select(input, dim, index):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_select(data_of(self), dim, data_of(index))
     except ValueError as exc:
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4800,10 +5251,13 @@ def index_add(input, dim, index, source, *, alpha=1):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4829,10 +5283,13 @@ def scatter_src(input, dim, index, src):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
     except ValueError as exc:
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4859,10 +5316,13 @@ def scatter_value(input, dim, index, value):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
     except ValueError as exc:
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4886,10 +5346,13 @@ def scatter_add(input, dim, index, src):
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
     except ValueError as exc:
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4914,10 +5377,13 @@ def masked_fill_Scalar(input, mask, value):
         mask: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
     except ValueError as exc:
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4941,10 +5407,13 @@ def masked_fill_Tensor(input, mask, value):
         mask: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
     except ValueError as exc:
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4970,10 +5439,13 @@ def take_along_dim(input, indices, dim=None):
         indices: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
     except ValueError as exc:
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4997,10 +5469,13 @@ def take_along_dim_backward(input, dim, indices, shape):
         indices: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
     except ValueError as exc:
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5023,10 +5498,13 @@ def matmul(input, other):
         other: matmul_grad_other(grad, self, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matmul(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5054,10 +5532,13 @@ def mm(input, mat2):
         mat2: mm(transpose(self, 0, 1), grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mm(data_of(self), data_of(mat2))
     except ValueError as exc:
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5083,10 +5564,13 @@ def bmm(input, mat2):
         mat2: bmm(transpose(self, 1, 2), grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.bmm(data_of(self), data_of(mat2))
     except ValueError as exc:
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5112,10 +5596,13 @@ def mv(input, vec):
         vec: mv(transpose(self, 0, 1), grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mv(data_of(self), data_of(vec))
     except ValueError as exc:
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5141,10 +5628,13 @@ def dot(input, tensor):
         tensor: grad * self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dot(data_of(self), data_of(tensor))
     except ValueError as exc:
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5170,10 +5660,13 @@ def vdot(input, other):
         other: grad * self
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vdot(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5199,10 +5692,13 @@ def inner(input, other):
         other: inner_grad_other(grad, self, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inner(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5230,10 +5726,13 @@ def outer(input, vec2):
         vec2: mv(transpose(grad, 0, 1), self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.outer(data_of(self), data_of(vec2))
     except ValueError as exc:
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5257,10 +5756,13 @@ def einsum(equation, tensors):
     Derivatives (derivatives.yaml:2143):
         tensors: einsum_backward(grad, equation, tensors)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.einsum(equation, [data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "einsum", equation, [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -5281,10 +5783,13 @@ def tensordot(input, other, dims_self, dims_other):
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
     except ValueError as exc:
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5314,10 +5819,13 @@ def kron(input, other):
         other: kron_grad_other(grad, self, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.kron(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5346,10 +5854,13 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5382,10 +5893,13 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5417,10 +5931,13 @@ def cross(input, other, dim=None):
         other: sum_to(cross(grad, self, dim), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross(data_of(self), data_of(other), dim)
     except ValueError as exc:
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5449,10 +5966,13 @@ def linalg_cross(input, other, *, dim=-1):
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
     except ValueError as exc:
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5480,10 +6000,13 @@ def trace(input):
         self: trace_backward(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trace(data_of(self))
     except ValueError as exc:
         raise translate(exc, "trace", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5503,10 +6026,13 @@ def linalg_inv(A):
     Derivatives (derivatives.yaml:2231):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_inv(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_inv", data_of(A)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5527,10 +6053,13 @@ def inverse(input):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inverse(data_of(self))
     except ValueError as exc:
         raise translate(exc, "inverse", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5550,10 +6079,13 @@ def linalg_det(A):
     Derivatives (derivatives.yaml:2247):
         A: det_backward(grad, A, result)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_det(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_det", data_of(A)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5576,10 +6108,13 @@ def det(input):
         self: det_backward(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.det(data_of(self))
     except ValueError as exc:
         raise translate(exc, "det", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5601,10 +6136,13 @@ def linalg_slogdet(A):
     Derivatives (derivatives.yaml:2264):
         A: logabsdet_backward(grad_logabsdet, A)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     A_edge = edge_of(A)
@@ -5626,10 +6164,13 @@ def slogdet(input):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
     except ValueError as exc:
         raise translate(exc, "slogdet", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     self_edge = edge_of(self)
@@ -5651,10 +6192,13 @@ def logdet(input):
         self: logabsdet_backward(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logdet(data_of(self))
     except ValueError as exc:
         raise translate(exc, "logdet", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5675,10 +6219,13 @@ def linalg_solve(A, B, *, left=True):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
     except ValueError as exc:
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5704,10 +6251,13 @@ def linalg_cholesky(A, *, upper=False):
     Derivatives (derivatives.yaml:2299):
         A: cholesky_backward(grad, result, upper)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cholesky(data_of(A), upper=upper)
     except ValueError as exc:
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5729,10 +6279,13 @@ def cholesky(input, upper=False):
         self: cholesky_backward(grad, result, upper)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cholesky(data_of(self), upper)
     except ValueError as exc:
         raise translate(exc, "cholesky", data_of(self), upper) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5753,10 +6306,13 @@ def linalg_eigh(A, UPLO='L'):
     Derivatives (derivatives.yaml:2314):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
     except ValueError as exc:
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     A_edge = edge_of(A)
@@ -5779,10 +6335,13 @@ def linalg_eigvalsh(A, UPLO='L'):
     Derivatives (derivatives.yaml:2324):
         A: eigvalsh_backward(grad, A, UPLO)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
     except ValueError as exc:
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5803,10 +6362,13 @@ def linalg_qr(A, mode='reduced'):
     Derivatives (derivatives.yaml:2331):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
     except ValueError as exc:
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     A_edge = edge_of(A)
@@ -5830,10 +6392,13 @@ def linalg_svd(A, full_matrices=True):
     Derivatives (derivatives.yaml:2342):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
     except ValueError as exc:
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     A_edge = edge_of(A)
@@ -5859,10 +6424,13 @@ def linalg_svdvals(A):
     Derivatives (derivatives.yaml:2355):
         A: svdvals_backward(grad, A)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_svdvals(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5882,10 +6450,13 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     Derivatives (derivatives.yaml:2364):
         A: pinv_backward(grad, result, A)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
     except ValueError as exc:
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -5908,10 +6479,13 @@ def pinverse(input, rcond=1e-15):
         self: pinv_backward(grad, result, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pinverse(data_of(self), rcond)
     except ValueError as exc:
         raise translate(exc, "pinverse", data_of(self), rcond) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5934,10 +6508,13 @@ def svd(input, some=True, compute_uv=True):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
     except ValueError as exc:
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     self_edge = edge_of(self)
@@ -5967,10 +6544,13 @@ def qr(input, some=True):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.qr(data_of(self), some)
     except ValueError as exc:
         raise translate(exc, "qr", data_of(self), some) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     self_edge = edge_of(self)
@@ -5995,10 +6575,13 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
     except ValueError as exc:
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6028,10 +6611,13 @@ def linalg_vecdot(x, y, *, dim=-1):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
     except ValueError as exc:
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     x_edge = edge_of(x)
@@ -6058,10 +6644,13 @@ def linalg_multi_dot(tensors):
     Derivatives (derivatives.yaml:2420):
         tensors: multi_dot_backward(grad, tensors)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "linalg_multi_dot", [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -6079,10 +6668,13 @@ def linalg_matrix_power(A, n):
     Derivatives (derivatives.yaml:2430):
         A: matrix_power_backward(grad, A, n)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_power(data_of(A), n)
     except ValueError as exc:
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6104,10 +6696,13 @@ def matrix_power(input, n):
         self: matrix_power_backward(grad, self, n)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matrix_power(data_of(self), n)
     except ValueError as exc:
         raise translate(exc, "matrix_power", data_of(self), n) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6129,10 +6724,13 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_default(data_of(self), p, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6157,10 +6755,13 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6185,10 +6786,13 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     Derivatives (derivatives.yaml:2482):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     x_edge = edge_of(x)
@@ -6213,10 +6817,13 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     Derivatives (derivatives.yaml:2503):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6241,10 +6848,13 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     Derivatives (derivatives.yaml:2517):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6269,10 +6879,13 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     Derivatives (derivatives.yaml:2528):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6297,10 +6910,13 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     Derivatives (derivatives.yaml:2540):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6326,10 +6942,13 @@ def relu(input):
         self: where(result <= 0, 0.0, grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.relu(data_of(self))
     except ValueError as exc:
         raise translate(exc, "relu", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6350,10 +6969,13 @@ def softmax(input, dim, dtype=None):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softmax(data_of(self), dim, dtype)
     except ValueError as exc:
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6377,10 +6999,13 @@ def log_softmax(input, dim, dtype=None):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log_softmax(data_of(self), dim, dtype)
     except ValueError as exc:
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6403,10 +7028,13 @@ def leaky_relu(input, negative_slope=0.01):
     Derivatives (derivatives.yaml:2592):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.leaky_relu(data_of(input), negative_slope)
     except ValueError as exc:
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6427,10 +7055,13 @@ def elu(input, alpha=1.0):
     Derivatives (derivatives.yaml:2605):
         input: grad * elu_slope(input, alpha, 1.0)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.elu(data_of(input), alpha)
     except ValueError as exc:
         raise translate(exc, "elu", data_of(input), alpha) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6451,10 +7082,13 @@ def selu(input):
     Derivatives (derivatives.yaml:2614):
         input: grad * selu_slope(input)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.selu(data_of(input))
     except ValueError as exc:
         raise translate(exc, "selu", data_of(input)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6475,10 +7109,13 @@ def _normal_cdf(input):
         self: grad * normal_pdf(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._normal_cdf(data_of(self))
     except ValueError as exc:
         raise translate(exc, "_normal_cdf", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6498,10 +7135,13 @@ def gelu(input, *, approximate='none'):
     Derivatives (derivatives.yaml:2628):
         input: grad * gelu_derivative(input, approximate)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gelu(data_of(input), approximate=approximate)
     except ValueError as exc:
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6522,10 +7162,13 @@ def silu(input):
     Derivatives (derivatives.yaml:2638):
         input: grad * silu_derivative(input)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.silu(data_of(input))
     except ValueError as exc:
         raise translate(exc, "silu", data_of(input)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6545,10 +7188,13 @@ def softplus(input, beta=1.0, threshold=20.0):
     Derivatives (derivatives.yaml:2644):
         input: grad * softplus_slope(input, beta, threshold)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softplus(data_of(input), beta, threshold)
     except ValueError as exc:
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6570,10 +7216,13 @@ def mish(input):
     Derivatives (derivatives.yaml:2654):
         input: grad * mish_derivative(input)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mish(data_of(input))
     except ValueError as exc:
         raise translate(exc, "mish", data_of(input)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6593,10 +7242,13 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     Derivatives (derivatives.yaml:2660):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardtanh(data_of(input), min_val, max_val)
     except ValueError as exc:
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6618,10 +7270,13 @@ def hardsigmoid(input):
     Derivatives (derivatives.yaml:2673):
         input: grad * hardsigmoid_slope(input)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardsigmoid(data_of(input))
     except ValueError as exc:
         raise translate(exc, "hardsigmoid", data_of(input)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6641,10 +7296,13 @@ def hardswish(input):
     Derivatives (derivatives.yaml:2680):
         input: grad * hardswish_slope(input)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardswish(data_of(input))
     except ValueError as exc:
         raise translate(exc, "hardswish", data_of(input)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6664,10 +7322,13 @@ def logsigmoid(input):
     Derivatives (derivatives.yaml:2687):
         input: grad * sigmoid(-input)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsigmoid(data_of(input))
     except ValueError as exc:
         raise translate(exc, "logsigmoid", data_of(input)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6689,10 +7350,13 @@ def _masked_scale(input, mask, scale):
         mask: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
     except ValueError as exc:
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6715,10 +7379,13 @@ def linear(input, weight, bias=None):
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
     except ValueError as exc:
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6749,10 +7416,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6783,10 +7453,13 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
     except ValueError as exc:
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6814,10 +7487,13 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
     except ValueError as exc:
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6845,10 +7521,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6877,10 +7556,13 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
     except ValueError as exc:
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6909,10 +7591,13 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6948,10 +7633,13 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -6987,10 +7675,13 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7026,10 +7717,13 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7065,10 +7759,13 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7104,10 +7801,13 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7142,10 +7842,13 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
@@ -7175,10 +7878,13 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     Derivatives (derivatives.yaml:2905):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     input_edge = edge_of(input)
@@ -7201,10 +7907,13 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     Derivatives (derivatives.yaml:2915):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7230,10 +7939,13 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     Derivatives (derivatives.yaml:2923):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     input_edge = edge_of(input)
@@ -7256,10 +7968,13 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     Derivatives (derivatives.yaml:2936):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7285,10 +8000,13 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     Derivatives (derivatives.yaml:2946):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except ValueError as exc:
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7313,10 +8031,13 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     Derivatives (derivatives.yaml:2955):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7342,10 +8063,13 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
     Derivatives (derivatives.yaml:2968):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
@@ -7368,10 +8092,13 @@ def adaptive_avg_pool1d(input, output_size):
     Derivatives (derivatives.yaml:2979):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
     except ValueError as exc:
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7391,10 +8118,13 @@ def adaptive_avg_pool2d(input, output_size):
     Derivatives (derivatives.yaml:2988):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
     except ValueError as exc:
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7414,10 +8144,13 @@ def pad(input, pad, mode='constant', value=None):
     Derivatives (derivatives.yaml:3001):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad(data_of(input), pad, mode, value)
     except ValueError as exc:
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7439,10 +8172,13 @@ def pad_backward(output_grad, input_size, pad, mode):
     Derivatives (derivatives.yaml:3015):
         output_grad: repad(grad, pad, mode)
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
     except ValueError as exc:
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
@@ -7462,10 +8198,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     except ValueError as exc:
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
+    finally:
+        quiet_off(quiet)
     if not grad_mode.enabled:
         return wrap(out)
     weight_edge = edge_of(weight)
