@@ -540,7 +540,7 @@ OPS = {
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.copysign(self, other)',
-        (CompileFormula('self', 'sum_to(grad * copysign_ratio(self, result), self.shape)', 'F.sum_to(grad * F.copysign_ratio(self_, result), self._saved_self_shape)'), CompileFormula('other', 'zeros_shaped(grad, other.shape)', 'F.zeros_shaped(grad, self._saved_other_shape)'), ),
+        (CompileFormula('self', 'sum_to(grad * where(self == 0, 0.0, result / self), self.shape)', 'F.sum_to(grad * F.where(self_ == 0, 0.0, result / self_), self._saved_self_shape)'), CompileFormula('other', 'zeros_shaped(grad, other.shape)', 'F.zeros_shaped(grad, self._saved_other_shape)'), ),
         (), False, '',
         False, 'CopysignBackward0'),
     'xlogy': CompileOp(

@@ -1996,7 +1996,7 @@ def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:815):
-        self: sum_to(grad * copysign_ratio(self, result), self.shape)
+        self: sum_to(grad * where(self == 0, 0.0, result / self), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`

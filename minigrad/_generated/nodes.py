@@ -2021,7 +2021,7 @@ class Logaddexp2Backward0(GeneratedNode):
 class CopysignBackward0(GeneratedNode):
     """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:815).
 
-    self: sum_to(grad * copysign_ratio(self, result), self.shape)
+    self: sum_to(grad * where(self == 0, 0.0, result / self), self.shape)
     other: zeros_shaped(grad, other.shape)
     """
 
@@ -2030,7 +2030,7 @@ class CopysignBackward0(GeneratedNode):
     _op_name = 'copysign'
     _yaml_line = 815
     _input_names = ('self', 'other')
-    _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad * copysign_ratio(self, result), self.shape)'}
+    _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad * where(self == 0, 0.0, result / self), self.shape)'}
     _yaml_lines = {'other': 820, 'self': 819}
     _saved_fields = ('other.shape', 'result', 'self', 'self.shape')
 
@@ -2042,7 +2042,7 @@ class CopysignBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.sum_to(grad * F.copysign_ratio(self_, result), self._saved_self_shape)
+            grad_self = F.sum_to(grad * F.where(self_ == 0, 0.0, result / self_), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_other = F.zeros_shaped(grad, self._saved_other_shape)
         return (grad_self, grad_other)

@@ -142,17 +142,13 @@ def sinc_grad(grad, x):
     return F.where(zero, 0.0, grad * d)
 
 
-def copysign_ratio(x, result):
-    """copysign(x, y) = x * ratio with ratio = +-1 (0 where x == 0, as torch)."""
-    a, r = _data(x), _data(result)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(a == 0, 0.0, r / np.where(a == 0, 1.0, a))
-    return _constant(ratio.astype(_float_dtype(x)), x)
-
-
 def pow_grad_self(grad, x, exponent):
-    """torch's pow_backward_self: exponent * x**(exponent-1), and 0 where exponent == 0."""
+    """torch's pow_backward_self: exponent * x**(exponent-1), and 0 where exponent == 0
+    (a constant zero for a number exponent 0, as torch's pow_backward: no graph, so no
+    NaN from 0 * x**-1 at x == 0 in second order)."""
     F = ops_for(grad)
+    if type(exponent) in (int, float) and exponent == 0:
+        return zeros_shaped(grad, np.shape(_data(grad)))
     e = _data(exponent)
     d = grad * exponent * F.pow(x, exponent - 1)
     if not np.any(e == 0):
