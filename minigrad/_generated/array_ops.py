@@ -89,7 +89,7 @@ def abs(self):
 
 def sign(self):
     """sign(Tensor self) -> Tensor"""
-    return np.sign(self)
+    return sign_array(self)
 
 
 def exp2(self):

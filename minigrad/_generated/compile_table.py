@@ -139,7 +139,7 @@ OPS = {
         'sign', 'sign(Tensor self) -> Tensor', 257,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
-        'np.sign(self)',
+        'sign_array(self)',
         (CompileFormula('self', 'zeros_like(grad)', 'F.zeros_like(grad)'), ),
         (), False, '',
         False, 'SignBackward0'),
@@ -380,7 +380,7 @@ OPS = {
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.true_divide, self, other)',
-        (CompileFormula('self', 'sum_to(grad / other, self.shape)', 'F.sum_to(grad / other, self._saved_self_shape)'), CompileFormula('other', 'sum_to(-grad * self / (other * other), other.shape)', 'F.sum_to(-grad * self_ / (other * other), self._saved_other_shape)'), ),
+        (CompileFormula('self', 'sum_to(grad / other, self.shape)', 'F.sum_to(grad / other, self._saved_self_shape)'), CompileFormula('other', 'sum_to(-grad * (self / other / other), other.shape)', 'F.sum_to(-grad * (self_ / other / other), self._saved_other_shape)'), ),
         (), False, '',
         False, 'DivBackward0'),
     'pow': CompileOp(
@@ -452,7 +452,7 @@ OPS = {
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('rounding_mode', 'str?', None, False, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'div_array(self, other, rounding_mode)',
-        (CompileFormula('self', 'sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)', 'F.sum_to(grad / other, self._saved_self_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_self_shape)'), CompileFormula('other', 'sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)', 'F.sum_to(-grad * self_ / (other * other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)'), ),
+        (CompileFormula('self', 'sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)', 'F.sum_to(grad / other, self._saved_self_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_self_shape)'), CompileFormula('other', 'sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)', 'F.sum_to(-grad * (self_ / other / other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)'), ),
         (), False, '',
         False, 'DivBackward1'),
     'floor_divide': CompileOp(

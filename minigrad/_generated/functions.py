@@ -1275,7 +1275,7 @@ def div_default(input, other):
 
     Derivatives (derivatives.yaml:546):
         self: sum_to(grad / other, self.shape)
-        other: sum_to(-grad * self / (other * other), other.shape)
+        other: sum_to(-grad * (self / other / other), other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
@@ -1599,7 +1599,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 
     Derivatives (derivatives.yaml:690):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
-        other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
+        other: sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)

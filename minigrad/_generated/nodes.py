@@ -1292,7 +1292,7 @@ class DivBackward0(GeneratedNode):
     """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:546).
 
     self: sum_to(grad / other, self.shape)
-    other: sum_to(-grad * self / (other * other), other.shape)
+    other: sum_to(-grad * (self / other / other), other.shape)
     """
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
@@ -1300,7 +1300,7 @@ class DivBackward0(GeneratedNode):
     _op_name = 'div'
     _yaml_line = 546
     _input_names = ('self', 'other')
-    _formulas = {'other': 'sum_to(-grad * self / (other * other), other.shape)', 'self': 'sum_to(grad / other, self.shape)'}
+    _formulas = {'other': 'sum_to(-grad * (self / other / other), other.shape)', 'self': 'sum_to(grad / other, self.shape)'}
     _yaml_lines = {'other': 551, 'self': 550}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
@@ -1315,7 +1315,7 @@ class DivBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_other = F.sum_to(-grad * self_ / (other * other), self._saved_other_shape)
+            grad_other = F.sum_to(-grad * (self_ / other / other), self._saved_other_shape)
         return (grad_self, grad_other)
 
     def release(self):
@@ -1628,7 +1628,7 @@ class DivBackward1(GeneratedNode):
     """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:690).
 
     self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
-    other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
+    other: sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_rounding_mode', '_saved_self_shape')
@@ -1636,7 +1636,7 @@ class DivBackward1(GeneratedNode):
     _op_name = 'div.Tensor_mode'
     _yaml_line = 690
     _input_names = ('self', 'other')
-    _formulas = {'other': 'sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)'}
+    _formulas = {'other': 'sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)'}
     _yaml_lines = {'other': 695, 'self': 694}
     _saved_fields = ('other', 'other.shape', 'rounding_mode', 'self', 'self.shape')
 
@@ -1651,7 +1651,7 @@ class DivBackward1(GeneratedNode):
         if self.next_functions[1][0] is not None:
             other = unpack(self._raw_saved_other, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_other = F.sum_to(-grad * self_ / (other * other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)
+            grad_other = F.sum_to(-grad * (self_ / other / other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)
         return (grad_self, grad_other)
 
     def release(self):

@@ -102,6 +102,16 @@ def round_array(x, decimals):
     return np.round(x, decimals) if decimals else np.round(x)
 
 
+def sign_array(x):
+    """torch.sign: -1, 0 or 1, and 0 for NaN (numpy's sign gives NaN)."""
+    out = np.sign(x)
+    if out.dtype.kind == "f":
+        nan = np.isnan(out)
+        if nan.any():
+            out = np.where(nan, 0, out).astype(out.dtype, copy=False)
+    return out
+
+
 def frac_array(x):
     return x - np.trunc(x)
 

@@ -80,6 +80,13 @@ EDGES = {
     "norm_0.5": (lambda L, x: x.norm(p=0.5, dim=0), [[0.0, 1.0, 0.0], [0.0, -2.0, 3.0]]),
     "vector_norm": (lambda L, x: L.linalg.vector_norm(x, dim=1), [[0.0, 0.0], [3.0, 4.0]]),
     "matrix_norm": (lambda L, x: L.linalg.matrix_norm(x), [[[0.0, 0.0], [0.0, 0.0]], [[1.0, 2.0], [3.0, 4.0]]]),
+    # sign(NaN) is 0 in PyTorch (numpy: NaN)
+    "sign_nan": (lambda L, x: x.sign(), [NAN, -1.0, 0.0, 2.0]),
+    # division by 0: PyTorch's -grad * (self / other / other), first and second order
+    "div_by_zero": (lambda L, x, y: x / y, [1.0, 0.0, -1.0, 1.0, 3.0], [0.0, 0.0, -0.0, -0.0, 1e-200]),
+    # tensor ** tensor at base 0: PyTorch selects after the log (NaN second order)
+    "pow_tensor_base_0": (lambda L, x, y: x ** y, [0.0, 0.0, 2.0, -1.0, 0.0], [0.0, 2.0, 0.5, 2.0, -1.0]),
+    "pow_number_base_0": (lambda L, y: 0.0 ** y, [0.0, 2.0, -1.0]),
     # var/std without degrees of freedom: PyTorch's inf/NaN factor, a constant (second order 0)
     "var_0d": (lambda L, x: x.var(), 1.5),
     "var_0d_dim": (lambda L, x: x.var(dim=0), 1.5),

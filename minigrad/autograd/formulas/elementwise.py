@@ -157,14 +157,14 @@ def pow_grad_self(grad, x, exponent):
 
 
 def pow_grad_exponent(grad, x, exponent, result):
-    """torch's pow_backward_exponent: result * log(x), and 0 where x == 0 and exponent >= 0."""
+    """torch's pow_backward_exponent: result * log(x), and 0 where x == 0 and exponent >= 0
+    (selected after the log, as PyTorch's, so its second order there is NaN as PyTorch's)."""
     F = ops_for(grad)
     a, e = _data(x), _data(exponent)
     zero = (a == 0) & (e >= 0)
     if not np.any(zero):
-        return grad * result * F.log(x)
-    safe = F.where(_constant(zero, grad), 1.0, x)  # log(0) stays out of the graph
-    return F.where(_constant(zero, grad), 0.0, grad * result * F.log(safe))
+        return grad * (result * F.log(x))
+    return grad * F.where(_constant(zero, grad), 0.0, result * F.log(x))
 
 
 def xlogy_grad_self(grad, x, y):
