@@ -430,6 +430,12 @@ def _make_view(array, source, grad_fn=None, output_nr=0):
     return view
 
 
+_COMPARABLE = (Tensor, int, float, complex, np.generic, np.ndarray)
+
+
 def _compare(ufunc, a, b):
+    if not isinstance(b, _COMPARABLE):
+        # a string, None, a list ...: Python's fallback, as PyTorch (== is False, < raises)
+        return NotImplemented
     return _wrap(ufunc(a._data if isinstance(a, Tensor) else a,
                        b._data if isinstance(b, Tensor) else b))

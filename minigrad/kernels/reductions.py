@@ -123,11 +123,17 @@ def argmin_array(x, dim, keepdim):
 
 
 def cumprod_array(x, dim, dtype=None):
-    return np.cumprod(x, axis=dim, dtype=dtype) if x.ndim else x.astype(dtype or x.dtype)
+    if x.ndim == 0:
+        reduce_axis(x, dim, "cumprod")  # a 0-d tensor takes dim 0 and -1 only
+        return x.astype(dtype or x.dtype)
+    return np.cumprod(x, axis=dim, dtype=dtype)
 
 
 def cumsum_array(x, dim, dtype=None):
-    return np.cumsum(x, axis=dim, dtype=dtype) if x.ndim else x.astype(dtype or x.dtype)
+    if x.ndim == 0:
+        reduce_axis(x, dim, "cumsum")  # a 0-d tensor takes dim 0 and -1 only
+        return x.astype(dtype or x.dtype)
+    return np.cumsum(x, axis=dim, dtype=dtype)
 
 
 def _logical_axes(dim):
@@ -179,6 +185,7 @@ def median_array(x):
 
 def median_with_indices(x, dim, keepdim):
     if x.ndim == 0:
+        reduce_axis(x, dim, "median")  # a 0-d tensor takes dim 0 and -1 only
         return x.copy(), np.zeros((), dtype=np.int64)
     order = np.argsort(x, axis=dim, kind="stable")
     k = (x.shape[dim] - 1) // 2

@@ -106,3 +106,114 @@ def test_edge_point_values_and_derivatives_match_torch(name):
         ours, theirs = _first_and_second(mg, fn, *values), _first_and_second(torch, fn, *values)
     for label, a, b in zip(("value", "gradient", "second order"), ours, theirs):
         assert _same(a, b), f"{name} {label}: minigrad {a} / torch {b}"
+
+
+# ------------------------------------------------ errors as PyTorch raises them
+def _outcome(L, program):
+    """The shape of what ``program(L)`` returns, or its exception type and message (the
+    library's name in the message read as "torch")."""
+    try:
+        out = program(L)
+    except Exception as exc:  # noqa: BLE001 -- the exception is what is compared
+        return type(exc).__name__, str(exc).splitlines()[0].replace("minigrad.", "torch.")
+    return "ok", None if out is None else tuple(out.shape)
+
+
+def _assign(key, value_shape, shape=(2, 4, 3), mask=False):
+    def program(L):
+        y = L.zeros(*shape, dtype=L.float64)
+        k = y > -1 if mask else key
+        y[k] = L.zeros(*value_shape, dtype=L.float64)
+    return program
+
+
+def _copy(shape, src_shape):
+    return lambda L: L.zeros(*shape, dtype=L.float64).copy_(L.zeros(*src_shape, dtype=L.float64))
+
+
+def _inplace_on(make_target, make_source, op="sub_"):
+    def program(L):
+        x = L.arange(12.0, dtype=L.float64).reshape(3, 4) * 1
+        return getattr(make_target(x), op)(make_source(x))
+    return program
+
+
+ERRORS = {
+    # x.copy_(src): src must broadcast to x without growing it
+    "copy_grows": _copy((1, 4, 3), (2, 4, 3)),
+    "copy_grows_dim": _copy((2, 1, 4), (1, 2, 4)),
+    "copy_more_dims": _copy((3,), (3, 3)),
+    "copy_mismatch": _copy((2, 3), (4,)),
+    # x[basic key] = value: PyTorch's setitem expands value (leading 1s dropped)
+    "setitem_grows": _assign(slice(1, 2, 2), (2, 4, 3)),
+    "setitem_more_dims": _assign(0, (2, 4, 3)),
+    "setitem_mismatch": _assign((0, 0), (4,)),
+    "setitem_leading_ones": _assign((0, 0), (1, 1, 3)),
+    "setitem_empty": _assign(None, (0,)),
+    # x[advanced key] = value: index_put's shape check
+    "index_put_mismatch": _assign([0, 1], (3, 4, 3)),
+    "index_put_mask_2d_value": _assign(None, (24, 1), mask=True),
+    "index_put_mask_count": _assign(None, (5,), mask=True),
+    # reshape to a shape of another size
+    "reshape_to_0d": lambda L: L.zeros(3).reshape(()),
+    "reshape_inferred": lambda L: L.zeros(3).reshape((2, -1)),
+    # a 0-d tensor takes dim 0 and -1 only
+    "cumsum_0d_dim_1": lambda L: L.tensor(1.0).cumsum(1),
+    "cumprod_0d_dim_-2": lambda L: L.tensor(1.0).cumprod(-2),
+    "median_0d_dim_1": lambda L: L.tensor(1.0).median(dim=1)[0],
+    # writing memory that the op also reads, in part: refused; the same memory: fine
+    "overlap_shifted": _inplace_on(lambda x: x[1:], lambda x: x[:-1]),
+    "overlap_row_of_self": _inplace_on(lambda x: x, lambda x: x[0]),
+    "overlap_unsqueezed_row": _inplace_on(lambda x: x[0, None], lambda x: x[0]),
+    "overlap_same_memory": _inplace_on(lambda x: x[0, None], lambda x: x[:1]),
+    "overlap_strided_too_hard": _inplace_on(lambda x: x[:, ::2], lambda x: x[:, 1::2]),
+    "overlap_copy_of_self": _inplace_on(lambda x: x[1], lambda x: x.reshape(-1)[4:8], "copy_"),
+    "overlap_disjoint": _inplace_on(lambda x: x[0], lambda x: x[1]),
+    "overlap_index_put_self": lambda L: _index_put_self(L, L.tensor([0, 1])),
+    "overlap_index_put_mask_self": lambda L: _index_put_self(L, "mask"),
+    "overlap_index_put_one_value": lambda L: _index_put_self(L, "mask", one=True),
+    "overlap_setitem_expanded_self": lambda L: _setitem_self(L, lambda y: y[None]),
+}
+
+
+def _index_put_self(L, key, one=False):
+    y = L.arange(4.0, dtype=L.float64) * 1
+    value = y[:1] if one else y[:2]
+    y[y > 1 if isinstance(key, str) else key] = value
+
+
+def _setitem_self(L, view):
+    y = L.arange(4.0, dtype=L.float64) * 1
+    view(y)[...] = y
+
+
+@pytest.mark.skipif(torch is None, reason="compares with PyTorch")
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_errors_match_torch(name):
+    ours, theirs = _outcome(mg, ERRORS[name]), _outcome(torch, ERRORS[name])
+    if ours[0] in ("ok", "IndexError") and name.startswith(("cumsum", "cumprod", "median")):
+        ours = (ours[0], theirs[1]) if ours[0] == theirs[0] else ours  # message: op-prefixed
+    assert ours == theirs
+
+
+@pytest.mark.skipif(torch is None, reason="compares with PyTorch")
+@pytest.mark.parametrize("key", [
+    (Ellipsis, Ellipsis), (slice(1, None, 2), Ellipsis, Ellipsis), (Ellipsis, -1, Ellipsis),
+    (Ellipsis, None, Ellipsis), (Ellipsis, 0, Ellipsis, Ellipsis), (0, Ellipsis, 0, Ellipsis)])
+def test_several_ellipses_index_as_in_torch(key):
+    got = [L.arange(24.0).reshape(2, 3, 4)[key] for L in (mg, torch)]
+    assert tuple(got[0].shape) == tuple(got[1].shape)
+    assert got[0].tolist() == got[1].tolist()
+    y = mg.zeros(2, 3, 4)
+    y[key] = 1.0  # through the same key reading
+    assert y.sum().item() == got[1].numel()
+
+
+@pytest.mark.parametrize("L", LIBS)
+def test_comparing_with_a_string_none_or_list_is_pythons_fallback(L):
+    t = L.tensor([1, 2])
+    assert (t == "a") is False and (t != "a") is True
+    assert (t == None) is False and (t == [1, 2]) is False  # noqa: E711 -- the operator itself
+    with pytest.raises(TypeError, match="'<' not supported"):
+        t < "a"  # noqa: B015
+    assert (t == np.int64(1)).tolist() == [True, False]
