@@ -437,5 +437,9 @@ def _compare(ufunc, a, b):
     if not isinstance(b, _COMPARABLE):
         # a string, None, a list ...: Python's fallback, as PyTorch (== is False, < raises)
         return NotImplemented
-    return _wrap(ufunc(a._data if isinstance(a, Tensor) else a,
-                       b._data if isinstance(b, Tensor) else b))
+    a, b = a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b
+    try:
+        return _wrap(ufunc(a, b))
+    except ValueError as exc:  # shapes that do not broadcast: PyTorch's RuntimeError
+        from minigrad.autograd.numpy_errors import translate
+        raise translate(exc, ufunc.__name__, a, b) from None

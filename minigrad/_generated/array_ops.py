@@ -249,12 +249,12 @@ def pow(self, exponent):
 
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
-    return np.maximum(self, other)
+    return np.maximum(other, self)
 
 
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
-    return np.minimum(self, other)
+    return np.minimum(other, self)
 
 
 def where(condition, self, other):
@@ -464,12 +464,12 @@ def min_default(self):
 
 def max_other(self, other):
     """max.other(Tensor self, Tensor other) -> Tensor"""
-    return np.maximum(self, other)
+    return np.maximum(other, self)
 
 
 def min_other(self, other):
     """min.other(Tensor self, Tensor other) -> Tensor"""
-    return np.minimum(self, other)
+    return np.minimum(other, self)
 
 
 def logsumexp(self, dim, keepdim=False):
@@ -1204,7 +1204,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 
 def relu(self):
     """relu(Tensor self) -> Tensor"""
-    return np.maximum(self, 0)
+    return np.maximum(0, self)
 
 
 def softmax(self, dim, dtype=None):

@@ -90,10 +90,11 @@ def clamp_array(x, min, max):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     out = x
+    # numpy's maximum(a, b) gives b on ties, PyTorch's clamp keeps x: clamp(-0.0, min=0) is -0.0
     if min is not None:
-        out = np.maximum(out, min)
+        out = np.maximum(min, out)
     if max is not None:
-        out = np.minimum(out, max)
+        out = np.minimum(max, out)
     return np.asarray(out)
 
 

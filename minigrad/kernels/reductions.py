@@ -132,8 +132,12 @@ def cumprod_array(x, dim, dtype=None):
 def cumsum_array(x, dim, dtype=None):
     if x.ndim == 0:
         reduce_axis(x, dim, "cumsum")  # a 0-d tensor takes dim 0 and -1 only
-        return x.astype(dtype or x.dtype)
-    return np.cumsum(x, axis=dim, dtype=dtype)
+        out = x.astype(dtype or x.dtype)
+    else:
+        out = np.cumsum(x, axis=dim, dtype=dtype)
+    if out.dtype.kind == "f":
+        out += 0.0  # PyTorch's sums start from +0.0: a running sum of -0.0s is +0.0
+    return out
 
 
 def _logical_axes(dim):

@@ -217,3 +217,38 @@ def test_comparing_with_a_string_none_or_list_is_pythons_fallback(L):
     with pytest.raises(TypeError, match="'<' not supported"):
         t < "a"  # noqa: B015
     assert (t == np.int64(1)).tolist() == [True, False]
+
+
+# ------------------------------------------------------------------ signed zeros
+SIGNED_ZERO_OPS = {
+    "relu": lambda L, x, z: L.relu(x),
+    "clamp_min": lambda L, x, z: L.clamp(x, min=0.0),
+    "clamp_max": lambda L, x, z: L.clamp(x, max=0.0),
+    "clamp_tensor": lambda L, x, z: L.clamp(x, min=z),
+    "clamp_crossed": lambda L, x, z: x.clamp(min=0.5, max=-0.5),
+    "maximum": lambda L, x, z: L.maximum(x, z),
+    "maximum_swapped": lambda L, x, z: L.maximum(z, x),
+    "minimum": lambda L, x, z: L.minimum(x, z),
+    "minimum_swapped": lambda L, x, z: L.minimum(z, x),
+    "max_other": lambda L, x, z: x.max(z),
+    "cumsum": lambda L, x, z: x.reshape(5, 1).cumsum(1),
+}
+
+
+@pytest.mark.skipif(torch is None, reason="compares with PyTorch")
+@pytest.mark.parametrize("name", sorted(SIGNED_ZERO_OPS))
+def test_signed_zeros_and_nan_as_torch(name):
+    """-0.0 survives where PyTorch keeps it (1 / x tells +inf from -inf)."""
+    def run(L):
+        x = f64(L, [-0.0, 1.0, NAN, 0.0, -1.0])
+        z = f64(L, [0.0, 0.0, 0.0, -0.0, 0.0])
+        out = SIGNED_ZERO_OPS[name](L, x, z).numpy()
+        return out.tolist(), np.signbit(out).tolist()
+    ours, theirs = run(mg), run(torch)
+    assert _same(ours[0], theirs[0]) and ours[1] == theirs[1]
+
+
+@pytest.mark.skipif(torch is None, reason="compares with PyTorch")
+def test_comparison_of_shapes_that_do_not_broadcast_raises_torchs_error():
+    program = lambda L: L.zeros(4) > L.zeros(24)  # noqa: E731
+    assert _outcome(mg, program) == _outcome(torch, program)
