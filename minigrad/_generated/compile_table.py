@@ -716,7 +716,7 @@ OPS = {
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amax, self, None, False, "max")',
-        (CompileFormula('self', 'spread_to_extrema(grad, self, result, None)', 'F.spread_to_extrema(grad, self_, result, None)'), ),
+        (CompileFormula('self', 'evenly_distribute(grad, self, result)', 'F.evenly_distribute(grad, self_, result)'), ),
         (), False, '',
         False, 'MaxBackward1'),
     'min_dim': CompileOp(
@@ -732,7 +732,7 @@ OPS = {
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amin, self, None, False, "min")',
-        (CompileFormula('self', 'spread_to_extrema(grad, self, result, None)', 'F.spread_to_extrema(grad, self_, result, None)'), ),
+        (CompileFormula('self', 'evenly_distribute(grad, self, result)', 'F.evenly_distribute(grad, self_, result)'), ),
         (), False, '',
         False, 'MinBackward1'),
     'max_other': CompileOp(
@@ -1460,7 +1460,7 @@ OPS = {
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gather_array(self, dim, index)',
-        (CompileFormula('self', 'gather_backward(grad, dim, index, self.shape)', 'F.gather_backward(grad, self._saved_dim, index, self._saved_self_shape)'), ),
+        (CompileFormula('self', 'scatter_add(zeros_like(self), dim, index, grad)', 'F.scatter_add(F.zeros_like(self_), self._saved_dim, index, grad)'), ),
         ('index',), False, '',
         False, 'GatherBackward0'),
     'gather_backward': CompileOp(

@@ -2677,7 +2677,7 @@ def max_default(input):
     """max(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:1079):
-        self: spread_to_extrema(grad, self, result, None)
+        self: evenly_distribute(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -2739,7 +2739,7 @@ def min_default(input):
     """min(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:1099):
-        self: spread_to_extrema(grad, self, result, None)
+        self: evenly_distribute(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -5157,7 +5157,7 @@ def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
     Derivatives (derivatives.yaml:1945):
-        self: gather_backward(grad, dim, index, self.shape)
+        self: scatter_add(zeros_like(self), dim, index, grad)
         index: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5177,7 +5177,7 @@ def gather(input, dim, index):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
-        node._saved_self_shape = self._data.shape
+        node._raw_saved_self = save(self)
     node._saved_dim = dim
     result = wrap(out, node)
     return result

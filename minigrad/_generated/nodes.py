@@ -2712,7 +2712,7 @@ class MaxBackward0(GeneratedNode):
 class MaxBackward1(GeneratedNode):
     """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:1079).
 
-    self: spread_to_extrema(grad, self, result, None)
+    self: evenly_distribute(grad, self, result)
     """
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
@@ -2720,7 +2720,7 @@ class MaxBackward1(GeneratedNode):
     _op_name = 'max'
     _yaml_line = 1079
     _input_names = ('self',)
-    _formulas = {'self': 'spread_to_extrema(grad, self, result, None)'}
+    _formulas = {'self': 'evenly_distribute(grad, self, result)'}
     _yaml_lines = {'self': 1081}
     _saved_fields = ('result', 'self')
 
@@ -2731,7 +2731,7 @@ class MaxBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.spread_to_extrema(grad, self_, result, None)
+            grad_self = F.evenly_distribute(grad, self_, result)
         return (grad_self,)
 
     def release(self):
@@ -2774,7 +2774,7 @@ class MinBackward0(GeneratedNode):
 class MinBackward1(GeneratedNode):
     """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:1099).
 
-    self: spread_to_extrema(grad, self, result, None)
+    self: evenly_distribute(grad, self, result)
     """
 
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
@@ -2782,7 +2782,7 @@ class MinBackward1(GeneratedNode):
     _op_name = 'min'
     _yaml_line = 1099
     _input_names = ('self',)
-    _formulas = {'self': 'spread_to_extrema(grad, self, result, None)'}
+    _formulas = {'self': 'evenly_distribute(grad, self, result)'}
     _yaml_lines = {'self': 1101}
     _saved_fields = ('result', 'self')
 
@@ -2793,7 +2793,7 @@ class MinBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             result = unpack(self._raw_saved_result, self, F.as_tensors)
             self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            grad_self = F.spread_to_extrema(grad, self_, result, None)
+            grad_self = F.evenly_distribute(grad, self_, result)
         return (grad_self,)
 
     def release(self):
@@ -5150,18 +5150,18 @@ class GetitemBackwardBackward0(GeneratedNode):
 class GatherBackward0(GeneratedNode):
     """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:1945).
 
-    self: gather_backward(grad, dim, index, self.shape)
+    self: scatter_add(zeros_like(self), dim, index, grad)
     index: non_differentiable
     """
 
-    __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
-    _saved_slots = ('_raw_saved_index',)
+    __slots__ = ('_raw_saved_index', '_raw_saved_self', '_saved_dim')
+    _saved_slots = ('_raw_saved_index', '_raw_saved_self')
     _op_name = 'gather'
     _yaml_line = 1945
     _input_names = ('self',)
-    _formulas = {'self': 'gather_backward(grad, dim, index, self.shape)'}
+    _formulas = {'self': 'scatter_add(zeros_like(self), dim, index, grad)'}
     _yaml_lines = {'self': 1947}
-    _saved_fields = ('dim', 'index', 'self.shape')
+    _saved_fields = ('dim', 'index', 'self')
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -5169,12 +5169,13 @@ class GatherBackward0(GeneratedNode):
         grad_self = None
         if self.next_functions[0][0] is not None:
             index = unpack(self._raw_saved_index, self, F.as_tensors)
-            grad_self = F.gather_backward(grad, self._saved_dim, index, self._saved_self_shape)
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.scatter_add(F.zeros_like(self_), self._saved_dim, index, grad)
         return (grad_self,)
 
     def release(self):
         """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_index = FREED
+        self._raw_saved_index = self._raw_saved_self = FREED
         self._released = True
 
 

@@ -87,6 +87,10 @@ EDGES = {
     # tensor ** tensor at base 0: PyTorch selects after the log (NaN second order)
     "pow_tensor_base_0": (lambda L, x, y: x ** y, [0.0, 0.0, 2.0, -1.0, 0.0], [0.0, 2.0, 0.5, 2.0, -1.0]),
     "pow_number_base_0": (lambda L, y: 0.0 ** y, [0.0, 2.0, -1.0]),
+    # max()/min() of a tensor with a NaN: the gradient goes to the NaNs only
+    "max_nan": (lambda L, x: x.max() * 3, [[NAN, 0.83], [NAN, -1.0]]),
+    "min_nan": (lambda L, x: x.atan().min(), [[NAN, 0.83]]),
+    "max_ties": (lambda L, x: x.max(), [[1.0, 3.0], [3.0, 0.0]]),
     # var/std without degrees of freedom: PyTorch's inf/NaN factor, a constant (second order 0)
     "var_0d": (lambda L, x: x.var(), 1.5),
     "var_0d_dim": (lambda L, x: x.var(dim=0), 1.5),

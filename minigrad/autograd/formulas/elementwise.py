@@ -50,8 +50,8 @@ def safe_reciprocal(x):
 
 
 def evenly_distribute(grad, x, value):
-    """median() backward (PyTorch's evenly_distribute_backward): the gradient is shared by
-    the elements equal to the median, or by the NaNs when the median is NaN."""
+    """median(), max() and min() backward (PyTorch's evenly_distribute_backward): the
+    gradient is shared by the elements equal to the value, or by the NaNs when it is NaN."""
     F = ops_for(grad)
     a, v = _data(x), _data(value)
     mask = np.isnan(a) if np.isnan(v) else a == v
