@@ -256,3 +256,14 @@ def test_signed_zeros_and_nan_as_torch(name):
 def test_comparison_of_shapes_that_do_not_broadcast_raises_torchs_error():
     program = lambda L: L.zeros(4) > L.zeros(24)  # noqa: E731
     assert _outcome(mg, program) == _outcome(torch, program)
+
+
+@pytest.mark.parametrize("L", LIBS)
+def test_gather_input_changed_in_place_is_reported_at_backward(L):
+    """PyTorch's gather saves its input (for its shape), so changing it is an error."""
+    x = f64(L, [[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    y = x * 1
+    g = y.gather(1, L.tensor([[0, 0], [1, 0]]))
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        g.sum().backward()
