@@ -441,5 +441,5 @@ def _compare(ufunc, a, b):
     try:
         return _wrap(ufunc(a, b))
     except ValueError as exc:  # shapes that do not broadcast: PyTorch's RuntimeError
-        from minigrad.autograd.numpy_errors import translate
+        from minigrad.autograd.numpy_errors import translate  # rare path: keep _tensor light
         raise translate(exc, ufunc.__name__, a, b) from None

@@ -9,6 +9,7 @@ result to it.
 from collections import namedtuple
 
 from minigrad._dispatch import dispatch
+from minigrad._tensor import Tensor
 from minigrad.autograd import grad_mode
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.numpy_errors import translate
@@ -271,8 +272,7 @@ def exp(input):
     node = ExpBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -325,8 +325,7 @@ def sqrt(input):
     node = SqrtBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -406,8 +405,7 @@ def tanh(input):
     node = TanhBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -433,8 +431,7 @@ def sigmoid(input):
     node = SigmoidBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -511,8 +508,7 @@ def exp2(input):
     node = Exp2Backward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -538,8 +534,7 @@ def expm1(input):
     node = Expm1Backward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -646,8 +641,7 @@ def rsqrt(input):
     node = RsqrtBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -700,8 +694,7 @@ def reciprocal(input):
     node = ReciprocalBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -727,8 +720,7 @@ def tan(input):
     node = TanBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -1339,7 +1331,7 @@ def pow(input, exponent):
         node._raw_saved_exponent = save(exponent)
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_exponent:
+    if isinstance(exponent, Tensor):
         node._raw_saved_result = save(result, is_output=True)
     return result
 
@@ -1768,7 +1760,7 @@ def float_power(input, exponent):
         node._raw_saved_exponent = save(exponent)
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_exponent:
+    if isinstance(exponent, Tensor):
         node._raw_saved_result = save(result, is_output=True)
     return result
 
@@ -1913,10 +1905,7 @@ def hypot(input, other):
         node._raw_saved_self = save(self)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
-    if needs_other:
-        node._raw_saved_result = save(result, is_output=True)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2023,7 +2012,7 @@ def copysign(input, other):
         node._raw_saved_self = save(self)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
-    if needs_self:
+    if isinstance(self, Tensor):
         node._raw_saved_result = save(result, is_output=True)
     return result
 
@@ -2327,8 +2316,7 @@ def erfinv(input):
     node = ErfinvBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2490,8 +2478,7 @@ def special_expit(input):
     node = SpecialExpitBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2605,8 +2592,7 @@ def amax(input, dim=None, keepdim=False):
         node._raw_saved_self = save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2635,8 +2621,7 @@ def amin(input, dim=None, keepdim=False):
         node._raw_saved_self = save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2668,8 +2653,7 @@ def max_dim(input, dim, keepdim=False):
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_max_dim(values, indices)
 
 
@@ -2697,8 +2681,7 @@ def max_default(input):
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2730,8 +2713,7 @@ def min_dim(input, dim, keepdim=False):
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_min_dim(values, indices)
 
 
@@ -2759,8 +2741,7 @@ def min_default(input):
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2862,8 +2843,7 @@ def logsumexp(input, dim, keepdim=False):
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2894,8 +2874,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2953,8 +2932,7 @@ def cumprod(input, dim, *, dtype=None):
         node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2983,8 +2961,7 @@ def logcumsumexp(input, dim):
         node._raw_saved_self = save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -3045,8 +3022,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -3135,8 +3111,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -3165,8 +3140,7 @@ def std_unbiased(input, unbiased=True):
         node._raw_saved_self = save(self)
     node._saved_unbiased = unbiased
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -3233,8 +3207,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     std = wrap(std_out, node, 0)
     mean = wrap(mean_out, node, 1)
     node._saved_output_meta = output_meta((std_out, mean_out))
-    if needs_self:
-        node._raw_saved_std = save(std, is_output=True)
+    node._raw_saved_std = save(std, is_output=True)
     return return_types_std_mean(std, mean)
 
 
@@ -3324,8 +3297,7 @@ def median_dim(input, dim, keepdim=False):
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_median_dim(values, indices)
 
 
@@ -3353,8 +3325,7 @@ def median_default(input):
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -3384,8 +3355,7 @@ def cummax(input, dim):
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_cummax(values, indices)
 
 
@@ -3415,8 +3385,7 @@ def cummin(input, dim):
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_cummin(values, indices)
 
 
@@ -3447,9 +3416,8 @@ def aminmax(input, *, dim=None, keepdim=False):
     min = wrap(min_out, node, 0)
     max = wrap(max_out, node, 1)
     node._saved_output_meta = output_meta((min_out, max_out))
-    if needs_self:
-        node._raw_saved_max = save(max, is_output=True)
-        node._raw_saved_min = save(min, is_output=True)
+    node._raw_saved_max = save(max, is_output=True)
+    node._raw_saved_min = save(min, is_output=True)
     return return_types_aminmax(min, max)
 
 
@@ -3564,8 +3532,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_sort(values, indices)
 
 
@@ -3640,8 +3607,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_topk(values, indices)
 
 
@@ -3673,8 +3639,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_kthvalue(values, indices)
 
 
@@ -6041,8 +6006,7 @@ def linalg_inv(A):
     node = LinalgInvBackward0((A_edge,))
     needs_A = A_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6068,8 +6032,7 @@ def inverse(input):
     node = InverseBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6096,8 +6059,7 @@ def linalg_det(A):
     if needs_A:
         node._raw_saved_A = save(A)
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6125,8 +6087,7 @@ def det(input):
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6240,7 +6201,7 @@ def linalg_solve(A, B, *, left=True):
         node._saved_B_shape = shape_of(B)
     node._saved_left = left
     result = wrap(out, node)
-    if needs_A:
+    if isinstance(A, Tensor):
         node._raw_saved_result = save(result, is_output=True)
     return result
 
@@ -6267,8 +6228,7 @@ def linalg_cholesky(A, *, upper=False):
     needs_A = A_edge is not NO_EDGE
     node._saved_upper = upper
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6295,8 +6255,7 @@ def cholesky(input, upper=False):
     needs_self = self_edge is not NO_EDGE
     node._saved_upper = upper
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6323,9 +6282,8 @@ def linalg_eigh(A, UPLO='L'):
     eigenvalues = wrap(eigenvalues_out, node, 0)
     eigenvectors = wrap(eigenvectors_out, node, 1)
     node._saved_output_meta = output_meta((eigenvalues_out, eigenvectors_out))
-    if needs_A:
-        node._raw_saved_eigenvalues = save(eigenvalues, is_output=True)
-        node._raw_saved_eigenvectors = save(eigenvectors, is_output=True)
+    node._raw_saved_eigenvalues = save(eigenvalues, is_output=True)
+    node._raw_saved_eigenvectors = save(eigenvectors, is_output=True)
     return return_types_linalg_eigh(eigenvalues, eigenvectors)
 
 
@@ -6380,9 +6338,8 @@ def linalg_qr(A, mode='reduced'):
     Q = wrap(Q_out, node, 0)
     R = wrap(R_out, node, 1)
     node._saved_output_meta = output_meta((Q_out, R_out))
-    if needs_A:
-        node._raw_saved_Q = save(Q, is_output=True)
-        node._raw_saved_R = save(R, is_output=True)
+    node._raw_saved_Q = save(Q, is_output=True)
+    node._raw_saved_R = save(R, is_output=True)
     return return_types_linalg_qr(Q, R)
 
 
@@ -6411,10 +6368,9 @@ def linalg_svd(A, full_matrices=True):
     S = wrap(S_out, node, 1)
     Vh = wrap(Vh_out, node, 2)
     node._saved_output_meta = output_meta((U_out, S_out, Vh_out))
-    if needs_A:
-        node._raw_saved_S = save(S, is_output=True)
-        node._raw_saved_U = save(U, is_output=True)
-        node._raw_saved_Vh = save(Vh, is_output=True)
+    node._raw_saved_S = save(S, is_output=True)
+    node._raw_saved_U = save(U, is_output=True)
+    node._raw_saved_Vh = save(Vh, is_output=True)
     return return_types_linalg_svd(U, S, Vh)
 
 
@@ -6467,8 +6423,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     if needs_A:
         node._raw_saved_A = save(A)
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6496,8 +6451,7 @@ def pinverse(input, rcond=1e-15):
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6530,10 +6484,9 @@ def svd(input, some=True, compute_uv=True):
     S = wrap(S_out, node, 1)
     V = wrap(V_out, node, 2)
     node._saved_output_meta = output_meta((U_out, S_out, V_out))
-    if needs_self:
-        node._raw_saved_S = save(S, is_output=True)
-        node._raw_saved_U = save(U, is_output=True)
-        node._raw_saved_V = save(V, is_output=True)
+    node._raw_saved_S = save(S, is_output=True)
+    node._raw_saved_U = save(U, is_output=True)
+    node._raw_saved_V = save(V, is_output=True)
     return return_types_svd(U, S, V)
 
 
@@ -6562,9 +6515,8 @@ def qr(input, some=True):
     Q = wrap(Q_out, node, 0)
     R = wrap(R_out, node, 1)
     node._saved_output_meta = output_meta((Q_out, R_out))
-    if needs_self:
-        node._raw_saved_Q = save(Q, is_output=True)
-        node._raw_saved_R = save(R, is_output=True)
+    node._raw_saved_Q = save(Q, is_output=True)
+    node._raw_saved_R = save(R, is_output=True)
     return return_types_qr(Q, R)
 
 
@@ -6599,7 +6551,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     node._saved_unitriangular = unitriangular
     node._saved_upper = upper
     result = wrap(out, node)
-    if needs_A:
+    if isinstance(A, Tensor):
         node._raw_saved_result = save(result, is_output=True)
     return result
 
@@ -6743,8 +6695,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     node._saved_dim = dim
     node._saved_p = p
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6775,8 +6726,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_p = p
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6806,8 +6756,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    if needs_x:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6837,8 +6786,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6868,8 +6816,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6899,8 +6846,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6930,8 +6876,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6957,8 +6902,7 @@ def relu(input):
     node = ReluBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -6987,8 +6931,7 @@ def softmax(input, dim, dtype=None):
         node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -7017,8 +6960,7 @@ def log_softmax(input, dim, dtype=None):
         node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -7896,8 +7838,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         node._saved_input_shape = input._data.shape
     output = wrap(output_out, node, 0)
     indices = wrap(indices_out)
-    if needs_input:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_max_pool1d_with_indices(output, indices)
 
 
@@ -7957,8 +7898,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         node._saved_input_shape = input._data.shape
     output = wrap(output_out, node, 0)
     indices = wrap(indices_out)
-    if needs_input:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_max_pool2d_with_indices(output, indices)
 
 

@@ -1342,6 +1342,7 @@ class PowBackward0(GeneratedNode):
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
+        unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
         grad_self = None
         grad_exponent = None
@@ -1776,6 +1777,7 @@ class FloatPowerBackward0(GeneratedNode):
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
+        unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
         grad_self = None
         grad_exponent = None
@@ -2036,6 +2038,7 @@ class CopysignBackward0(GeneratedNode):
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
+        unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
         grad_self = None
         grad_other = None
@@ -6288,6 +6291,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
+        unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
         grad_A = None
         grad_B = None
@@ -6681,6 +6685,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
+        unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
         grad_A = None
         grad_B = None

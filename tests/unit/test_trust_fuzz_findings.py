@@ -267,3 +267,26 @@ def test_gather_input_changed_in_place_is_reported_at_backward(L):
     y.mul_(2)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         g.sum().backward()
+
+
+@pytest.mark.parametrize("L", LIBS)
+@pytest.mark.parametrize("op", ["pow", "copysign"])
+def test_saved_output_changed_in_place_is_reported_even_when_its_reader_is_idle(L, op):
+    """pow's result feeds only the exponent's gradient, copysign's only self's; PyTorch
+    saves it anyway and checks its version at backward, so minigrad does too."""
+    x = f64(L, [1.5, 2.0], requires_grad=op == "pow")
+    e = f64(L, [2.0, -1.0], requires_grad=op == "copysign")
+    y = x ** e if op == "pow" else x.copysign(e)
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize("L", LIBS)
+def test_pow_with_a_number_exponent_saves_no_result(L):
+    """PyTorch's pow.Tensor_Scalar saves self only: changing the result is fine."""
+    x = f64(L, [1.5, 2.0], requires_grad=True)
+    y = x ** 2
+    y.add_(1)
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 4.0]
