@@ -957,6 +957,11 @@ def masked_fill_Tensor(self, mask, value):
     return masked_fill_array(self, mask, value)
 
 
+def _masked_select(self, mask):
+    """_masked_select(Tensor self, Tensor mask) -> Tensor"""
+    return masked_select_array(self, mask)
+
+
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     return take_along_dim_array(self, indices, dim)

@@ -5396,10 +5396,40 @@ def masked_fill_Tensor(input, mask, value):
     return result
 
 
+def _masked_select(input, mask):
+    """_masked_select(Tensor self, Tensor mask) -> Tensor
+
+    Derivatives (derivatives.yaml:2036):
+        self: sum_to(masked_select_backward(grad, self, mask), self.shape)
+        mask: non_differentiable
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops._masked_select(data_of(self), data_of(mask))
+    except ValueError as exc:
+        raise translate(exc, "_masked_select", data_of(self), data_of(mask)) from None
+    finally:
+        quiet_off(quiet)
+    if not grad_mode.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MaskedSelectBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_mask = save(mask)
+        node._raw_saved_self = save(self)
+        node._saved_self_shape = self._data.shape
+    result = wrap(out, node)
+    return result
+
+
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2034):
+    Derivatives (derivatives.yaml:2045):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -5429,7 +5459,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2044):
+    Derivatives (derivatives.yaml:2055):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -5458,7 +5488,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2065):
+    Derivatives (derivatives.yaml:2076):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -5492,7 +5522,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2086):
+    Derivatives (derivatives.yaml:2097):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -5524,7 +5554,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2095):
+    Derivatives (derivatives.yaml:2106):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -5556,7 +5586,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:2103):
+    Derivatives (derivatives.yaml:2114):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -5588,7 +5618,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:2111):
+    Derivatives (derivatives.yaml:2122):
         self: grad * tensor
         tensor: grad * self
     """
@@ -5620,7 +5650,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2119):
+    Derivatives (derivatives.yaml:2130):
         self: grad * other
         other: grad * self
     """
@@ -5652,7 +5682,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2125):
+    Derivatives (derivatives.yaml:2136):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -5686,7 +5716,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:2135):
+    Derivatives (derivatives.yaml:2146):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -5718,7 +5748,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2143):
+    Derivatives (derivatives.yaml:2154):
         tensors: einsum_backward(grad, equation, tensors)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -5743,7 +5773,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:2160):
+    Derivatives (derivatives.yaml:2171):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -5779,7 +5809,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2172):
+    Derivatives (derivatives.yaml:2183):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -5813,7 +5843,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2181):
+    Derivatives (derivatives.yaml:2192):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -5852,7 +5882,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2193):
+    Derivatives (derivatives.yaml:2204):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -5891,7 +5921,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2203):
+    Derivatives (derivatives.yaml:2214):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -5926,7 +5956,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2212):
+    Derivatives (derivatives.yaml:2223):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -5961,7 +5991,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2222):
+    Derivatives (derivatives.yaml:2233):
         self: trace_backward(grad, self.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5988,7 +6018,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2231):
+    Derivatives (derivatives.yaml:2242):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6013,7 +6043,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2242):
+    Derivatives (derivatives.yaml:2253):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6039,7 +6069,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2247):
+    Derivatives (derivatives.yaml:2258):
         A: det_backward(grad, A, result)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6066,7 +6096,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2259):
+    Derivatives (derivatives.yaml:2270):
         self: det_backward(grad, self, result)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6094,7 +6124,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2264):
+    Derivatives (derivatives.yaml:2275):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6121,7 +6151,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2274):
+    Derivatives (derivatives.yaml:2285):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6149,7 +6179,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2280):
+    Derivatives (derivatives.yaml:2291):
         self: logabsdet_backward(grad, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6176,7 +6206,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2285):
+    Derivatives (derivatives.yaml:2296):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -6209,7 +6239,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2299):
+    Derivatives (derivatives.yaml:2310):
         A: cholesky_backward(grad, result, upper)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6235,7 +6265,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2309):
+    Derivatives (derivatives.yaml:2320):
         self: cholesky_backward(grad, result, upper)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6262,7 +6292,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2314):
+    Derivatives (derivatives.yaml:2325):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6290,7 +6320,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2324):
+    Derivatives (derivatives.yaml:2335):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6317,7 +6347,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2331):
+    Derivatives (derivatives.yaml:2342):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6346,7 +6376,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2342):
+    Derivatives (derivatives.yaml:2353):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6377,7 +6407,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2355):
+    Derivatives (derivatives.yaml:2366):
         A: svdvals_backward(grad, A)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6403,7 +6433,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2364):
+    Derivatives (derivatives.yaml:2375):
         A: pinv_backward(grad, result, A)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6430,7 +6460,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2374):
+    Derivatives (derivatives.yaml:2385):
         self: pinv_backward(grad, result, self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6458,7 +6488,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2381):
+    Derivatives (derivatives.yaml:2392):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6493,7 +6523,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2390):
+    Derivatives (derivatives.yaml:2401):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6523,7 +6553,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2397):
+    Derivatives (derivatives.yaml:2408):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -6559,7 +6589,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2409):
+    Derivatives (derivatives.yaml:2420):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -6593,7 +6623,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2420):
+    Derivatives (derivatives.yaml:2431):
         tensors: multi_dot_backward(grad, tensors)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6617,7 +6647,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2430):
+    Derivatives (derivatives.yaml:2441):
         A: matrix_power_backward(grad, A, n)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6644,7 +6674,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2441):
+    Derivatives (derivatives.yaml:2452):
         self: matrix_power_backward(grad, self, n)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6672,7 +6702,7 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2453):
+    Derivatives (derivatives.yaml:2464):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6702,7 +6732,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2475):
+    Derivatives (derivatives.yaml:2486):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6733,7 +6763,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2482):
+    Derivatives (derivatives.yaml:2493):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6763,7 +6793,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2503):
+    Derivatives (derivatives.yaml:2514):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6793,7 +6823,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2517):
+    Derivatives (derivatives.yaml:2528):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6823,7 +6853,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2528):
+    Derivatives (derivatives.yaml:2539):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6853,7 +6883,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2540):
+    Derivatives (derivatives.yaml:2551):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6883,7 +6913,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2556):
+    Derivatives (derivatives.yaml:2567):
         self: where(result <= 0, 0.0, grad)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6909,7 +6939,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2571):
+    Derivatives (derivatives.yaml:2582):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6938,7 +6968,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2582):
+    Derivatives (derivatives.yaml:2593):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6967,7 +6997,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2592):
+    Derivatives (derivatives.yaml:2603):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -6994,7 +7024,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2605):
+    Derivatives (derivatives.yaml:2616):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7021,7 +7051,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2614):
+    Derivatives (derivatives.yaml:2625):
         input: grad * selu_slope(input)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7047,7 +7077,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2622):
+    Derivatives (derivatives.yaml:2633):
         self: grad * normal_pdf(self)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -7074,7 +7104,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2628):
+    Derivatives (derivatives.yaml:2639):
         input: grad * gelu_derivative(input, approximate)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7101,7 +7131,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2638):
+    Derivatives (derivatives.yaml:2649):
         input: grad * silu_derivative(input)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7127,7 +7157,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2644):
+    Derivatives (derivatives.yaml:2655):
         input: grad * softplus_slope(input, beta, threshold)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7155,7 +7185,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2654):
+    Derivatives (derivatives.yaml:2665):
         input: grad * mish_derivative(input)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7181,7 +7211,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2660):
+    Derivatives (derivatives.yaml:2671):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7209,7 +7239,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2673):
+    Derivatives (derivatives.yaml:2684):
         input: grad * hardsigmoid_slope(input)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7235,7 +7265,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2680):
+    Derivatives (derivatives.yaml:2691):
         input: grad * hardswish_slope(input)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7261,7 +7291,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2687):
+    Derivatives (derivatives.yaml:2698):
         input: grad * sigmoid(-input)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7287,7 +7317,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2695):
+    Derivatives (derivatives.yaml:2706):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -7316,7 +7346,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2710):
+    Derivatives (derivatives.yaml:2721):
         input: matmul(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -7353,7 +7383,7 @@ def linear(input, weight, bias=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2724):
+    Derivatives (derivatives.yaml:2735):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -7391,7 +7421,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2741):
+    Derivatives (derivatives.yaml:2752):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -7424,7 +7454,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2754):
+    Derivatives (derivatives.yaml:2765):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -7458,7 +7488,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:2766):
+    Derivatives (derivatives.yaml:2777):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -7493,7 +7523,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2781):
+    Derivatives (derivatives.yaml:2792):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
@@ -7528,7 +7558,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2809):
+    Derivatives (derivatives.yaml:2820):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7570,7 +7600,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2823):
+    Derivatives (derivatives.yaml:2834):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7612,7 +7642,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2835):
+    Derivatives (derivatives.yaml:2846):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7654,7 +7684,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2850):
+    Derivatives (derivatives.yaml:2861):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7696,7 +7726,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2862):
+    Derivatives (derivatives.yaml:2873):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7738,7 +7768,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2874):
+    Derivatives (derivatives.yaml:2885):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -7780,7 +7810,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:2890):
+    Derivatives (derivatives.yaml:2901):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -7817,7 +7847,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2905):
+    Derivatives (derivatives.yaml:2916):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7845,7 +7875,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2915):
+    Derivatives (derivatives.yaml:2926):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7877,7 +7907,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:2923):
+    Derivatives (derivatives.yaml:2934):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7905,7 +7935,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2936):
+    Derivatives (derivatives.yaml:2947):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7937,7 +7967,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2946):
+    Derivatives (derivatives.yaml:2957):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -7968,7 +7998,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2955):
+    Derivatives (derivatives.yaml:2966):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -8000,7 +8030,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:2968):
+    Derivatives (derivatives.yaml:2979):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -8029,7 +8059,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2979):
+    Derivatives (derivatives.yaml:2990):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -8055,7 +8085,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:2988):
+    Derivatives (derivatives.yaml:2999):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -8081,7 +8111,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3001):
+    Derivatives (derivatives.yaml:3012):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -8109,7 +8139,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3015):
+    Derivatives (derivatives.yaml:3026):
         output_grad: repad(grad, pad, mode)
     """
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -8134,7 +8164,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3027):
+    Derivatives (derivatives.yaml:3038):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

@@ -290,3 +290,26 @@ def test_pow_with_a_number_exponent_saves_no_result(L):
     y.add_(1)
     y.sum().backward()
     assert x.grad.tolist() == [3.0, 4.0]
+
+
+@pytest.mark.parametrize("L", LIBS)
+def test_masked_select_input_changed_in_place_is_reported_at_backward(L):
+    """PyTorch's masked_select saves its input, so changing it is an error."""
+    x = f64(L, [[1.0, -2.0], [3.0, 4.0]], requires_grad=True)
+    y = x * 1
+    picked = y.masked_select(y > 0)
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        picked.sum().backward()
+
+
+@pytest.mark.skipif(torch is None, reason="compares with PyTorch")
+def test_masked_select_broadcasts_and_differentiates_twice_as_torch():
+    def run(L):
+        b = f64(L, [1.0, -2.0, 3.0], requires_grad=True)
+        m = L.tensor([[True, False, True], [False, False, True]])
+        s = L.masked_select(b * b, m)
+        (g,) = L.autograd.grad((s * L.arange(3.0, dtype=L.float64)).sum(), b, create_graph=True)
+        (h,) = L.autograd.grad(g.sum(), b)
+        return s.tolist(), g.tolist(), h.tolist()
+    assert run(mg) == run(torch)
