@@ -276,19 +276,47 @@ class OpView:
         return sorted(statements.items())
 
     def output_saves(self):
-        """[(condition, [statements])] for outputs, after they exist."""
+        """[(condition, [statements])] for outputs, after they exist.  An output tensor is
+        saved whichever inputs need a gradient, as PyTorch saves it (its version is checked
+        at backward, ``checked_outputs``), when an input whose formula reads it is a
+        Tensor: PyTorch's overload for a number there (``x ** 2``) saves no result."""
         statements = {}
         diff = {o.name: o.differentiable for o in self.op.outputs}
+        readers = {}
         for f in self.op.formulas:
             for name in f.tensors:
                 if name in diff:
-                    line = f"node._raw_saved_{name} = save({name}, is_output={diff[name]})"
-                    statements.setdefault(self.condition({f.input}), set()).add(line)
+                    readers.setdefault(name, set()).add(f.input)
+        everyone = {a.name for a in self.diff_args}
+        for name, users in readers.items():
+            line = f"node._raw_saved_{name} = save({name}, is_output={diff[name]})"
+            condition = ""  # every input reads it, and some input is a Tensor: the node exists
+            if not self.has_list_input and users != everyone:
+                condition = " or ".join(
+                    f"isinstance({u}, Tensor)" for u in sorted(users, key=self.index.get))
+            statements.setdefault(condition, set()).add(line)
+        for f in self.op.formulas:
             for name, attr in f.metadata:
                 if name in diff:
                     statements.setdefault(self.condition({f.input}), set()).add(
                         f"node._saved_{name}_{attr} = {attr}_of({name})")
         return sorted((c, sorted(s)) for c, s in statements.items())
+
+    def checked_outputs(self):
+        """Slots of saved outputs that some input's formula does not read: unpacked at
+        the start of ``apply`` for the version check alone, as PyTorch unpacks every saved
+        tensor (an output changed in place is an error even when its reader is idle)."""
+        if self.has_list_input:
+            return []
+        outputs = {o.name for o in self.op.outputs}
+        readers = {}
+        for f in self.op.formulas:
+            for name in f.tensors:
+                if name in outputs:
+                    readers.setdefault(name, set()).add(f.input)
+        everyone = {a.name for a in self.diff_args}
+        return [f"_raw_saved_{name}" for name, users in sorted(readers.items())
+                if users != everyone]
 
     def needed_flags(self):
         if self.has_list_input:

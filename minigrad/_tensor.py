@@ -434,6 +434,16 @@ def _make_view(array, source, grad_fn=None, output_nr=0):
     return view
 
 
+_COMPARABLE = (Tensor, int, float, complex, np.generic, np.ndarray)
+
+
 def _compare(ufunc, a, b):
-    return _wrap(ufunc(a._data if isinstance(a, Tensor) else a,
-                       b._data if isinstance(b, Tensor) else b))
+    if not isinstance(b, _COMPARABLE):
+        # a string, None, a list ...: Python's fallback, as PyTorch (== is False, < raises)
+        return NotImplemented
+    a, b = a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b
+    try:
+        return _wrap(ufunc(a, b))
+    except ValueError as exc:  # shapes that do not broadcast: PyTorch's RuntimeError
+        from minigrad.autograd.numpy_errors import translate  # rare path: keep _tensor light
+        raise translate(exc, ufunc.__name__, a, b) from None

@@ -20,6 +20,7 @@ from minigrad._generated.methods import METHODS
 from minigrad._tensor import Tensor
 from minigrad.autograd import api, hooks
 from minigrad.autograd.inplace import apply_inplace, setitem
+from minigrad.kernels.core import torch_ellipses
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -95,6 +96,18 @@ def __array_function__(self, func, types, args, kwargs):
 
 
 # Every operator calls a generated, differentiable function.
+def getitem(self, index):
+    """``self[index]``; a key with several ``...`` reads as in PyTorch (torch_ellipses)."""
+    if type(index) is tuple:
+        ellipses = 0
+        for part in index:
+            if part is Ellipsis:
+                ellipses += 1
+        if ellipses > 1:
+            index = torch_ellipses(index, self._data.ndim)
+    return F.getitem(self, index)
+
+
 _OPERATORS = {
     "__add__": lambda self, other: F.add(self, other),
     "__radd__": lambda self, other: F.add(other, self),
@@ -115,7 +128,7 @@ _OPERATORS = {
     "__neg__": lambda self: F.neg(self),
     "__pos__": lambda self: self,
     "__abs__": lambda self: F.abs(self),
-    "__getitem__": lambda self, index: F.getitem(self, index),
+    "__getitem__": getitem,
     "__setitem__": setitem,
 }
 

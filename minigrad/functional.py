@@ -66,5 +66,4 @@ def masked_select(input, mask):
     """
     if mask._data.dtype != np.bool_:
         raise RuntimeError(f"masked_select: expected BoolTensor for mask, got {mask.dtype}")
-    shape = np.broadcast_shapes(input.shape, mask.shape)  # numpy's rule is torch's
-    return _F.getitem(input.expand(shape), mask.expand(shape))
+    return _F._masked_select(input, mask)

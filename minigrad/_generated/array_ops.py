@@ -89,7 +89,7 @@ def abs(self):
 
 def sign(self):
     """sign(Tensor self) -> Tensor"""
-    return np.sign(self)
+    return sign_array(self)
 
 
 def exp2(self):
@@ -249,12 +249,12 @@ def pow(self, exponent):
 
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
-    return np.maximum(self, other)
+    return np.maximum(other, self)
 
 
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
-    return np.minimum(self, other)
+    return np.minimum(other, self)
 
 
 def where(condition, self, other):
@@ -464,12 +464,12 @@ def min_default(self):
 
 def max_other(self, other):
     """max.other(Tensor self, Tensor other) -> Tensor"""
-    return np.maximum(self, other)
+    return np.maximum(other, self)
 
 
 def min_other(self, other):
     """min.other(Tensor self, Tensor other) -> Tensor"""
-    return np.minimum(self, other)
+    return np.minimum(other, self)
 
 
 def logsumexp(self, dim, keepdim=False):
@@ -957,6 +957,11 @@ def masked_fill_Tensor(self, mask, value):
     return masked_fill_array(self, mask, value)
 
 
+def _masked_select(self, mask):
+    """_masked_select(Tensor self, Tensor mask) -> Tensor"""
+    return masked_select_array(self, mask)
+
+
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     return take_along_dim_array(self, indices, dim)
@@ -1204,7 +1209,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 
 def relu(self):
     """relu(Tensor self) -> Tensor"""
-    return np.maximum(self, 0)
+    return np.maximum(0, self)
 
 
 def softmax(self, dim, dtype=None):

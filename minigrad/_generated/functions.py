@@ -9,6 +9,7 @@ result to it.
 from collections import namedtuple
 
 from minigrad._dispatch import dispatch
+from minigrad._tensor import Tensor
 from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.namespace import FormulaNamespace
 # This thread's grad-mode flags, read directly: `grad_mode.enabled` goes through a
@@ -20,6 +21,7 @@ from minigrad.autograd.promotion import promote_types
 from minigrad.autograd.saved import save
 from minigrad.autograd.support import (data_of, dtype_of, ndim_of, output_meta,
                                        record_shapes, shape_of, wrap, wrap_view)
+from minigrad.kernels.quiet import quiet_off, quiet_on
 from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
 
@@ -79,10 +81,13 @@ def sum_to_size(input, size):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sum_to_size(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum_to_size(data_of(self), size)
     except ValueError as exc:
         raise translate(exc, "sum_to_size", data_of(self), size) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -106,10 +111,13 @@ def _to_copy(input, dtype):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._to_copy(input, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._to_copy(data_of(self), dtype)
     except ValueError as exc:
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -133,10 +141,13 @@ def _fill(input, value):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._fill(input, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._fill(data_of(self), value)
     except ValueError as exc:
         raise translate(exc, "_fill", data_of(self), value) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -158,10 +169,13 @@ def _copy_from(input, src):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._copy_from(input, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._copy_from(data_of(self), data_of(src))
     except ValueError as exc:
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -187,10 +201,13 @@ def _index_put(input, index, values):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._index_put(input, index, values)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._index_put(data_of(self), index, data_of(values))
     except ValueError as exc:
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -219,10 +236,13 @@ def clone(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.clone(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clone(data_of(self))
     except ValueError as exc:
         raise translate(exc, "clone", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -243,10 +263,13 @@ def neg(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.neg(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.neg(data_of(self))
     except ValueError as exc:
         raise translate(exc, "neg", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -266,10 +289,13 @@ def exp(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.exp(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp(data_of(self))
     except ValueError as exc:
         raise translate(exc, "exp", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -279,8 +305,7 @@ def exp(input):
     record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -293,10 +318,13 @@ def log(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -320,10 +348,13 @@ def sqrt(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sqrt(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sqrt", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -333,8 +364,7 @@ def sqrt(input):
     record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -347,10 +377,13 @@ def sin(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sin(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sin", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -373,10 +406,13 @@ def cos(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cos(data_of(self))
     except ValueError as exc:
         raise translate(exc, "cos", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -399,10 +435,13 @@ def tanh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tanh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "tanh", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -411,8 +450,7 @@ def tanh(input):
     node = TanhBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -425,10 +463,13 @@ def sigmoid(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sigmoid(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sigmoid(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sigmoid", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -438,8 +479,7 @@ def sigmoid(input):
     record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -452,16 +492,20 @@ def abs(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.abs(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.abs(data_of(self))
     except ValueError as exc:
         raise translate(exc, "abs", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AbsBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_self = save(self)
@@ -478,10 +522,13 @@ def sign(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sign(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sign(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sign", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -502,10 +549,13 @@ def exp2(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.exp2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp2(data_of(self))
     except ValueError as exc:
         raise translate(exc, "exp2", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -514,8 +564,7 @@ def exp2(input):
     node = Exp2Backward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -528,10 +577,13 @@ def expm1(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.expm1(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expm1(data_of(self))
     except ValueError as exc:
         raise translate(exc, "expm1", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -541,8 +593,7 @@ def expm1(input):
     record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -555,10 +606,13 @@ def log2(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log2(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log2", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -582,10 +636,13 @@ def log10(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log10(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log10(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log10", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -609,10 +666,13 @@ def log1p(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log1p(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log1p(data_of(self))
     except ValueError as exc:
         raise translate(exc, "log1p", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -636,10 +696,13 @@ def rsqrt(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rsqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rsqrt(data_of(self))
     except ValueError as exc:
         raise translate(exc, "rsqrt", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -649,8 +712,7 @@ def rsqrt(input):
     record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -663,10 +725,13 @@ def square(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.square(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.square(data_of(self))
     except ValueError as exc:
         raise translate(exc, "square", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -689,10 +754,13 @@ def reciprocal(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.reciprocal(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reciprocal(data_of(self))
     except ValueError as exc:
         raise translate(exc, "reciprocal", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -702,8 +770,7 @@ def reciprocal(input):
     record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -716,10 +783,13 @@ def tan(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tan(data_of(self))
     except ValueError as exc:
         raise translate(exc, "tan", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -728,8 +798,7 @@ def tan(input):
     node = TanBackward0((self_edge,))
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -742,10 +811,13 @@ def asin(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.asin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asin(data_of(self))
     except ValueError as exc:
         raise translate(exc, "asin", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -769,10 +841,13 @@ def acos(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.acos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acos(data_of(self))
     except ValueError as exc:
         raise translate(exc, "acos", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -796,10 +871,13 @@ def atan(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.atan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atan", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -822,10 +900,13 @@ def sinh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sinh", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -849,10 +930,13 @@ def cosh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cosh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "cosh", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -876,10 +960,13 @@ def asinh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.asinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asinh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "asinh", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -903,10 +990,13 @@ def acosh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.acosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acosh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "acosh", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -930,10 +1020,13 @@ def atanh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.atanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atanh(data_of(self))
     except ValueError as exc:
         raise translate(exc, "atanh", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -957,10 +1050,13 @@ def floor(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.floor(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor(data_of(self))
     except ValueError as exc:
         raise translate(exc, "floor", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -981,10 +1077,13 @@ def ceil(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.ceil(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ceil(data_of(self))
     except ValueError as exc:
         raise translate(exc, "ceil", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1005,10 +1104,13 @@ def round(input, *, decimals=0):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.round(input, decimals=decimals)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.round(data_of(self), decimals=decimals)
     except ValueError as exc:
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1029,10 +1131,13 @@ def trunc(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trunc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trunc(data_of(self))
     except ValueError as exc:
         raise translate(exc, "trunc", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1053,10 +1158,13 @@ def fix(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.fix(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fix(data_of(self))
     except ValueError as exc:
         raise translate(exc, "fix", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1077,10 +1185,13 @@ def frac(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.frac(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.frac(data_of(self))
     except ValueError as exc:
         raise translate(exc, "frac", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1101,10 +1212,13 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.nan_to_num(input, nan, posinf, neginf)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
     except ValueError as exc:
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1128,10 +1242,13 @@ def deg2rad(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.deg2rad(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.deg2rad(data_of(self))
     except ValueError as exc:
         raise translate(exc, "deg2rad", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1152,10 +1269,13 @@ def rad2deg(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rad2deg(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rad2deg(data_of(self))
     except ValueError as exc:
         raise translate(exc, "rad2deg", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1178,10 +1298,13 @@ def add(input, other, *, alpha=1):
         return jvps.add(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1211,10 +1334,13 @@ def sub(input, other, *, alpha=1):
         return jvps.sub(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1244,10 +1370,13 @@ def mul(input, other):
         return jvps.mul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mul(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1272,16 +1401,19 @@ def div_default(input, other):
 
     Derivatives (derivatives.yaml:617):
         self: sum_to(grad / other, self.shape)
-        other: sum_to(-grad * self / (other * other), other.shape)
+        other: sum_to(-grad * (self / other / other), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.div_default(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_default(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "div", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1313,10 +1445,13 @@ def pow(input, exponent):
         return jvps.pow(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pow(data_of(self), data_of(exponent))
     except ValueError as exc:
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1334,7 +1469,7 @@ def pow(input, exponent):
         node._raw_saved_exponent = save(exponent)
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_exponent:
+    if isinstance(exponent, Tensor):
         node._raw_saved_result = save(result, is_output=True)
     return result
 
@@ -1350,10 +1485,13 @@ def maximum(input, other):
         return jvps.maximum(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.maximum(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1385,10 +1523,13 @@ def minimum(input, other):
         return jvps.minimum(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.minimum(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1421,10 +1562,13 @@ def where(condition, input, other):
         return jvps.where(condition, input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.where(data_of(condition), data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1453,10 +1597,13 @@ def clamp_default(input, min=None, max=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.clamp_default(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_default(data_of(self), min, max)
     except ValueError as exc:
         raise translate(exc, "clamp", data_of(self), min, max) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1485,10 +1632,13 @@ def clamp_Tensor(input, min=None, max=None):
         return jvps.clamp_Tensor(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
     except ValueError as exc:
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1523,10 +1673,13 @@ def clip_default(input, min=None, max=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.clip_default(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_default(data_of(self), min, max)
     except ValueError as exc:
         raise translate(exc, "clip", data_of(self), min, max) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1555,10 +1708,13 @@ def clip_Tensor(input, min=None, max=None):
         return jvps.clip_Tensor(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
     except ValueError as exc:
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1589,16 +1745,19 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 
     Derivatives (derivatives.yaml:770):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
-        other: sum_to(-grad * self / (other * other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
+        other: sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.div_Tensor_mode(input, other, rounding_mode=rounding_mode)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
     except ValueError as exc:
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1632,10 +1791,13 @@ def floor_divide(input, other):
         return jvps.floor_divide(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor_divide(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1665,10 +1827,13 @@ def remainder(input, other):
         return jvps.remainder(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.remainder(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1699,10 +1864,13 @@ def fmod(input, other):
         return jvps.fmod(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmod(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1732,10 +1900,13 @@ def float_power(input, exponent):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.float_power(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.float_power(data_of(self), data_of(exponent))
     except ValueError as exc:
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1756,7 +1927,7 @@ def float_power(input, exponent):
         node._raw_saved_exponent = save(exponent)
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_exponent:
+    if isinstance(exponent, Tensor):
         node._raw_saved_result = save(result, is_output=True)
     return result
 
@@ -1772,10 +1943,13 @@ def fmax(input, other):
         return jvps.fmax(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmax(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1807,10 +1981,13 @@ def fmin(input, other):
         return jvps.fmin(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmin(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1842,10 +2019,13 @@ def atan2(input, other):
         return jvps.atan2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan2(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1877,10 +2057,13 @@ def hypot(input, other):
         return jvps.hypot(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hypot(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1897,10 +2080,7 @@ def hypot(input, other):
         node._raw_saved_self = save(self)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
-    if needs_other:
-        node._raw_saved_result = save(result, is_output=True)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -1915,10 +2095,13 @@ def logaddexp(input, other):
         return jvps.logaddexp(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1950,10 +2133,13 @@ def logaddexp2(input, other):
         return jvps.logaddexp2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp2(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -1978,17 +2164,20 @@ def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
     Derivatives (derivatives.yaml:906):
-        self: sum_to(grad * copysign_ratio(self, result), self.shape)
+        self: sum_to(grad * where(self == 0, 0.0, result / self), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.copysign(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.copysign(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2005,7 +2194,7 @@ def copysign(input, other):
         node._raw_saved_self = save(self)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
-    if needs_self:
+    if isinstance(self, Tensor):
         node._raw_saved_result = save(result, is_output=True)
     return result
 
@@ -2021,10 +2210,13 @@ def xlogy(input, other):
         return jvps.xlogy(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.xlogy(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2056,10 +2248,13 @@ def lerp_Scalar(input, end, weight):
         return jvps.lerp_Scalar(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end = promote_types(self, end)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
     except ValueError as exc:
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2090,10 +2285,13 @@ def lerp_Tensor(input, end, weight):
         return jvps.lerp_Tensor(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end, weight = promote_types(self, end, weight)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
     except ValueError as exc:
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2131,10 +2329,13 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         return jvps.addcmul(input, tensor1, tensor2, value=value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     except ValueError as exc:
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2171,10 +2372,13 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         return jvps.addcdiv(input, tensor1, tensor2, value=value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     except ValueError as exc:
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2209,10 +2413,13 @@ def logit(input, eps=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logit(input, eps)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logit(data_of(self), eps)
     except ValueError as exc:
         raise translate(exc, "logit", data_of(self), eps) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2237,10 +2444,13 @@ def erf(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.erf(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erf(data_of(self))
     except ValueError as exc:
         raise translate(exc, "erf", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2264,10 +2474,13 @@ def erfc(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.erfc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfc(data_of(self))
     except ValueError as exc:
         raise translate(exc, "erfc", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2291,10 +2504,13 @@ def erfinv(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.erfinv(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfinv(data_of(self))
     except ValueError as exc:
         raise translate(exc, "erfinv", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2304,8 +2520,7 @@ def erfinv(input):
     record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2318,10 +2533,13 @@ def lgamma(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.lgamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lgamma(data_of(self))
     except ValueError as exc:
         raise translate(exc, "lgamma", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2345,10 +2563,13 @@ def digamma(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.digamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.digamma(data_of(self))
     except ValueError as exc:
         raise translate(exc, "digamma", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2372,10 +2593,13 @@ def polygamma(n, input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.polygamma(n, input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.polygamma(n, data_of(self))
     except ValueError as exc:
         raise translate(exc, "polygamma", n, data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2400,10 +2624,13 @@ def special_gammaln(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.special_gammaln(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_gammaln(data_of(self))
     except ValueError as exc:
         raise translate(exc, "special_gammaln", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2427,10 +2654,13 @@ def special_psi(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.special_psi(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_psi(data_of(self))
     except ValueError as exc:
         raise translate(exc, "special_psi", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2454,10 +2684,13 @@ def special_expit(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.special_expit(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_expit(data_of(self))
     except ValueError as exc:
         raise translate(exc, "special_expit", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2467,8 +2700,7 @@ def special_expit(input):
     record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2481,10 +2713,13 @@ def sinc(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sinc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinc(data_of(self))
     except ValueError as exc:
         raise translate(exc, "sinc", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2508,10 +2743,13 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sum(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2537,10 +2775,13 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mean(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2566,10 +2807,13 @@ def amax(input, dim=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.amax(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amax(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2582,8 +2826,7 @@ def amax(input, dim=None, keepdim=False):
         node._raw_saved_self = save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2596,10 +2839,13 @@ def amin(input, dim=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.amin(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amin(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2612,8 +2858,7 @@ def amin(input, dim=None, keepdim=False):
         node._raw_saved_self = save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2626,10 +2871,13 @@ def max_dim(input, dim, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -2645,8 +2893,7 @@ def max_dim(input, dim, keepdim=False):
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_max_dim(values, indices)
 
 
@@ -2654,15 +2901,18 @@ def max_default(input):
     """max(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:1192):
-        self: spread_to_extrema(grad, self, result, None)
+        self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_default(data_of(self))
     except ValueError as exc:
         raise translate(exc, "max", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2674,8 +2924,7 @@ def max_default(input):
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2688,10 +2937,13 @@ def min_dim(input, dim, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.min_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -2707,8 +2959,7 @@ def min_dim(input, dim, keepdim=False):
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_min_dim(values, indices)
 
 
@@ -2716,15 +2967,18 @@ def min_default(input):
     """min(Tensor self) -> Tensor
 
     Derivatives (derivatives.yaml:1214):
-        self: spread_to_extrema(grad, self, result, None)
+        self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.min_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_default(data_of(self))
     except ValueError as exc:
         raise translate(exc, "min", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2736,8 +2990,7 @@ def min_default(input):
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2752,10 +3005,13 @@ def max_other(input, other):
         return jvps.max_other(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_other(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "max", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2787,10 +3043,13 @@ def min_other(input, other):
         return jvps.min_other(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_other(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "min", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2820,10 +3079,13 @@ def logsumexp(input, dim, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logsumexp(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsumexp(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2837,8 +3099,7 @@ def logsumexp(input, dim, keepdim=False):
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2851,10 +3112,13 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.prod(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2869,8 +3133,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2883,10 +3146,13 @@ def cumsum(input, dim, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cumsum(input, dim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2911,10 +3177,13 @@ def cumprod(input, dim, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cumprod(input, dim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2928,8 +3197,7 @@ def cumprod(input, dim, *, dtype=None):
         node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2942,10 +3210,13 @@ def logcumsumexp(input, dim):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logcumsumexp(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logcumsumexp(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -2958,8 +3229,7 @@ def logcumsumexp(input, dim):
         node._raw_saved_self = save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -2972,10 +3242,13 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.var_default(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3002,10 +3275,13 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.std_default(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3020,8 +3296,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -3034,10 +3309,13 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.var_dim(input, dim, unbiased, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
     except ValueError as exc:
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3064,10 +3342,13 @@ def var_unbiased(input, unbiased=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.var_unbiased(input, unbiased)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_unbiased(data_of(self), unbiased)
     except ValueError as exc:
         raise translate(exc, "var", data_of(self), unbiased) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3092,10 +3373,13 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.std_dim(input, dim, unbiased, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
     except ValueError as exc:
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3110,8 +3394,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -3124,10 +3407,13 @@ def std_unbiased(input, unbiased=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.std_unbiased(input, unbiased)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_unbiased(data_of(self), unbiased)
     except ValueError as exc:
         raise translate(exc, "std", data_of(self), unbiased) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3140,8 +3426,7 @@ def std_unbiased(input, unbiased=True):
         node._raw_saved_self = save(self)
     node._saved_unbiased = unbiased
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -3154,10 +3439,13 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.var_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     self_edge = edge_of(self)
@@ -3187,10 +3475,13 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.std_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     self_edge = edge_of(self)
@@ -3208,8 +3499,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     std = wrap(std_out, node, 0)
     mean = wrap(mean_out, node, 1)
     node._saved_output_meta = output_meta((std_out, mean_out))
-    if needs_self:
-        node._raw_saved_std = save(std, is_output=True)
+    node._raw_saved_std = save(std, is_output=True)
     return return_types_std_mean(std, mean)
 
 
@@ -3222,10 +3512,13 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.nansum(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3251,10 +3544,13 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.nanmean(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
     except ValueError as exc:
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3280,10 +3576,13 @@ def median_dim(input, dim, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.median_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -3299,8 +3598,7 @@ def median_dim(input, dim, keepdim=False):
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_median_dim(values, indices)
 
 
@@ -3313,10 +3611,13 @@ def median_default(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.median_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.median_default(data_of(self))
     except ValueError as exc:
         raise translate(exc, "median", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3328,8 +3629,7 @@ def median_default(input):
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
@@ -3342,10 +3642,13 @@ def cummax(input, dim):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cummax(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummax(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "cummax", data_of(self), dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -3359,8 +3662,7 @@ def cummax(input, dim):
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_cummax(values, indices)
 
 
@@ -3373,10 +3675,13 @@ def cummin(input, dim):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cummin(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummin(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "cummin", data_of(self), dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -3390,8 +3695,7 @@ def cummin(input, dim):
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_cummin(values, indices)
 
 
@@ -3404,10 +3708,13 @@ def aminmax(input, *, dim=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.aminmax(input, dim=dim, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
     except ValueError as exc:
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     self_edge = edge_of(self)
@@ -3422,9 +3729,8 @@ def aminmax(input, *, dim=None, keepdim=False):
     min = wrap(min_out, node, 0)
     max = wrap(max_out, node, 1)
     node._saved_output_meta = output_meta((min_out, max_out))
-    if needs_self:
-        node._raw_saved_max = save(max, is_output=True)
-        node._raw_saved_min = save(min, is_output=True)
+    node._raw_saved_max = save(max, is_output=True)
+    node._raw_saved_min = save(min, is_output=True)
     return return_types_aminmax(min, max)
 
 
@@ -3435,10 +3741,13 @@ def argmax(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmax(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "argmax", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     return wrap(out)
 
 
@@ -3449,10 +3758,13 @@ def argmin(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmin(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "argmin", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     return wrap(out)
 
 
@@ -3463,10 +3775,13 @@ def any(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.any(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "any", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     return wrap(out)
 
 
@@ -3477,10 +3792,13 @@ def all(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.all(data_of(self), dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "all", data_of(self), dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     return wrap(out)
 
 
@@ -3491,10 +3809,13 @@ def count_nonzero(input, dim=None):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.count_nonzero(data_of(self), dim)
     except ValueError as exc:
         raise translate(exc, "count_nonzero", data_of(self), dim) from None
+    finally:
+        quiet_off(quiet)
     return wrap(out)
 
 
@@ -3507,10 +3828,13 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sort(input, dim, descending, stable=stable)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
     except ValueError as exc:
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -3524,8 +3848,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_sort(values, indices)
 
 
@@ -3536,10 +3859,13 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argsort(data_of(self), dim, descending, stable=stable)
     except ValueError as exc:
         raise translate(exc, "argsort", data_of(self), dim, descending, stable=stable) from None
+    finally:
+        quiet_off(quiet)
     return wrap(out)
 
 
@@ -3552,10 +3878,13 @@ def msort(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.msort(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.msort(data_of(self))
     except ValueError as exc:
         raise translate(exc, "msort", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -3580,10 +3909,13 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.topk(input, k, dim, largest, sorted)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
     except ValueError as exc:
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -3597,8 +3929,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_topk(values, indices)
 
 
@@ -3611,10 +3942,13 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.kthvalue(input, k, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     self_edge = edge_of(self)
@@ -3630,8 +3964,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
-    if needs_self:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_kthvalue(values, indices)
 
 
@@ -4209,10 +4542,13 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.diagonal_backward(input, input_sizes, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
     except ValueError as exc:
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4235,10 +4571,13 @@ def cat(tensors, dim=0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cat(tensors, dim)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cat([data_of(t) for t in tensors], dim)
     except ValueError as exc:
         raise translate(exc, "cat", [data_of(t) for t in tensors], dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4260,10 +4599,13 @@ def stack(tensors, dim=0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.stack(tensors, dim)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.stack([data_of(t) for t in tensors], dim)
     except ValueError as exc:
         raise translate(exc, "stack", [data_of(t) for t in tensors], dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4366,10 +4708,13 @@ def flip(input, dims):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.flip(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flip(data_of(self), dims)
     except ValueError as exc:
         raise translate(exc, "flip", data_of(self), dims) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4391,10 +4736,13 @@ def roll(input, shifts, dims=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.roll(input, shifts, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.roll(data_of(self), shifts, dims)
     except ValueError as exc:
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4417,10 +4765,13 @@ def repeat(input, repeats):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.repeat(input, repeats)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat(data_of(self), repeats)
     except ValueError as exc:
         raise translate(exc, "repeat", data_of(self), repeats) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4445,10 +4796,13 @@ def tile(input, dims):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tile(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tile(data_of(self), dims)
     except ValueError as exc:
         raise translate(exc, "tile", data_of(self), dims) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4473,10 +4827,13 @@ def tril(input, diagonal=0):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tril(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tril(data_of(self), diagonal)
     except ValueError as exc:
         raise translate(exc, "tril", data_of(self), diagonal) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4498,10 +4855,13 @@ def triu(input, diagonal=0):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.triu(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.triu(data_of(self), diagonal)
     except ValueError as exc:
         raise translate(exc, "triu", data_of(self), diagonal) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4523,10 +4883,13 @@ def diag(input, diagonal=0):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.diag(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag(data_of(self), diagonal)
     except ValueError as exc:
         raise translate(exc, "diag", data_of(self), diagonal) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4551,10 +4914,13 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.diag_embed(input, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
     except ValueError as exc:
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4685,10 +5051,13 @@ def hstack(tensors):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hstack(tensors)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hstack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "hstack", [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4709,10 +5078,13 @@ def vstack(tensors):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.vstack(tensors)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vstack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "vstack", [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4733,10 +5105,13 @@ def row_stack(tensors):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.row_stack(tensors)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.row_stack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "row_stack", [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4757,10 +5132,13 @@ def dstack(tensors):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.dstack(tensors)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dstack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "dstack", [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4781,10 +5159,13 @@ def column_stack(tensors):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.column_stack(tensors)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.column_stack([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "column_stack", [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -4932,10 +5313,13 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.diff(input, n, dim, prepend, append)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
     except ValueError as exc:
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -4967,10 +5351,13 @@ def trapezoid_x(y, x, *, dim=-1):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trapezoid_x(y, x, dim=dim)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
     except ValueError as exc:
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     y_edge = edge_of(y)
@@ -5000,10 +5387,13 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trapezoid_dx(y, dx=dx, dim=dim)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
     except ValueError as exc:
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     y_edge = edge_of(y)
@@ -5029,10 +5419,13 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.repeat_interleave_self_int(input, repeats, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
     except ValueError as exc:
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5059,10 +5452,13 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.repeat_interleave_self_Tensor(input, repeats, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
     except ValueError as exc:
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5088,10 +5484,13 @@ def rot90(input, k=1, dims=(0, 1)):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rot90(input, k, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rot90(data_of(self), k, dims)
     except ValueError as exc:
         raise translate(exc, "rot90", data_of(self), k, dims) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5114,10 +5513,13 @@ def flipud(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.flipud(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flipud(data_of(self))
     except ValueError as exc:
         raise translate(exc, "flipud", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5138,10 +5540,13 @@ def fliplr(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.fliplr(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fliplr(data_of(self))
     except ValueError as exc:
         raise translate(exc, "fliplr", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5190,10 +5595,13 @@ def getitem_backward(input, shape, index):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.getitem_backward(input, shape, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem_backward(data_of(self), shape, index)
     except ValueError as exc:
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5210,16 +5618,19 @@ def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
     Derivatives (derivatives.yaml:2148):
-        self: gather_backward(grad, dim, index, self.shape)
+        self: scatter_add(zeros_like(self), dim, index, grad)
         index: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.gather(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather(data_of(self), dim, data_of(index))
     except ValueError as exc:
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5230,7 +5641,7 @@ def gather(input, dim, index):
     needs_self = self_edge is not NO_EDGE
     if needs_self:
         node._raw_saved_index = save(index)
-        node._saved_self_shape = self._data.shape
+        node._raw_saved_self = save(self)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5246,10 +5657,13 @@ def gather_backward(input, dim, index, shape):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.gather_backward(input, dim, index, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
     except ValueError as exc:
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5275,10 +5689,13 @@ def index_select(input, dim, index):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.index_select(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_select(data_of(self), dim, data_of(index))
     except ValueError as exc:
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5306,10 +5723,13 @@ def index_add(input, dim, index, source, *, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.index_add(input, dim, index, source, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5338,10 +5758,13 @@ def scatter_src(input, dim, index, src):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.scatter_src(input, dim, index, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
     except ValueError as exc:
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5371,10 +5794,13 @@ def scatter_value(input, dim, index, value):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.scatter_value(input, dim, index, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
     except ValueError as exc:
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5401,10 +5827,13 @@ def scatter_add(input, dim, index, src):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.scatter_add(input, dim, index, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
     except ValueError as exc:
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5432,10 +5861,13 @@ def masked_fill_Scalar(input, mask, value):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.masked_fill_Scalar(input, mask, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
     except ValueError as exc:
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5461,10 +5893,13 @@ def masked_fill_Tensor(input, mask, value):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.masked_fill_Tensor(input, mask, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
     except ValueError as exc:
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5483,20 +5918,55 @@ def masked_fill_Tensor(input, mask, value):
     return result
 
 
+def _masked_select(input, mask):
+    """_masked_select(Tensor self, Tensor mask) -> Tensor
+
+    Derivatives (derivatives.yaml:2248):
+        self: sum_to(masked_select_backward(grad, self, mask), self.shape)
+        mask: non_differentiable
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._masked_select(input, mask)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops._masked_select(data_of(self), data_of(mask))
+    except ValueError as exc:
+        raise translate(exc, "_masked_select", data_of(self), data_of(mask)) from None
+    finally:
+        quiet_off(quiet)
+    if not grad_flags.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = MaskedSelectBackward0((self_edge,))
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_mask = save(mask)
+        node._raw_saved_self = save(self)
+        node._saved_self_shape = self._data.shape
+    result = wrap(out, node)
+    return result
+
+
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2246):
+    Derivatives (derivatives.yaml:2258):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.take_along_dim(input, indices, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
     except ValueError as exc:
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5516,17 +5986,20 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2257):
+    Derivatives (derivatives.yaml:2269):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.take_along_dim_backward(input, dim, indices, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
     except ValueError as exc:
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5545,17 +6018,20 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2279):
+    Derivatives (derivatives.yaml:2291):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.matmul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matmul(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5579,17 +6055,20 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2301):
+    Derivatives (derivatives.yaml:2313):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mm(data_of(self), data_of(mat2))
     except ValueError as exc:
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5611,17 +6090,20 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2311):
+    Derivatives (derivatives.yaml:2323):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.bmm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.bmm(data_of(self), data_of(mat2))
     except ValueError as exc:
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5643,17 +6125,20 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:2320):
+    Derivatives (derivatives.yaml:2332):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mv(input, vec)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mv(data_of(self), data_of(vec))
     except ValueError as exc:
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5675,17 +6160,20 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:2329):
+    Derivatives (derivatives.yaml:2341):
         self: grad * tensor
         tensor: grad * self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.dot(input, tensor)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dot(data_of(self), data_of(tensor))
     except ValueError as exc:
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5707,17 +6195,20 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2338):
+    Derivatives (derivatives.yaml:2350):
         self: grad * other
         other: grad * self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.vdot(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vdot(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5739,17 +6230,20 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2345):
+    Derivatives (derivatives.yaml:2357):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.inner(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inner(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5773,17 +6267,20 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:2356):
+    Derivatives (derivatives.yaml:2368):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.outer(input, vec2)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.outer(data_of(self), data_of(vec2))
     except ValueError as exc:
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5805,15 +6302,18 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2365):
+    Derivatives (derivatives.yaml:2377):
         tensors: einsum_backward(grad, equation, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.einsum(equation, tensors)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.einsum(equation, [data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "einsum", equation, [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -5830,17 +6330,20 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:2383):
+    Derivatives (derivatives.yaml:2395):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tensordot(input, other, dims_self, dims_other)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
     except ValueError as exc:
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5866,17 +6369,20 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2396):
+    Derivatives (derivatives.yaml:2408):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.kron(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.kron(data_of(self), data_of(other))
     except ValueError as exc:
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5900,7 +6406,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2406):
+    Derivatives (derivatives.yaml:2418):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -5908,10 +6414,13 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5939,7 +6448,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2419):
+    Derivatives (derivatives.yaml:2431):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -5947,10 +6456,13 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
     except ValueError as exc:
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -5978,17 +6490,20 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2430):
+    Derivatives (derivatives.yaml:2442):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cross(input, other, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross(data_of(self), data_of(other), dim)
     except ValueError as exc:
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6012,17 +6527,20 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2440):
+    Derivatives (derivatives.yaml:2452):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_cross(input, other, dim=dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
     except ValueError as exc:
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6046,16 +6564,19 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2451):
+    Derivatives (derivatives.yaml:2463):
         self: trace_backward(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trace(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trace(data_of(self))
     except ValueError as exc:
         raise translate(exc, "trace", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6073,15 +6594,18 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2461):
+    Derivatives (derivatives.yaml:2473):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_inv(A)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_inv(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_inv", data_of(A)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6091,24 +6615,26 @@ def linalg_inv(A):
     record_shapes(A)  # for the engine's gradient check
     needs_A = A_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2473):
+    Derivatives (derivatives.yaml:2485):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.inverse(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inverse(data_of(self))
     except ValueError as exc:
         raise translate(exc, "inverse", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6118,23 +6644,25 @@ def inverse(input):
     record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2479):
+    Derivatives (derivatives.yaml:2491):
         A: det_backward(grad, A, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_det(A)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_det(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_det", data_of(A)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6146,24 +6674,26 @@ def linalg_det(A):
     if needs_A:
         node._raw_saved_A = save(A)
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2492):
+    Derivatives (derivatives.yaml:2504):
         self: det_backward(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.det(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.det(data_of(self))
     except ValueError as exc:
         raise translate(exc, "det", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6175,23 +6705,25 @@ def det(input):
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2498):
+    Derivatives (derivatives.yaml:2510):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_slogdet(A)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     A_edge = edge_of(A)
@@ -6210,16 +6742,19 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2509):
+    Derivatives (derivatives.yaml:2521):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.slogdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
     except ValueError as exc:
         raise translate(exc, "slogdet", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     self_edge = edge_of(self)
@@ -6238,16 +6773,19 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2516):
+    Derivatives (derivatives.yaml:2528):
         self: logabsdet_backward(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logdet(data_of(self))
     except ValueError as exc:
         raise translate(exc, "logdet", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6265,16 +6803,19 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2522):
+    Derivatives (derivatives.yaml:2534):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_solve(A, B, left=left)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
     except ValueError as exc:
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6290,7 +6831,7 @@ def linalg_solve(A, B, *, left=True):
         node._saved_B_shape = shape_of(B)
     node._saved_left = left
     result = wrap(out, node)
-    if needs_A:
+    if isinstance(A, Tensor):
         node._raw_saved_result = save(result, is_output=True)
     return result
 
@@ -6298,15 +6839,18 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2537):
+    Derivatives (derivatives.yaml:2549):
         A: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_cholesky(A, upper=upper)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cholesky(data_of(A), upper=upper)
     except ValueError as exc:
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6317,24 +6861,26 @@ def linalg_cholesky(A, *, upper=False):
     needs_A = A_edge is not NO_EDGE
     node._saved_upper = upper
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2548):
+    Derivatives (derivatives.yaml:2560):
         self: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cholesky(input, upper)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cholesky(data_of(self), upper)
     except ValueError as exc:
         raise translate(exc, "cholesky", data_of(self), upper) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6345,23 +6891,25 @@ def cholesky(input, upper=False):
     needs_self = self_edge is not NO_EDGE
     node._saved_upper = upper
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2554):
+    Derivatives (derivatives.yaml:2566):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_eigh(A, UPLO)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
     except ValueError as exc:
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     A_edge = edge_of(A)
@@ -6373,24 +6921,26 @@ def linalg_eigh(A, UPLO='L'):
     eigenvalues = wrap(eigenvalues_out, node, 0)
     eigenvectors = wrap(eigenvectors_out, node, 1)
     node._saved_output_meta = output_meta((eigenvalues_out, eigenvectors_out))
-    if needs_A:
-        node._raw_saved_eigenvalues = save(eigenvalues, is_output=True)
-        node._raw_saved_eigenvectors = save(eigenvectors, is_output=True)
+    node._raw_saved_eigenvalues = save(eigenvalues, is_output=True)
+    node._raw_saved_eigenvectors = save(eigenvectors, is_output=True)
     return return_types_linalg_eigh(eigenvalues, eigenvectors)
 
 
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2565):
+    Derivatives (derivatives.yaml:2577):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_eigvalsh(A, UPLO)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
     except ValueError as exc:
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6409,15 +6959,18 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2573):
+    Derivatives (derivatives.yaml:2585):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_qr(A, mode)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
     except ValueError as exc:
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     A_edge = edge_of(A)
@@ -6430,24 +6983,26 @@ def linalg_qr(A, mode='reduced'):
     Q = wrap(Q_out, node, 0)
     R = wrap(R_out, node, 1)
     node._saved_output_meta = output_meta((Q_out, R_out))
-    if needs_A:
-        node._raw_saved_Q = save(Q, is_output=True)
-        node._raw_saved_R = save(R, is_output=True)
+    node._raw_saved_Q = save(Q, is_output=True)
+    node._raw_saved_R = save(R, is_output=True)
     return return_types_linalg_qr(Q, R)
 
 
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2585):
+    Derivatives (derivatives.yaml:2597):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_svd(A, full_matrices)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
     except ValueError as exc:
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     A_edge = edge_of(A)
@@ -6461,25 +7016,27 @@ def linalg_svd(A, full_matrices=True):
     S = wrap(S_out, node, 1)
     Vh = wrap(Vh_out, node, 2)
     node._saved_output_meta = output_meta((U_out, S_out, Vh_out))
-    if needs_A:
-        node._raw_saved_S = save(S, is_output=True)
-        node._raw_saved_U = save(U, is_output=True)
-        node._raw_saved_Vh = save(Vh, is_output=True)
+    node._raw_saved_S = save(S, is_output=True)
+    node._raw_saved_U = save(U, is_output=True)
+    node._raw_saved_Vh = save(Vh, is_output=True)
     return return_types_linalg_svd(U, S, Vh)
 
 
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2599):
+    Derivatives (derivatives.yaml:2611):
         A: svdvals_backward(grad, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_svdvals(A)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_svdvals(data_of(A))
     except ValueError as exc:
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6497,15 +7054,18 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2609):
+    Derivatives (derivatives.yaml:2621):
         A: pinv_backward(grad, result, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
     except ValueError as exc:
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6517,24 +7077,26 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     if needs_A:
         node._raw_saved_A = save(A)
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2620):
+    Derivatives (derivatives.yaml:2632):
         self: pinv_backward(grad, result, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.pinverse(input, rcond)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pinverse(data_of(self), rcond)
     except ValueError as exc:
         raise translate(exc, "pinverse", data_of(self), rcond) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6546,24 +7108,26 @@ def pinverse(input, rcond=1e-15):
     if needs_self:
         node._raw_saved_self = save(self)
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2628):
+    Derivatives (derivatives.yaml:2640):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.svd(input, some, compute_uv)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
     except ValueError as exc:
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     self_edge = edge_of(self)
@@ -6580,26 +7144,28 @@ def svd(input, some=True, compute_uv=True):
     S = wrap(S_out, node, 1)
     V = wrap(V_out, node, 2)
     node._saved_output_meta = output_meta((U_out, S_out, V_out))
-    if needs_self:
-        node._raw_saved_S = save(S, is_output=True)
-        node._raw_saved_U = save(U, is_output=True)
-        node._raw_saved_V = save(V, is_output=True)
+    node._raw_saved_S = save(S, is_output=True)
+    node._raw_saved_U = save(U, is_output=True)
+    node._raw_saved_V = save(V, is_output=True)
     return return_types_svd(U, S, V)
 
 
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2638):
+    Derivatives (derivatives.yaml:2650):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.qr(input, some)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.qr(data_of(self), some)
     except ValueError as exc:
         raise translate(exc, "qr", data_of(self), some) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     self_edge = edge_of(self)
@@ -6612,25 +7178,27 @@ def qr(input, some=True):
     Q = wrap(Q_out, node, 0)
     R = wrap(R_out, node, 1)
     node._saved_output_meta = output_meta((Q_out, R_out))
-    if needs_self:
-        node._raw_saved_Q = save(Q, is_output=True)
-        node._raw_saved_R = save(R, is_output=True)
+    node._raw_saved_Q = save(Q, is_output=True)
+    node._raw_saved_R = save(R, is_output=True)
     return return_types_qr(Q, R)
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2646):
+    Derivatives (derivatives.yaml:2658):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
     except ValueError as exc:
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6649,7 +7217,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     node._saved_unitriangular = unitriangular
     node._saved_upper = upper
     result = wrap(out, node)
-    if needs_A:
+    if isinstance(A, Tensor):
         node._raw_saved_result = save(result, is_output=True)
     return result
 
@@ -6657,16 +7225,19 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2659):
+    Derivatives (derivatives.yaml:2671):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_vecdot(x, y, dim=dim)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
     except ValueError as exc:
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     x_edge = edge_of(x)
@@ -6691,15 +7262,18 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2671):
+    Derivatives (derivatives.yaml:2683):
         tensors: multi_dot_backward(grad, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_multi_dot(tensors)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
     except ValueError as exc:
         raise translate(exc, "linalg_multi_dot", [data_of(t) for t in tensors]) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -6715,15 +7289,18 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2682):
+    Derivatives (derivatives.yaml:2694):
         A: matrix_power_backward(grad, A, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_matrix_power(A, n)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_power(data_of(A), n)
     except ValueError as exc:
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6742,16 +7319,19 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2694):
+    Derivatives (derivatives.yaml:2706):
         self: matrix_power_backward(grad, self, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.matrix_power(input, n)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matrix_power(data_of(self), n)
     except ValueError as exc:
         raise translate(exc, "matrix_power", data_of(self), n) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6770,16 +7350,19 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2707):
+    Derivatives (derivatives.yaml:2719):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.norm_default(input, p, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_default(data_of(self), p, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6793,24 +7376,26 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     node._saved_dim = dim
     node._saved_p = p
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2730):
+    Derivatives (derivatives.yaml:2742):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.norm_str_p(input, p, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -6825,23 +7410,25 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_p = p
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2738):
+    Derivatives (derivatives.yaml:2750):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_vector_norm(x, ord, dim, keepdim)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     x_edge = edge_of(x)
@@ -6856,23 +7443,25 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    if needs_x:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2760):
+    Derivatives (derivatives.yaml:2772):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_matrix_norm_default(A, ord, dim, keepdim)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6887,23 +7476,25 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2775):
+    Derivatives (derivatives.yaml:2787):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_matrix_norm_str_ord(A, ord, dim, keepdim)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6918,23 +7509,25 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2787):
+    Derivatives (derivatives.yaml:2799):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_norm_default(A, ord, dim, keepdim)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6949,23 +7542,25 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2800):
+    Derivatives (derivatives.yaml:2812):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_norm_ord_str(A, ord, dim, keepdim)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
     except ValueError as exc:
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     A_edge = edge_of(A)
@@ -6980,24 +7575,26 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    if needs_A:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2817):
+    Derivatives (derivatives.yaml:2829):
         self: where(result <= 0, 0.0, grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.relu(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.relu(data_of(self))
     except ValueError as exc:
         raise translate(exc, "relu", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -7007,24 +7604,26 @@ def relu(input):
     record_shapes(self)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2833):
+    Derivatives (derivatives.yaml:2845):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softmax(data_of(self), dim, dtype)
     except ValueError as exc:
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -7037,24 +7636,26 @@ def softmax(input, dim, dtype=None):
         node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2845):
+    Derivatives (derivatives.yaml:2857):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log_softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log_softmax(data_of(self), dim, dtype)
     except ValueError as exc:
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -7067,23 +7668,25 @@ def log_softmax(input, dim, dtype=None):
         node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    if needs_self:
-        node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = save(result, is_output=True)
     return result
 
 
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2856):
+    Derivatives (derivatives.yaml:2868):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.leaky_relu(input, negative_slope)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.leaky_relu(data_of(input), negative_slope)
     except ValueError as exc:
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7102,15 +7705,18 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2870):
+    Derivatives (derivatives.yaml:2882):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.elu(input, alpha)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.elu(data_of(input), alpha)
     except ValueError as exc:
         raise translate(exc, "elu", data_of(input), alpha) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7129,15 +7735,18 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2880):
+    Derivatives (derivatives.yaml:2892):
         input: grad * selu_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.selu(input)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.selu(data_of(input))
     except ValueError as exc:
         raise translate(exc, "selu", data_of(input)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7155,16 +7764,19 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2889):
+    Derivatives (derivatives.yaml:2901):
         self: grad * normal_pdf(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._normal_cdf(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._normal_cdf(data_of(self))
     except ValueError as exc:
         raise translate(exc, "_normal_cdf", data_of(self)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -7182,15 +7794,18 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2896):
+    Derivatives (derivatives.yaml:2908):
         input: grad * gelu_derivative(input, approximate)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.gelu(input, approximate=approximate)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gelu(data_of(input), approximate=approximate)
     except ValueError as exc:
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7209,15 +7824,18 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2907):
+    Derivatives (derivatives.yaml:2919):
         input: grad * silu_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.silu(input)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.silu(data_of(input))
     except ValueError as exc:
         raise translate(exc, "silu", data_of(input)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7235,15 +7853,18 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2914):
+    Derivatives (derivatives.yaml:2926):
         input: grad * softplus_slope(input, beta, threshold)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.softplus(input, beta, threshold)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softplus(data_of(input), beta, threshold)
     except ValueError as exc:
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7263,15 +7884,18 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2925):
+    Derivatives (derivatives.yaml:2937):
         input: grad * mish_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mish(input)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mish(data_of(input))
     except ValueError as exc:
         raise translate(exc, "mish", data_of(input)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7289,15 +7913,18 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2932):
+    Derivatives (derivatives.yaml:2944):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hardtanh(input, min_val, max_val)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardtanh(data_of(input), min_val, max_val)
     except ValueError as exc:
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7317,15 +7944,18 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2946):
+    Derivatives (derivatives.yaml:2958):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hardsigmoid(input)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardsigmoid(data_of(input))
     except ValueError as exc:
         raise translate(exc, "hardsigmoid", data_of(input)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7343,15 +7973,18 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2954):
+    Derivatives (derivatives.yaml:2966):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hardswish(input)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardswish(data_of(input))
     except ValueError as exc:
         raise translate(exc, "hardswish", data_of(input)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7369,15 +8002,18 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2962):
+    Derivatives (derivatives.yaml:2974):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logsigmoid(input)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsigmoid(data_of(input))
     except ValueError as exc:
         raise translate(exc, "logsigmoid", data_of(input)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7395,17 +8031,20 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2971):
+    Derivatives (derivatives.yaml:2983):
         self: grad * mask * scale
         mask: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._masked_scale(input, mask, scale)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
     except ValueError as exc:
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     self_edge = edge_of(self)
@@ -7424,17 +8063,20 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2987):
+    Derivatives (derivatives.yaml:2999):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linear(input, weight, bias)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
     except ValueError as exc:
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7461,16 +8103,19 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:3004):
+    Derivatives (derivatives.yaml:3016):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._lstm_cell(gates, cx)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         hy_out, cy_out = array_ops._lstm_cell(data_of(gates), data_of(cx))
     except ValueError as exc:
         raise translate(exc, "_lstm_cell", data_of(gates), data_of(cx)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
     gates_edge = edge_of(gates)
@@ -7488,25 +8133,25 @@ def _lstm_cell(gates, cx):
     hy = wrap(hy_out, node, 0)
     cy = wrap(cy_out, node, 1)
     node._saved_output_meta = output_meta((hy_out, cy_out))
-    if needs_cx:
-        node._raw_saved_cy = save(cy, is_output=True)
-    if needs_gates:
-        node._raw_saved_cy = save(cy, is_output=True)
+    node._raw_saved_cy = save(cy, is_output=True)
     return return_types__lstm_cell(hy, cy)
 
 
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor gates)
 
-    Derivatives (derivatives.yaml:3020):
+    Derivatives (derivatives.yaml:3032):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_gates, inputs, output, cells, gates, reverse)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._lstm_layer(inputs, reverse)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, cells_out, gates_out = array_ops._lstm_layer([data_of(t) for t in inputs], reverse)
     except ValueError as exc:
         raise translate(exc, "_lstm_layer", [data_of(t) for t in inputs], reverse) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types__lstm_layer(wrap(output_out), wrap(cells_out), wrap(gates_out))
     edges = tuple(edge_of(t) for t in inputs)
@@ -7529,17 +8174,20 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:3030):
+    Derivatives (derivatives.yaml:3042):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._gru_cell(input_gates, hidden_gates, hx)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._gru_cell(data_of(input_gates), data_of(hidden_gates), data_of(hx))
     except ValueError as exc:
         raise translate(exc, "_gru_cell", data_of(input_gates), data_of(hidden_gates), data_of(hx)) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_gates_edge = edge_of(input_gates)
@@ -7564,17 +8212,20 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3044):
+    Derivatives (derivatives.yaml:3056):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.layer_norm(input, normalized_shape, weight, bias, eps)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7602,16 +8253,19 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3062):
+    Derivatives (derivatives.yaml:3074):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rms_norm(input, normalized_shape, weight, eps)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
     except ValueError as exc:
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7635,17 +8289,20 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3076):
+    Derivatives (derivatives.yaml:3088):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._batch_norm_training(input, weight, bias, eps)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
     except ValueError as exc:
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7669,17 +8326,20 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3089):
+    Derivatives (derivatives.yaml:3101):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.group_norm(input, num_groups, weight, bias, eps)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
     except ValueError as exc:
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7704,17 +8364,20 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3105):
+    Derivatives (derivatives.yaml:3117):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
     except ValueError as exc:
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7739,17 +8402,20 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3136):
+    Derivatives (derivatives.yaml:3148):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv1d_default(input, weight, bias, stride, padding, dilation, groups)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7781,17 +8447,20 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3151):
+    Derivatives (derivatives.yaml:3163):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7823,17 +8492,20 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3164):
+    Derivatives (derivatives.yaml:3176):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv2d_default(input, weight, bias, stride, padding, dilation, groups)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7865,17 +8537,20 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3180):
+    Derivatives (derivatives.yaml:3192):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7907,17 +8582,20 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3193):
+    Derivatives (derivatives.yaml:3205):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7949,17 +8627,20 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3206):
+    Derivatives (derivatives.yaml:3218):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except ValueError as exc:
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -7991,16 +8672,19 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:3223):
+    Derivatives (derivatives.yaml:3235):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
     except ValueError as exc:
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
@@ -8028,15 +8712,18 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3239):
+    Derivatives (derivatives.yaml:3251):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     input_edge = edge_of(input)
@@ -8049,23 +8736,25 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         node._saved_input_shape = input._data.shape
     output = wrap(output_out, node, 0)
     indices = wrap(indices_out)
-    if needs_input:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_max_pool1d_with_indices(output, indices)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3250):
+    Derivatives (derivatives.yaml:3262):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -8089,15 +8778,18 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3259):
+    Derivatives (derivatives.yaml:3271):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     input_edge = edge_of(input)
@@ -8110,23 +8802,25 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         node._saved_input_shape = input._data.shape
     output = wrap(output_out, node, 0)
     indices = wrap(indices_out)
-    if needs_input:
-        node._raw_saved_indices = save(indices, is_output=False)
+    node._raw_saved_indices = save(indices, is_output=False)
     return return_types_max_pool2d_with_indices(output, indices)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3273):
+    Derivatives (derivatives.yaml:3285):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
     except ValueError as exc:
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -8150,15 +8844,18 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3284):
+    Derivatives (derivatives.yaml:3296):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except ValueError as exc:
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -8181,15 +8878,18 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3294):
+    Derivatives (derivatives.yaml:3306):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -8213,15 +8913,18 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3308):
+    Derivatives (derivatives.yaml:3320):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except ValueError as exc:
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
@@ -8242,15 +8945,18 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3320):
+    Derivatives (derivatives.yaml:3332):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool1d(input, output_size)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
     except ValueError as exc:
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -8268,15 +8974,18 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3330):
+    Derivatives (derivatives.yaml:3342):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool2d(input, output_size)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
     except ValueError as exc:
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -8294,15 +9003,18 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3344):
+    Derivatives (derivatives.yaml:3356):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.pad(input, pad, mode, value)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad(data_of(input), pad, mode, value)
     except ValueError as exc:
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     input_edge = edge_of(input)
@@ -8322,15 +9034,18 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3359):
+    Derivatives (derivatives.yaml:3371):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.pad_backward(output_grad, input_size, pad, mode)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
     except ValueError as exc:
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     output_grad_edge = edge_of(output_grad)
@@ -8347,16 +9062,19 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3372):
+    Derivatives (derivatives.yaml:3384):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     except ValueError as exc:
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
+    finally:
+        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     weight_edge = edge_of(weight)

@@ -25,7 +25,7 @@ from minigrad.autograd.namespace import TENSORS
 # formula helpers (minigrad/autograd/formulas) that are elementwise in all tensor arguments
 ELEMENTWISE_HELPERS = frozenset({
     "maybe_multiply", "masked", "safe_reciprocal", "pow_grad_self", "pow_grad_exponent",
-    "xlogy_grad_self", "logit_grad", "sinc_grad", "copysign_ratio", "clamp_mask",
+    "xlogy_grad_self", "logit_grad", "sinc_grad", "clamp_mask",
     "finite_mask", "extremum_share", "fmax_mask", "fmax_other_mask", "clamp_tensor_masks",
     "zeros_like"})
 

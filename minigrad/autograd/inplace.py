@@ -20,6 +20,8 @@ from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import LEAF_INPLACE_ERROR
 from minigrad.autograd.forward_ad import inplace_with_tangent, state as forward_ad
 from minigrad.autograd.hooks import move_retain_grad
+from minigrad.autograd.numpy_errors import setitem_shape_error
+from minigrad.autograd.overlap import check_no_overlap, check_partial_overlap
 from minigrad.autograd.saved import SavedTensor
 from minigrad.autograd.views import (
     NO_GRAD_VIEW_ERROR, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, refresh_views,
@@ -50,6 +52,7 @@ def apply_inplace(self, op, *args, **kwargs):
         raise RuntimeError(LEAF_INPLACE_ERROR)
     if recording and self._base is not None:
         return inplace_on_view(self, op, args, kwargs)
+    check_overlaps(self, op, args, kwargs)
     if not recording:
         if _numpy_inplace(self, op, args, kwargs):
             return self
@@ -61,6 +64,29 @@ def apply_inplace(self, op, *args, **kwargs):
     if self._extras is not None and self._extras.get("views"):
         refresh_views(self)
     return self
+
+
+def check_overlaps(self, op, args, kwargs):
+    """PyTorch's refusal to write ``self`` while reading a tensor that shares part of its
+    memory (autograd/overlap.py); ``x[index] = v`` refuses any sharing."""
+    if op is _F._fill:
+        return  # fill_ reads a number (a 0-d tensor's value), not memory
+    check = check_partial_overlap
+    if op is _F._index_put:
+        value = args[1] if len(args) > 1 else None
+        if isinstance(value, Tensor) and value._data.size == 1 and _is_mask(args[0]):
+            return  # PyTorch runs this as masked_fill_ with the value's number
+        check = check_no_overlap
+    for arg in args:
+        if isinstance(arg, Tensor):
+            check(self._data, arg._data)
+    for arg in kwargs.values():
+        if isinstance(arg, Tensor):
+            check(self._data, arg._data)
+
+
+def _is_mask(key):
+    return isinstance(key, Tensor) and key._data.dtype == np.bool_
 
 
 _NUMPY_INPLACE = {_F.add: np.add, _F.sub: np.subtract, _F.mul: np.multiply, _F.div: np.true_divide}
@@ -133,6 +159,7 @@ def inplace_on_view(view, op, args, kwargs):
     if entry is not None and base._requires_grad and base.grad_fn is None:
         # also for a view made before the leaf's requires_grad_(), as PyTorch
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
+    check_overlaps(view, op, args, kwargs)
     inputs_require_grad = any_requires_grad(args) or any_requires_grad(kwargs.values())
     if entry is None or not (view._requires_grad or inputs_require_grad):
         # detach() and other views with no autograd link to their base: the base's
@@ -182,6 +209,8 @@ def setitem(tensor, key, value):
     if _is_basic_key(key):
         view = tensor[key]
         if view._base is not None or view._data.base is not None:
+            if isinstance(value, Tensor) and value._data.shape != view._data.shape:
+                value = _expanded_for_setitem(view, value)
             view.copy_(value)
             return
     if isinstance(value, Tensor) and value.dtype != tensor.dtype:
@@ -189,6 +218,18 @@ def setitem(tensor, key, value):
     elif isinstance(value, (list, tuple)):  # torch takes sequences of numbers too
         value = np.asarray(value, dtype=tensor._data.dtype)
     apply_inplace(tensor, _F._index_put, key, value)  # IndexPutBackward0, from derivatives.yaml
+
+
+def _expanded_for_setitem(view, value):
+    """``value`` expanded to ``view``'s shape as PyTorch's setitem does (leading 1s
+    dropped first), with PyTorch's error when it does not fit."""
+    error = setitem_shape_error(view._data.shape, value._data.shape, value.type())
+    if error is not None:
+        raise error
+    shape = value._data.shape
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return value.reshape(shape).expand(view._data.shape)
 
 
 def _is_basic_key(key):

@@ -12,6 +12,8 @@ import re
 
 import numpy as np
 
+from minigrad.kernels.core import index_key
+
 _BROADCAST = re.compile(r"operands could not be broadcast together with (?:remapped )?shapes "
                         r"(?:\[original->remapped\]: )?\(([\d,]*)\)\s*(?:->\([\d,]*\)\s*)?\(([\d,]*)\)")
 _CONCAT = re.compile(r"along dimension (\d+), the array at index 0 has size (\d+) and the array at "
@@ -25,6 +27,14 @@ def translate(exc, op, *args, **options):
     message = str(exc)
     if op in ("matmul", "mm", "bmm", "mv", "dot") and len(args) >= 2:
         return RuntimeError(_matmul_message(np.shape(args[0]), np.shape(args[1])))
+    if op == "_copy_from" and len(args) == 2:  # x.copy_(src)
+        return RuntimeError(_copy_message(np.shape(args[0]), np.shape(args[1])))
+    if op == "_index_put" and len(args) == 3 and (  # x[index] = values
+            "broadcast" in message or "boolean array indexing assignment" in message):
+        return RuntimeError(_index_put_message(args[0], args[1], np.shape(args[2])))
+    if op in ("reshape", "view") and len(args) == 2 and "cannot reshape array" in message:
+        return RuntimeError(f"shape '{list(args[1])}' is invalid for input of size "
+                            f"{np.size(args[0])}")
     match = _BROADCAST.search(message)
     if match:
         a, b = (_shape(g) for g in match.groups())
@@ -44,6 +54,43 @@ def translate(exc, op, *args, **options):
         return IndexError(f"{op}(): Dimension out of range (expected to be in range of "
                           f"[{-size}, {size - 1}], but got {dim})")
     return exc
+
+
+def setitem_shape_error(target, value, type_name):
+    """The error PyTorch's ``x[basic key] = value`` raises when ``value`` (leading 1s
+    stripped) does not expand to the shape ``target`` of ``x[key]``; None when it does."""
+    shape = tuple(value)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    target = tuple(target)
+    lead = len(target) - len(shape)
+    if lead < 0:
+        return RuntimeError(
+            f"expand({type_name}{{{list(shape)}}}, size={list(target)}): the number of sizes "
+            f"provided ({len(target)}) must be greater or equal to the number of dimensions "
+            f"in the tensor ({len(shape)})")
+    for i, n in enumerate(shape):
+        if n != target[lead + i] and n != 1:
+            return RuntimeError(
+                f"The expanded size of the tensor ({target[lead + i]}) must match the existing "
+                f"size ({n}) at non-singleton dimension {lead + i}.  Target sizes: "
+                f"{list(target)}.  Tensor sizes: {list(shape)}")
+    return None
+
+
+def _copy_message(shape, src):
+    """``copy_``: ``src`` must broadcast to ``shape`` without growing it."""
+    try:
+        both = np.broadcast_shapes(shape, src)
+    except ValueError:
+        return _broadcast_message(shape, src)
+    return f"output with shape {list(shape)} doesn't match the broadcast shape {list(both)}"
+
+
+def _index_put_message(array, index, values):
+    result = np.empty(np.shape(array), dtype=bool)[index_key(index)].shape
+    return (f"shape mismatch: value tensor of shape {list(values)} cannot be broadcast to "
+            f"indexing result of shape {list(result)}")
 
 
 def _shape(text):

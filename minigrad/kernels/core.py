@@ -208,6 +208,27 @@ def index_key(index):
     return part
 
 
+def torch_ellipses(index, ndim):
+    """A key with several ``...`` read as PyTorch reads it (numpy allows one): each
+    ``...`` stands for the dims that the key's other parts do not index, and what
+    would run past the last dim is dropped."""
+    specified = 0
+    for part in index:
+        if part is None or part is Ellipsis or isinstance(part, bool):
+            continue
+        data = getattr(part, "_data", part)
+        bool_mask = isinstance(data, np.ndarray) and data.dtype == np.bool_
+        specified += data.ndim if bool_mask else 1
+    fill = (slice(None),) * max(ndim - specified, 0)
+    parts = []
+    for part in index:
+        parts.extend(fill if part is Ellipsis else (part,))
+    while (sum(p is not None for p in parts) > ndim and isinstance(parts[-1], slice)
+           and parts[-1] == slice(None)):
+        parts.pop()
+    return tuple(parts)
+
+
 def _index_part(part):
     data = getattr(part, "_data", None)
     if isinstance(data, np.ndarray):
@@ -220,7 +241,10 @@ def _index_part(part):
 def index_put_array(x, index, values):
     """``x`` with ``x[index] = values`` applied, out of place (``x[index] = v`` as an op)."""
     out = x.copy()
-    out[index_key(index)] = values
+    try:
+        out[index_key(index)] = values
+    except TypeError as exc:  # numpy's boolean-mask assignment refuses a 2-d value this way
+        raise ValueError(f"value array could not be broadcast: {exc}") from None
     return out
 
 

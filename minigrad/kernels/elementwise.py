@@ -28,12 +28,15 @@ def _same_float(out, *inputs):
 
 def pow_array(self, exponent):
     """``np.power``, with the exponents 2 and 3 as multiplications, as PyTorch computes
-    them (same bits): about 10x faster than ``np.power(x, 3)`` on large arrays."""
+    them (same bits): about 10x faster than ``np.power(x, 3)`` on large arrays.  The
+    exponent -0.5 is ``1 / sqrt``, as PyTorch's, so ``-0.0 ** -0.5`` is ``-inf``."""
     if type(exponent) in (int, float) and type(self) is np.ndarray and self.dtype.kind == "f":
         if exponent == 2:
             return quietly(np.multiply, self, self)
         if exponent == 3:
             return quietly(_cube, self)
+        if exponent == -0.5:
+            return quietly(np.reciprocal, quietly(np.sqrt, self))
     return quietly(np.power, self, exponent)
 
 
@@ -87,16 +90,27 @@ def clamp_array(x, min, max):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     out = x
+    # numpy's maximum(a, b) gives b on ties, PyTorch's clamp keeps x: clamp(-0.0, min=0) is -0.0
     if min is not None:
-        out = np.maximum(out, min)
+        out = np.maximum(min, out)
     if max is not None:
-        out = np.minimum(out, max)
+        out = np.minimum(max, out)
     return np.asarray(out)
 
 
 def round_array(x, decimals):
     # numpy rounds half to even, like torch
     return np.round(x, decimals) if decimals else np.round(x)
+
+
+def sign_array(x):
+    """torch.sign: -1, 0 or 1, and 0 for NaN (numpy's sign gives NaN)."""
+    out = np.sign(x)
+    if out.dtype.kind == "f":
+        nan = np.isnan(out)
+        if nan.any():
+            out = np.where(nan, 0, out).astype(out.dtype, copy=False)
+    return out
 
 
 def frac_array(x):

@@ -8,7 +8,12 @@ numpy without it, ``np.errstate``.
 
 >>> quietly(np.log, np.array([0.0]))
 array([-inf])
+
+The generated forwards bracket their array call with ``token = quiet_on()`` and
+``quiet_off(token)`` instead: the same switch without a function call around the op.
 """
+import functools
+
 import numpy as np
 
 try:
@@ -16,6 +21,16 @@ try:
     _IGNORE = _make_extobj(all="ignore")
 except ImportError:  # numpy < 2 or a changed layout: the public, slower way
     _extobj_contextvar = None
+
+if _extobj_contextvar is not None:
+    quiet_on = functools.partial(_extobj_contextvar.set, _IGNORE)  # -> a token for quiet_off
+    quiet_off = _extobj_contextvar.reset
+else:
+    def quiet_on():
+        return np.seterr(all="ignore")
+
+    def quiet_off(token):
+        np.seterr(**token)
 
 
 def quietly(fn, *args):

@@ -123,11 +123,21 @@ def argmin_array(x, dim, keepdim):
 
 
 def cumprod_array(x, dim, dtype=None):
-    return np.cumprod(x, axis=dim, dtype=dtype) if x.ndim else x.astype(dtype or x.dtype)
+    if x.ndim == 0:
+        reduce_axis(x, dim, "cumprod")  # a 0-d tensor takes dim 0 and -1 only
+        return x.astype(dtype or x.dtype)
+    return np.cumprod(x, axis=dim, dtype=dtype)
 
 
 def cumsum_array(x, dim, dtype=None):
-    return np.cumsum(x, axis=dim, dtype=dtype) if x.ndim else x.astype(dtype or x.dtype)
+    if x.ndim == 0:
+        reduce_axis(x, dim, "cumsum")  # a 0-d tensor takes dim 0 and -1 only
+        out = x.astype(dtype or x.dtype)
+    else:
+        out = np.cumsum(x, axis=dim, dtype=dtype)
+    if out.dtype.kind == "f":
+        out += 0.0  # PyTorch's sums start from +0.0: a running sum of -0.0s is +0.0
+    return out
 
 
 def _logical_axes(dim):
@@ -179,6 +189,7 @@ def median_array(x):
 
 def median_with_indices(x, dim, keepdim):
     if x.ndim == 0:
+        reduce_axis(x, dim, "median")  # a 0-d tensor takes dim 0 and -1 only
         return x.copy(), np.zeros((), dtype=np.int64)
     order = np.argsort(x, axis=dim, kind="stable")
     k = (x.shape[dim] - 1) // 2

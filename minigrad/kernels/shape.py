@@ -313,6 +313,13 @@ def index_add_array(x, dim, index, source, alpha):
     return out.astype(x.dtype, copy=False)
 
 
+def masked_select_array(x, mask):
+    """``masked_select``: the elements of ``x`` where ``mask`` is true (both broadcast
+    together first), as a new 1-D array."""
+    shape = np.broadcast_shapes(x.shape, mask.shape)
+    return np.broadcast_to(x, shape)[np.broadcast_to(mask, shape)]
+
+
 def masked_fill_array(x, mask, value):
     if mask.dtype != np.bool_:
         raise RuntimeError(f"masked_fill only supports boolean masks, but got mask with dtype "

@@ -51,6 +51,7 @@ MAPPED = {
     "_copy_from": lambda self, src: self.clone().copy_(src),   # torch's _copy_from copies the other way
     "getitem": lambda self, index: _torch_getitem(self, index),
     "_index_put": lambda self, index, values: _torch_index_put(self, index, values),
+    "_masked_select": torch.masked_select,
     "gather_backward": lambda self, dim, index, shape:
         torch.zeros(shape, dtype=self.dtype).scatter_add(dim, index, self),
     # internal entries of the nn family (modules: []); rows for entries not (yet) in

@@ -50,8 +50,8 @@ def safe_reciprocal(x):
 
 
 def evenly_distribute(grad, x, value):
-    """median() backward (PyTorch's evenly_distribute_backward): the gradient is shared by
-    the elements equal to the median, or by the NaNs when the median is NaN."""
+    """median(), max() and min() backward (PyTorch's evenly_distribute_backward): the
+    gradient is shared by the elements equal to the value, or by the NaNs when it is NaN."""
     F = ops_for(grad)
     a, v = _data(x), _data(value)
     mask = np.isnan(a) if np.isnan(v) else a == v
@@ -142,17 +142,13 @@ def sinc_grad(grad, x):
     return F.where(zero, 0.0, grad * d)
 
 
-def copysign_ratio(x, result):
-    """copysign(x, y) = x * ratio with ratio = +-1 (0 where x == 0, as torch)."""
-    a, r = _data(x), _data(result)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(a == 0, 0.0, r / np.where(a == 0, 1.0, a))
-    return _constant(ratio.astype(_float_dtype(x)), x)
-
-
 def pow_grad_self(grad, x, exponent):
-    """torch's pow_backward_self: exponent * x**(exponent-1), and 0 where exponent == 0."""
+    """torch's pow_backward_self: exponent * x**(exponent-1), and 0 where exponent == 0
+    (a constant zero for a number exponent 0, as torch's pow_backward: no graph, so no
+    NaN from 0 * x**-1 at x == 0 in second order)."""
     F = ops_for(grad)
+    if type(exponent) in (int, float) and exponent == 0:
+        return zeros_shaped(grad, np.shape(_data(grad)))
     e = _data(exponent)
     d = grad * exponent * F.pow(x, exponent - 1)
     if not np.any(e == 0):
@@ -161,14 +157,14 @@ def pow_grad_self(grad, x, exponent):
 
 
 def pow_grad_exponent(grad, x, exponent, result):
-    """torch's pow_backward_exponent: result * log(x), and 0 where x == 0 and exponent >= 0."""
+    """torch's pow_backward_exponent: result * log(x), and 0 where x == 0 and exponent >= 0
+    (selected after the log, as PyTorch's, so its second order there is NaN as PyTorch's)."""
     F = ops_for(grad)
     a, e = _data(x), _data(exponent)
     zero = (a == 0) & (e >= 0)
     if not np.any(zero):
-        return grad * result * F.log(x)
-    safe = F.where(_constant(zero, grad), 1.0, x)  # log(0) stays out of the graph
-    return F.where(_constant(zero, grad), 0.0, grad * result * F.log(safe))
+        return grad * (result * F.log(x))
+    return grad * F.where(_constant(zero, grad), 0.0, result * F.log(x))
 
 
 def xlogy_grad_self(grad, x, y):

@@ -11,6 +11,7 @@ import string
 import numpy as np
 
 from minigrad.autograd.formulas.core import normalize_dims, ops_for, reduced_shape, sum_to
+from minigrad.autograd.formulas.reductions import finite_norm_grad
 from minigrad.kernels.linalg import matrix_dims, norm_kind, solve_is_vector
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
@@ -487,32 +488,15 @@ def _keep(x, shape, dims, keepdim):
     return x if keepdim else ops_for(x).reshape(x, reduced_shape(shape, dims))
 
 
-def _safe_divide(x, r):
-    """x / r, and 0 where r == 0 (the subgradient PyTorch picks at the origin)."""
-    F = ops_for(x)
-    zero = r == 0
-    return F.where(zero, 0.0, x / F.where(zero, 1.0, r))
-
-
 def vector_norm_backward(grad, x, result, ord, dim, keepdim):
     """PyTorch's norm_backward for vector norms of any order."""
     F = ops_for(grad)
     dims = normalize_dims(dim, x.ndim)
     g = _keep(grad, x.shape, dims, keepdim)
     r = _keep(result, x.shape, dims, keepdim)
-    if ord == 0:
-        return F.zeros_like(x) * g
-    if ord == 1:
-        return g * F.sign(x)
-    if ord == 2:
-        return _safe_divide(g * x, r)
     if ord in (np.inf, -np.inf):
         return g * F.sign(x) * _extremum_weights(F.abs(x), r, dims)
-    # sign(x) |x|^(p-1), written so that zero entries give 0 (not 0 * inf) for p < 1
-    ax = F.abs(x)
-    scaled = F.sign(x) * F.pow(F.where(ax == 0, 1.0, ax), ord - 1)
-    zero = r == 0
-    return F.where(zero, 0.0, g * scaled / F.pow(F.where(zero, 1.0, r), ord - 1))
+    return finite_norm_grad(g, x, r, ord)
 
 
 def _extremum_weights(values, extremum, dims):
@@ -529,7 +513,7 @@ def matrix_norm_backward(grad, A, result, ord, dim, keepdim):
     g = _keep(grad, A.shape, (d0, d1), keepdim)
     r = _keep(result, A.shape, (d0, d1), keepdim)
     if ord == "fro":
-        return _safe_divide(g * A, r)
+        return finite_norm_grad(g, A, r, 2)  # PyTorch's 'fro' is the vector 2-norm
     if ord in (1, -1, np.inf, -np.inf):
         summed, extremal = (d0, d1) if ord in (1, -1) else (d1, d0)
         sums = F.sum(F.abs(A), [summed], True)

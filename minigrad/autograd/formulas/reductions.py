@@ -151,6 +151,12 @@ def var_backward(grad, self, dim, correction, keepdim):
     F = ops_for(self)
     c = 1 if correction is None else correction
     n = reduced_numel(self.shape, dim)
+    if (dim is None or self.ndim == 0) and n <= c:
+        # PyTorch's full reduction without degrees of freedom: inf, or NaN (inf * 0) where
+        # an element equals the mean -- a constant factor, so its second order is 0
+        a = self._data if isinstance(self, _tensor.Tensor) else np.asarray(self)
+        factor = np.where(a == np.mean(a), math.nan, math.inf)
+        return grad * _constant(self, factor)
     centred = self - F.mean(self, dim, True)
     # n <= correction: PyTorch's 2 / (n - c) is inf (or negative), not a ZeroDivisionError
     factor = 2.0 / (n - c) if n != c else math.inf
@@ -175,23 +181,31 @@ def reduction_norm_backward(grad, self, p, result, dim):
     F = ops_for(grad)
     p = 2.0 if p is None or p == "fro" else float(p)
     g, r = unreduce(grad, self.shape, dim), unreduce(result, self.shape, dim)
-    if p == 0:
-        return F.expand(g, self.shape) * 0.0
-    if p == 1:
-        return g * F.sign(self)
-    safe_r = F.where(r == 0, 1.0, r)   # a zero norm has a zero slice: no division by 0
-    if p == 2:
-        return g * self / safe_r
     if math.isinf(p):
         mask = (F.abs(self) == r) * 1.0
         dims = normalize_dims(dim, self.ndim)
         count = unreduce(F.sum(mask, dims, True), self.shape, dim)
         return F.sign(self) * g * mask / count
+    return finite_norm_grad(g, self, r, p)
+
+
+def finite_norm_grad(g, x, r, p):
+    """PyTorch's norm_backward for a finite order ``p``, with ``g`` and the norm ``r``
+    unreduced to ``x``'s dims.  Where the norm is 0 the gradient is 0 (a subgradient),
+    selected after the division as PyTorch selects, so that the second order there is
+    NaN as PyTorch's (the norm has no second derivative at 0)."""
+    F = ops_for(g)
+    if p == 0:
+        return F.expand(g, x.shape) * 0.0
+    if p == 1:
+        return g * F.sign(x)
+    if p == 2:
+        return g * F.where(r == 0, 0.0, x / r)
     if p < 1:
-        scaled = F.sign(self) * F.pow(F.abs(self), p - 1)
-    else:
-        scaled = self * F.pow(F.abs(self), p - 2)
-    return scaled * F.where(r == 0, 0.0, g / F.pow(safe_r, p - 1))
+        scaled = F.sign(x) * F.where(x == 0, 0.0, F.pow(F.abs(x), p - 1))
+        return scaled * g * F.pow(r, 1 - p)
+    scaled = F.sign(x) * F.pow(F.abs(x), p - 1) if p < 2 else x * F.pow(F.abs(x), p - 2)
+    return scaled * F.where(r == 0, 0.0, g / F.pow(r, p - 1))
 
 
 # ------------------------------------------------------------------ value-selecting reductions

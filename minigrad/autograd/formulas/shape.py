@@ -44,6 +44,14 @@ def outside_index(shape, index):
     return keep
 
 
+def masked_select_backward(grad, x, mask):
+    """``masked_select`` backward (PyTorch's): ``grad`` placed where the broadcast mask is
+    true, in zeros of the broadcast shape (``sum_to`` then folds it to ``x``'s)."""
+    m = mask._data if isinstance(mask, _tensor.Tensor) else np.asarray(mask)
+    shape = np.broadcast_shapes(tuple(x.shape), m.shape)
+    return ops_for(grad).getitem_backward(grad, shape, np.broadcast_to(m, shape))
+
+
 def embed_in_zeros(x, shape):
     """``x`` in the leading corner of zeros of ``shape`` (scatter's ``src`` may be larger
     than ``index``; only the corner it read gets a gradient)."""
