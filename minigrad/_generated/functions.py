@@ -69,7 +69,7 @@ def sum_to_size(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum_to_size(data_of(self), size)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sum_to_size", data_of(self), size) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -93,7 +93,7 @@ def _to_copy(input, dtype):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._to_copy(data_of(self), dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -117,7 +117,7 @@ def _fill(input, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._fill(data_of(self), value)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_fill", data_of(self), value) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -139,7 +139,7 @@ def _copy_from(input, src):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._copy_from(data_of(self), data_of(src))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -165,7 +165,7 @@ def _index_put(input, index, values):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._index_put(data_of(self), index, data_of(values))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -194,7 +194,7 @@ def clone(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clone(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "clone", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -215,7 +215,7 @@ def neg(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.neg(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "neg", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -236,7 +236,7 @@ def exp(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "exp", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -260,7 +260,7 @@ def log(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "log", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -284,7 +284,7 @@ def sqrt(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sqrt(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sqrt", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -308,7 +308,7 @@ def sin(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sin(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sin", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -332,7 +332,7 @@ def cos(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cos(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cos", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -356,7 +356,7 @@ def tanh(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tanh(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "tanh", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -380,7 +380,7 @@ def sigmoid(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sigmoid(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sigmoid", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -404,7 +404,7 @@ def abs(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.abs(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "abs", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -428,7 +428,7 @@ def sign(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sign(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sign", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -449,7 +449,7 @@ def exp2(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp2(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "exp2", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -473,7 +473,7 @@ def expm1(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expm1(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "expm1", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -497,7 +497,7 @@ def log2(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log2(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "log2", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -521,7 +521,7 @@ def log10(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log10(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "log10", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -545,7 +545,7 @@ def log1p(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log1p(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "log1p", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -569,7 +569,7 @@ def rsqrt(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rsqrt(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "rsqrt", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -593,7 +593,7 @@ def square(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.square(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "square", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -617,7 +617,7 @@ def reciprocal(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reciprocal(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "reciprocal", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -641,7 +641,7 @@ def tan(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tan(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "tan", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -665,7 +665,7 @@ def asin(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asin(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "asin", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -689,7 +689,7 @@ def acos(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acos(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "acos", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -713,7 +713,7 @@ def atan(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "atan", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -737,7 +737,7 @@ def sinh(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinh(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sinh", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -761,7 +761,7 @@ def cosh(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cosh(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cosh", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -785,7 +785,7 @@ def asinh(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asinh(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "asinh", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -809,7 +809,7 @@ def acosh(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acosh(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "acosh", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -833,7 +833,7 @@ def atanh(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atanh(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "atanh", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -857,7 +857,7 @@ def floor(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "floor", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -878,7 +878,7 @@ def ceil(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ceil(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "ceil", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -899,7 +899,7 @@ def round(input, *, decimals=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.round(data_of(self), decimals=decimals)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -920,7 +920,7 @@ def trunc(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trunc(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "trunc", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -941,7 +941,7 @@ def fix(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fix(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "fix", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -962,7 +962,7 @@ def frac(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.frac(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "frac", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -983,7 +983,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1007,7 +1007,7 @@ def deg2rad(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.deg2rad(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "deg2rad", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1028,7 +1028,7 @@ def rad2deg(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rad2deg(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "rad2deg", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1051,7 +1051,7 @@ def add(input, other, *, alpha=1):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1082,7 +1082,7 @@ def sub(input, other, *, alpha=1):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1113,7 +1113,7 @@ def mul(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mul(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1145,7 +1145,7 @@ def div_default(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_default(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "div", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1178,7 +1178,7 @@ def pow(input, exponent):
     self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pow(data_of(self), data_of(exponent))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1213,7 +1213,7 @@ def maximum(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.maximum(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1246,7 +1246,7 @@ def minimum(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.minimum(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1280,7 +1280,7 @@ def where(condition, input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.where(data_of(condition), data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1310,7 +1310,7 @@ def clamp_default(input, min=None, max=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_default(data_of(self), min, max)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "clamp", data_of(self), min, max) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1339,7 +1339,7 @@ def clamp_Tensor(input, min=None, max=None):
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1375,7 +1375,7 @@ def clip_default(input, min=None, max=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_default(data_of(self), min, max)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "clip", data_of(self), min, max) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1404,7 +1404,7 @@ def clip_Tensor(input, min=None, max=None):
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1442,7 +1442,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1476,7 +1476,7 @@ def floor_divide(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor_divide(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1506,7 +1506,7 @@ def remainder(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.remainder(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1538,7 +1538,7 @@ def fmod(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmod(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1569,7 +1569,7 @@ def float_power(input, exponent):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.float_power(data_of(self), data_of(exponent))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1606,7 +1606,7 @@ def fmax(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmax(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1639,7 +1639,7 @@ def fmin(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmin(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1672,7 +1672,7 @@ def atan2(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan2(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1705,7 +1705,7 @@ def hypot(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hypot(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1741,7 +1741,7 @@ def logaddexp(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1774,7 +1774,7 @@ def logaddexp2(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp2(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1807,7 +1807,7 @@ def copysign(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.copysign(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1840,7 +1840,7 @@ def xlogy(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.xlogy(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1873,7 +1873,7 @@ def lerp_Scalar(input, end, weight):
     self, end = promote_types(self, end)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1905,7 +1905,7 @@ def lerp_Tensor(input, end, weight):
     self, end, weight = promote_types(self, end, weight)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1944,7 +1944,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1982,7 +1982,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2018,7 +2018,7 @@ def logit(input, eps=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logit(data_of(self), eps)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logit", data_of(self), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2043,7 +2043,7 @@ def erf(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erf(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "erf", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2067,7 +2067,7 @@ def erfc(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfc(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "erfc", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2091,7 +2091,7 @@ def erfinv(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfinv(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "erfinv", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2115,7 +2115,7 @@ def lgamma(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lgamma(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "lgamma", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2139,7 +2139,7 @@ def digamma(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.digamma(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "digamma", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2163,7 +2163,7 @@ def polygamma(n, input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.polygamma(n, data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "polygamma", n, data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2188,7 +2188,7 @@ def special_gammaln(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_gammaln(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "special_gammaln", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2212,7 +2212,7 @@ def special_psi(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_psi(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "special_psi", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2236,7 +2236,7 @@ def special_expit(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_expit(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "special_expit", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2260,7 +2260,7 @@ def sinc(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinc(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sinc", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2284,7 +2284,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2310,7 +2310,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2336,7 +2336,7 @@ def amax(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amax(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2363,7 +2363,7 @@ def amin(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amin(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2390,7 +2390,7 @@ def max_dim(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
     if not grad_mode.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
@@ -2420,7 +2420,7 @@ def max_default(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_default(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2446,7 +2446,7 @@ def min_dim(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
     if not grad_mode.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
@@ -2476,7 +2476,7 @@ def min_default(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_default(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "min", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2504,7 +2504,7 @@ def max_other(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_other(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2537,7 +2537,7 @@ def min_other(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_other(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "min", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2568,7 +2568,7 @@ def logsumexp(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsumexp(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2596,7 +2596,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2625,7 +2625,7 @@ def cumsum(input, dim, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2650,7 +2650,7 @@ def cumprod(input, dim, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2678,7 +2678,7 @@ def logcumsumexp(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logcumsumexp(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2705,7 +2705,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2732,7 +2732,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2761,7 +2761,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2788,7 +2788,7 @@ def var_unbiased(input, unbiased=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_unbiased(data_of(self), unbiased)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "var", data_of(self), unbiased) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2813,7 +2813,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2842,7 +2842,7 @@ def std_unbiased(input, unbiased=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_unbiased(data_of(self), unbiased)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "std", data_of(self), unbiased) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2869,7 +2869,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if not grad_mode.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
@@ -2899,7 +2899,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if not grad_mode.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
@@ -2931,7 +2931,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2957,7 +2957,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2983,7 +2983,7 @@ def median_dim(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
     if not grad_mode.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
@@ -3013,7 +3013,7 @@ def median_default(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.median_default(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "median", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -3039,7 +3039,7 @@ def cummax(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummax(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cummax", data_of(self), dim) from None
     if not grad_mode.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
@@ -3067,7 +3067,7 @@ def cummin(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummin(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cummin", data_of(self), dim) from None
     if not grad_mode.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
@@ -3095,7 +3095,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
     if not grad_mode.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
@@ -3125,7 +3125,7 @@ def argmax(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmax(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "argmax", data_of(self), dim, keepdim) from None
     return wrap(out)
 
@@ -3139,7 +3139,7 @@ def argmin(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmin(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "argmin", data_of(self), dim, keepdim) from None
     return wrap(out)
 
@@ -3153,7 +3153,7 @@ def any(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.any(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "any", data_of(self), dim, keepdim) from None
     return wrap(out)
 
@@ -3167,7 +3167,7 @@ def all(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.all(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "all", data_of(self), dim, keepdim) from None
     return wrap(out)
 
@@ -3181,7 +3181,7 @@ def count_nonzero(input, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.count_nonzero(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "count_nonzero", data_of(self), dim) from None
     return wrap(out)
 
@@ -3195,7 +3195,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
     if not grad_mode.enabled:
         return return_types_sort(wrap(values_out), wrap(indices_out))
@@ -3223,7 +3223,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argsort(data_of(self), dim, descending, stable=stable)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "argsort", data_of(self), dim, descending, stable=stable) from None
     return wrap(out)
 
@@ -3237,7 +3237,7 @@ def msort(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.msort(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "msort", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -3262,7 +3262,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
     if not grad_mode.enabled:
         return return_types_topk(wrap(values_out), wrap(indices_out))
@@ -3290,7 +3290,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
     if not grad_mode.enabled:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
@@ -3320,7 +3320,7 @@ def reshape(input, shape):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape(data_of(self), shape)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "reshape", data_of(self), shape) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3344,7 +3344,7 @@ def transpose(input, dim0, dim1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.transpose(data_of(self), dim0, dim1)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3367,7 +3367,7 @@ def permute(input, dims):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.permute(data_of(self), dims)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "permute", data_of(self), dims) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3389,7 +3389,7 @@ def expand(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand(data_of(self), size)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "expand", data_of(self), size) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3413,7 +3413,7 @@ def squeeze(input, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.squeeze(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "squeeze", data_of(self), dim) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3437,7 +3437,7 @@ def unsqueeze(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.unsqueeze(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "unsqueeze", data_of(self), dim) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3461,7 +3461,7 @@ def view(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view(data_of(self), size)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "view", data_of(self), size) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3485,7 +3485,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flatten(data_of(self), start_dim, end_dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3509,7 +3509,7 @@ def unflatten(input, dim, sizes):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.unflatten(data_of(self), dim, sizes)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3533,7 +3533,7 @@ def swapaxes(input, axis0, axis1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.swapaxes(data_of(self), axis0, axis1)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3556,7 +3556,7 @@ def swapdims(input, dim0, dim1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.swapdims(data_of(self), dim0, dim1)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3579,7 +3579,7 @@ def movedim(input, source, destination):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.movedim(data_of(self), source, destination)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "movedim", data_of(self), source, destination) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3602,7 +3602,7 @@ def moveaxis(input, source, destination):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.moveaxis(data_of(self), source, destination)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "moveaxis", data_of(self), source, destination) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3625,7 +3625,7 @@ def t(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.t(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "t", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3647,7 +3647,7 @@ def expand_as(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand_as(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3671,7 +3671,7 @@ def broadcast_to(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.broadcast_to(data_of(self), size)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "broadcast_to", data_of(self), size) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3695,7 +3695,7 @@ def narrow(input, dim, start, length):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.narrow(data_of(self), dim, start, length)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "narrow", data_of(self), dim, start, length) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3722,7 +3722,7 @@ def select(input, dim, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.select(data_of(self), dim, index)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "select", data_of(self), dim, index) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3749,7 +3749,7 @@ def view_as(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view_as(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "view_as", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3774,7 +3774,7 @@ def reshape_as(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape_as(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3798,7 +3798,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3825,7 +3825,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -3848,7 +3848,7 @@ def cat(tensors, dim=0):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cat([data_of(t) for t in tensors], dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cat", [data_of(t) for t in tensors], dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -3870,7 +3870,7 @@ def stack(tensors, dim=0):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.stack([data_of(t) for t in tensors], dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "stack", [data_of(t) for t in tensors], dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -3892,7 +3892,7 @@ def split(input, split_size_or_sections, dim=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.split(data_of(self), split_size_or_sections, dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -3916,7 +3916,7 @@ def chunk(input, chunks, dim=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.chunk(data_of(self), chunks, dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -3940,7 +3940,7 @@ def unbind(input, dim=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.unbind(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "unbind", data_of(self), dim) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -3964,7 +3964,7 @@ def flip(input, dims):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flip(data_of(self), dims)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "flip", data_of(self), dims) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -3986,7 +3986,7 @@ def roll(input, shifts, dims=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.roll(data_of(self), shifts, dims)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4009,7 +4009,7 @@ def repeat(input, repeats):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat(data_of(self), repeats)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "repeat", data_of(self), repeats) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4034,7 +4034,7 @@ def tile(input, dims):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tile(data_of(self), dims)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "tile", data_of(self), dims) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4059,7 +4059,7 @@ def tril(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tril(data_of(self), diagonal)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "tril", data_of(self), diagonal) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4081,7 +4081,7 @@ def triu(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.triu(data_of(self), diagonal)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "triu", data_of(self), diagonal) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4103,7 +4103,7 @@ def diag(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag(data_of(self), diagonal)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "diag", data_of(self), diagonal) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4128,7 +4128,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4152,7 +4152,7 @@ def ravel(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ravel(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "ravel", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -4176,7 +4176,7 @@ def atleast_1d(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_1d(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "atleast_1d", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -4200,7 +4200,7 @@ def atleast_2d(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_2d(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "atleast_2d", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -4224,7 +4224,7 @@ def atleast_3d(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_3d(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "atleast_3d", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -4247,7 +4247,7 @@ def hstack(tensors):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hstack([data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "hstack", [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4268,7 +4268,7 @@ def vstack(tensors):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vstack([data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "vstack", [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4289,7 +4289,7 @@ def row_stack(tensors):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.row_stack([data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "row_stack", [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4310,7 +4310,7 @@ def dstack(tensors):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dstack([data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "dstack", [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4331,7 +4331,7 @@ def column_stack(tensors):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.column_stack([data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "column_stack", [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4353,7 +4353,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.tensor_split(data_of(self), indices_or_sections, dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -4381,7 +4381,7 @@ def hsplit(input, indices_or_sections):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.hsplit(data_of(self), indices_or_sections)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -4409,7 +4409,7 @@ def vsplit(input, indices_or_sections):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.vsplit(data_of(self), indices_or_sections)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -4437,7 +4437,7 @@ def dsplit(input, indices_or_sections):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.dsplit(data_of(self), indices_or_sections)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
     if not grad_mode.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -4467,7 +4467,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4499,7 +4499,7 @@ def trapezoid_x(y, x, *, dim=-1):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4529,7 +4529,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4555,7 +4555,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4582,7 +4582,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4608,7 +4608,7 @@ def rot90(input, k=1, dims=(0, 1)):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rot90(data_of(self), k, dims)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "rot90", data_of(self), k, dims) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4631,7 +4631,7 @@ def flipud(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flipud(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "flipud", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4652,7 +4652,7 @@ def fliplr(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fliplr(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "fliplr", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4673,7 +4673,7 @@ def getitem(input, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem(data_of(self), index)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "getitem", data_of(self), index) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -4698,7 +4698,7 @@ def getitem_backward(input, shape, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem_backward(data_of(self), shape, index)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4721,7 +4721,7 @@ def gather(input, dim, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather(data_of(self), dim, data_of(index))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4748,7 +4748,7 @@ def gather_backward(input, dim, index, shape):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4774,7 +4774,7 @@ def index_select(input, dim, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_select(data_of(self), dim, data_of(index))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4802,7 +4802,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4831,7 +4831,7 @@ def scatter_src(input, dim, index, src):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4861,7 +4861,7 @@ def scatter_value(input, dim, index, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4888,7 +4888,7 @@ def scatter_add(input, dim, index, src):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4916,7 +4916,7 @@ def masked_fill_Scalar(input, mask, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4943,7 +4943,7 @@ def masked_fill_Tensor(input, mask, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4972,7 +4972,7 @@ def take_along_dim(input, indices, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4999,7 +4999,7 @@ def take_along_dim_backward(input, dim, indices, shape):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5025,7 +5025,7 @@ def matmul(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matmul(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5056,7 +5056,7 @@ def mm(input, mat2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mm(data_of(self), data_of(mat2))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5085,7 +5085,7 @@ def bmm(input, mat2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.bmm(data_of(self), data_of(mat2))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5114,7 +5114,7 @@ def mv(input, vec):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mv(data_of(self), data_of(vec))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5143,7 +5143,7 @@ def dot(input, tensor):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dot(data_of(self), data_of(tensor))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5172,7 +5172,7 @@ def vdot(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vdot(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5201,7 +5201,7 @@ def inner(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inner(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5232,7 +5232,7 @@ def outer(input, vec2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.outer(data_of(self), data_of(vec2))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5259,7 +5259,7 @@ def einsum(equation, tensors):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.einsum(equation, [data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "einsum", equation, [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5283,7 +5283,7 @@ def tensordot(input, other, dims_self, dims_other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5316,7 +5316,7 @@ def kron(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.kron(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5348,7 +5348,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5384,7 +5384,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5419,7 +5419,7 @@ def cross(input, other, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross(data_of(self), data_of(other), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5451,7 +5451,7 @@ def linalg_cross(input, other, *, dim=-1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5482,7 +5482,7 @@ def trace(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trace(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "trace", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5505,7 +5505,7 @@ def linalg_inv(A):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_inv(data_of(A))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_inv", data_of(A)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5529,7 +5529,7 @@ def inverse(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inverse(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "inverse", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5552,7 +5552,7 @@ def linalg_det(A):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_det(data_of(A))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_det", data_of(A)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5578,7 +5578,7 @@ def det(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.det(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "det", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5603,7 +5603,7 @@ def linalg_slogdet(A):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
     if not grad_mode.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
@@ -5628,7 +5628,7 @@ def slogdet(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "slogdet", data_of(self)) from None
     if not grad_mode.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
@@ -5653,7 +5653,7 @@ def logdet(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logdet(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logdet", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5677,7 +5677,7 @@ def linalg_solve(A, B, *, left=True):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5706,7 +5706,7 @@ def linalg_cholesky(A, *, upper=False):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cholesky(data_of(A), upper=upper)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5731,7 +5731,7 @@ def cholesky(input, upper=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cholesky(data_of(self), upper)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cholesky", data_of(self), upper) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5755,7 +5755,7 @@ def linalg_eigh(A, UPLO='L'):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
     if not grad_mode.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
@@ -5781,7 +5781,7 @@ def linalg_eigvalsh(A, UPLO='L'):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5805,7 +5805,7 @@ def linalg_qr(A, mode='reduced'):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
     if not grad_mode.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
@@ -5832,7 +5832,7 @@ def linalg_svd(A, full_matrices=True):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
     if not grad_mode.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
@@ -5861,7 +5861,7 @@ def linalg_svdvals(A):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_svdvals(data_of(A))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5884,7 +5884,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5910,7 +5910,7 @@ def pinverse(input, rcond=1e-15):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pinverse(data_of(self), rcond)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "pinverse", data_of(self), rcond) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5936,7 +5936,7 @@ def svd(input, some=True, compute_uv=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
     if not grad_mode.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
@@ -5969,7 +5969,7 @@ def qr(input, some=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.qr(data_of(self), some)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "qr", data_of(self), some) from None
     if not grad_mode.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
@@ -5997,7 +5997,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6030,7 +6030,7 @@ def linalg_vecdot(x, y, *, dim=-1):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6060,7 +6060,7 @@ def linalg_multi_dot(tensors):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_multi_dot", [data_of(t) for t in tensors]) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6081,7 +6081,7 @@ def linalg_matrix_power(A, n):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_power(data_of(A), n)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6106,7 +6106,7 @@ def matrix_power(input, n):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matrix_power(data_of(self), n)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "matrix_power", data_of(self), n) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6131,7 +6131,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_default(data_of(self), p, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6159,7 +6159,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6187,7 +6187,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6215,7 +6215,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6243,7 +6243,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6271,7 +6271,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6299,7 +6299,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6328,7 +6328,7 @@ def relu(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.relu(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "relu", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6352,7 +6352,7 @@ def softmax(input, dim, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softmax(data_of(self), dim, dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6379,7 +6379,7 @@ def log_softmax(input, dim, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log_softmax(data_of(self), dim, dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6405,7 +6405,7 @@ def leaky_relu(input, negative_slope=0.01):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.leaky_relu(data_of(input), negative_slope)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6429,7 +6429,7 @@ def elu(input, alpha=1.0):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.elu(data_of(input), alpha)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "elu", data_of(input), alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6453,7 +6453,7 @@ def selu(input):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.selu(data_of(input))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "selu", data_of(input)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6477,7 +6477,7 @@ def _normal_cdf(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._normal_cdf(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_normal_cdf", data_of(self)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6500,7 +6500,7 @@ def gelu(input, *, approximate='none'):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gelu(data_of(input), approximate=approximate)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6524,7 +6524,7 @@ def silu(input):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.silu(data_of(input))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "silu", data_of(input)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6547,7 +6547,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softplus(data_of(input), beta, threshold)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6572,7 +6572,7 @@ def mish(input):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mish(data_of(input))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "mish", data_of(input)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6595,7 +6595,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardtanh(data_of(input), min_val, max_val)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6620,7 +6620,7 @@ def hardsigmoid(input):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardsigmoid(data_of(input))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "hardsigmoid", data_of(input)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6643,7 +6643,7 @@ def hardswish(input):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardswish(data_of(input))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "hardswish", data_of(input)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6666,7 +6666,7 @@ def logsigmoid(input):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsigmoid(data_of(input))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logsigmoid", data_of(input)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6691,7 +6691,7 @@ def _masked_scale(input, mask, scale):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6717,7 +6717,7 @@ def linear(input, weight, bias=None):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6751,7 +6751,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6785,7 +6785,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6816,7 +6816,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6847,7 +6847,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6879,7 +6879,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6911,7 +6911,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6950,7 +6950,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6989,7 +6989,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7028,7 +7028,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7067,7 +7067,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7106,7 +7106,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7144,7 +7144,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7177,7 +7177,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if not grad_mode.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
@@ -7203,7 +7203,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7232,7 +7232,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if not grad_mode.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
@@ -7258,7 +7258,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7287,7 +7287,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7315,7 +7315,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7344,7 +7344,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7370,7 +7370,7 @@ def adaptive_avg_pool1d(input, output_size):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7393,7 +7393,7 @@ def adaptive_avg_pool2d(input, output_size):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7416,7 +7416,7 @@ def pad(input, pad, mode='constant', value=None):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad(data_of(input), pad, mode, value)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7441,7 +7441,7 @@ def pad_backward(output_grad, input_size, pad, mode):
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7464,7 +7464,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     """
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
     if not grad_mode.enabled:
         return wrap(out)

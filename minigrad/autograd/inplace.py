@@ -13,12 +13,14 @@ stale.  In-place ops on views also rewrite their base's history (autograd/views.
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
 
 from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import LEAF_INPLACE_ERROR
 from minigrad.autograd.hooks import move_retain_grad
+from minigrad.kernels.core import expand_array
 from minigrad.autograd.saved import SavedTensor
 from minigrad.autograd.views import (
     NO_GRAD_VIEW_ERROR, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, refresh_views,
@@ -179,12 +181,14 @@ def setitem(tensor, key, value):
     if _is_basic_key(key):
         view = tensor[key]
         if view._base is not None or view._data.base is not None:
-            view.copy_(value)
+            view.copy_(_expandable(value, view.shape))
             return
     if isinstance(value, Tensor) and value.dtype != tensor.dtype:
         value = value.to(tensor.dtype)
     elif isinstance(value, (list, tuple)):  # torch takes sequences of numbers too
         value = np.asarray(value, dtype=tensor._data.dtype)
+    if isinstance(value, Tensor):
+        refuse_overlap(tensor._data, value._data, full_too=True)
     apply_inplace(tensor, _F._index_put, key, value)  # IndexPutBackward0, from derivatives.yaml
 
 
@@ -192,3 +196,40 @@ def _is_basic_key(key):
     parts = key if isinstance(key, tuple) else (key,)
     return all(p is None or p is Ellipsis or isinstance(p, slice)
                or (isinstance(p, (int, np.integer)) and not isinstance(p, bool)) for p in parts)
+
+
+OVERLAP_ERROR = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+    "to a single memory location. Please clone() the tensor before performing the operation.")
+
+
+def refuse_overlap(dest, src, full_too=False):
+    """PyTorch's refusal to write ``src`` into ``dest`` when they share memory: a
+    partial overlap for ``copy_`` (a full one, the same elements, is fine), any overlap
+    for ``index_put_``.  As PyTorch, only contiguous arrays are compared (for others
+    the overlap is too hard to tell, and the write goes ahead)."""
+    if not (dest.flags.c_contiguous and src.flags.c_contiguous) or dest.size == 0 or src.size == 0:
+        return
+    (d0, d1), (s0, s1) = byte_bounds(dest), byte_bounds(src)
+    if d1 <= s0 or s1 <= d0:
+        return
+    full = (d0, d1) == (s0, s1) and dest.shape == src.shape and dest.strides == src.strides
+    if full_too or not full:
+        raise RuntimeError(OVERLAP_ERROR)
+
+
+def _expandable(value, shape):
+    """``value`` for ``t[key] = value``: PyTorch drops its leading 1s and expands it to the
+    view's shape, so a value that does not fit gets PyTorch's expand error, not copy_'s."""
+    if not isinstance(value, Tensor):
+        return value
+    value_shape = tuple(value.shape)
+    while value_shape and value_shape[0] == 1 and len(value_shape) > len(shape):
+        value_shape = value_shape[1:]
+    if len(value_shape) > len(shape):
+        raise RuntimeError(
+            f"expand({value.type()}{{{list(value_shape)}}}, size={list(shape)}): the number of "
+            f"sizes provided ({len(shape)}) must be greater or equal to the number of dimensions "
+            f"in the tensor ({len(value_shape)})")
+    expand_array(np.empty(value_shape, dtype=np.bool_), shape)  # raises PyTorch's message
+    return value if value_shape == tuple(value.shape) else value.reshape(value_shape)

@@ -1,0 +1,134 @@
+"""Refused calls raise PyTorch's exception type and message, not numpy's (issue 10).
+
+Each program runs under PyTorch and minigrad (``L`` is the library); both must raise
+the same exception type with the same first line of message (``torch.`` in a type
+name reads ``minigrad.``), or both must run.
+"""
+import warnings
+
+import pytest
+
+import minigrad as mg
+
+torch = pytest.importorskip("torch")
+
+
+def outcome(lib, program):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(program, {"L": lib})
+    except Exception as exc:  # noqa: BLE001 -- the exception is what is compared
+        return type(exc).__name__, (str(exc).splitlines() or [""])[0].replace("torch.", "minigrad.")
+    return None
+
+
+def assert_like_torch(program):
+    expected = outcome(torch, program)
+    assert outcome(mg, program) == expected, program
+
+
+RESHAPES = [
+    "L.zeros(2, 3).reshape(4)",
+    "L.zeros(2, 3).reshape(())",
+    "L.zeros(2, 3).view(())",
+    "L.zeros(2, 3).reshape(-1, 4)",
+    "L.zeros(2, 3).reshape_as(L.zeros(4))",
+    "L.zeros(2, 3).view(-1, -1)",
+    "L.zeros(2, 3).unflatten(1, (2, 2))",
+    "L.zeros(2, 3).sum_to_size(3, 3)",
+]
+
+COMBINES = [
+    "L.cat([L.zeros(2, 3), L.zeros(3)])",
+    "L.cat([L.zeros(2, 3), L.zeros(3, 2)])",
+    "L.cat([])",
+    "L.stack([L.zeros(2, 3), L.zeros(3, 2)])",
+    "L.stack([L.zeros(2, 3), L.zeros(2, 3), L.zeros(1, 3)])",
+    "L.stack([])",
+]
+
+DIMS = [
+    "L.zeros(2, 3).permute(0, 0)",
+    "L.zeros(2, 3).sum((0, 0))",
+    "L.zeros(2, 3).amax((1, -1))",
+    "L.zeros(2, 3).var(dim=(0, 0))",
+]
+
+GATHERS = [
+    "L.zeros(2, 3).gather(1, L.tensor([[5]]))",
+    "L.zeros(2, 3).gather(1, L.zeros(3, 3, dtype=L.int64))",
+    "L.zeros(2, 3).scatter(1, L.tensor([[5]]), 1.0)",
+    "L.zeros(2, 3).scatter_add(1, L.tensor([[7]]), L.ones(1, 1))",
+    "L.zeros(2, 3).index_select(0, L.tensor([2]))",
+    "L.zeros(2, 3).index_select(0, L.tensor([-1]))",
+    "L.zeros(2, 3).index_select(1, L.tensor([3]))",
+    "L.zeros(2, 3).index_select(1, L.tensor([-1]))",
+]
+
+INDEXING = [
+    "L.zeros(2, 3)[2]",
+    "L.zeros(2, 3)[0, 3]",
+    "L.zeros(2, 3)[L.tensor([2])]",
+    "L.zeros(2, 3)[0, 0, 0]",
+    "L.zeros(2, 3)[L.tensor([True, False, True])]",
+    "L.zeros(2, 3)[L.tensor([0.5])]",
+    "L.zeros(2, 3)[[0, 1], [0, 1, 2]]",
+]
+
+SETITEMS = [
+    "x = L.zeros(2, 3); x[L.tensor([0, 1])] = L.zeros(3, 3)",
+    "x = L.zeros(2, 3); x[[0]] = L.zeros(3, 1)",
+    "x = L.zeros(2, 3); x[x > 0] = L.zeros(2)",
+    "x = L.ones(2, 3); x[x > 0] = L.zeros(2)",
+    "x = L.zeros(2, 3); x[L.tensor([5])] = 1.0",
+    "x = L.zeros(2, 3); x[0] = L.zeros(2)",
+    "x = L.zeros(2, 3); x[:, 0] = L.zeros(3)",
+    "x = L.zeros(2, 3); x[0] = L.zeros(2, 3)",
+    "x = L.zeros(2, 3); x[:, 0] = L.zeros(2, 1)",
+    "x = L.zeros(2, 3); x[1:2] = L.zeros(2, 3)",
+    "x = L.zeros(2, 3); x[0] = L.ones(1, 1, 3); assert x.sum().item() == 3",
+]
+
+COPIES = [
+    "L.zeros(2, 3).copy_(L.zeros(4))",
+    "L.zeros(2, 3).copy_(L.zeros(2, 2, 3))",
+    "L.zeros(2, 1, 4).copy_(L.zeros(1, 2, 4))",
+    "L.zeros(2, 3).copy_(L.zeros(2, 2, 4))",
+    # a source that shares memory with the destination, but not element for element
+    "x = L.arange(6.0); x[:3].copy_(x[1:4])",
+    "x = L.ones(1, 4, requires_grad=True) * 2; x[-1].copy_(x)",
+    "x = L.arange(6.0); x[:2] = x[1:3]",
+    "x = L.arange(6.0); x[[0, 1]] = x[:2]",
+    "x = L.arange(6.0); x[x > 2] = x[3:]",
+    # the same elements, or no shared memory: allowed
+    "x = L.arange(6.0); x.copy_(x); x[:2] = x[:2]",
+    "x = L.arange(6.0).reshape(2, 3); x[1:].copy_(x[:-1])",
+]
+
+SCALARS = [
+    "float(L.zeros(2, 3))",
+    "int(L.zeros(2))",
+    "bool(L.zeros(2))",
+    "L.zeros(2).item()",
+]
+
+
+@pytest.mark.parametrize("program", RESHAPES + COMBINES + DIMS)
+def test_shape_and_dim_refusals_like_torch(program):
+    assert_like_torch(program)
+
+
+@pytest.mark.parametrize("program", GATHERS + INDEXING)
+def test_index_refusals_like_torch(program):
+    assert_like_torch(program)
+
+
+@pytest.mark.parametrize("program", SETITEMS + COPIES)
+def test_write_refusals_like_torch(program):
+    assert_like_torch(program)
+
+
+@pytest.mark.parametrize("program", SCALARS)
+def test_scalar_conversion_refusals_like_torch(program):
+    assert_like_torch(program)
