@@ -132,3 +132,40 @@ def test_write_refusals_like_torch(program):
 @pytest.mark.parametrize("program", SCALARS)
 def test_scalar_conversion_refusals_like_torch(program):
     assert_like_torch(program)
+
+
+# A value saved for backward, then modified in place: PyTorch's whole message (the
+# tensor's type and shape, the node it is an output of, the versions, the hint).
+VERSION_COUNTER = [
+    "x = L.ones(3, dtype=L.float64, requires_grad=True); y = x.exp(); y.add_(1); y.sum().backward()",
+    "x = L.ones(3, requires_grad=True); y = x * 1; z = y * y; y.add_(1); z.sum().backward()",
+    "x = L.ones(2, 3, requires_grad=True); y = x * 1; z = y.sin(); y[0].mul_(2); z.sum().backward()",
+    "x = L.ones(2, 3, requires_grad=True); y = x * 1; v = y[0]; z = v.sin(); y.mul_(2); z.sum().backward()",
+    "x = L.ones(3, requires_grad=True); y = x.sigmoid(); y.mul_(2); y.mul_(3); y.sum().backward()",
+    "x = L.ones(3, requires_grad=True); y = x.tanh(); y.zero_(); y.sum().backward()",
+    "a = L.ones(3, requires_grad=True); w = L.ones(3); c = a * w; w.add_(1); c.sum().backward()",
+    "a = L.ones(2, 2, requires_grad=True); w = L.ones(2, 2); c = a @ w; w.add_(1); c.sum().backward()",
+    "x = L.ones(3, requires_grad=True); y = x.max(); z = y * y; y.add_(1); z.backward()",
+    "x = L.ones(2, 3, requires_grad=True); v = (x * 1).t(); z = v.sin(); v.mul_(2); z.sum().backward()",
+]
+
+
+@pytest.mark.parametrize("program", VERSION_COUNTER)
+def test_version_counter_message_like_torch(program):
+    assert_like_torch(program)
+
+
+@pytest.mark.parametrize("lib", [torch, mg], ids=["torch", "minigrad"])
+def test_version_counter_hint_under_anomaly_mode(lib):
+    x = lib.ones(3, requires_grad=True)
+    y = x * 1
+    z = y * y
+    y.add_(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with lib.autograd.detect_anomaly(), pytest.raises(RuntimeError) as err:
+            z.sum().backward()
+    assert str(err.value).endswith(
+        "is at version 1; expected version 0 instead. Hint: the backtrace further above shows "
+        "the operation that failed to compute its gradient. The variable in question was "
+        "changed in there or anywhere later. Good luck!")
