@@ -104,6 +104,11 @@ COPIES = [
     # the same elements, or no shared memory: allowed
     "x = L.arange(6.0); x.copy_(x); x[:2] = x[:2]",
     "x = L.arange(6.0).reshape(2, 3); x[1:].copy_(x[:-1])",
+    # copy_ compares the source as given; t[key] = v compares v expanded to t[key]
+    "x = L.arange(6.0).reshape(2, 3); x.copy_(x[0])",
+    "x = L.arange(6.0).reshape(2, 3); x[0] = x[1:]",
+    "x = L.zeros(3, 1); x[0:3] = x[:1]",
+    "x = L.ones(1, 4) * 2; x[None, 0:] = x",
 ]
 
 SCALARS = [
