@@ -16,7 +16,7 @@ SCALAR_OUTPUT_ERROR = "grad can be implicitly created only for scalar outputs"
 NO_GRAD_FN_ERROR = "element {i} of tensors does not require grad and does not have a grad_fn"
 
 UNUSED_INPUT_ERROR = (
-    "One of the differentiated Tensors appears to not have been used in the graph. "
+    "The differentiated Tensor at index {index} appears to not have been used in the graph. "
     "Set allow_unused=True if this is the desired behavior.")
 
 VERSION_ERROR = (  # PyTorch's text; {role} is ", which is output N of Op," or empty

@@ -23,7 +23,7 @@ from minigrad.autograd.hooks import move_retain_grad
 from minigrad.kernels.core import expand_array
 from minigrad.autograd.saved import SavedTensor
 from minigrad.autograd.views import (
-    NO_GRAD_VIEW_ERROR, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, refresh_views,
+    IN_GRAD_MODE, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, creation_error, refresh_views,
     registration)
 
 INFERENCE_INPLACE_ERROR = (
@@ -45,7 +45,7 @@ def apply_inplace(self, op, *args, **kwargs):
     recording = grad_mode.enabled and (
         self._requires_grad or any_requires_grad(args) or any_requires_grad(kwargs.values())
         or (self._base is not None and self._base._requires_grad))
-    if recording and self.grad_fn is None and self._requires_grad:
+    if recording and self.grad_fn is None and self._requires_grad and self._base is None:
         raise RuntimeError(LEAF_INPLACE_ERROR)
     if recording and self._base is not None:
         return inplace_on_view(self, op, args, kwargs)
@@ -127,8 +127,8 @@ def inplace_on_view(view, op, args, kwargs):
     """``op`` in place on ``view`` while recording: rebase the view's base onto CopySlices."""
     base = view._base
     entry = registration(view)
-    if entry is not None and not entry[1] and base._requires_grad:
-        raise RuntimeError(NO_GRAD_VIEW_ERROR)
+    if entry is not None and entry[1] != IN_GRAD_MODE:  # made under no_grad/inference_mode
+        raise creation_error(entry[1], view)
     if entry is not None and base._requires_grad and base.grad_fn is None:
         # also for a view made before the leaf's requires_grad_(), as PyTorch
         raise RuntimeError(VIEW_OF_LEAF_ERROR)

@@ -174,3 +174,85 @@ def test_version_counter_hint_under_anomaly_mode(lib):
         "is at version 1; expected version 0 instead. Hint: the backtrace further above shows "
         "the operation that failed to compute its gradient. The variable in question was "
         "changed in there or anywhere later. Good luck!")
+
+
+# Views made under no_grad / inference_mode of a tensor that requires grad: they
+# require grad (without a grad_fn), and in-place on them with grad mode on is refused,
+# also through a view of such a view or when only the other operand requires grad.
+NO_GRAD_VIEWS = [
+    "x = L.ones(3, requires_grad=True) * 1\n"
+    "with L.no_grad(): v = x[:2]\n"
+    "assert (v.requires_grad, v.grad_fn, v.is_leaf) == (True, None, True)\n"
+    "v.mul_(2)",
+    "x = L.ones(3, requires_grad=True)\n"
+    "with L.no_grad(): v = x[:2]\n"
+    "assert v.requires_grad and (v * 2).requires_grad\n"
+    "v.mul_(2)",
+    "x = L.ones(2, 3, requires_grad=True) * 1\n"
+    "with L.no_grad(): v = x.t()\n"
+    "v.add_(1)",
+    "x = L.ones(3, requires_grad=True) * 1\n"
+    "with L.no_grad(): v = x.unbind(0)\n"
+    "assert [t.requires_grad for t in v] == [True] * 3\n"
+    "v[0].mul_(2)",
+    "x = L.ones(3, requires_grad=True) * 1\n"
+    "with L.no_grad(): v = x[:2]\n"
+    "w = v[:1]\n"
+    "assert w.requires_grad and w.grad_fn is not None\n"
+    "w.mul_(2)",
+    "x = L.ones(3, requires_grad=True) * 1\n"
+    "with L.no_grad(): v = x[:2]\n"
+    "v[0] = 5.0",
+    "x = L.ones(3) * 1\n"
+    "with L.no_grad(): v = x[:2]\n"
+    "v.mul_(L.ones(2, requires_grad=True))",
+    "x = L.ones(3, requires_grad=True) * 1\n"
+    "with L.inference_mode(): v = x[:2]\n"
+    "assert v.requires_grad and not v.is_inference()\n"
+    "v.mul_(2)",
+    # allowed: both inside no_grad, a detached view, no tensor requiring grad
+    "x = L.ones(3, requires_grad=True) * 1\n"
+    "with L.no_grad(): v = x[:2]\n"
+    "with L.no_grad(): v.mul_(2)\n"
+    "x.sum().backward()",
+    "x = L.ones(3, requires_grad=True) * 1\n"
+    "with L.inference_mode(): v = x.view(3)\n"
+    "with L.inference_mode(): v.mul_(2)\n"
+    "assert x.tolist() == [2.0, 2.0, 2.0]",
+    "x = L.ones(2, 3, requires_grad=True) * 1\n"
+    "with L.no_grad(): v = x.detach()[:1]\n"
+    "v.add_(1)\n"
+    "assert not v.requires_grad and x.tolist() == [[2.0] * 3, [1.0] * 3]",
+    "x = L.ones(3) * 1\n"
+    "with L.no_grad(): v = x[:2]\n"
+    "v.mul_(2)\n"
+    "assert not v.requires_grad",
+]
+
+
+@pytest.mark.parametrize("program", NO_GRAD_VIEWS)
+def test_views_made_under_no_grad_like_torch(program):
+    assert_like_torch(program)
+
+
+GRADIENTS_OF_NO_GRAD_VIEWS = [
+    # the gradient for the view goes nowhere: not into the view, not into its base
+    "x = L.ones(3, requires_grad=True) * 1\n"
+    "with L.no_grad(): v = x[:2]\n"
+    "(v * 2).sum().backward()\n"
+    "assert v.grad is None",
+    "x = L.ones(3, requires_grad=True)\n"
+    "with L.no_grad(): v = x[:2]\n"
+    "((v * 2).sum() + x.sum()).backward()\n"
+    "assert v.grad is None and x.grad.tolist() == [1.0, 1.0, 1.0]",
+    "x = L.ones(3, requires_grad=True)\n"
+    "with L.no_grad(): v = x[:2]\n"
+    "L.autograd.grad((v * 2).sum(), x)",
+    "x = L.ones(3, requires_grad=True)\n"
+    "L.autograd.grad((x * 2).sum(), [x, L.ones(1, requires_grad=True)])",
+]
+
+
+@pytest.mark.parametrize("program", GRADIENTS_OF_NO_GRAD_VIEWS)
+def test_gradients_through_views_made_under_no_grad_like_torch(program):
+    assert_like_torch(program)
