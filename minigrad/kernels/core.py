@@ -179,10 +179,32 @@ def getitem_array(x, index):
 
     numpy lays some advanced-indexing results out transposed; PyTorch's are contiguous,
     so ``x[:, [0, 0, 1]].view(6)`` must work."""
+    if type(index) is tuple and sum(p is Ellipsis for p in index) > 1:
+        index = _one_ellipsis(index, x.ndim)
     out = x[index_key(index)]
     if not out.flags.c_contiguous and not np.may_share_memory(out, x):
         out = np.ascontiguousarray(out)
     return out
+
+
+def _one_ellipsis(index, ndim):
+    """PyTorch accepts several ``...`` in a key: each stands for the dims the other parts
+    leave, as far as there are dims left; numpy refuses, so spell them out as slices."""
+    fill = ndim - sum(1 for p in index if p is not None and p is not Ellipsis)
+    key, used, overflow = [], 0, False
+    for p in index:
+        if p is Ellipsis:
+            n = min(max(fill, 0), ndim - used)
+            overflow = overflow or n < fill
+            key += [slice(None)] * n
+            used += n
+            continue
+        if p is not None:
+            if overflow:  # a part after an ellipsis that ran past the last dim
+                raise IndexError(f"too many indices for tensor of dimension {ndim}")
+            used += 1
+        key.append(p)
+    return tuple(key)
 
 
 def index_key(index):

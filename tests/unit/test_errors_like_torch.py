@@ -76,6 +76,24 @@ INDEXING = [
     "L.zeros(2, 3)[[0, 1], [0, 1, 2]]",
 ]
 
+CREATION = [
+    "L.zeros(-1)",
+    "L.zeros((2, -1))",
+    "L.ones(2, -3)",
+    "L.empty(-2)",
+    "L.full((-1,), 1.0)",
+    "assert L.zeros(()).shape == () and L.ones([]).shape == ()",
+]
+
+# PyTorch accepts several ``...`` in one key (numpy refuses)
+ELLIPSES = [
+    "x = L.arange(24.0).reshape(2, 3, 4); assert x[..., ...].shape == (2, 3, 4)",
+    "x = L.arange(24.0).reshape(2, 3, 4); assert x[..., 1, ...].tolist() == x[:, :, 1].tolist()",
+    "x = L.arange(24.0).reshape(2, 3, 4); assert x[1, ..., ...].shape == (3, 4)",
+    "x = L.arange(24.0).reshape(2, 3, 4); assert x[..., None, ...].shape == (2, 3, 4, 1)",
+    "x = L.arange(6.0).reshape(2, 3); x[..., 0, ...] = 5.0; assert x[:, 0].tolist() == [5.0, 5.0]",
+]
+
 SETITEMS = [
     "x = L.zeros(2, 3); x[L.tensor([0, 1])] = L.zeros(3, 3)",
     "x = L.zeros(2, 3); x[[0]] = L.zeros(3, 1)",
@@ -124,7 +142,7 @@ def test_shape_and_dim_refusals_like_torch(program):
     assert_like_torch(program)
 
 
-@pytest.mark.parametrize("program", GATHERS + INDEXING)
+@pytest.mark.parametrize("program", GATHERS + INDEXING + ELLIPSES)
 def test_index_refusals_like_torch(program):
     assert_like_torch(program)
 
@@ -134,7 +152,7 @@ def test_write_refusals_like_torch(program):
     assert_like_torch(program)
 
 
-@pytest.mark.parametrize("program", SCALARS)
+@pytest.mark.parametrize("program", SCALARS + CREATION)
 def test_scalar_conversion_refusals_like_torch(program):
     assert_like_torch(program)
 
