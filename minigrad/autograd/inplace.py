@@ -39,7 +39,16 @@ def apply_inplace(self, op, *args, **kwargs):
     tensor's ``grad_fn`` becomes that op's node.  Views of ``self`` see the new data
     and the shared version counter moves, so saved copies know they are stale.
     An in-place op on a view also rewrites its base's history (autograd/views.py).
+    As in PyTorch, an input that shares some but not all of ``self``'s memory
+    (``x.add_(x[0])``) is refused.
     """
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, Tensor):
+            refuse_overlap(self._data, value._data)
+    return _apply_inplace(self, op, args, kwargs)
+
+
+def _apply_inplace(self, op, args, kwargs):
     if self._extras is not None and self._extras.get("inference") and not grad_mode.inference:
         raise RuntimeError(INFERENCE_INPLACE_ERROR)
     recording = grad_mode.enabled and (
@@ -140,7 +149,7 @@ def inplace_on_view(view, op, args, kwargs):
             rebase(view, op, args, kwargs)
         else:
             with grad_mode.no_grad():
-                apply_inplace(view, op, *args, **kwargs)
+                _apply_inplace(view, op, args, kwargs)
         return view
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
@@ -182,17 +191,25 @@ def setitem(tensor, key, value):
         view = tensor[key]
         if view._base is not None or view._data.base is not None:
             value = _expandable(value, view.shape)
-            if isinstance(value, Tensor):  # PyTorch checks the value expanded to the view
-                refuse_overlap(view._data, np.broadcast_to(value._data, view.shape))
+            if isinstance(value, Tensor):  # PyTorch copies the value expanded to the view
+                value = value.expand(view.shape)
             apply_inplace(view, _F._copy_from, value)
             return
     if isinstance(value, Tensor) and value.dtype != tensor.dtype:
         value = value.to(tensor.dtype)
     elif isinstance(value, (list, tuple)):  # torch takes sequences of numbers too
         value = np.asarray(value, dtype=tensor._data.dtype)
-    if isinstance(value, Tensor):
+    if isinstance(value, Tensor) and not (_is_mask(key) and value._data.size == 1):
+        # (PyTorch fills a mask with a one-element value without comparing memory)
         refuse_overlap(tensor._data, value._data, full_too=True)
-    apply_inplace(tensor, _F._index_put, key, value)  # IndexPutBackward0, from derivatives.yaml
+    _apply_inplace(tensor, _F._index_put, (key, value), {})  # IndexPutBackward0 (derivatives.yaml)
+
+
+def _is_mask(key):
+    """A key that is one boolean Tensor (``t[t > 0] = v``)."""
+    if type(key) is tuple and len(key) == 1:
+        key = key[0]
+    return isinstance(key, Tensor) and key._data.dtype == np.bool_
 
 
 def _is_basic_key(key):
