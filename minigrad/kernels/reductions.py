@@ -123,11 +123,19 @@ def argmin_array(x, dim, keepdim):
 
 
 def cumprod_array(x, dim, dtype=None):
-    return np.cumprod(x, axis=dim, dtype=dtype) if x.ndim else x.astype(dtype or x.dtype)
+    return np.cumprod(x, axis=dim, dtype=dtype) if x.ndim else _of_0d(x, dim, dtype)
 
 
 def cumsum_array(x, dim, dtype=None):
-    return np.cumsum(x, axis=dim, dtype=dtype) if x.ndim else x.astype(dtype or x.dtype)
+    return np.cumsum(x, axis=dim, dtype=dtype) if x.ndim else _of_0d(x, dim, dtype)
+
+
+def _of_0d(x, dim, dtype=None):
+    """A 0-d tensor along ``dim``: itself, for dim 0 or -1 only (PyTorch's range)."""
+    if dim not in (0, -1):
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got "
+                         f"{dim})")
+    return x.astype(dtype or x.dtype)
 
 
 def _logical_axes(dim):
@@ -179,7 +187,7 @@ def median_array(x):
 
 def median_with_indices(x, dim, keepdim):
     if x.ndim == 0:
-        return x.copy(), np.zeros((), dtype=np.int64)
+        return _of_0d(x, dim), np.zeros((), dtype=np.int64)
     order = np.argsort(x, axis=dim, kind="stable")
     k = (x.shape[dim] - 1) // 2
     indices = np.take(order, [k], axis=dim)

@@ -182,6 +182,8 @@ def narrow_key(shape, dim, start, length):
 
 def select_key(shape, dim, index):
     """The indexing key of ``select(dim, index)`` (``index`` may count from the end)."""
+    if not shape:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     dim = _wrap_dim(dim, len(shape), "select")
     size = shape[dim]
     if not -size <= index < size:
@@ -273,6 +275,7 @@ def gather_array(x, dim, index):
     if index.ndim != x.ndim and not (x.ndim == 0 and index.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if x.ndim == 0:
+        _wrap_dim(dim, 0, "gather")
         return np.full(index.shape, x, dtype=x.dtype)
     return x[_along(index.shape, _wrap_dim(dim, x.ndim, "gather"), index)]
 

@@ -49,6 +49,12 @@ COMBINES = [
 ]
 
 DIMS = [
+    # a 0-d tensor has dims 0 and -1 only
+    "L.tensor(1.0).cumprod(1)",
+    "L.tensor(1.0).cumsum(-2)",
+    "x = L.tensor(2.0); assert x.cumsum(0).item() == 2 and x.cumprod(-1).item() == 2",
+    "L.tensor(1.0).median(1)",
+    "L.tensor(1.0).select(0, 0)",
     "L.zeros(2, 3).permute(0, 0)",
     "L.zeros(2, 3).sum((0, 0))",
     "L.zeros(2, 3).amax((1, -1))",
