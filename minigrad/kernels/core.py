@@ -179,9 +179,7 @@ def getitem_array(x, index):
 
     numpy lays some advanced-indexing results out transposed; PyTorch's are contiguous,
     so ``x[:, [0, 0, 1]].view(6)`` must work."""
-    if type(index) is tuple and sum(p is Ellipsis for p in index) > 1:
-        index = _one_ellipsis(index, x.ndim)
-    out = x[index_key(index)]
+    out = x[index_key(_one_ellipsis(index, x.ndim))]
     if not out.flags.c_contiguous and not np.may_share_memory(out, x):
         out = np.ascontiguousarray(out)
     return out
@@ -189,7 +187,10 @@ def getitem_array(x, index):
 
 def _one_ellipsis(index, ndim):
     """PyTorch accepts several ``...`` in a key: each stands for the dims the other parts
-    leave, as far as there are dims left; numpy refuses, so spell them out as slices."""
+    leave, as far as there are dims left; numpy refuses, so spell them out as slices.
+    (Any other key is returned as it is.)"""
+    if type(index) is not tuple or sum(p is Ellipsis for p in index) < 2:
+        return index
     fill = ndim - sum(1 for p in index if p is not None and p is not Ellipsis)
     key, used, overflow = [], 0, False
     for p in index:
@@ -242,12 +243,12 @@ def _index_part(part):
 def index_put_array(x, index, values):
     """``x`` with ``x[index] = values`` applied, out of place (``x[index] = v`` as an op)."""
     out = x.copy()
-    out[index_key(index)] = values
+    out[index_key(_one_ellipsis(index, x.ndim))] = values
     return out
 
 
 def index_into_zeros(grad, shape, key):
     """The gradient of ``x[key]``: zeros of x's shape with ``grad`` added at ``key``."""
     out = np.zeros(shape, dtype=grad.dtype)
-    np.add.at(out, key, grad)  # add, not assign: an advanced key may repeat an element
+    np.add.at(out, _one_ellipsis(key, len(shape)), grad)  # add, not assign: an advanced key may repeat an element
     return out

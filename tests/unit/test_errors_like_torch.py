@@ -98,6 +98,12 @@ ELLIPSES = [
     "x = L.arange(24.0).reshape(2, 3, 4); assert x[1, ..., ...].shape == (3, 4)",
     "x = L.arange(24.0).reshape(2, 3, 4); assert x[..., None, ...].shape == (2, 3, 4, 1)",
     "x = L.arange(6.0).reshape(2, 3); x[..., 0, ...] = 5.0; assert x[:, 0].tolist() == [5.0, 5.0]",
+    "x = L.ones(4, 2, 2, requires_grad=True); (x[..., :, ...] * x).sum().backward()\n"
+    "assert x.grad.tolist() == (2 * x).tolist()",
+    "x = L.ones(4, 2, 2, requires_grad=True)\n"
+    "g, = L.autograd.grad(x[..., 1, ...].sum(), x, create_graph=True)\n"
+    "assert g[:, :, 1].sum().item() == 8 and g.sum().item() == 8",
+    "x = L.arange(6.0).reshape(2, 3); x[..., L.tensor([0]), ...] = 5.0; assert x[:, 0].tolist() == [5.0] * 2",
 ]
 
 SETITEMS = [
