@@ -298,3 +298,29 @@ GRADIENTS_OF_NO_GRAD_VIEWS = [
 @pytest.mark.parametrize("program", GRADIENTS_OF_NO_GRAD_VIEWS)
 def test_gradients_through_views_made_under_no_grad_like_torch(program):
     assert_like_torch(program)
+
+
+# Deliberate divergence saved-input-shape (docs/divergences.md): gather and
+# masked_select keep only their input's shape, so changing the input in place
+# afterwards does not stop backward; the gradient is right by finite differences.
+def _gather_then_write_input(x):
+    y = x * 1
+    out = y.gather(1, mg.tensor([[0, 0], [1, 0]])) * 3 + y.masked_select(y > 0).sum()
+    y.mul_(2)  # gather's and masked_select's input changes after use
+    return out * y.sum()
+
+
+def test_gather_and_masked_select_input_written_after_use_matches_finite_differences():
+    x = mg.tensor([[1.0, 2.0], [-3.0, 0.5]], dtype=mg.float64, requires_grad=True)
+    assert mg.autograd.gradcheck(_gather_then_write_input, (x,))
+    assert mg.autograd.gradgradcheck(_gather_then_write_input, (x,))
+
+
+@pytest.mark.parametrize("op", ["gather", "masked_select"])
+def test_torch_refuses_backward_once_gather_input_is_written(op):
+    x = torch.tensor([[1.0, 2.0], [-3.0, 0.5]], dtype=torch.float64, requires_grad=True)
+    y = x * 1
+    out = y.gather(1, torch.tensor([[0, 0], [1, 0]])) if op == "gather" else y.masked_select(y > 0)
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
