@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 import minigrad as mg  # noqa: E402
 
 PROGRAMS = 200
-KNOWN_FINDINGS = 10  # seeds 0..199 on 2026-11-23 (was 33); tools/fuzz.py prints their kinds
+KNOWN_FINDINGS = 9  # seeds 0..199 on 2026-11-24 (was 33, then 10); tools/fuzz.py prints their kinds
 
 
 def _fuzz_module():
