@@ -80,6 +80,8 @@ def translate(exc, op, *args, **options):
         mismatch = _gather_size_mismatch(np.shape(args[0]), args[1], np.shape(args[2]))
         if mismatch:
             return RuntimeError(mismatch)
+    if "objects cannot be broadcast to a single shape" in message and len(args) >= 2:
+        return RuntimeError(_broadcast_message(np.shape(args[0]), np.shape(args[1])))
     if op == "_copy_from" and len(args) >= 2:
         return RuntimeError(_copy_message(np.shape(args[0]), np.shape(args[1])))
     if op in ("matmul", "mm", "bmm", "mv", "dot") and len(args) >= 2:

@@ -73,6 +73,9 @@ GATHERS = [
 ]
 
 INDEXING = [
+    "L.zeros(2, 3).masked_select(L.zeros(3, 2, dtype=L.bool))",
+    "L.masked_select(L.zeros(2, 3), L.zeros(4, dtype=L.bool))",
+    "L.zeros(2, 3).kthvalue(4)",
     "L.zeros(2, 3)[2]",
     "L.zeros(2, 3)[0, 3]",
     "L.zeros(2, 3)[L.tensor([2])]",
