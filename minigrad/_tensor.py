@@ -283,7 +283,7 @@ class Tensor:
     def __bool__(self):
         if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with {self._data.size} values is ambiguous")
+                "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data)
 
     # Implicit conversions cut the graph: with grad mode on, a tensor that requires
@@ -291,12 +291,18 @@ class Tensor:
     def __float__(self):
         if self._requires_grad and grad_mode.enabled:
             _clogs.report(self, "float")
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self):
         if self._requires_grad and grad_mode.enabled:
             _clogs.report(self, "int")
-        return int(self.item())
+        return int(self._scalar())
+
+    def _scalar(self):
+        """The one element, for ``float(t)``/``int(t)`` (ValueError otherwise, as PyTorch)."""
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.item()
 
     def __index__(self):
         if self._data.dtype.kind not in "iub":

@@ -20,7 +20,7 @@ from minigrad._generated.methods import METHODS
 from minigrad._tensor import Tensor
 from minigrad.autograd import api, hooks
 from minigrad.autograd.inplace import apply_inplace, setitem
-from minigrad.kernels.core import torch_ellipses
+from minigrad.kernels.core import with_torch_ellipses
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -60,7 +60,7 @@ def fill_(self, value):
 
 
 def copy_(self, src):
-    return apply_inplace(self, F._copy_from, src)
+    return apply_inplace(self, F._copy_from, src)  # refuses a partly overlapping src
 
 
 def polygamma(self, n):
@@ -99,12 +99,7 @@ def __array_function__(self, func, types, args, kwargs):
 def getitem(self, index):
     """``self[index]``; a key with several ``...`` reads as in PyTorch (torch_ellipses)."""
     if type(index) is tuple:
-        ellipses = 0
-        for part in index:
-            if part is Ellipsis:
-                ellipses += 1
-        if ellipses > 1:
-            index = torch_ellipses(index, self._data.ndim)
+        index = with_torch_ellipses(index, self._data.ndim)
     return F.getitem(self, index)
 
 

@@ -14,8 +14,18 @@ from minigrad._tensor import Tensor, _wrap
 def _shape(size):
     """``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros([2, 3])`` all mean shape (2, 3)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        return tuple(size[0])
-    return tuple(size)
+        size = size[0]
+    return _non_negative(tuple(size))
+
+
+def _non_negative(shape, op=None):
+    """``shape``, refused as PyTorch refuses a negative size (numpy's ValueError otherwise)."""
+    for n in shape:
+        if isinstance(n, int) and n < 0:
+            if op == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(shape)}")
+    return shape
 
 
 def _float_dtype(dtype):
@@ -68,7 +78,9 @@ def from_numpy(array):
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
-    return _made(np.zeros(_shape(size), _float_dtype(dtype)), requires_grad, device)
+    shape = _non_negative(size[0] if len(size) == 1 and isinstance(size[0], (tuple, list))
+                          else size, "zeros")
+    return _made(np.zeros(_shape(shape), _float_dtype(dtype)), requires_grad, device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
@@ -83,7 +95,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """``size`` filled with ``fill_value``; the dtype follows the value (float -> default)."""
     if dtype is None:
         dtype = array_from(fill_value).dtype
-    return _made(np.full(tuple(size), fill_value, numpy_dtype(dtype)), requires_grad, device)
+    return _made(np.full(_non_negative(tuple(size)), fill_value, numpy_dtype(dtype)),
+                 requires_grad, device)
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):

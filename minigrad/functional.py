@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from minigrad._generated import functions as _F
+from minigrad.autograd.numpy_errors import translate
 
 __all__ = ["einsum", "tensordot", "masked_select"]
 
@@ -66,4 +67,8 @@ def masked_select(input, mask):
     """
     if mask._data.dtype != np.bool_:
         raise RuntimeError(f"masked_select: expected BoolTensor for mask, got {mask.dtype}")
+    try:
+        np.broadcast_shapes(input.shape, mask.shape)  # numpy's rule is torch's
+    except ValueError as exc:
+        raise translate(exc, "masked_select", mask._data, input._data) from None  # torch names the mask first
     return _F._masked_select(input, mask)

@@ -84,7 +84,7 @@ def sum_to_size(input, size):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum_to_size(data_of(self), size)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sum_to_size", data_of(self), size) from None
     finally:
         quiet_off(quiet)
@@ -114,7 +114,7 @@ def _to_copy(input, dtype):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._to_copy(data_of(self), dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
     finally:
         quiet_off(quiet)
@@ -144,7 +144,7 @@ def _fill(input, value):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._fill(data_of(self), value)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_fill", data_of(self), value) from None
     finally:
         quiet_off(quiet)
@@ -172,7 +172,7 @@ def _copy_from(input, src):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._copy_from(data_of(self), data_of(src))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
     finally:
         quiet_off(quiet)
@@ -204,7 +204,7 @@ def _index_put(input, index, values):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._index_put(data_of(self), index, data_of(values))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
     finally:
         quiet_off(quiet)
@@ -239,7 +239,7 @@ def clone(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clone(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "clone", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -266,7 +266,7 @@ def neg(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.neg(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "neg", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -292,7 +292,7 @@ def exp(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "exp", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -321,7 +321,7 @@ def log(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "log", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -351,7 +351,7 @@ def sqrt(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sqrt(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sqrt", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -380,7 +380,7 @@ def sin(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sin(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sin", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -409,7 +409,7 @@ def cos(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cos(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cos", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -438,7 +438,7 @@ def tanh(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tanh(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "tanh", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -466,7 +466,7 @@ def sigmoid(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sigmoid(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sigmoid", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -495,7 +495,7 @@ def abs(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.abs(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "abs", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -525,7 +525,7 @@ def sign(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sign(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sign", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -552,7 +552,7 @@ def exp2(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp2(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "exp2", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -580,7 +580,7 @@ def expm1(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expm1(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "expm1", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -609,7 +609,7 @@ def log2(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log2(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "log2", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -639,7 +639,7 @@ def log10(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log10(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "log10", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -669,7 +669,7 @@ def log1p(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log1p(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "log1p", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -699,7 +699,7 @@ def rsqrt(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rsqrt(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "rsqrt", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -728,7 +728,7 @@ def square(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.square(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "square", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -757,7 +757,7 @@ def reciprocal(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reciprocal(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "reciprocal", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -786,7 +786,7 @@ def tan(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tan(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "tan", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -814,7 +814,7 @@ def asin(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asin(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "asin", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -844,7 +844,7 @@ def acos(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acos(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "acos", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -874,7 +874,7 @@ def atan(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "atan", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -903,7 +903,7 @@ def sinh(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinh(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sinh", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -933,7 +933,7 @@ def cosh(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cosh(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cosh", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -963,7 +963,7 @@ def asinh(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asinh(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "asinh", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -993,7 +993,7 @@ def acosh(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acosh(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "acosh", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1023,7 +1023,7 @@ def atanh(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atanh(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "atanh", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1053,7 +1053,7 @@ def floor(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "floor", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1080,7 +1080,7 @@ def ceil(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ceil(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "ceil", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1107,7 +1107,7 @@ def round(input, *, decimals=0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.round(data_of(self), decimals=decimals)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
     finally:
         quiet_off(quiet)
@@ -1134,7 +1134,7 @@ def trunc(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trunc(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "trunc", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1161,7 +1161,7 @@ def fix(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fix(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "fix", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1188,7 +1188,7 @@ def frac(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.frac(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "frac", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1215,7 +1215,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
     finally:
         quiet_off(quiet)
@@ -1245,7 +1245,7 @@ def deg2rad(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.deg2rad(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "deg2rad", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1272,7 +1272,7 @@ def rad2deg(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rad2deg(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "rad2deg", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1301,7 +1301,7 @@ def add(input, other, *, alpha=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
     finally:
         quiet_off(quiet)
@@ -1337,7 +1337,7 @@ def sub(input, other, *, alpha=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
     finally:
         quiet_off(quiet)
@@ -1373,7 +1373,7 @@ def mul(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mul(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1410,7 +1410,7 @@ def div_default(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_default(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "div", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1448,7 +1448,7 @@ def pow(input, exponent):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pow(data_of(self), data_of(exponent))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
     finally:
         quiet_off(quiet)
@@ -1488,7 +1488,7 @@ def maximum(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.maximum(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1526,7 +1526,7 @@ def minimum(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.minimum(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1565,7 +1565,7 @@ def where(condition, input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.where(data_of(condition), data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1600,7 +1600,7 @@ def clamp_default(input, min=None, max=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_default(data_of(self), min, max)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "clamp", data_of(self), min, max) from None
     finally:
         quiet_off(quiet)
@@ -1635,7 +1635,7 @@ def clamp_Tensor(input, min=None, max=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
     finally:
         quiet_off(quiet)
@@ -1676,7 +1676,7 @@ def clip_default(input, min=None, max=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_default(data_of(self), min, max)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "clip", data_of(self), min, max) from None
     finally:
         quiet_off(quiet)
@@ -1711,7 +1711,7 @@ def clip_Tensor(input, min=None, max=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
     finally:
         quiet_off(quiet)
@@ -1754,7 +1754,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
     finally:
         quiet_off(quiet)
@@ -1794,7 +1794,7 @@ def floor_divide(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor_divide(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1830,7 +1830,7 @@ def remainder(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.remainder(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1867,7 +1867,7 @@ def fmod(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmod(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1903,7 +1903,7 @@ def float_power(input, exponent):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.float_power(data_of(self), data_of(exponent))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
     finally:
         quiet_off(quiet)
@@ -1946,7 +1946,7 @@ def fmax(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmax(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1984,7 +1984,7 @@ def fmin(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmin(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2022,7 +2022,7 @@ def atan2(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan2(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2060,7 +2060,7 @@ def hypot(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hypot(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2098,7 +2098,7 @@ def logaddexp(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2136,7 +2136,7 @@ def logaddexp2(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp2(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2174,7 +2174,7 @@ def copysign(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.copysign(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2213,7 +2213,7 @@ def xlogy(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.xlogy(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2251,7 +2251,7 @@ def lerp_Scalar(input, end, weight):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
     finally:
         quiet_off(quiet)
@@ -2288,7 +2288,7 @@ def lerp_Tensor(input, end, weight):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
     finally:
         quiet_off(quiet)
@@ -2332,7 +2332,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     finally:
         quiet_off(quiet)
@@ -2375,7 +2375,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     finally:
         quiet_off(quiet)
@@ -2416,7 +2416,7 @@ def logit(input, eps=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logit(data_of(self), eps)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logit", data_of(self), eps) from None
     finally:
         quiet_off(quiet)
@@ -2447,7 +2447,7 @@ def erf(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erf(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "erf", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2477,7 +2477,7 @@ def erfc(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfc(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "erfc", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2507,7 +2507,7 @@ def erfinv(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfinv(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "erfinv", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2536,7 +2536,7 @@ def lgamma(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lgamma(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "lgamma", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2566,7 +2566,7 @@ def digamma(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.digamma(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "digamma", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2596,7 +2596,7 @@ def polygamma(n, input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.polygamma(n, data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "polygamma", n, data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2627,7 +2627,7 @@ def special_gammaln(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_gammaln(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "special_gammaln", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2657,7 +2657,7 @@ def special_psi(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_psi(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "special_psi", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2687,7 +2687,7 @@ def special_expit(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_expit(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "special_expit", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2716,7 +2716,7 @@ def sinc(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinc(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sinc", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2746,7 +2746,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -2778,7 +2778,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -2810,7 +2810,7 @@ def amax(input, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amax(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -2842,7 +2842,7 @@ def amin(input, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amin(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -2874,7 +2874,7 @@ def max_dim(input, dim, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -2909,7 +2909,7 @@ def max_default(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_default(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2940,7 +2940,7 @@ def min_dim(input, dim, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -2975,7 +2975,7 @@ def min_default(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_default(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "min", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -3008,7 +3008,7 @@ def max_other(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_other(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -3046,7 +3046,7 @@ def min_other(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_other(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "min", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -3082,7 +3082,7 @@ def logsumexp(input, dim, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsumexp(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3115,7 +3115,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -3149,7 +3149,7 @@ def cumsum(input, dim, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -3180,7 +3180,7 @@ def cumprod(input, dim, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -3213,7 +3213,7 @@ def logcumsumexp(input, dim):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logcumsumexp(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
     finally:
         quiet_off(quiet)
@@ -3245,7 +3245,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3278,7 +3278,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3312,7 +3312,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3345,7 +3345,7 @@ def var_unbiased(input, unbiased=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_unbiased(data_of(self), unbiased)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "var", data_of(self), unbiased) from None
     finally:
         quiet_off(quiet)
@@ -3376,7 +3376,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3410,7 +3410,7 @@ def std_unbiased(input, unbiased=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_unbiased(data_of(self), unbiased)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "std", data_of(self), unbiased) from None
     finally:
         quiet_off(quiet)
@@ -3442,7 +3442,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3478,7 +3478,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3515,7 +3515,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -3547,7 +3547,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -3579,7 +3579,7 @@ def median_dim(input, dim, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3614,7 +3614,7 @@ def median_default(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.median_default(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "median", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -3645,7 +3645,7 @@ def cummax(input, dim):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummax(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cummax", data_of(self), dim) from None
     finally:
         quiet_off(quiet)
@@ -3678,7 +3678,7 @@ def cummin(input, dim):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummin(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cummin", data_of(self), dim) from None
     finally:
         quiet_off(quiet)
@@ -3711,7 +3711,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3744,7 +3744,7 @@ def argmax(input, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmax(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "argmax", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3761,7 +3761,7 @@ def argmin(input, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmin(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "argmin", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3778,7 +3778,7 @@ def any(input, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.any(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "any", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3795,7 +3795,7 @@ def all(input, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.all(data_of(self), dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "all", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3812,7 +3812,7 @@ def count_nonzero(input, dim=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.count_nonzero(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "count_nonzero", data_of(self), dim) from None
     finally:
         quiet_off(quiet)
@@ -3831,7 +3831,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
     finally:
         quiet_off(quiet)
@@ -3862,7 +3862,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argsort(data_of(self), dim, descending, stable=stable)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "argsort", data_of(self), dim, descending, stable=stable) from None
     finally:
         quiet_off(quiet)
@@ -3881,7 +3881,7 @@ def msort(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.msort(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "msort", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -3912,7 +3912,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
     finally:
         quiet_off(quiet)
@@ -3945,7 +3945,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3979,7 +3979,7 @@ def reshape(input, shape):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape(data_of(self), shape)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "reshape", data_of(self), shape) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4006,7 +4006,7 @@ def transpose(input, dim0, dim1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.transpose(data_of(self), dim0, dim1)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4032,7 +4032,7 @@ def permute(input, dims):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.permute(data_of(self), dims)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "permute", data_of(self), dims) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4057,7 +4057,7 @@ def expand(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand(data_of(self), size)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "expand", data_of(self), size) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4083,7 +4083,7 @@ def squeeze(input, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.squeeze(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "squeeze", data_of(self), dim) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4110,7 +4110,7 @@ def unsqueeze(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.unsqueeze(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "unsqueeze", data_of(self), dim) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4137,7 +4137,7 @@ def view(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view(data_of(self), size)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "view", data_of(self), size) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4164,7 +4164,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flatten(data_of(self), start_dim, end_dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4191,7 +4191,7 @@ def unflatten(input, dim, sizes):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.unflatten(data_of(self), dim, sizes)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4218,7 +4218,7 @@ def swapaxes(input, axis0, axis1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.swapaxes(data_of(self), axis0, axis1)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4244,7 +4244,7 @@ def swapdims(input, dim0, dim1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.swapdims(data_of(self), dim0, dim1)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4270,7 +4270,7 @@ def movedim(input, source, destination):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.movedim(data_of(self), source, destination)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "movedim", data_of(self), source, destination) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4296,7 +4296,7 @@ def moveaxis(input, source, destination):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.moveaxis(data_of(self), source, destination)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "moveaxis", data_of(self), source, destination) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4322,7 +4322,7 @@ def t(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.t(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "t", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4347,7 +4347,7 @@ def expand_as(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand_as(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4373,7 +4373,7 @@ def broadcast_to(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.broadcast_to(data_of(self), size)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "broadcast_to", data_of(self), size) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4399,7 +4399,7 @@ def narrow(input, dim, start, length):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.narrow(data_of(self), dim, start, length)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "narrow", data_of(self), dim, start, length) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4429,7 +4429,7 @@ def select(input, dim, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.select(data_of(self), dim, index)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "select", data_of(self), dim, index) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4459,7 +4459,7 @@ def view_as(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view_as(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "view_as", data_of(self), data_of(other)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4487,7 +4487,7 @@ def reshape_as(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape_as(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4514,7 +4514,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4545,7 +4545,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
     finally:
         quiet_off(quiet)
@@ -4574,7 +4574,7 @@ def cat(tensors, dim=0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cat([data_of(t) for t in tensors], dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cat", [data_of(t) for t in tensors], dim) from None
     finally:
         quiet_off(quiet)
@@ -4602,7 +4602,7 @@ def stack(tensors, dim=0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.stack([data_of(t) for t in tensors], dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "stack", [data_of(t) for t in tensors], dim) from None
     finally:
         quiet_off(quiet)
@@ -4629,7 +4629,7 @@ def split(input, split_size_or_sections, dim=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.split(data_of(self), split_size_or_sections, dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -4656,7 +4656,7 @@ def chunk(input, chunks, dim=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.chunk(data_of(self), chunks, dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -4683,7 +4683,7 @@ def unbind(input, dim=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.unbind(data_of(self), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "unbind", data_of(self), dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -4711,7 +4711,7 @@ def flip(input, dims):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flip(data_of(self), dims)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "flip", data_of(self), dims) from None
     finally:
         quiet_off(quiet)
@@ -4739,7 +4739,7 @@ def roll(input, shifts, dims=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.roll(data_of(self), shifts, dims)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
     finally:
         quiet_off(quiet)
@@ -4768,7 +4768,7 @@ def repeat(input, repeats):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat(data_of(self), repeats)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "repeat", data_of(self), repeats) from None
     finally:
         quiet_off(quiet)
@@ -4799,7 +4799,7 @@ def tile(input, dims):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tile(data_of(self), dims)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "tile", data_of(self), dims) from None
     finally:
         quiet_off(quiet)
@@ -4830,7 +4830,7 @@ def tril(input, diagonal=0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tril(data_of(self), diagonal)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "tril", data_of(self), diagonal) from None
     finally:
         quiet_off(quiet)
@@ -4858,7 +4858,7 @@ def triu(input, diagonal=0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.triu(data_of(self), diagonal)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "triu", data_of(self), diagonal) from None
     finally:
         quiet_off(quiet)
@@ -4886,7 +4886,7 @@ def diag(input, diagonal=0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag(data_of(self), diagonal)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "diag", data_of(self), diagonal) from None
     finally:
         quiet_off(quiet)
@@ -4917,7 +4917,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
     finally:
         quiet_off(quiet)
@@ -4946,7 +4946,7 @@ def ravel(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ravel(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "ravel", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4973,7 +4973,7 @@ def atleast_1d(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_1d(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "atleast_1d", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -5000,7 +5000,7 @@ def atleast_2d(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_2d(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "atleast_2d", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -5027,7 +5027,7 @@ def atleast_3d(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_3d(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "atleast_3d", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -5054,7 +5054,7 @@ def hstack(tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hstack([data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "hstack", [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -5081,7 +5081,7 @@ def vstack(tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vstack([data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "vstack", [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -5108,7 +5108,7 @@ def row_stack(tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.row_stack([data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "row_stack", [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -5135,7 +5135,7 @@ def dstack(tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dstack([data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "dstack", [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -5162,7 +5162,7 @@ def column_stack(tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.column_stack([data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "column_stack", [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -5189,7 +5189,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.tensor_split(data_of(self), indices_or_sections, dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -5220,7 +5220,7 @@ def hsplit(input, indices_or_sections):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.hsplit(data_of(self), indices_or_sections)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -5251,7 +5251,7 @@ def vsplit(input, indices_or_sections):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.vsplit(data_of(self), indices_or_sections)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -5282,7 +5282,7 @@ def dsplit(input, indices_or_sections):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.dsplit(data_of(self), indices_or_sections)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -5316,7 +5316,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
     finally:
         quiet_off(quiet)
@@ -5354,7 +5354,7 @@ def trapezoid_x(y, x, *, dim=-1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
     finally:
         quiet_off(quiet)
@@ -5390,7 +5390,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
     finally:
         quiet_off(quiet)
@@ -5422,7 +5422,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
     finally:
         quiet_off(quiet)
@@ -5455,7 +5455,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
     finally:
         quiet_off(quiet)
@@ -5487,7 +5487,7 @@ def rot90(input, k=1, dims=(0, 1)):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rot90(data_of(self), k, dims)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "rot90", data_of(self), k, dims) from None
     finally:
         quiet_off(quiet)
@@ -5516,7 +5516,7 @@ def flipud(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flipud(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "flipud", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -5543,7 +5543,7 @@ def fliplr(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fliplr(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "fliplr", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -5569,7 +5569,7 @@ def getitem(input, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem(data_of(self), index)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "getitem", data_of(self), index) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -5598,7 +5598,7 @@ def getitem_backward(input, shape, index):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem_backward(data_of(self), shape, index)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
     finally:
         quiet_off(quiet)
@@ -5627,7 +5627,7 @@ def gather(input, dim, index):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather(data_of(self), dim, data_of(index))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
     finally:
         quiet_off(quiet)
@@ -5660,7 +5660,7 @@ def gather_backward(input, dim, index, shape):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
     finally:
         quiet_off(quiet)
@@ -5692,7 +5692,7 @@ def index_select(input, dim, index):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_select(data_of(self), dim, data_of(index))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
     finally:
         quiet_off(quiet)
@@ -5726,7 +5726,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
     finally:
         quiet_off(quiet)
@@ -5761,7 +5761,7 @@ def scatter_src(input, dim, index, src):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
     finally:
         quiet_off(quiet)
@@ -5797,7 +5797,7 @@ def scatter_value(input, dim, index, value):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
     finally:
         quiet_off(quiet)
@@ -5830,7 +5830,7 @@ def scatter_add(input, dim, index, src):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
     finally:
         quiet_off(quiet)
@@ -5864,7 +5864,7 @@ def masked_fill_Scalar(input, mask, value):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
     finally:
         quiet_off(quiet)
@@ -5896,7 +5896,7 @@ def masked_fill_Tensor(input, mask, value):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
     finally:
         quiet_off(quiet)
@@ -5931,7 +5931,7 @@ def _masked_select(input, mask):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._masked_select(data_of(self), data_of(mask))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_masked_select", data_of(self), data_of(mask)) from None
     finally:
         quiet_off(quiet)
@@ -5963,7 +5963,7 @@ def take_along_dim(input, indices, dim=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
     finally:
         quiet_off(quiet)
@@ -5996,7 +5996,7 @@ def take_along_dim_backward(input, dim, indices, shape):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
     finally:
         quiet_off(quiet)
@@ -6028,7 +6028,7 @@ def matmul(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matmul(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -6065,7 +6065,7 @@ def mm(input, mat2):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mm(data_of(self), data_of(mat2))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
     finally:
         quiet_off(quiet)
@@ -6100,7 +6100,7 @@ def bmm(input, mat2):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.bmm(data_of(self), data_of(mat2))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
     finally:
         quiet_off(quiet)
@@ -6135,7 +6135,7 @@ def mv(input, vec):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mv(data_of(self), data_of(vec))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
     finally:
         quiet_off(quiet)
@@ -6170,7 +6170,7 @@ def dot(input, tensor):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dot(data_of(self), data_of(tensor))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
     finally:
         quiet_off(quiet)
@@ -6205,7 +6205,7 @@ def vdot(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vdot(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -6240,7 +6240,7 @@ def inner(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inner(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -6277,7 +6277,7 @@ def outer(input, vec2):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.outer(data_of(self), data_of(vec2))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
     finally:
         quiet_off(quiet)
@@ -6310,7 +6310,7 @@ def einsum(equation, tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.einsum(equation, [data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "einsum", equation, [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -6340,7 +6340,7 @@ def tensordot(input, other, dims_self, dims_other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
     finally:
         quiet_off(quiet)
@@ -6379,7 +6379,7 @@ def kron(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.kron(data_of(self), data_of(other))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -6417,7 +6417,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
     finally:
         quiet_off(quiet)
@@ -6459,7 +6459,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
     finally:
         quiet_off(quiet)
@@ -6500,7 +6500,7 @@ def cross(input, other, dim=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross(data_of(self), data_of(other), dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
     finally:
         quiet_off(quiet)
@@ -6537,7 +6537,7 @@ def linalg_cross(input, other, *, dim=-1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
     finally:
         quiet_off(quiet)
@@ -6573,7 +6573,7 @@ def trace(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trace(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "trace", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -6602,7 +6602,7 @@ def linalg_inv(A):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_inv(data_of(A))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_inv", data_of(A)) from None
     finally:
         quiet_off(quiet)
@@ -6631,7 +6631,7 @@ def inverse(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inverse(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "inverse", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -6659,7 +6659,7 @@ def linalg_det(A):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_det(data_of(A))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_det", data_of(A)) from None
     finally:
         quiet_off(quiet)
@@ -6690,7 +6690,7 @@ def det(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.det(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "det", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -6720,7 +6720,7 @@ def linalg_slogdet(A):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
     finally:
         quiet_off(quiet)
@@ -6751,7 +6751,7 @@ def slogdet(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "slogdet", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -6782,7 +6782,7 @@ def logdet(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logdet(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logdet", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -6812,7 +6812,7 @@ def linalg_solve(A, B, *, left=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
     finally:
         quiet_off(quiet)
@@ -6847,7 +6847,7 @@ def linalg_cholesky(A, *, upper=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cholesky(data_of(A), upper=upper)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
     finally:
         quiet_off(quiet)
@@ -6877,7 +6877,7 @@ def cholesky(input, upper=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cholesky(data_of(self), upper)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cholesky", data_of(self), upper) from None
     finally:
         quiet_off(quiet)
@@ -6906,7 +6906,7 @@ def linalg_eigh(A, UPLO='L'):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
     finally:
         quiet_off(quiet)
@@ -6937,7 +6937,7 @@ def linalg_eigvalsh(A, UPLO='L'):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
     finally:
         quiet_off(quiet)
@@ -6967,7 +6967,7 @@ def linalg_qr(A, mode='reduced'):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
     finally:
         quiet_off(quiet)
@@ -6999,7 +6999,7 @@ def linalg_svd(A, full_matrices=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
     finally:
         quiet_off(quiet)
@@ -7033,7 +7033,7 @@ def linalg_svdvals(A):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_svdvals(data_of(A))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
     finally:
         quiet_off(quiet)
@@ -7062,7 +7062,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
     finally:
         quiet_off(quiet)
@@ -7093,7 +7093,7 @@ def pinverse(input, rcond=1e-15):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pinverse(data_of(self), rcond)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "pinverse", data_of(self), rcond) from None
     finally:
         quiet_off(quiet)
@@ -7124,7 +7124,7 @@ def svd(input, some=True, compute_uv=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
     finally:
         quiet_off(quiet)
@@ -7162,7 +7162,7 @@ def qr(input, some=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.qr(data_of(self), some)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "qr", data_of(self), some) from None
     finally:
         quiet_off(quiet)
@@ -7195,7 +7195,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
     finally:
         quiet_off(quiet)
@@ -7234,7 +7234,7 @@ def linalg_vecdot(x, y, *, dim=-1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
     finally:
         quiet_off(quiet)
@@ -7270,7 +7270,7 @@ def linalg_multi_dot(tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_multi_dot", [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -7297,7 +7297,7 @@ def linalg_matrix_power(A, n):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_power(data_of(A), n)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
     finally:
         quiet_off(quiet)
@@ -7328,7 +7328,7 @@ def matrix_power(input, n):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matrix_power(data_of(self), n)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "matrix_power", data_of(self), n) from None
     finally:
         quiet_off(quiet)
@@ -7359,7 +7359,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_default(data_of(self), p, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7392,7 +7392,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7425,7 +7425,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7458,7 +7458,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7491,7 +7491,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7524,7 +7524,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7557,7 +7557,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7591,7 +7591,7 @@ def relu(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.relu(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "relu", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -7620,7 +7620,7 @@ def softmax(input, dim, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softmax(data_of(self), dim, dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
     finally:
         quiet_off(quiet)
@@ -7652,7 +7652,7 @@ def log_softmax(input, dim, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log_softmax(data_of(self), dim, dtype)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
     finally:
         quiet_off(quiet)
@@ -7683,7 +7683,7 @@ def leaky_relu(input, negative_slope=0.01):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.leaky_relu(data_of(input), negative_slope)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
     finally:
         quiet_off(quiet)
@@ -7713,7 +7713,7 @@ def elu(input, alpha=1.0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.elu(data_of(input), alpha)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "elu", data_of(input), alpha) from None
     finally:
         quiet_off(quiet)
@@ -7743,7 +7743,7 @@ def selu(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.selu(data_of(input))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "selu", data_of(input)) from None
     finally:
         quiet_off(quiet)
@@ -7773,7 +7773,7 @@ def _normal_cdf(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._normal_cdf(data_of(self))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_normal_cdf", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -7802,7 +7802,7 @@ def gelu(input, *, approximate='none'):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gelu(data_of(input), approximate=approximate)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
     finally:
         quiet_off(quiet)
@@ -7832,7 +7832,7 @@ def silu(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.silu(data_of(input))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "silu", data_of(input)) from None
     finally:
         quiet_off(quiet)
@@ -7861,7 +7861,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softplus(data_of(input), beta, threshold)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
     finally:
         quiet_off(quiet)
@@ -7892,7 +7892,7 @@ def mish(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mish(data_of(input))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "mish", data_of(input)) from None
     finally:
         quiet_off(quiet)
@@ -7921,7 +7921,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardtanh(data_of(input), min_val, max_val)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
     finally:
         quiet_off(quiet)
@@ -7952,7 +7952,7 @@ def hardsigmoid(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardsigmoid(data_of(input))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "hardsigmoid", data_of(input)) from None
     finally:
         quiet_off(quiet)
@@ -7981,7 +7981,7 @@ def hardswish(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardswish(data_of(input))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "hardswish", data_of(input)) from None
     finally:
         quiet_off(quiet)
@@ -8010,7 +8010,7 @@ def logsigmoid(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsigmoid(data_of(input))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "logsigmoid", data_of(input)) from None
     finally:
         quiet_off(quiet)
@@ -8041,7 +8041,7 @@ def _masked_scale(input, mask, scale):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
     finally:
         quiet_off(quiet)
@@ -8073,7 +8073,7 @@ def linear(input, weight, bias=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
     finally:
         quiet_off(quiet)
@@ -8112,7 +8112,7 @@ def _lstm_cell(gates, cx):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         hy_out, cy_out = array_ops._lstm_cell(data_of(gates), data_of(cx))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_lstm_cell", data_of(gates), data_of(cx)) from None
     finally:
         quiet_off(quiet)
@@ -8148,7 +8148,7 @@ def _lstm_layer(inputs, reverse=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, cells_out, gates_out = array_ops._lstm_layer([data_of(t) for t in inputs], reverse)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_lstm_layer", [data_of(t) for t in inputs], reverse) from None
     finally:
         quiet_off(quiet)
@@ -8184,7 +8184,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._gru_cell(data_of(input_gates), data_of(hidden_gates), data_of(hx))
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_gru_cell", data_of(input_gates), data_of(hidden_gates), data_of(hx)) from None
     finally:
         quiet_off(quiet)
@@ -8222,7 +8222,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
     finally:
         quiet_off(quiet)
@@ -8262,7 +8262,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
     finally:
         quiet_off(quiet)
@@ -8299,7 +8299,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
     finally:
         quiet_off(quiet)
@@ -8336,7 +8336,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
     finally:
         quiet_off(quiet)
@@ -8374,7 +8374,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
     finally:
         quiet_off(quiet)
@@ -8412,7 +8412,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     finally:
         quiet_off(quiet)
@@ -8457,7 +8457,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     finally:
         quiet_off(quiet)
@@ -8502,7 +8502,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     finally:
         quiet_off(quiet)
@@ -8547,7 +8547,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     finally:
         quiet_off(quiet)
@@ -8592,7 +8592,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     finally:
         quiet_off(quiet)
@@ -8637,7 +8637,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     finally:
         quiet_off(quiet)
@@ -8681,7 +8681,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
     finally:
         quiet_off(quiet)
@@ -8720,7 +8720,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     finally:
         quiet_off(quiet)
@@ -8751,7 +8751,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     finally:
         quiet_off(quiet)
@@ -8786,7 +8786,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     finally:
         quiet_off(quiet)
@@ -8817,7 +8817,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     finally:
         quiet_off(quiet)
@@ -8852,7 +8852,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
     finally:
         quiet_off(quiet)
@@ -8886,7 +8886,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     finally:
         quiet_off(quiet)
@@ -8921,7 +8921,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     finally:
         quiet_off(quiet)
@@ -8953,7 +8953,7 @@ def adaptive_avg_pool1d(input, output_size):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
     finally:
         quiet_off(quiet)
@@ -8982,7 +8982,7 @@ def adaptive_avg_pool2d(input, output_size):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
     finally:
         quiet_off(quiet)
@@ -9011,7 +9011,7 @@ def pad(input, pad, mode='constant', value=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad(data_of(input), pad, mode, value)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
     finally:
         quiet_off(quiet)
@@ -9042,7 +9042,7 @@ def pad_backward(output_grad, input_size, pad, mode):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
     finally:
         quiet_off(quiet)
@@ -9071,7 +9071,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
-    except ValueError as exc:
+    except (ValueError, IndexError) as exc:
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
     finally:
         quiet_off(quiet)

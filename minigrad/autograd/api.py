@@ -71,12 +71,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if captured is None:
         captured = run_backward(roots, root_grads, retain_graph, create_graph, capture=edges)
     results = []
-    for tensor, edge in zip(inputs, edges):
+    for index, (tensor, edge) in enumerate(zip(inputs, edges)):
         g = captured.get(edge)
         if g is None:
             if not allow_unused:
                 from minigrad.autograd.clogs import explain_unused
-                raise RuntimeError(UNUSED_INPUT_ERROR + explain_unused(tensor, edge[0]))
+                raise RuntimeError(UNUSED_INPUT_ERROR.format(index=index)
+                                   + explain_unused(tensor, edge[0]))
             if materialize_grads:
                 g = np.zeros_like(tensor._data)
         elif g.dtype != tensor.dtype:

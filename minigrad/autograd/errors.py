@@ -16,15 +16,21 @@ SCALAR_OUTPUT_ERROR = "grad can be implicitly created only for scalar outputs"
 NO_GRAD_FN_ERROR = "element {i} of tensors does not require grad and does not have a grad_fn"
 
 UNUSED_INPUT_ERROR = (
-    "One of the differentiated Tensors appears to not have been used in the graph. "
+    "The differentiated Tensor at index {index} appears to not have been used in the graph. "
     "Set allow_unused=True if this is the desired behavior.")
 
-VERSION_ERROR = (
+VERSION_ERROR = (  # PyTorch's text; {role} is ", which is output N of Op," or empty
     "one of the variables needed for gradient computation has been modified by an "
-    "inplace operation: [{dtype} {shape}], which is {role} and saved by {node}, is at version "
-    "{current}; expected version {saved} instead. Hint: enable anomaly detection to find "
-    "the operation that failed to compute its gradient, with "
-    "minigrad.autograd.set_detect_anomaly(True).")
+    "inplace operation: [{type} {shape}]{role} is at version {current}; expected version "
+    "{saved} instead. Hint: {hint}")
+
+VERSION_HINT = (
+    "enable anomaly detection to find the operation that failed to compute its gradient, "
+    "with minigrad.autograd.set_detect_anomaly(True, check_nan=False).")
+
+VERSION_HINT_ANOMALY = (
+    "the backtrace further above shows the operation that failed to compute its gradient. "
+    "The variable in question was changed in there or anywhere later. Good luck!")
 
 DETACHED_SAVED_ERROR = (
     "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This "

@@ -24,8 +24,9 @@ from minigrad.autograd.numpy_errors import setitem_shape_error
 from minigrad.autograd.overlap import check_no_overlap, check_partial_overlap
 from minigrad.autograd.saved import SavedTensor
 from minigrad.autograd.views import (
-    NO_GRAD_VIEW_ERROR, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, refresh_views,
+    IN_GRAD_MODE, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, creation_error, refresh_views,
     registration)
+from minigrad.kernels.core import with_torch_ellipses
 
 INFERENCE_INPLACE_ERROR = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
@@ -40,6 +41,8 @@ def apply_inplace(self, op, *args, **kwargs):
     tensor's ``grad_fn`` becomes that op's node.  Views of ``self`` see the new data
     and the shared version counter moves, so saved copies know they are stale.
     An in-place op on a view also rewrites its base's history (autograd/views.py).
+    As in PyTorch, an input that shares some but not all of ``self``'s memory
+    (``x.add_(x[0])``) is refused (check_overlaps).
     """
     if self._extras is not None and self._extras.get("inference") and not grad_mode.inference:
         raise RuntimeError(INFERENCE_INPLACE_ERROR)
@@ -48,7 +51,7 @@ def apply_inplace(self, op, *args, **kwargs):
     recording = grad_mode.enabled and (
         self._requires_grad or any_requires_grad(args) or any_requires_grad(kwargs.values())
         or (self._base is not None and self._base._requires_grad))
-    if recording and self.grad_fn is None and self._requires_grad:
+    if recording and self.grad_fn is None and self._requires_grad and self._base is None:
         raise RuntimeError(LEAF_INPLACE_ERROR)
     if recording and self._base is not None:
         return inplace_on_view(self, op, args, kwargs)
@@ -154,8 +157,8 @@ def inplace_on_view(view, op, args, kwargs):
     """``op`` in place on ``view`` while recording: rebase the view's base onto CopySlices."""
     base = view._base
     entry = registration(view)
-    if entry is not None and not entry[1] and base._requires_grad:
-        raise RuntimeError(NO_GRAD_VIEW_ERROR)
+    if entry is not None and entry[1] != IN_GRAD_MODE:  # made under no_grad/inference_mode
+        raise creation_error(entry[1], view)
     if entry is not None and base._requires_grad and base.grad_fn is None:
         # also for a view made before the leaf's requires_grad_(), as PyTorch
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
@@ -206,6 +209,7 @@ def _saved_result_follows_view(fn, output_nr, view):
 
 def setitem(tensor, key, value):
     """``tensor[key] = value``: a copy into a view for a basic key, index_put otherwise."""
+    key = with_torch_ellipses(key, tensor._data.ndim)
     if _is_basic_key(key):
         view = tensor[key]
         if view._base is not None or view._data.base is not None:

@@ -19,22 +19,78 @@ _BROADCAST = re.compile(r"operands could not be broadcast together with (?:remap
 _CONCAT = re.compile(r"along dimension (\d+), the array at index 0 has size (\d+) and the array at "
                      r"index (\d+) has size (\d+)")
 _AXIS = re.compile(r"axis (-?\d+) is out of bounds for array of dimension (\d+)")
+_INDEX_BOUNDS = re.compile(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)")
+_NDIM = re.compile(r"array at index 0 has (\d+) dimension\(s\) and the array at index (\d+) has "
+                   r"(\d+) dimension")
+_VALUE_SHAPE = re.compile(r"value array of shape \(([\d,]*)\) could not be broadcast to "
+                          r"indexing result of shape \(([\d,]*)\)")
+_MASK_COUNT = re.compile(r"cannot assign (\d+) input values to the (\d+) output values")
+_COPY_SHAPES = re.compile(r"remapped shapes \[original->remapped\]: \(([\d,]*)\).*requested shape "
+                          r"\(([\d,]*)\)")
+_MASK_SHAPE = re.compile(r"along axis (\d+); size of axis is (\d+) but size of corresponding boolean "
+                         r"axis is (\d+)")
+_INDEX_BROADCAST = re.compile(r"indexing arrays could not be broadcast together with shapes ((?:\([\d,]*\) ?)+)")
+_RESHAPES = ("reshape", "view", "reshape_as", "view_as")
+_GATHERS = ("gather", "scatter", "scatter_add", "scatter_reduce", "take_along_dim")
 
 
 def translate(exc, op, *args, **options):
     """The exception PyTorch raises where numpy raised ``exc`` in ``op``'s forward
     (``exc`` itself when its cause is not recognised); ``args`` are the forward's arguments."""
     message = str(exc)
+    if isinstance(exc, IndexError) and not isinstance(exc, ValueError):  # AxisError is both
+        return _index_error(exc, op, args)
+    if "cannot reshape array of size" in message and op in _RESHAPES:
+        return RuntimeError(reshape_message(np.size(args[0]), np.shape(args[1]) if op.endswith("_as")
+                                             else args[1]))
+    if op == "unflatten" and "cannot reshape" in message:
+        dim, sizes = args[1] % max(np.ndim(args[0]), 1), list(args[2])
+        return RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim "
+                            f"{args[1]} ({np.shape(args[0])[dim]}) in the input tensor")
+    if op == "sum_to_size" and "cannot reshape" in message:
+        return RuntimeError(f"size {{{list(args[1])}}} is not expandable to size "
+                            f"{{{list(np.shape(args[0]))}}}.")
+    if "repeated axis in transpose" in message:
+        return RuntimeError(f"{op}(): duplicate dims are not allowed.")
+    if "duplicate value in 'axis'" in message:
+        return RuntimeError(f"dim {_first_repeated(args[1], np.ndim(args[0]))} appears multiple "
+                            "times in the list of dims")
+    if op == "stack" and "all input arrays must have the same shape" in message:
+        shapes = [list(np.shape(a)) for a in args[0]]
+        k = next(i for i, s in enumerate(shapes) if s != shapes[0])
+        return RuntimeError(f"stack expects each tensor to be equal size, but got {shapes[0]} at "
+                            f"entry 0 and {shapes[k]} at entry {k}")
+    if "need at least one array to stack" in message:
+        return RuntimeError("stack expects a non-empty TensorList")
+    if "need at least one array to concatenate" in message:
+        return ValueError(f"torch.{op}(): expected a non-empty list of Tensors")
+    match = _NDIM.search(message)
+    if match:
+        want, _, got = match.groups()
+        return RuntimeError(f"Tensors must have same number of dimensions: got {want} and {got}")
+    match = _VALUE_SHAPE.search(message)
+    if match:
+        value, result = (list(_shape(g)) for g in match.groups())
+        return RuntimeError(f"shape mismatch: value tensor of shape {value} cannot be broadcast to "
+                            f"indexing result of shape {result}")
+    match = _MASK_COUNT.search(message)
+    if match:  # x[mask] = v, v of the wrong length: PyTorch names the shapes
+        value = list(np.shape(args[2])) if len(args) > 2 else [int(match.group(1))]
+        return RuntimeError(f"shape mismatch: value tensor of shape {value} cannot be broadcast to "
+                            f"indexing result of shape [{match.group(2)}]")
+    if op == "gather" and np.ndim(args[2]) == np.ndim(args[0]):
+        mismatch = _gather_size_mismatch(np.shape(args[0]), args[1], np.shape(args[2]))
+        if mismatch:
+            return RuntimeError(mismatch)
+    if "objects cannot be broadcast to a single shape" in message and len(args) >= 2:
+        return RuntimeError(_broadcast_message(np.shape(args[0]), np.shape(args[1])))
+    if op == "_copy_from" and len(args) >= 2:
+        return RuntimeError(_copy_message(np.shape(args[0]), np.shape(args[1])))
     if op in ("matmul", "mm", "bmm", "mv", "dot") and len(args) >= 2:
         return RuntimeError(_matmul_message(np.shape(args[0]), np.shape(args[1])))
-    if op == "_copy_from" and len(args) == 2:  # x.copy_(src)
-        return RuntimeError(_copy_message(np.shape(args[0]), np.shape(args[1])))
     if op == "_index_put" and len(args) == 3 and (  # x[index] = values
             "broadcast" in message or "boolean array indexing assignment" in message):
         return RuntimeError(_index_put_message(args[0], args[1], np.shape(args[2])))
-    if op in ("reshape", "view") and len(args) == 2 and "cannot reshape array" in message:
-        return RuntimeError(f"shape '{list(args[1])}' is invalid for input of size "
-                            f"{np.size(args[0])}")
     match = _BROADCAST.search(message)
     if match:
         a, b = (_shape(g) for g in match.groups())
@@ -78,19 +134,91 @@ def setitem_shape_error(target, value, type_name):
     return None
 
 
-def _copy_message(shape, src):
-    """``copy_``: ``src`` must broadcast to ``shape`` without growing it."""
-    try:
-        both = np.broadcast_shapes(shape, src)
-    except ValueError:
-        return _broadcast_message(shape, src)
-    return f"output with shape {list(shape)} doesn't match the broadcast shape {list(both)}"
-
-
 def _index_put_message(array, index, values):
     result = np.empty(np.shape(array), dtype=bool)[index_key(index)].shape
     return (f"shape mismatch: value tensor of shape {list(values)} cannot be broadcast to "
             f"indexing result of shape {list(result)}")
+
+
+def _index_error(exc, op, args):
+    """numpy's IndexError in ``op``, in PyTorch's words (and type: gather/scatter raise
+    RuntimeError); ``exc`` itself when it is not numpy's."""
+    message = str(exc)
+    if op == "gather" and np.ndim(args[2]) == np.ndim(args[0]):
+        mismatch = _gather_size_mismatch(np.shape(args[0]), args[1], np.shape(args[2]))
+        if mismatch:
+            return RuntimeError(mismatch)
+    match = _INDEX_BOUNDS.search(message)
+    if match and op == "index_select":  # PyTorch's kernels word it differently by dim
+        index, dim, size = match.groups()
+        if dim == "0":
+            return IndexError("index out of range in self")
+        return RuntimeError(f"INDICES element is out of DATA bounds, id={index} axis_dim={size}")
+    if match:
+        index, dim, size = match.groups()
+        text = f"index {index} is out of bounds for dimension {dim} with size {size}"
+        return RuntimeError(text) if op in _GATHERS else IndexError(text)
+    if "too many indices for array" in message:
+        return IndexError(f"too many indices for tensor of dimension {np.ndim(args[0])}")
+    if "an index can only have a single ellipsis" in message:
+        return IndexError("an index can only have a single ellipsis ('...')")
+    match = _MASK_SHAPE.search(message)
+    if match:
+        dim, size, got = (int(g) for g in match.groups())
+        shape = list(np.shape(args[0]))
+        return IndexError(f"The shape of the mask [{got}] at index {dim} does not match the shape "
+                          f"of the indexed tensor {shape} at index {dim}")
+    if "arrays used as indices must be of integer (or boolean) type" in message:
+        return IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    match = _INDEX_BROADCAST.search(message)
+    if match:
+        shapes = ", ".join(str(list(_shape(s))) for s in re.findall(r"\(([\d,]*)\)", match.group(1)))
+        return IndexError(f"shape mismatch: indexing tensors could not be broadcast together with "
+                          f"shapes {shapes}")
+    return exc
+
+
+def _gather_size_mismatch(self_shape, dim, index_shape):
+    """PyTorch's refusal of an index larger than ``self`` outside ``dim`` (None if it fits)."""
+    dim = dim % max(len(self_shape), 1)
+    for d, (n, m) in enumerate(zip(index_shape, self_shape)):
+        if d != dim and n > m:
+            return (f"Size does not match at dimension {d} expected index {list(index_shape)} to "
+                    f"be no larger than self {list(self_shape)} apart from dimension {dim}")
+    return None
+
+
+def reshape_message(size, shape):
+    """PyTorch's refusal of ``reshape``/``view`` of ``size`` elements to ``shape``."""
+    shape = [int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,))]
+    for i, s in enumerate(shape):
+        if s < -1:
+            return f"invalid shape dimension {s} at index {i} of shape {shape}"
+    if shape.count(-1) > 1:
+        return "only one dimension can be inferred"
+    return f"shape '{shape}' is invalid for input of size {size}"
+
+
+def _copy_message(dest, src):
+    """``dest.copy_(src)`` where ``src`` does not broadcast to ``dest``'s shape."""
+    if _broadcastable(dest, src):  # they broadcast, but to a shape larger than ``dest``
+        full = np.broadcast_shapes(dest, src)
+        return f"output with shape {list(dest)} doesn't match the broadcast shape {list(full)}"
+    return _broadcast_message(dest, src)
+
+
+def _broadcastable(a, b):
+    return all(x == y or x == 1 or y == 1 for x, y in zip(reversed(a), reversed(b)))
+
+
+def _first_repeated(dims, ndim):
+    seen = set()
+    for d in dims:
+        d = d % max(ndim, 1)
+        if d in seen:
+            return d
+        seen.add(d)
+    return dims[0]
 
 
 def _shape(text):

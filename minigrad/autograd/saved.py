@@ -7,9 +7,12 @@ the node, and the node pointing back at it would make a reference cycle that onl
 the cyclic garbage collector could free.  On unpack under ``create_graph`` the
 output is rebuilt as a Tensor whose ``grad_fn`` is the unpacking node.
 """
+import re
 import threading
 
-from minigrad.autograd.errors import DETACHED_SAVED_ERROR, FREED_GRAPH_ERROR, VERSION_ERROR
+from minigrad.autograd import anomaly as _anomaly
+from minigrad.autograd.errors import (
+    DETACHED_SAVED_ERROR, FREED_GRAPH_ERROR, VERSION_ERROR, VERSION_HINT, VERSION_HINT_ANOMALY)
 
 
 class _Hooks(threading.local):
@@ -105,18 +108,32 @@ class SavedTensor:
         self.version = tensor._version_counter[0]
 
     def _raise_version_error(self, node):
+        """PyTorch's message: the tensor's type and shape and, when it has one, the node it
+        is an output of (for a saved input its grad_fn now, for a saved output ``node``)."""
         data = self.tensor._data if self.tensor is not None else self._data
         if data is None:  # packed by a saved_tensors_hooks pack hook
             data = self.unpack_hook(self.packed)._data
         if self.tensor is not None and self.tensor.grad_fn is not None:
-            role = f"output {self.tensor._output_nr} of {self.tensor.grad_fn.name()}"
+            role = f", which is output {self.tensor._output_nr} of {_op_name(self.tensor.grad_fn)},"
         elif self.tensor is not None:
-            role = "a leaf tensor"
+            role = ""  # a leaf: PyTorch names no node
         else:
-            role = f"output {self.output_nr} of {node.name()}"
+            role = f", which is output {self.output_nr} of {_op_name(node)},"
+        shell = _tensor.Tensor.__new__(_tensor.Tensor)
+        _tensor._init(shell, data, None, 0, self.counter, None)
+        hint = VERSION_HINT_ANOMALY if _anomaly.is_anomaly_enabled() else VERSION_HINT
         raise RuntimeError(VERSION_ERROR.format(
-            dtype=f"{data.dtype.name}Tensor", shape=list(data.shape), role=role,
-            node=node.name(), current=self.counter[0], saved=self.version))
+            type=shell.type(), shape=list(data.shape), role=role, current=self.counter[0],
+            saved=self.version, hint=hint))
+
+
+def _op_name(node):
+    """A node's name in PyTorch's version-counter message: ``Exp`` for ``ExpBackward0``
+    (CopySlices keeps its C++ name, as in PyTorch)."""
+    name = node.name()
+    if name == "CopySlices":
+        return "torch::autograd::CopySlices"
+    return re.sub(r"Backward\d*$", "", name)
 
 
 def save(value, is_output=False):

@@ -1,8 +1,9 @@
 """Small functions the generated code calls (kept here so generated code reads plainly)."""
 import numpy as np
 
+from minigrad.autograd import grad_mode
 from minigrad.autograd.node import Node, edge_of
-from minigrad.autograd.views import register_view
+from minigrad.autograd.views import mark_no_grad_view, register_view
 from minigrad._tensor import Tensor, _make_view, _wrap
 
 
@@ -35,7 +36,13 @@ def wrap_view(array, source, node=None, output_nr=0):
     """A result that may look into ``source``'s storage shares its version counter."""
     if isinstance(source, Tensor) and _looks_into(array, source._data):
         view = _make_view(array, source, node, output_nr)
-        register_view(view)  # so in-place ops on its base can refresh its history
+        register_view(view, source)  # so in-place ops on its base can refresh its history
+        if node is None and not grad_mode.enabled and view._base._requires_grad:
+            # PyTorch: a view made under no_grad (or inference_mode) of a tensor that
+            # requires grad requires grad too, with no grad_fn; in-place on it with grad
+            # mode on is refused (views.creation_error)
+            if view._data.dtype.kind in "fc":
+                mark_no_grad_view(view)
         return view
     return _wrap(array, node, output_nr)
 

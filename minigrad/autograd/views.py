@@ -18,6 +18,7 @@ Which elements of the base a view covers is computed from numpy's strides and by
 offsets (``view_index``), so this works for every view op, present and future,
 without a per-op "view replay" function.
 """
+import re
 import weakref
 
 import numpy as np
@@ -40,10 +41,47 @@ NO_GRAD_VIEW_ERROR = (
     "to be tracked).")
 
 
+INFERENCE_VIEW_ERROR = (
+    "A view was created in inference mode and is being modified inplace in normal mode. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the inference_mode "
+    "block (if you don't want the inplace to be tracked) or both outside (if you want the "
+    "inplace to be tracked).")
+
+#: How a view was made (PyTorch's CreationMeta): in grad mode, under no_grad, or in
+#: inference mode.  A view of a view made under no_grad or inference mode counts as made
+#: there too, as in PyTorch.
+IN_GRAD_MODE, IN_NO_GRAD, IN_INFERENCE = "grad", "no_grad", "inference"
+OF_NO_GRAD_VIEW = "of a no_grad view"  # made in grad mode from a view made under no_grad
+
+
+def creation_error(mode, view):
+    """The error for an in-place op, recorded by autograd, on ``view`` made in ``mode``."""
+    if mode == IN_INFERENCE:
+        return RuntimeError(INFERENCE_VIEW_ERROR)
+    if mode == OF_NO_GRAD_VIEW and view.grad_fn is not None:
+        name = re.sub(r"Backward\d*$", "", view.grad_fn.name())
+        index = getattr(view.grad_fn, "_saved_index", None)
+        if name == "Getitem" and isinstance(index, (int, slice)):  # PyTorch's op for t[k]
+            name = "Slice" if isinstance(index, slice) else "Select"
+        return RuntimeError(f"Output {view._output_nr} of {name} is a view of a view which was "
+                            "created in no_grad mode and is being modified inplace with grad "
+                            "mode enabled." + NO_GRAD_VIEW_ERROR.split("grad mode enabled.")[1])
+    return RuntimeError(NO_GRAD_VIEW_ERROR)
+
+
 # --------------------------------------------------------------------- registry
-def register_view(view):
-    """Remember ``view`` on its base, so that in-place ops can refresh its history."""
+def register_view(view, source=None):
+    """Remember ``view`` on its base, so that in-place ops can refresh its history.
+    ``source`` is the tensor it was taken from (a view itself, perhaps)."""
     base = view._base
+    if grad_mode.enabled:
+        mode = IN_GRAD_MODE
+        entry = registration(source) if source is not None and source._base is base else None
+        if entry is not None and entry[1] != IN_GRAD_MODE:
+            mode = IN_INFERENCE if entry[1] == IN_INFERENCE else OF_NO_GRAD_VIEW
+    else:
+        mode = IN_INFERENCE if grad_mode.inference else IN_NO_GRAD
     if base._extras is None:
         base._extras = {}
     views = base._extras.get("views")
@@ -53,7 +91,7 @@ def register_view(view):
         # drop dead entries; the limit doubles so this stays amortized O(1) per view
         _prune(views)
         base._extras["views_limit"] = max(64, 2 * len(views))
-    views[id(view)] = (weakref.ref(view), grad_mode.enabled)
+    views[id(view)] = (weakref.ref(view), mode)
 
 
 def _prune(views):
@@ -64,9 +102,9 @@ def _prune(views):
 def _live_views(base):
     views = (base._extras or {}).get("views") or {}
     result = []
-    for ref, in_grad_mode in list(views.values()):
+    for ref, mode in list(views.values()):
         view = ref()
-        if view is not None and view._base is base and in_grad_mode:
+        if view is not None and view._base is base and mode == IN_GRAD_MODE:
             result.append(view)
     return result
 
@@ -155,6 +193,27 @@ class AsStridedBackward0(Node):
         return (_scatter(grads[0], self.where, create_graph),)
 
 
+class NoGradViewSink(Node):
+    """Where gradients for a view made under no_grad of a tensor that requires grad go:
+    nowhere.  PyTorch marks such a view as requiring grad but gives it neither a grad_fn
+    nor a gradient accumulator, so ops on it record, and their gradient for it is dropped."""
+
+    __slots__ = ()
+
+    def apply(self, grads, create_graph):
+        return ()
+
+
+def mark_no_grad_view(view):
+    """``view`` (made under no_grad or inference_mode) of a tensor that requires grad."""
+    view._requires_grad = True
+    sink = NoGradViewSink()
+    if view._extras is None:
+        view._extras = {}
+    view._extras["no_grad_sink"] = sink  # accumulator_of keeps only a weak reference
+    view._extras["accumulator"] = weakref.ref(sink)
+
+
 class CopySlices(Node):
     """A base after an in-place op on one of its views.
 
@@ -219,8 +278,8 @@ def rebase_on_view(view, fn, view_nr):
     entry = registration(view)
     if entry is None:
         return False
-    if not entry[1] and base._requires_grad:
-        raise RuntimeError(NO_GRAD_VIEW_ERROR)
+    if entry[1] != IN_GRAD_MODE:
+        raise creation_error(entry[1], view)
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
     base_edge = (base.grad_fn, base._output_nr) if base.grad_fn is not None else (None, 0)

@@ -208,6 +208,13 @@ def index_key(index):
     return part
 
 
+def with_torch_ellipses(index, ndim):
+    """``index`` itself, or for a key with several ``...``, torch_ellipses of it."""
+    if type(index) is tuple and sum(part is Ellipsis for part in index) > 1:
+        return torch_ellipses(index, ndim)
+    return index
+
+
 def torch_ellipses(index, ndim):
     """A key with several ``...`` read as PyTorch reads it (numpy allows one): each
     ``...`` stands for the dims that the key's other parts do not index, and what

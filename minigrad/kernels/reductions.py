@@ -123,21 +123,22 @@ def argmin_array(x, dim, keepdim):
 
 
 def cumprod_array(x, dim, dtype=None):
-    if x.ndim == 0:
-        reduce_axis(x, dim, "cumprod")  # a 0-d tensor takes dim 0 and -1 only
-        return x.astype(dtype or x.dtype)
-    return np.cumprod(x, axis=dim, dtype=dtype)
+    return np.cumprod(x, axis=dim, dtype=dtype) if x.ndim else _of_0d(x, dim, dtype)
 
 
 def cumsum_array(x, dim, dtype=None):
-    if x.ndim == 0:
-        reduce_axis(x, dim, "cumsum")  # a 0-d tensor takes dim 0 and -1 only
-        out = x.astype(dtype or x.dtype)
-    else:
-        out = np.cumsum(x, axis=dim, dtype=dtype)
+    out = np.cumsum(x, axis=dim, dtype=dtype) if x.ndim else _of_0d(x, dim, dtype)
     if out.dtype.kind == "f":
         out += 0.0  # PyTorch's sums start from +0.0: a running sum of -0.0s is +0.0
     return out
+
+
+def _of_0d(x, dim, dtype=None):
+    """A 0-d tensor along ``dim``: itself, for dim 0 or -1 only (PyTorch's range)."""
+    if dim not in (0, -1):
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got "
+                         f"{dim})")
+    return x.astype(dtype or x.dtype)
 
 
 def _logical_axes(dim):
@@ -189,8 +190,7 @@ def median_array(x):
 
 def median_with_indices(x, dim, keepdim):
     if x.ndim == 0:
-        reduce_axis(x, dim, "median")  # a 0-d tensor takes dim 0 and -1 only
-        return x.copy(), np.zeros((), dtype=np.int64)
+        return _of_0d(x, dim), np.zeros((), dtype=np.int64)
     order = np.argsort(x, axis=dim, kind="stable")
     k = (x.shape[dim] - 1) // 2
     indices = np.take(order, [k], axis=dim)

@@ -41,8 +41,8 @@ def view_array(x, size):
         return np.reshape(x, _int_tuple(size), copy=False)
     except ValueError as exc:
         if "copy" not in str(exc):
-            raise RuntimeError(f"shape '{list(_int_tuple(size))}' is invalid for input of size "
-                               f"{x.size}") from None
+            from minigrad.autograd.numpy_errors import reshape_message  # PyTorch's words
+            raise RuntimeError(reshape_message(x.size, _int_tuple(size))) from None
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
@@ -182,6 +182,8 @@ def narrow_key(shape, dim, start, length):
 
 def select_key(shape, dim, index):
     """The indexing key of ``select(dim, index)`` (``index`` may count from the end)."""
+    if not shape:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     dim = _wrap_dim(dim, len(shape), "select")
     size = shape[dim]
     if not -size <= index < size:
@@ -273,6 +275,7 @@ def gather_array(x, dim, index):
     if index.ndim != x.ndim and not (x.ndim == 0 and index.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if x.ndim == 0:
+        _wrap_dim(dim, 0, "gather")
         return np.full(index.shape, x, dtype=x.dtype)
     return x[_along(index.shape, _wrap_dim(dim, x.ndim, "gather"), index)]
 
@@ -300,7 +303,12 @@ def index_select_array(x, dim, index):
     _check_index(index, "index_select")
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    return np.take(x, np.reshape(index, -1), axis=_wrap_dim(dim, x.ndim, "index_select"))
+    dim = _wrap_dim(dim, x.ndim, "index_select")
+    index = np.reshape(index, -1)
+    if index.size and index.min() < 0:  # numpy would count from the end; PyTorch refuses
+        raise IndexError(f"index {index.min()} is out of bounds for axis {dim} with size "
+                         f"{x.shape[dim] if x.ndim else 1}")  # worded as PyTorch's by numpy_errors
+    return np.take(x, index, axis=dim)
 
 
 def index_add_array(x, dim, index, source, alpha):

@@ -63,7 +63,7 @@ def kthvalue_array(x, k, dim, keepdim):
     dim = _wrap_dim(dim, x.ndim, "kthvalue")
     size = x.shape[dim] if x.ndim else 1
     if not 1 <= k <= size:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {dim}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
     if x.ndim == 0:
         return x.copy(), np.zeros((), np.int64)
     indices = np.take(_order(x, dim, descending=False), [k - 1], axis=dim)
