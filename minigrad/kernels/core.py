@@ -40,7 +40,8 @@ def stable_argsort(x, axis):
 def result_type(*values):
     """``np.result_type`` of arrays of any library (numpy's own would pull a device array
     to the host): arrays count by their dtype, Python scalars stay weak as in numpy 2."""
-    return np.result_type(*[getattr(v, "dtype", v) for v in values])
+    return np.result_type(*[v if isinstance(v, type) else getattr(v, "dtype", v)
+                            for v in values])
 
 
 def axes(dim):
