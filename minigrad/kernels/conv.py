@@ -13,14 +13,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from minigrad._array import namespace_of
-from minigrad.kernels.core import result_type
-
-
-def on_device_of(like, host):
-    """``host`` (a small numpy array computed on the host: indices, divisors, averaging
-    matrices) in the array library of ``like``; itself on the CPU."""
-    xp = namespace_of(like)
-    return host if xp is np else xp.asarray(host)
+from minigrad.kernels.core import on_device_of, result_type
 
 
 def _sliding_window_view(x, window_shape, axis):

@@ -37,6 +37,13 @@ def stable_argsort(x, axis):
     return xp.argsort(x, axis=axis)
 
 
+def on_device_of(like, host):
+    """``host`` (a small numpy array computed on the host: indices, divisors, averaging
+    matrices) in the array library of ``like``; itself on the CPU."""
+    xp = namespace_of(like)
+    return host if xp is np else xp.asarray(host)
+
+
 def result_type(*values):
     """``np.result_type`` of arrays of any library (numpy's own would pull a device array
     to the host): arrays count by their dtype, Python scalars stay weak as in numpy 2."""

@@ -253,8 +253,16 @@ def diagonal_array(x, offset, dim1, dim2):
 
 def diagonal_into_zeros(x, shape, offset, dim1, dim2):
     """zeros(shape) with ``x`` written on the diagonal ``(offset, dim1, dim2)``."""
-    out = namespace_of(x).zeros(shape, dtype=x.dtype)
-    diagonal_array(out, offset, dim1, dim2)[...] = x
+    xp = namespace_of(x)
+    out = xp.zeros(shape, dtype=x.dtype)
+    if xp is np:
+        diagonal_array(out, offset, dim1, dim2)[...] = x
+        return out
+    # by index, not through a diagonal view (a backend's diagonal may be read-only)
+    dim1, dim2 = _wrap_dim(dim1, len(shape), "diagonal"), _wrap_dim(dim2, len(shape), "diagonal")
+    first, second = (0, offset) if offset >= 0 else (-offset, 0)
+    steps = xp.arange(x.shape[-1])
+    xp.moveaxis(out, (dim1, dim2), (-2, -1))[..., steps + first, steps + second] = x
     return out
 
 

@@ -20,6 +20,7 @@ from itertools import chain
 
 import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad._dtypes import get_default_dtype
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
@@ -231,10 +232,11 @@ class Optimizer:
                         p.grad.detach_()
                     else:
                         p.grad.requires_grad_(False)
-                    if p.grad._data.flags.writeable:
-                        p.grad._data[...] = 0
+                    data = p.grad._data
+                    if _writable(data):
+                        data[...] = 0
                     else:  # a broadcast gradient: it gets storage of its own
-                        p.grad._data = np.zeros(p.grad._data.shape, p.grad._data.dtype)
+                        p.grad._data = namespace_of(data).zeros(data.shape, data.dtype)
                     _bump(p.grad)
 
     def step(self, closure=None):
@@ -359,3 +361,13 @@ class _PerParameterOptimizer(Optimizer):
 
     def _update(self, p, group):
         raise NotImplementedError(f"{type(self).__name__} must define _update(p, group)")
+
+
+def _writable(array):
+    """Whether zeroing ``array`` in place touches only its own elements (numpy marks
+    broadcast views read-only; CuPy has no such flag, so a zero stride tells)."""
+    flags = array.flags
+    writeable = getattr(flags, "writeable", None)
+    if writeable is not None:
+        return writeable
+    return array.size <= 1 or 0 not in array.strides

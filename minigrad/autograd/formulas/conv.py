@@ -9,8 +9,8 @@ import numpy as np
 from minigrad._array import namespace_of
 from minigrad.autograd.formulas.core import ops_for
 from minigrad.kernels.conv import (adaptive_pool_matrix, conv_same_pads, conv_tuple,
-                                   embedding_padding_idx, max_pool_indices_array, on_device_of,
-                                   pool_stride)
+                                   embedding_padding_idx, max_pool_indices_array, pool_stride)
+from minigrad.kernels.core import on_device_of
 
 
 def _raw(x):

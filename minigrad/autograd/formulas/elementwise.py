@@ -20,9 +20,10 @@ def _data(x):
 
 
 def _constant(array, like):
-    """``array`` as the kind of value ``like`` is (a graph-free Tensor, or an array)."""
+    """``array`` as the kind of value ``like`` is (a graph-free Tensor, or an array), on
+    ``like``'s device (a mask from Python numbers is a numpy scalar until here)."""
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
-    array = namespace_of(array).asarray(array)
+    array = namespace_of(_data(like)).asarray(array)
     return _wrap(array) if isinstance(like, Tensor) else array
 
 
