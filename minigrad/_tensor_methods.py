@@ -58,7 +58,11 @@ def fill_(self, value):
     return apply_inplace(self, F._fill, value)
 
 
-def copy_(self, src):
+def copy_(self, src, non_blocking=False):
+    """Copy ``src``'s values into ``self`` (broadcasting; from another device too, as torch)."""
+    if isinstance(src, Tensor) and type(src._data) is not type(self._data) \
+            or isinstance(src, Tensor) and src.device != self.device:
+        src = src.to(self.device)  # differentiable: gradients flow back to src's device
     return apply_inplace(self, F._copy_from, src)
 
 

@@ -46,3 +46,26 @@ def render_spec(tmp_path, monkeypatch):
     for name in yield_cleanup:
         for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
             del sys.modules[key]
+
+
+# ---------------------------------------------------------------- device-generic runs
+# MINIGRAD_TEST_DEVICE=fake_cuda runs the tests with sample tensors on the CuPy-like test
+# backend (minigrad/_array/fake_cuda.py) registered as "cuda"; MINIGRAD_TEST_DEVICE=cuda
+# runs them on a real GPU through CuPy.  Unset: the CPU, as always.
+def _setup_test_device():
+    choice = os.environ.get("MINIGRAD_TEST_DEVICE", "")
+    if not choice or choice == "cpu":
+        return
+    from minigrad import testing
+    if choice == "fake_cuda":
+        from minigrad._array import fake_cuda
+        fake_cuda.install()
+    elif choice == "cuda":
+        from minigrad._array import cupy_backend
+        cupy_backend.load()  # RuntimeError saying how to install CuPy when it is missing
+    else:
+        raise ValueError(f"MINIGRAD_TEST_DEVICE={choice!r}: use cpu, cuda or fake_cuda")
+    testing.set_sample_device("cuda")
+
+
+_setup_test_device()

@@ -112,6 +112,12 @@ class FakeCudaArray:
     def device(self):
         return Device(self._device)
 
+    @property
+    def __cuda_array_interface__(self):
+        host = self._a.__array_interface__
+        return {"shape": host["shape"], "typestr": host["typestr"], "data": host["data"],
+                "strides": self._a.strides, "version": 3}
+
     # --- metadata ---------------------------------------------------------------------------
     shape = property(lambda self: self._a.shape)
     dtype = property(lambda self: self._a.dtype)
@@ -120,7 +126,10 @@ class FakeCudaArray:
     strides = property(lambda self: self._a.strides)
     itemsize = property(lambda self: self._a.itemsize)
     nbytes = property(lambda self: self._a.nbytes)
-    flags = property(lambda self: self._a.flags)
+    # CuPy's flags: no `writeable` (device arrays are always writeable)
+    flags = property(lambda self: types.SimpleNamespace(
+        c_contiguous=self._a.flags.c_contiguous, f_contiguous=self._a.flags.f_contiguous,
+        owndata=self._a.flags.owndata))
     T = property(lambda self: _wrap(self._a.T, self._device))
     mT = property(lambda self: _wrap(np.swapaxes(self._a, -1, -2), self._device))
     real = property(lambda self: _wrap(self._a.real, self._device))

@@ -22,6 +22,11 @@ def _to_copy(self, dtype):
     return self.astype(dtype)
 
 
+def _to_device(self, device):
+    """_to_device(Tensor self, Device device) -> Tensor"""
+    return to_device(self, device)
+
+
 def _fill(self, value):
     """_fill(Tensor self, Scalar value) -> Tensor"""
     return np.full_like(self, value)

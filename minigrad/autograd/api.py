@@ -13,6 +13,7 @@ import numpy as np
 from minigrad.autograd.reentrant import MAX_REENTRANT_DEPTH, run_backward  # noqa: F401
 from minigrad.autograd.errors import NO_GRAD_FN_ERROR, SCALAR_OUTPUT_ERROR, UNUSED_INPUT_ERROR
 from minigrad.autograd.node import AccumulateGrad, edge_of
+from minigrad._array import namespace_of
 from minigrad import _tensor  # a module: Tensor is looked up at call time (import cycle)
 
 
@@ -63,7 +64,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 from minigrad.autograd.clogs import explain_unused
                 raise RuntimeError(UNUSED_INPUT_ERROR + explain_unused(tensor, edge[0]))
             if materialize_grads:
-                g = np.zeros_like(tensor._data)
+                g = namespace_of(tensor._data).zeros_like(tensor._data)
         elif g.dtype != tensor.dtype:
             g = g.astype(tensor.dtype) if not isinstance(g, Tensor) else g.to(tensor.dtype)
         results.append(g if g is None or isinstance(g, Tensor) else _wrap(g))
@@ -96,7 +97,7 @@ def _root_grad(out, g, create_graph):
     if g is None:
         if out._data.size != 1:
             raise RuntimeError(SCALAR_OUTPUT_ERROR)
-        g = np.ones(out._data.shape, out._data.dtype)
+        g = namespace_of(out._data).ones(out._data.shape, out._data.dtype)
     elif isinstance(g, Tensor):
         if g.shape != out.shape:
             raise RuntimeError(
@@ -104,7 +105,8 @@ def _root_grad(out, g, create_graph):
                 f"output has a shape of {list(out.shape)}.")
         return g if create_graph else g._data
     else:
-        g = np.broadcast_to(np.asarray(g, dtype=out._data.dtype), out.shape)
+        xp = namespace_of(out._data)  # a number or a host array goes to out's device
+        g = xp.broadcast_to(xp.asarray(g, dtype=out._data.dtype), out.shape)
     return _wrap(g) if create_graph else g
 
 

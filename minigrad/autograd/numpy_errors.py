@@ -12,6 +12,8 @@ import re
 
 import numpy as np
 
+from minigrad import _array
+
 _BROADCAST = re.compile(r"operands could not be broadcast together with (?:remapped )?shapes "
                         r"(?:\[original->remapped\]: )?\(([\d,]*)\)\s*(?:->\([\d,]*\)\s*)?\(([\d,]*)\)")
 _CONCAT = re.compile(r"along dimension (\d+), the array at index 0 has size (\d+) and the array at "
@@ -22,6 +24,10 @@ _AXIS = re.compile(r"axis (-?\d+) is out of bounds for array of dimension (\d+)"
 def translate(exc, op, *args, **options):
     """The exception PyTorch raises where numpy raised ``exc`` in ``op``'s forward
     (``exc`` itself when its cause is not recognised); ``args`` are the forward's arguments."""
+    devices = _devices(args)
+    if len(devices) > 1:  # CuPy refuses numpy operands (TypeError), or another GPU's arrays
+        return RuntimeError(f"Expected all tensors to be on the same device, but found at least "
+                            f"two devices, {devices[0]} and {devices[1]}!")
     message = str(exc)
     if op in ("matmul", "mm", "bmm", "mv", "dot") and len(args) >= 2:
         return RuntimeError(_matmul_message(np.shape(args[0]), np.shape(args[1])))
@@ -44,6 +50,21 @@ def translate(exc, op, *args, **options):
         return IndexError(f"{op}(): Dimension out of range (expected to be in range of "
                           f"[{-size}, {size - 1}], but got {dim})")
     return exc
+
+
+def _devices(args):
+    """The distinct devices of the arrays among ``args`` (lists searched), in order."""
+    found = []
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            devices = _devices(a)
+        elif _array.is_array(a):
+            index = _array.device_index_of(a)
+            devices = ["cpu" if index is None else f"cuda:{index}"]
+        else:
+            continue
+        found.extend(d for d in devices if d not in found)
+    return found
 
 
 def _shape(text):

@@ -1,6 +1,7 @@
 """Small functions the generated code calls (kept here so generated code reads plainly)."""
 import numpy as np
 
+from minigrad import _array, _device
 from minigrad.autograd.node import Node, edge_of
 from minigrad.autograd.views import register_view
 from minigrad._tensor import Tensor, _make_view, _wrap
@@ -16,16 +17,27 @@ def data_of(value):
     return value
 
 
+def _has_meta(value):
+    return isinstance(value, Tensor) or _array.is_array(value)
+
+
 def shape_of(value):
-    return value.shape if isinstance(value, (Tensor, np.ndarray)) else np.shape(value)
+    return value.shape if _has_meta(value) else np.shape(value)
 
 
 def ndim_of(value):
-    return value.ndim if isinstance(value, (Tensor, np.ndarray)) else np.ndim(value)
+    return value.ndim if _has_meta(value) else np.ndim(value)
 
 
 def dtype_of(value):
-    return value.dtype if isinstance(value, (Tensor, np.ndarray)) else np.result_type(value)
+    return value.dtype if _has_meta(value) else np.result_type(value)
+
+
+def device_of(value):
+    """The device of a Tensor or array; numbers live nowhere in particular: the CPU."""
+    if isinstance(value, Tensor):
+        return value.device
+    return _device.of_array(value) if _array.is_array(value) else _device.CPU
 
 
 wrap = _wrap  # an op result: a new Tensor, linked to its node when one is given
@@ -62,9 +74,11 @@ def fill_undefined(grads, metas, F):
     if all(g is not None for g in grads) and len(grads) == len(metas):
         return grads
     grads = list(grads) + [None] * (len(metas) - len(grads))
+    given = next(g for g in grads if g is not None)  # zeros go where the other gradients are
+    xp = _array.namespace_of(given._data if isinstance(given, Tensor) else given)
     for i, (shape, dtype) in enumerate(metas):
         if grads[i] is None and dtype.kind == "f":
-            zeros = np.zeros(shape, dtype=dtype)
+            zeros = xp.zeros(shape, dtype=dtype)
             grads[i] = _wrap(zeros) if F.as_tensors else zeros
     return grads
 
@@ -77,7 +91,7 @@ def once_differentiable_backward(node, grads, reason):
     # differentiating it along any of them must reach the error.
     sources = list(grads) + [v for v in node.saved_values().values() if isinstance(v, Tensor)]
     error_node = DelayedError(node.name(), reason, tuple(edge_of(v) for v in sources))
-    return tuple(None if r is None else _wrap(np.asarray(r), error_node) for r in results)
+    return tuple(None if r is None else _wrap(r, error_node) for r in results)
 
 
 class DelayedError(Node):

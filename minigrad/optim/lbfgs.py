@@ -1,7 +1,7 @@
 """L-BFGS with an optional strong-Wolfe line search (PyTorch's port of minFunc)."""
 import numpy as np
 
-from minigrad._array import namespace_of
+from minigrad._array import is_array, namespace_of
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.optim._checks import check_lr
@@ -28,7 +28,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
 def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
                   max_ls=25):
     """Line search along ``d`` from step ``t``: returns ``(f, g, t, evaluations)``."""
-    d_norm = float(abs(d).max())
+    d_norm = float(np.abs(d).max())
     g = g.copy()
     f_new, g_new = obj_func(x, t, d)
     ls_func_evals = 1
@@ -118,7 +118,7 @@ def _arrays(value):
 
 
 def _tensors(value):
-    if hasattr(value, "shape") and not isinstance(value, np.generic):  # an array, any device
+    if is_array(value):  # numpy or a GPU array
         return _wrap(value)
     if isinstance(value, list):
         return [_tensors(v) for v in value]
@@ -159,7 +159,7 @@ class LBFGS(Optimizer):
         return self.param_groups[0]["params"]
 
     def _gather_flat_grad(self):
-        xp = namespace_of(self._params[0]._data)
+        xp = namespace_of(self._params[0]._data)  # the parameters' device
         return xp.concatenate([xp.zeros(p._data.size, p._data.dtype) if p.grad is None
                                else p.grad._data.reshape(-1) for p in self._params])
 
@@ -199,7 +199,7 @@ class LBFGS(Optimizer):
         loss = _loss_value(orig_loss)
         state["func_evals"] += 1
         flat_grad = self._gather_flat_grad()
-        if abs(flat_grad).max() <= group["tolerance_grad"]:
+        if np.abs(flat_grad).max() <= group["tolerance_grad"]:
             return orig_loss
         memory = {k: _arrays(state.get(k)) for k in self._STATE_KEYS}
         self._iterate(evaluate, group, state, memory, loss, flat_grad)
@@ -246,7 +246,7 @@ class LBFGS(Optimizer):
             memory["prev_flat_grad"] = flat_grad.copy()
             memory["prev_loss"] = prev_loss = loss
             if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / float(abs(flat_grad).sum())) * lr
+                t = min(1.0, 1.0 / float(np.abs(flat_grad).sum())) * lr
             else:
                 t = lr
             gtd = float(flat_grad.dot(d))
@@ -264,19 +264,19 @@ class LBFGS(Optimizer):
                 loss, flat_grad, t, ls_func_evals = _strong_wolfe(
                     obj_func, x_init, t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals)
                 self._add_grad(t, d)
-                opt_cond = abs(flat_grad).max() <= tolerance_grad
+                opt_cond = np.abs(flat_grad).max() <= tolerance_grad
             else:
                 self._add_grad(t, d)
                 ls_func_evals = 0
                 if n_iter != max_iter:
                     loss = _loss_value(evaluate())
                     flat_grad = self._gather_flat_grad()
-                    opt_cond = abs(flat_grad).max() <= tolerance_grad
+                    opt_cond = np.abs(flat_grad).max() <= tolerance_grad
                     ls_func_evals = 1
             memory["t"] = t
             current_evals += ls_func_evals
             state["func_evals"] += ls_func_evals
             if (n_iter == max_iter or current_evals >= max_eval or opt_cond
-                    or abs(d * t).max() <= tolerance_change
+                    or np.abs(d * t).max() <= tolerance_change
                     or abs(loss - prev_loss) < tolerance_change):
                 break

@@ -1,6 +1,6 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and maximize."""
+import numpy as np
 
-from minigrad._array import namespace_of
 from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
@@ -56,7 +56,7 @@ class SGD(Optimizer):
             state = self.state[p]
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = state["momentum_buffer"] = _wrap(namespace_of(grad).array(grad, copy=True))
+                buf = state["momentum_buffer"] = _wrap(grad.copy())  # on p's device
             else:
                 buf._data *= momentum
                 buf._data += (1 - group["dampening"]) * grad

@@ -47,6 +47,7 @@ TORCH_MODULES = {
 MAPPED = {
     "sum_to_size": lambda self, size: self.sum_to_size(size),
     "_to_copy": lambda self, dtype: self.to(dtype),
+    "_to_device": lambda self, device: self.to(device),
     "_fill": lambda self, value: torch.full_like(self, value),
     "_copy_from": lambda self, src: self.clone().copy_(src),   # torch's _copy_from copies the other way
     "getitem": lambda self, index: _torch_getitem(self, index),

@@ -14,3 +14,4 @@ from minigrad.autograd.formulas.linalg import *  # noqa: F401,F403
 from minigrad.autograd.formulas.nn import *  # noqa: F401,F403
 from minigrad.autograd.formulas.conv import *  # noqa: F401,F403
 from minigrad.autograd.formulas.stacking import *  # noqa: F401,F403
+from minigrad.autograd.formulas.device import *  # noqa: F401,F403
