@@ -17,10 +17,19 @@ from minigrad.kernels.core import on_device_of, result_type
 
 
 def _sliding_window_view(x, window_shape, axis):
+    """numpy's ``sliding_window_view``: a strided view where the library has one (numpy,
+    CuPy >= 13), else the same windows gathered into a copy."""
     xp = namespace_of(x)
     if xp is np:
         return sliding_window_view(x, window_shape, axis=axis)
-    return xp.lib.stride_tricks.sliding_window_view(x, window_shape, axis=axis)
+    stride_tricks = getattr(getattr(xp, "lib", None), "stride_tricks", None)
+    if hasattr(stride_tricks, "sliding_window_view"):
+        return stride_tricks.sliding_window_view(x, window_shape, axis=axis)
+    for a, w in zip(axis, window_shape):
+        starts = xp.arange(x.shape[a] - w + 1)
+        x = xp.take(x, starts[:, None] + xp.arange(w), axis=a)  # dim a -> (windows, w)
+        x = xp.moveaxis(x, a + 1, -1)  # the window dim goes last, as the view's do
+    return x
 
 
 # ------------------------------------------------------------------ argument handling
