@@ -44,7 +44,7 @@ def _index_put(self, index, values):
 
 def clone(self):
     """clone(Tensor self) -> Tensor"""
-    return np.array(self, copy=True)
+    return self.copy(order="K")
 
 
 def neg(self):

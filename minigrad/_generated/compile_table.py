@@ -67,7 +67,7 @@ OPS = {
         'clone', 'clone(Tensor self) -> Tensor', 159,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
-        'np.array(self, copy=True)',
+        'self.copy(order="K")',
         (CompileFormula('self', 'grad', 'grad'), ),
         (), False, '',
         False, 'CloneBackward0'),

@@ -239,12 +239,11 @@ def logcumsumexp_array(x, dim):
     xp = namespace_of(x)
     if xp is np:
         return np.logaddexp.accumulate(x, axis=dim)
-    # CuPy's logaddexp has no accumulate: a running log-sum-exp shifted by the global peak
-    # of each slice (finite peaks only, so that -inf and inf slices stay exact)
-    peak = xp.amax(x, axis=dim, keepdims=True)
-    peak = xp.where(xp.isfinite(peak), peak, 0)
-    return quietly(_shifted_logcumsumexp, xp, x - peak, dim) + peak
-
-
-def _shifted_logcumsumexp(xp, shifted, dim):
-    return xp.log(xp.cumsum(xp.exp(shifted), axis=dim))
+    # CuPy's logaddexp has no accumulate: a parallel prefix scan (log2(n) logaddexp
+    # steps), which like the running one keeps finite values finite
+    out = xp.moveaxis(x, dim, -1).copy()
+    step = 1
+    while step < out.shape[-1]:
+        out[..., step:] = xp.logaddexp(out[..., step:], out[..., :-step])
+        step *= 2
+    return xp.ascontiguousarray(xp.moveaxis(out, -1, dim))
