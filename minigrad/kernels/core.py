@@ -8,15 +8,21 @@ from minigrad._array import namespace_of, special_of
 from minigrad.kernels.quiet import quietly
 
 
+# Values that are surely on the host: skipped by a set lookup, the common case kept cheap.
+_HOST_TYPES = frozenset({np.ndarray, float, int, bool, complex, type(None), np.float64,
+                         np.float32, np.int64, np.bool_})
+
+
 def xp_of(*values):
     """The array library of ``values``: the first non-numpy one (a device array), else numpy.
 
     A kernel's inputs may mix arrays with Python scalars, a scalar first (``1 / x``);
     a kernel whose first input is always an array asks ``namespace_of(x)`` directly."""
     for value in values:
-        xp = namespace_of(value)
-        if xp is not np:
-            return xp
+        if type(value) not in _HOST_TYPES:
+            xp = namespace_of(value)
+            if xp is not np:
+                return xp
     return np
 
 
@@ -42,6 +48,24 @@ def on_device_of(like, host):
     matrices) in the array library of ``like``; itself on the CPU."""
     xp = namespace_of(like)
     return host if xp is np else xp.asarray(host)
+
+
+def accumulate(ufunc_name, x, axis):
+    """``np.<ufunc_name>.accumulate(x, axis)`` in ``x``'s library.  CuPy accumulates with
+    ``add`` only (cumsum, cumprod stand in for add and multiply); other ufuncs take a
+    parallel prefix scan: log2(n) steps of the ufunc, exact for maximum and minimum."""
+    xp = namespace_of(x)
+    if xp is np:
+        return getattr(np, ufunc_name).accumulate(x, axis=axis)
+    if ufunc_name in ("add", "multiply"):
+        return (xp.cumsum if ufunc_name == "add" else xp.cumprod)(x, axis=axis)
+    ufunc = getattr(xp, ufunc_name)
+    out = xp.moveaxis(x, axis, -1).copy()
+    step = 1
+    while step < out.shape[-1]:
+        out[..., step:] = ufunc(out[..., step:], out[..., :-step])
+        step *= 2
+    return xp.ascontiguousarray(xp.moveaxis(out, -1, axis))
 
 
 def result_type(*values):

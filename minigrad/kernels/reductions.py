@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.kernels.core import axes, stable_argsort
+from minigrad.kernels.core import accumulate, axes, stable_argsort
 from minigrad.kernels.quiet import quietly
 
 
@@ -161,10 +161,10 @@ def _cumulative_extremum(x, dim, ufunc_name):
     xp = namespace_of(x)
     if x.ndim == 0:
         return x.copy(), xp.zeros((), dtype=np.int64)
-    values = getattr(xp, ufunc_name).accumulate(x, axis=dim)
+    values = accumulate(ufunc_name, x, dim)
     # a position that reaches (or ties) the running extremum becomes its index: ties
     # take the last one, as torch does
-    indices = xp.maximum.accumulate(xp.where(x == values, _positions(x, dim), 0), axis=dim)
+    indices = accumulate("maximum", xp.where(x == values, _positions(x, dim), 0), dim)
     return values, indices.astype(np.int64)
 
 
@@ -234,16 +234,6 @@ def nanmean_array(x, dim, keepdim, dtype=None):
 
 
 def logcumsumexp_array(x, dim):
-    if not x.ndim:
-        return x.copy()
-    xp = namespace_of(x)
-    if xp is np:
-        return np.logaddexp.accumulate(x, axis=dim)
-    # CuPy's logaddexp has no accumulate: a parallel prefix scan (log2(n) logaddexp
-    # steps), which like the running one keeps finite values finite
-    out = xp.moveaxis(x, dim, -1).copy()
-    step = 1
-    while step < out.shape[-1]:
-        out[..., step:] = xp.logaddexp(out[..., step:], out[..., :-step])
-        step *= 2
-    return xp.ascontiguousarray(xp.moveaxis(out, -1, dim))
+    # (on CuPy a prefix scan, which like the running sum keeps finite values finite: the
+    # backward's "log of zero" relies on that)
+    return accumulate("logaddexp", x, dim) if x.ndim else x.copy()
