@@ -69,3 +69,23 @@ def _setup_test_device():
 
 
 _setup_test_device()
+
+
+# The engine tests build their tensors with factories: on a device run, the default device
+# is the GPU for them, so the whole engine (and what it calls) runs on device arrays.
+_ENGINE_TESTS = {"test_engine.py", "test_seed_engine.py", "test_trust_engine.py",
+                 "test_hooks.py", "test_views_inplace.py"}
+
+
+@pytest.fixture(autouse=True)
+def _engine_tests_on_the_test_device(request):
+    choice = os.environ.get("MINIGRAD_TEST_DEVICE", "")
+    if not choice or choice == "cpu" or request.path.name not in _ENGINE_TESTS:
+        yield
+        return
+    import minigrad
+    minigrad.set_default_device("cuda")
+    try:
+        yield
+    finally:
+        minigrad.set_default_device("cpu")

@@ -190,3 +190,24 @@ def test_module_cpu_brings_everything_back():
     assert model.weight.is_cuda and model.bias.is_cuda
     model.cpu()
     assert not model.weight.is_cuda
+
+
+def test_pin_memory_is_copy_free_and_refuses_gpu_tensors_as_torch():
+    t = mg.ones(3)
+    assert t.pin_memory() is t and not t.is_pinned()
+    with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned"):
+        t.cuda().pin_memory()
+
+
+def test_assigning_a_grad_from_another_device_raises_torchs_error():
+    x = mg.zeros(2, device="cuda", requires_grad=True)
+    with pytest.raises(RuntimeError, match="device type 'cpu' to a tensor with device type 'cuda'"):
+        x.grad = mg.zeros(2)
+
+
+def test_save_on_cpu_hooks_move_saved_tensors_and_back():
+    x = mg.tensor([1.0, 2.0], device="cuda", requires_grad=True)
+    with mg.autograd.graph.save_on_cpu():
+        y = (x * x).sum()
+    y.backward()
+    assert x.grad.is_cuda and x.grad.cpu().tolist() == [2.0, 4.0]
