@@ -60,7 +60,7 @@ OPS = {
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Index', None, False, False), CompileArg('values', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_put_array(self, index, values)',
-        (CompileFormula('self', 'where(outside_index(self.shape, index), grad, 0.0)', 'F.where(F.outside_index(self._saved_self_shape, self._saved_index), grad, 0.0)'), CompileFormula('values', 'sum_to(getitem(grad, index), values.shape)', 'F.sum_to(F.getitem(grad, self._saved_index), self._saved_values_shape)'), ),
+        (CompileFormula('self', 'where(outside_index(self.shape, index, grad), grad, 0.0)', 'F.where(F.outside_index(self._saved_self_shape, self._saved_index, grad), grad, 0.0)'), CompileFormula('values', 'sum_to(getitem(grad, index), values.shape)', 'F.sum_to(F.getitem(grad, self._saved_index), self._saved_values_shape)'), ),
         (), False, '',
         False, 'IndexPutBackward0'),
     'clone': CompileOp(

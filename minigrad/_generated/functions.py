@@ -183,7 +183,7 @@ def _index_put(input, index, values):
     """_index_put(Tensor self, Index index, Tensor values) -> Tensor
 
     Derivatives (derivatives.yaml:143):
-        self: where(outside_index(self.shape, index), grad, 0.0)
+        self: where(outside_index(self.shape, index, grad), grad, 0.0)
         values: sum_to(getitem(grad, index), values.shape)
     """
     self = input  # the schema's `self`; torch's Python API names it `input`

@@ -158,7 +158,7 @@ class CopyFromBackward0(GeneratedNode):
 class IndexPutBackward0(GeneratedNode):
     """Backward of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:143).
 
-    self: where(outside_index(self.shape, index), grad, 0.0)
+    self: where(outside_index(self.shape, index, grad), grad, 0.0)
     values: sum_to(getitem(grad, index), values.shape)
     """
 
@@ -167,7 +167,7 @@ class IndexPutBackward0(GeneratedNode):
     _op_name = '_index_put'
     _yaml_line = 143
     _input_names = ('self', 'values')
-    _formulas = {'self': 'where(outside_index(self.shape, index), grad, 0.0)', 'values': 'sum_to(getitem(grad, index), values.shape)'}
+    _formulas = {'self': 'where(outside_index(self.shape, index, grad), grad, 0.0)', 'values': 'sum_to(getitem(grad, index), values.shape)'}
     _yaml_lines = {'self': 145, 'values': 146}
     _saved_fields = ('index', 'self.shape', 'values.shape')
 
@@ -177,7 +177,7 @@ class IndexPutBackward0(GeneratedNode):
         grad_self = None
         grad_values = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.where(F.outside_index(self._saved_self_shape, self._saved_index), grad, 0.0)
+            grad_self = F.where(F.outside_index(self._saved_self_shape, self._saved_index, grad), grad, 0.0)
         if self.next_functions[1][0] is not None:
             grad_values = F.sum_to(F.getitem(grad, self._saved_index), self._saved_values_shape)
         return (grad_self, grad_values)

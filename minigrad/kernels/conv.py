@@ -12,6 +12,25 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from minigrad._array import namespace_of
+from minigrad.kernels.core import on_device_of, result_type
+
+
+def _sliding_window_view(x, window_shape, axis):
+    """numpy's ``sliding_window_view``: a strided view where the library has one (numpy,
+    CuPy >= 13), else the same windows gathered into a copy."""
+    xp = namespace_of(x)
+    if xp is np:
+        return sliding_window_view(x, window_shape, axis=axis)
+    stride_tricks = getattr(getattr(xp, "lib", None), "stride_tricks", None)
+    if hasattr(stride_tricks, "sliding_window_view"):
+        return stride_tricks.sliding_window_view(x, window_shape, axis=axis)
+    for a, w in zip(axis, window_shape):
+        starts = xp.arange(x.shape[a] - w + 1)
+        x = xp.take(x, starts[:, None] + xp.arange(w), axis=a)  # dim a -> (windows, w)
+        x = xp.moveaxis(x, a + 1, -1)  # the window dim goes last, as the view's do
+    return x
+
 
 # ------------------------------------------------------------------ argument handling
 def conv_tuple(value, nd, name):
@@ -36,16 +55,16 @@ def _batched(x, nd, op, what="input"):
                        f"but got {what} of shape {tuple(x.shape)}")
 
 
-def _windows(xp, kernel, stride, dilation, out=None):
-    """(N, C, *out, *kernel) windows of the padded ``xp``: a strided view, no copy."""
+def _windows(padded, kernel, stride, dilation, out=None):
+    """(N, C, *out, *kernel) windows of the ``padded`` input: a strided view, no copy."""
     nd = len(kernel)
-    axes = tuple(range(xp.ndim - nd, xp.ndim))
+    axes = tuple(range(padded.ndim - nd, padded.ndim))
     extent = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
-    if any(e > n for e, n in zip(extent, xp.shape[-nd:])):
+    if any(e > n for e, n in zip(extent, padded.shape[-nd:])):
         raise RuntimeError(f"kernel size {tuple(extent)} (dilated) can't be greater than the "
-                           f"padded input size {tuple(xp.shape[-nd:])}")
-    v = sliding_window_view(xp, extent, axis=axes)
-    lead = (slice(None),) * (xp.ndim - nd)
+                           f"padded input size {tuple(padded.shape[-nd:])}")
+    v = _sliding_window_view(padded, extent, axes)
+    lead = (slice(None),) * (padded.ndim - nd)
     v = v[lead + tuple(slice(None, None, s) for s in stride)
           + tuple(slice(None, None, d) for d in dilation)]
     if out is not None:
@@ -58,7 +77,7 @@ def _pad_spatial(x, pads, value=0.0):
     nd = len(pads)
     widths = [(0, 0)] * (x.ndim - nd) + [(max(l, 0), max(r, 0)) for l, r in pads]
     if any(w != (0, 0) for w in widths):
-        x = np.pad(x, widths, constant_values=value)
+        x = namespace_of(x).pad(x, widths, constant_values=value)
     crop = tuple(slice(-min(l, 0), x.shape[x.ndim - nd + i] + min(r, 0))
                  for i, (l, r) in enumerate(pads))
     if any(l < 0 or r < 0 for l, r in pads):
@@ -120,7 +139,7 @@ def _grouped_matmul(cols, w, groups):
     order = (0, 1) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
     cols = cols.transpose(order).reshape(n, groups, p, cg * kk)
     wmat = w.reshape(groups, w.shape[0] // groups, cg * kk).transpose(0, 2, 1)
-    out = np.matmul(cols, wmat)                               # (N, G, P, Cout/G)
+    out = cols @ wmat                                         # (N, G, P, Cout/G)
     return out.transpose(0, 1, 3, 2).reshape((n, w.shape[0]) + out_sp)
 
 
@@ -146,8 +165,9 @@ def conv_transpose_array(x, w, b, stride, padding, output_padding, groups, dilat
     # insert (stride - 1) zeros between inputs, pad by d*(k-1) - p, then a stride-1 conv
     # with the flipped kernel whose in/out channels are swapped (per group)
     n, c = x.shape[:2]
-    spread = np.zeros((n, c) + tuple((L - 1) * s + 1 for L, s in zip(x.shape[2:], stride)),
-                      dtype=np.result_type(x, w))
+    spread = namespace_of(x).zeros(
+        (n, c) + tuple((L - 1) * s + 1 for L, s in zip(x.shape[2:], stride)),
+        dtype=result_type(x, w))
     spread[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride)] = x
     pads = [(d * (k - 1) - p, d * (k - 1) - p + o)
             for k, d, p, o in zip(kernel, dilation, padding, output_padding)]
@@ -183,8 +203,8 @@ def conv_backward_weight_array(go, x, weight_size, stride, padding, dilation, gr
     cout = weight_size[0]
     g = go.reshape(n, groups, cout // groups, p).transpose(1, 2, 0, 3)
     g = g.reshape(groups, cout // groups, n * p)                       # (G, Cout/G, N*P)
-    gw = np.matmul(g, cols)                                            # (G, Cout/G, Cg*K)
-    return gw.reshape(weight_size).astype(np.result_type(go, x), copy=False)
+    gw = g @ cols                                                      # (G, Cout/G, Cg*K)
+    return gw.reshape(weight_size).astype(result_type(go, x), copy=False)
 
 
 # ------------------------------------------------------------------ pooling
@@ -240,14 +260,15 @@ def max_pool_array(x, kernel_size, stride, padding, dilation, ceil_mode, nd):
     lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     win = _windows(_pad_spatial(x, pads, lowest), kernel, stride, dilation, out)
     win = win.reshape(win.shape[:x.ndim] + (-1,))
-    arg = np.argmax(win, axis=-1)
-    values = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
-    offsets = np.unravel_index(arg, kernel)
-    flat = np.zeros(arg.shape, dtype=np.int64)
+    xp = namespace_of(x)
+    arg = xp.argmax(win, axis=-1)
+    values = xp.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    offsets = xp.unravel_index(arg, kernel)
+    flat = xp.zeros(arg.shape, dtype=np.int64)
     for j in range(nd):  # position in input dim j: o*s - p + k*d; then row-major flatten
         shape = [1] * arg.ndim
         shape[arg.ndim - nd + j] = out[j]
-        pos = np.arange(out[j]).reshape(shape) * stride[j] - padding[j] + offsets[j] * dilation[j]
+        pos = xp.arange(out[j]).reshape(shape) * stride[j] - padding[j] + offsets[j] * dilation[j]
         flat = flat * x.shape[x.ndim - nd + j] + pos
     return values, flat
 
@@ -292,7 +313,7 @@ def avg_pool_array(x, kernel_size, stride, padding, ceil_mode, count_include_pad
     total = win.sum(axis=tuple(range(x.ndim, x.ndim + nd)))
     div = avg_pool_divisor(x.shape[-nd:], kernel, stride, padding, out, count_include_pad,
                            divisor_override, x.dtype)
-    return (total / div).astype(x.dtype, copy=False)
+    return (total / on_device_of(x, div)).astype(x.dtype, copy=False)
 
 
 def avg_pool_backward_array(grad, input_size, kernel_size, stride, padding, ceil_mode,
@@ -305,9 +326,9 @@ def avg_pool_backward_array(grad, input_size, kernel_size, stride, padding, ceil
         lambda k, d: k)
     div = avg_pool_divisor(input_size[-nd:], kernel, stride, padding, out, count_include_pad,
                            divisor_override, grad.dtype)
-    g = grad / div
+    g = grad / on_device_of(grad, div)
     lead = grad.shape[:grad.ndim - nd]
-    full = np.zeros(lead + tuple(L + l + r for L, (l, r) in zip(input_size[-nd:], pads)),
+    full = namespace_of(grad).zeros(lead + tuple(L + l + r for L, (l, r) in zip(input_size[-nd:], pads)),
                     dtype=grad.dtype)
     for offset in itertools.product(*(range(k) for k in kernel)):  # kernel offsets, not pixels
         key = tuple(slice(k, k + (o - 1) * s + 1, s) for k, o, s in zip(offset, out, stride))
@@ -350,12 +371,13 @@ def adaptive_avg_pool_array(x, output_size, nd):
         raise RuntimeError(f"adaptive_avg_pool{nd}d: input of shape {tuple(x.shape)} has an "
                            "empty spatial dim")
     out = adaptive_output_size(x.shape, output_size, nd)
+    xp = namespace_of(x)
     y = x
     for j in range(nd):  # one (out, L) matmul per spatial dim
         axis = x.ndim - nd + j
-        A = adaptive_pool_matrix(x.shape[axis], out[j], x.dtype)
-        y = np.moveaxis(np.matmul(np.moveaxis(y, axis, -1), A.T), -1, axis)
-    return np.ascontiguousarray(y)
+        A = on_device_of(x, adaptive_pool_matrix(x.shape[axis], out[j], x.dtype))
+        y = xp.moveaxis(xp.moveaxis(y, axis, -1) @ A.T, -1, axis)
+    return xp.ascontiguousarray(y)
 
 
 # ------------------------------------------------------------------ padding
@@ -399,12 +421,13 @@ def pad_array(x, pad, mode, value):
     if mode == "constant":
         pads = [pairs.get(a, (0, 0)) for a in range(x.ndim)]
         out = _pad_spatial(x, pads, 0.0 if value is None else value)
-        return np.array(out, copy=True) if out is x else out
+        return out.copy() if out is x else out
     if value not in (None, 0, 0.0):
         raise RuntimeError(f"pad: padding mode '{mode}' doesn't take in value argument: "
                            "leave value=None")
     for axis, (left, right) in sorted(pairs.items()):
-        x = np.take(x, pad_index(x.shape[axis], left, right, mode), axis=axis)
+        index = on_device_of(x, pad_index(x.shape[axis], left, right, mode))
+        x = namespace_of(x).take(x, index, axis=axis)
     return x
 
 
@@ -412,12 +435,13 @@ def pad_backward_array(grad, input_size, pad, mode):
     """The adjoint of a 'reflect' / 'replicate' / 'circular' pad: add copies back."""
     input_size = tuple(input_size)
     pairs = pad_pairs(pad, len(input_size))
+    xp = namespace_of(grad)
     for axis, (left, right) in sorted(pairs.items()):
-        idx = pad_index(input_size[axis], left, right, mode)
-        moved = np.moveaxis(grad, axis, 0)
-        out = np.zeros((input_size[axis],) + moved.shape[1:], dtype=grad.dtype)
-        np.add.at(out, idx, moved)
-        grad = np.moveaxis(out, 0, axis)
+        idx = on_device_of(grad, pad_index(input_size[axis], left, right, mode))
+        moved = xp.moveaxis(grad, axis, 0)
+        out = xp.zeros((input_size[axis],) + moved.shape[1:], dtype=grad.dtype)
+        xp.add.at(out, idx, moved)
+        grad = xp.moveaxis(out, 0, axis)
     return grad
 
 
@@ -430,7 +454,8 @@ def embedding_array(indices, weight, padding_idx, max_norm, sparse):
     if sparse:
         raise NotImplementedError("embedding: sparse gradients are not supported; use "
                                   "sparse=False (the gradient is a dense tensor)")
-    indices = np.asarray(indices)
+    xp = namespace_of(weight)
+    indices = xp.asarray(indices)
     if indices.dtype.kind not in "iu":
         raise RuntimeError(f"embedding: expected integer indices (int64), but got "
                            f"{indices.dtype}: convert them with .long()")
@@ -442,7 +467,7 @@ def embedding_array(indices, weight, padding_idx, max_norm, sparse):
         raise IndexError(f"embedding: index out of range: indices must be in "
                          f"[0, {weight.shape[0]}), got values in "
                          f"[{indices.min()}, {indices.max()}]")
-    return np.take(weight, indices, axis=0)
+    return xp.take(weight, indices, axis=0)
 
 
 def embedding_padding_idx(padding_idx, num_embeddings):

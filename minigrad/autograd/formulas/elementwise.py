@@ -5,29 +5,37 @@ values as constants (no graph): their derivative is zero everywhere it exists.
 """
 import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
 def _data(x):
+    """The array of a Tensor; a Python number as a numpy scalar (typed as a 0-d array is,
+    and, unlike a host array, usable with arrays of any device)."""
     Tensor = _tensor.Tensor
-    return x._data if isinstance(x, Tensor) else np.asarray(x)
+    if isinstance(x, Tensor):
+        return x._data
+    return np.asarray(x)[()] if isinstance(x, (bool, int, float, complex)) else x
 
 
 def _constant(array, like):
-    """``array`` as the kind of value ``like`` is (a graph-free Tensor, or an ndarray)."""
+    """``array`` as the kind of value ``like`` is (a graph-free Tensor, or an array), on
+    ``like``'s device (a mask from Python numbers is a numpy scalar until here)."""
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
-    return _wrap(np.asarray(array)) if isinstance(like, Tensor) else np.asarray(array)
+    array = namespace_of(_data(like)).asarray(array)
+    return _wrap(array) if isinstance(like, Tensor) else array
 
 
 def _float_dtype(*values):
-    dtype = np.result_type(*[_data(v) for v in values])
+    dtype = np.result_type(*[_data(v).dtype for v in values])
     return dtype if dtype.kind == "f" else np.dtype(np.float64)
 
 
 def zeros_shaped(grad, shape):
     """A constant zero gradient of ``shape`` in ``grad``'s dtype (torch's new_zeros)."""
-    return _constant(np.zeros(tuple(shape), dtype=_data(grad).dtype), grad)
+    data = _data(grad)
+    return _constant(namespace_of(data).zeros(tuple(shape), dtype=data.dtype), grad)
 
 
 def masked(grad, mask):
@@ -37,7 +45,7 @@ def masked(grad, mask):
     (``sqrt(relu(x))`` at x < 0 has gradient 0, not NaN)."""
     F = ops_for(grad)
     m = _data(mask)
-    if m.dtype != bool and not np.all((m == 0) | (m == 1)):
+    if m.dtype != bool and not ((m == 0) | (m == 1)).all():
         grad = grad * mask  # fractional shares (ties of maximum/minimum)
     return F.where(m != 0, grad, 0.0)
 
@@ -54,7 +62,8 @@ def evenly_distribute(grad, x, value):
     the elements equal to the median, or by the NaNs when the median is NaN."""
     F = ops_for(grad)
     a, v = _data(x), _data(value)
-    mask = np.isnan(a) if np.isnan(v) else a == v
+    xp = namespace_of(a)
+    mask = xp.isnan(a) if xp.isnan(v) else a == v
     return F.where(mask, grad / float(mask.sum()), 0.0)
 
 
@@ -74,13 +83,13 @@ def fmax_mask(x, y, pick):
     returns the mask for ``self``."""
     a, b = _data(x), _data(y)
     chosen = (a >= b) if pick == "ge" else (a <= b)
-    return _constant((chosen | np.isnan(b)).astype(_float_dtype(x, y)), x)
+    return _constant((chosen | namespace_of(b).isnan(b)).astype(_float_dtype(x, y)), x)
 
 
 def fmax_other_mask(x, y, pick):
     a, b = _data(x), _data(y)
     chosen = (a >= b) if pick == "ge" else (a <= b)
-    return _constant(~(chosen | np.isnan(b)) * np.ones((), _float_dtype(x, y)), y)
+    return _constant((~(chosen | namespace_of(b).isnan(b))).astype(_float_dtype(x, y)), y)
 
 
 def clamp_tensor_masks(x, min, max, which):
@@ -93,7 +102,7 @@ def clamp_tensor_masks(x, min, max, which):
     lo = None if min is None else _data(min)
     hi = None if max is None else _data(max)
     if which == "self":
-        mask = np.ones(np.shape(a), dtype=bool)
+        mask = namespace_of(a).ones(a.shape, dtype=bool)
         if lo is not None:
             mask = mask & (a >= lo)
         if hi is not None:
@@ -112,7 +121,8 @@ def clamp_tensor_masks(x, min, max, which):
 
 def finite_mask(x):
     """1 where ``x`` is finite (nan_to_num passes the gradient only there)."""
-    return _constant(np.isfinite(_data(x)).astype(_float_dtype(x)), x)
+    a = _data(x)
+    return _constant(namespace_of(a).isfinite(a).astype(_float_dtype(x)), x)
 
 
 def logit_grad(grad, x, eps):
@@ -145,8 +155,9 @@ def sinc_grad(grad, x):
 def copysign_ratio(x, result):
     """copysign(x, y) = x * ratio with ratio = +-1 (0 where x == 0, as torch)."""
     a, r = _data(x), _data(result)
+    xp = namespace_of(a)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(a == 0, 0.0, r / np.where(a == 0, 1.0, a))
+        ratio = xp.where(a == 0, 0.0, r / xp.where(a == 0, 1.0, a))
     return _constant(ratio.astype(_float_dtype(x)), x)
 
 
@@ -155,7 +166,7 @@ def pow_grad_self(grad, x, exponent):
     F = ops_for(grad)
     e = _data(exponent)
     d = grad * exponent * F.pow(x, exponent - 1)
-    if not np.any(e == 0):
+    if not (e == 0).any():
         return d
     return F.where(_constant(e == 0, grad), 0.0, d)
 
@@ -165,7 +176,7 @@ def pow_grad_exponent(grad, x, exponent, result):
     F = ops_for(grad)
     a, e = _data(x), _data(exponent)
     zero = (a == 0) & (e >= 0)
-    if not np.any(zero):
+    if not zero.any():
         return grad * result * F.log(x)
     safe = F.where(_constant(zero, grad), 1.0, x)  # log(0) stays out of the graph
     return F.where(_constant(zero, grad), 0.0, grad * result * F.log(safe))
@@ -176,6 +187,6 @@ def xlogy_grad_self(grad, x, y):
     F = ops_for(grad)
     mask = (_data(x) == 0) & (_data(y) <= 0)
     d = F.xlogy(grad, y)
-    if not np.any(mask):
+    if not mask.any():
         return d
     return F.where(_constant(mask, grad), 0.0, d)
