@@ -211,3 +211,23 @@ def test_save_on_cpu_hooks_move_saved_tensors_and_back():
         y = (x * x).sum()
     y.backward()
     assert x.grad.is_cuda and x.grad.cpu().tolist() == [2.0, 4.0]
+
+
+def test_collectives_stage_gpu_tensors_through_host_memory():
+    from minigrad.distributed import collectives
+    t = mg.tensor([1.0, 2.0], device="cuda")
+    buffer, write_back = collectives._buffer(t)
+    assert type(buffer) is np.ndarray  # what MPI (not CUDA-aware) is handed
+    write_back(np.array([5.0, 6.0], dtype=np.float32))
+    assert t.is_cuda and t.cpu().tolist() == [5.0, 6.0] and t._version == 1
+
+
+def test_compiled_function_runs_on_the_gpu():
+    f = mg.compile(lambda x: (x * 0.5).tanh().sum())
+    x = mg.tensor([0.1, 0.2, 0.3], device="cuda", requires_grad=True)
+    f(x)
+    y = f(x)
+    y.backward()
+    assert y.is_cuda and x.grad.is_cuda
+    expected = 0.5 * (1 - np.tanh(0.5 * np.array([0.1, 0.2, 0.3])) ** 2)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), expected, rtol=1e-6)
