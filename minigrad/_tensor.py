@@ -476,5 +476,10 @@ def _make_view(array, source, grad_fn=None, output_nr=0):
 
 
 def _compare(ufunc, a, b):
-    return _wrap(ufunc(a._data if isinstance(a, Tensor) else a,
-                       b._data if isinstance(b, Tensor) else b))
+    x = a._data if isinstance(a, Tensor) else a
+    y = b._data if isinstance(b, Tensor) else b
+    try:
+        return _wrap(ufunc(x, y))
+    except TypeError as exc:  # a GPU array and a host one: PyTorch's mixed-device error
+        from minigrad.autograd.numpy_errors import translate  # (autograd imports Tensor)
+        raise translate(exc, ufunc.__name__, x, y) from None

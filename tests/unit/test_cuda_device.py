@@ -231,3 +231,17 @@ def test_compiled_function_runs_on_the_gpu():
     assert y.is_cuda and x.grad.is_cuda
     expected = 0.5 * (1 - np.tanh(0.5 * np.array([0.1, 0.2, 0.3])) ** 2)
     np.testing.assert_allclose(x.grad.cpu().numpy(), expected, rtol=1e-6)
+
+
+def test_comparisons_across_devices_raise_torchs_error():
+    with pytest.raises(RuntimeError, match="same device"):
+        mg.ones(2, device="cuda") == mg.ones(2)
+    assert (mg.ones(2, device="cuda") == mg.ones(2, device="cuda")).is_cuda
+
+
+def test_data_parallel_on_one_gpu_moves_inputs_and_refuses_several():
+    from minigrad.nn.parallel import DataParallel
+    model = DataParallel(mg.nn.Linear(3, 2).cuda(), device_ids=[0])
+    assert model(mg.ones(4, 3)).is_cuda
+    with pytest.raises(NotImplementedError, match="DistributedDataParallel"):
+        DataParallel(mg.nn.Linear(3, 2), device_ids=[0, 1])
