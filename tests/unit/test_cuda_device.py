@@ -245,3 +245,10 @@ def test_data_parallel_on_one_gpu_moves_inputs_and_refuses_several():
     assert model(mg.ones(4, 3)).is_cuda
     with pytest.raises(NotImplementedError, match="DistributedDataParallel"):
         DataParallel(mg.nn.Linear(3, 2), device_ids=[0, 1])
+
+
+def test_grad_output_on_another_device_raises_torchs_error():
+    x = mg.ones(2, device="cuda", requires_grad=True)
+    with pytest.raises(RuntimeError, match="invalid gradient at index 0 - expected device cuda:0 "
+                                           "but got cpu"):
+        mg.autograd.grad(x * 2, x, mg.ones(2))
