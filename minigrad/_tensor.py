@@ -250,6 +250,18 @@ class Tensor:
         """This tensor on the CPU: itself when it is there, else a differentiable copy."""
         return self if type(self._data) is np.ndarray else self.to("cpu")
 
+    def pin_memory(self, device=None):
+        """As torch's, for scripts that pin their batches: minigrad does not page-lock host
+        memory (CuPy copies from ordinary numpy arrays), so this returns the tensor itself."""
+        if self.is_cuda:
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        if not _array.has_backend("cuda"):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        return self
+
+    def is_pinned(self, device=None):
+        return False  # see pin_memory
+
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         """This tensor on a GPU (``device``: an index, "cuda:1" ..., default the current one)."""
         if device is None or isinstance(device, int):
@@ -464,5 +476,10 @@ def _make_view(array, source, grad_fn=None, output_nr=0):
 
 
 def _compare(ufunc, a, b):
-    return _wrap(ufunc(a._data if isinstance(a, Tensor) else a,
-                       b._data if isinstance(b, Tensor) else b))
+    x = a._data if isinstance(a, Tensor) else a
+    y = b._data if isinstance(b, Tensor) else b
+    try:
+        return _wrap(ufunc(x, y))
+    except TypeError as exc:  # a GPU array and a host one: PyTorch's mixed-device error
+        from minigrad.autograd.numpy_errors import translate  # (autograd imports Tensor)
+        raise translate(exc, ufunc.__name__, x, y) from None

@@ -69,3 +69,30 @@ def _setup_test_device():
 
 
 _setup_test_device()
+
+
+# The engine tests build their tensors with factories: on a device run, the default device
+# is the GPU for them, so the whole engine (and what it calls) runs on device arrays.
+_ENGINE_TESTS = {"test_engine.py", "test_seed_engine.py", "test_trust_engine.py",
+                 "test_hooks.py", "test_views_inplace.py"}
+
+
+@pytest.fixture(autouse=True)
+def _engine_tests_on_the_test_device(request):
+    choice = os.environ.get("MINIGRAD_TEST_DEVICE", "")
+    if not choice or choice == "cpu" or request.path.name not in _ENGINE_TESTS:
+        yield
+        return
+    import minigrad
+    from minigrad._tensor import Tensor
+    # These tests read results with .numpy(), which PyTorch (and minigrad) refuse on a GPU
+    # tensor; for them it reads through the host. The library never calls .numpy().
+    to_numpy = Tensor.numpy
+    Tensor.numpy = lambda self, *, force=False: to_numpy(self.cpu() if self.is_cuda else self,
+                                                         force=force)
+    minigrad.set_default_device("cuda")
+    try:
+        yield
+    finally:
+        minigrad.set_default_device("cpu")
+        Tensor.numpy = to_numpy

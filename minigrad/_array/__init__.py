@@ -24,10 +24,15 @@ _BY_TYPE = {np.ndarray: (np, scipy.special, "cpu")}
 _BY_DEVICE = {"cpu": (np, scipy.special)}
 
 
+# array type -> namespace: namespace_of's one dict lookup on the hot path
+_NAMESPACE = {np.ndarray: np}
+
+
 def register(array_type, xp, special, device_type):
     """Make arrays of ``array_type`` compute with ``xp`` and live on ``device_type``."""
     _BY_TYPE[array_type] = (xp, special, device_type)
     _BY_DEVICE[device_type] = (xp, special)
+    _NAMESPACE[array_type] = xp
 
 
 def unregister(device_type):
@@ -35,6 +40,7 @@ def unregister(device_type):
     for array_type, entry in list(_BY_TYPE.items()):
         if entry[2] == device_type and array_type is not np.ndarray:
             del _BY_TYPE[array_type]
+            _NAMESPACE.pop(array_type, None)
     if device_type != "cpu":
         _BY_DEVICE.pop(device_type, None)
 
@@ -72,7 +78,8 @@ def namespace_of(array):
     >>> namespace_of(np.zeros(2)) is np
     True
     """
-    return _entry(array)[0]
+    xp = _NAMESPACE.get(type(array))
+    return xp if xp is not None else _entry(array)[0]
 
 
 def special_of(array):
@@ -138,8 +145,11 @@ def data_pointer(array):
 
 
 def is_writeable(array):
-    """False for numpy's read-only arrays (broadcast views); device arrays are writeable."""
-    return getattr(array.flags, "writeable", True)
+    """False for numpy's read-only arrays (broadcast views) and for device arrays where
+    several elements share one memory location (a zero stride: CuPy has no flag for it)."""
+    if type(array) is np.ndarray:
+        return array.flags.writeable
+    return all(stride or n <= 1 for stride, n in zip(array.strides, array.shape))
 
 
 def to_host(array):

@@ -243,6 +243,8 @@ def _check_devices(devices):
 def _wrap(value, device_id):
     """Results back on the device: arrays and numpy scalars become device arrays."""
     if isinstance(value, np.ndarray):
+        if not value.flags.writeable and all(value.strides):
+            _make_writeable(value)  # CuPy's views (diagonal ...) are writeable; numpy's are not
         return FakeCudaArray(value, device_id)
     if isinstance(value, np.generic):
         return FakeCudaArray(np.asarray(value), device_id)
@@ -251,6 +253,13 @@ def _wrap(value, device_id):
     if isinstance(value, list):
         return [_wrap(v, device_id) for v in value]
     return value
+
+
+def _make_writeable(array):
+    try:
+        array.flags.writeable = True
+    except ValueError:  # a view of read-only memory stays read-only
+        pass
 
 
 def _call(fn, args, kwargs):

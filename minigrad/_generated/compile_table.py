@@ -67,7 +67,7 @@ OPS = {
         'clone', 'clone(Tensor self) -> Tensor', 159,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
-        'self.copy(order="K")',
+        'np.array(self, copy=True)',
         (CompileFormula('self', 'grad', 'grad'), ),
         (), False, '',
         False, 'CloneBackward0'),

@@ -89,10 +89,11 @@ def _roots(outputs, grad_outputs, create_graph):
         if node is None:
             from minigrad.autograd.clogs import explain_no_grad_fn
             raise RuntimeError(NO_GRAD_FN_ERROR.format(i=i) + explain_no_grad_fn())
-    return roots, [_root_grad(out, g, create_graph) for out, g in zip(outputs, grad_outputs)]
+    return roots, [_root_grad(out, g, create_graph, i)
+                   for i, (out, g) in enumerate(zip(outputs, grad_outputs))]
 
 
-def _root_grad(out, g, create_graph):
+def _root_grad(out, g, create_graph, i=0):
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     if g is None:
         if out._data.size != 1:
@@ -103,6 +104,9 @@ def _root_grad(out, g, create_graph):
             raise RuntimeError(
                 f"Mismatch in shape: grad_output has a shape of {list(g.shape)} and "
                 f"output has a shape of {list(out.shape)}.")
+        if type(g._data) is not type(out._data) and g.device != out.device:
+            raise RuntimeError(f"invalid gradient at index {i} - expected device {out.device} "
+                               f"but got {g.device}")
         return g if create_graph else g._data
     else:
         xp = namespace_of(out._data)  # a number or a host array goes to out's device

@@ -185,7 +185,8 @@ def setitem(tensor, key, value):
             return
     if isinstance(value, Tensor) and value.dtype != tensor.dtype:
         value = value.to(tensor.dtype)
-    elif isinstance(value, (list, tuple)):  # torch takes sequences of numbers too
+    elif isinstance(value, (list, tuple)) or (  # torch takes sequences of numbers too,
+            isinstance(value, np.ndarray) and type(tensor._data) is not np.ndarray):  # and host arrays
         value = namespace_of(tensor._data).asarray(value, dtype=tensor._data.dtype)
     apply_inplace(tensor, _F._index_put, key, value)  # IndexPutBackward0, from derivatives.yaml
 

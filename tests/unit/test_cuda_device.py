@@ -190,3 +190,65 @@ def test_module_cpu_brings_everything_back():
     assert model.weight.is_cuda and model.bias.is_cuda
     model.cpu()
     assert not model.weight.is_cuda
+
+
+def test_pin_memory_is_copy_free_and_refuses_gpu_tensors_as_torch():
+    t = mg.ones(3)
+    assert t.pin_memory() is t and not t.is_pinned()
+    with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned"):
+        t.cuda().pin_memory()
+
+
+def test_assigning_a_grad_from_another_device_raises_torchs_error():
+    x = mg.zeros(2, device="cuda", requires_grad=True)
+    with pytest.raises(RuntimeError, match="device type 'cpu' to a tensor with device type 'cuda'"):
+        x.grad = mg.zeros(2)
+
+
+def test_save_on_cpu_hooks_move_saved_tensors_and_back():
+    x = mg.tensor([1.0, 2.0], device="cuda", requires_grad=True)
+    with mg.autograd.graph.save_on_cpu():
+        y = (x * x).sum()
+    y.backward()
+    assert x.grad.is_cuda and x.grad.cpu().tolist() == [2.0, 4.0]
+
+
+def test_collectives_stage_gpu_tensors_through_host_memory():
+    from minigrad.distributed import collectives
+    t = mg.tensor([1.0, 2.0], device="cuda")
+    buffer, write_back = collectives._buffer(t)
+    assert type(buffer) is np.ndarray  # what MPI (not CUDA-aware) is handed
+    write_back(np.array([5.0, 6.0], dtype=np.float32))
+    assert t.is_cuda and t.cpu().tolist() == [5.0, 6.0] and t._version == 1
+
+
+def test_compiled_function_runs_on_the_gpu():
+    f = mg.compile(lambda x: (x * 0.5).tanh().sum())
+    x = mg.tensor([0.1, 0.2, 0.3], device="cuda", requires_grad=True)
+    f(x)
+    y = f(x)
+    y.backward()
+    assert y.is_cuda and x.grad.is_cuda
+    expected = 0.5 * (1 - np.tanh(0.5 * np.array([0.1, 0.2, 0.3])) ** 2)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), expected, rtol=1e-6)
+
+
+def test_comparisons_across_devices_raise_torchs_error():
+    with pytest.raises(RuntimeError, match="same device"):
+        mg.ones(2, device="cuda") == mg.ones(2)
+    assert (mg.ones(2, device="cuda") == mg.ones(2, device="cuda")).is_cuda
+
+
+def test_data_parallel_on_one_gpu_moves_inputs_and_refuses_several():
+    from minigrad.nn.parallel import DataParallel
+    model = DataParallel(mg.nn.Linear(3, 2).cuda(), device_ids=[0])
+    assert model(mg.ones(4, 3)).is_cuda
+    with pytest.raises(NotImplementedError, match="DistributedDataParallel"):
+        DataParallel(mg.nn.Linear(3, 2), device_ids=[0, 1])
+
+
+def test_grad_output_on_another_device_raises_torchs_error():
+    x = mg.ones(2, device="cuda", requires_grad=True)
+    with pytest.raises(RuntimeError, match="invalid gradient at index 0 - expected device cuda:0 "
+                                           "but got cpu"):
+        mg.autograd.grad(x * 2, x, mg.ones(2))
