@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from codegen.load import load_registry
-from minigrad import _dispatch
 from minigrad._array import fake_cuda, to_host
 from minigrad._generated import array_ops
 from minigrad._tensor import Tensor
@@ -30,11 +29,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 REGISTRY = load_registry(os.path.join(ROOT, "derivatives.yaml"), ROOT)
 OPS_BY_NODE = {op.node_name: op for op in REGISTRY.ops}
 
-
-# The array ops' overload dispatch (minigrad/_dispatch.py) must take a device array for a
-# Tensor argument; until it does, rows whose backward calls an overloaded op by name
-# (clamp, div, norm, var, conv, ...) report that as an expected failure, not a pass.
-DISPATCH_TAKES_DEVICE_ARRAYS = _dispatch._is("Tensor", fake_cuda.xp.zeros(1), arrays=True)
 
 DEVICE_OPS_MODULE = "minigrad._generated.array_ops_on_fake_cuda"
 
@@ -171,12 +165,7 @@ def test_forward_and_formulas_on_device(op_fn, outputs, sample, fast, skip_gradg
     if op.name == "_to_device":
         pytest.skip("moves values between devices by design (tests/unit/test_cuda_device.py)")
     cpu_outputs, cpu_gradients = _run(op, sample, "cpu", monkeypatch)
-    try:
-        cuda_outputs, cuda_gradients = _run(op, sample, "cuda", monkeypatch)
-    except TypeError as exc:
-        if DISPATCH_TAKES_DEVICE_ARRAYS or "invalid combination of arguments" not in str(exc):
-            raise
-        pytest.xfail(f"minigrad/_dispatch.py does not take device arrays yet: {exc}")
+    cuda_outputs, cuda_gradients = _run(op, sample, "cuda", monkeypatch)
     _assert_same(cuda_outputs, cpu_outputs, f"{op.full_name} forward")
     assert cuda_gradients.keys() == cpu_gradients.keys()
     for name, value in cpu_gradients.items():

@@ -7,6 +7,7 @@ import numpy as np
 
 from minigrad._array import namespace_of
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
+from minigrad.kernels.quiet import quietly
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
@@ -177,6 +178,8 @@ def pow_grad_exponent(grad, x, exponent, result):
     a, e = _data(x), _data(exponent)
     zero = (a == 0) & (e >= 0)
     if not zero.any():
+        if isinstance(x, (int, float)):  # a Python base: its log is a constant on grad's device
+            return grad * result * _constant(quietly(np.log, float(x)), grad)
         return grad * result * F.log(x)
     safe = F.where(_constant(zero, grad), 1.0, x)  # log(0) stays out of the graph
     return F.where(_constant(zero, grad), 0.0, grad * result * F.log(safe))
