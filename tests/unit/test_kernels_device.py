@@ -22,7 +22,7 @@ from minigrad._generated import array_ops
 from minigrad._tensor import Tensor
 from minigrad.autograd.formulas import core as formulas_core
 from minigrad.autograd.namespace import ARRAYS, FormulaNamespace
-from minigrad.testing import build_sample
+from minigrad import testing
 from tests.generated.test_derivatives import SAMPLES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -45,9 +45,11 @@ def _device_array_ops():
 
 @pytest.fixture(scope="module", autouse=True)
 def fake_device():
+    was_installed = fake_cuda.is_installed()  # MINIGRAD_TEST_DEVICE=fake_cuda installs it
     fake_cuda.install()
     yield
-    fake_cuda.uninstall()
+    if not was_installed:
+        fake_cuda.uninstall()
     sys.modules.pop(DEVICE_OPS_MODULE, None)
 
 
@@ -80,7 +82,7 @@ def _run(op, sample, device, monkeypatch):
     """(forward outputs, {input: gradient}) of ``op`` on ``sample`` on ``device``."""
     namespace = NAMESPACES[device]
     monkeypatch.setattr(formulas_core, "ARRAYS", namespace)  # what helpers' ops_for returns
-    args = {name: _arrays(value, device) for name, value in build_sample(sample).items()}
+    args = {name: _arrays(value, device) for name, value in _host_sample(sample).items()}
     args = {a.name: args[a.name] for a in op.args if a.name in args}
     out = _forward(namespace, op)(**args)
     outputs = out if len(op.outputs) > 1 else (out,)
@@ -111,6 +113,17 @@ class _ArrayList(list):
     shape = property(lambda self: [v.shape for v in self])
     dtype = property(lambda self: [v.dtype for v in self])
     ndim = property(lambda self: [v.ndim for v in self])
+
+
+def _host_sample(sample):
+    """The sample's values built on the CPU (whatever MINIGRAD_TEST_DEVICE says): this test
+    moves them to the device itself, to compare the two runs."""
+    previous = testing.sample_device()
+    testing.set_sample_device("cpu")
+    try:
+        return testing.build_sample(sample)
+    finally:
+        testing.set_sample_device(previous)
 
 
 def _forward(namespace, op):
