@@ -369,6 +369,17 @@ class OpView:
     def first_tensor(self):
         return next(a.name for a in self.op.args if a.is_differentiable_kind)
 
+    def scalar_tensor_args(self):
+        """The op's tensor arguments when it has several: a 0-d CPU one among GPU ones is
+        moved to their device (PyTorch's CPU-scalar rule), on the error path only."""
+        names = [a.name for a in self.op.args if a.type in ("Tensor", "Tensor?")]
+        return names if len(names) > 1 else []
+
+    def retry_call(self):
+        """This function called again with its (possibly moved) arguments."""
+        return ", ".join(f"{public_name(a, self.op.args)}={a.name}" if a.kwarg_only else a.name
+                         for a in self.op.args)
+
     def forward_lines(self):
         """The array_ops body: ``return <forward>``.  A forward that names numpy computes with
         its inputs' array library instead (``xp = namespace_of(self)``, minigrad/_array), so

@@ -480,6 +480,10 @@ def _compare(ufunc, a, b):
     y = b._data if isinstance(b, Tensor) else b
     try:
         return _wrap(ufunc(x, y))
-    except TypeError as exc:  # a GPU array and a host one: PyTorch's mixed-device error
+    except TypeError as exc:  # a GPU array and a host one: PyTorch's mixed-device error,
         from minigrad.autograd.numpy_errors import translate  # (autograd imports Tensor)
+        from minigrad.autograd.support import cpu_scalars_moved  # (as above)
+        moved = cpu_scalars_moved(a, b)  # unless the host one is a 0-d tensor (allowed)
+        if moved is not None:
+            return _compare(ufunc, *moved)
         raise translate(exc, ufunc.__name__, x, y) from None

@@ -14,8 +14,8 @@ from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types
 from minigrad.autograd.saved import save
-from minigrad.autograd.support import (data_of, dtype_of, ndim_of, output_meta,
-                                       shape_of, wrap, wrap_view)
+from minigrad.autograd.support import (cpu_scalars_moved, data_of, dtype_of, ndim_of,
+                                       output_meta, shape_of, wrap, wrap_view)
 from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
 
@@ -164,6 +164,10 @@ def _copy_from(input, src):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._copy_from(data_of(self), data_of(src))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, src)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, src = moved
+            return _copy_from(self, src)
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -190,6 +194,10 @@ def _index_put(input, index, values):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._index_put(data_of(self), index, data_of(values))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, values)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, values = moved
+            return _index_put(self, index, values)
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1076,6 +1084,10 @@ def add(input, other, *, alpha=1):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return add(self, other, alpha=alpha)
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1107,6 +1119,10 @@ def sub(input, other, *, alpha=1):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return sub(self, other, alpha=alpha)
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1138,6 +1154,10 @@ def mul(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mul(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return mul(self, other)
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1170,6 +1190,10 @@ def div_default(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_default(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return div_default(self, other)
         raise translate(exc, "div", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1203,6 +1227,10 @@ def pow(input, exponent):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pow(data_of(self), data_of(exponent))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, exponent)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, exponent = moved
+            return pow(self, exponent)
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1238,6 +1266,10 @@ def maximum(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.maximum(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return maximum(self, other)
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1271,6 +1303,10 @@ def minimum(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.minimum(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return minimum(self, other)
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1305,6 +1341,10 @@ def where(condition, input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.where(data_of(condition), data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(condition, self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            condition, self, other = moved
+            return where(condition, self, other)
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1364,6 +1404,10 @@ def clamp_Tensor(input, min=None, max=None):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, min, max)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, min, max = moved
+            return clamp_Tensor(self, min, max)
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1429,6 +1473,10 @@ def clip_Tensor(input, min=None, max=None):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, min, max)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, min, max = moved
+            return clip_Tensor(self, min, max)
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1467,6 +1515,10 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return div_Tensor_mode(self, other, rounding_mode=rounding_mode)
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1501,6 +1553,10 @@ def floor_divide(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor_divide(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return floor_divide(self, other)
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1531,6 +1587,10 @@ def remainder(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.remainder(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return remainder(self, other)
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1563,6 +1623,10 @@ def fmod(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmod(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return fmod(self, other)
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1594,6 +1658,10 @@ def float_power(input, exponent):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.float_power(data_of(self), data_of(exponent))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, exponent)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, exponent = moved
+            return float_power(self, exponent)
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1631,6 +1699,10 @@ def fmax(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmax(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return fmax(self, other)
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1664,6 +1736,10 @@ def fmin(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmin(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return fmin(self, other)
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1697,6 +1773,10 @@ def atan2(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan2(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return atan2(self, other)
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1730,6 +1810,10 @@ def hypot(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hypot(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return hypot(self, other)
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1766,6 +1850,10 @@ def logaddexp(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return logaddexp(self, other)
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1799,6 +1887,10 @@ def logaddexp2(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp2(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return logaddexp2(self, other)
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1832,6 +1924,10 @@ def copysign(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.copysign(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return copysign(self, other)
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1865,6 +1961,10 @@ def xlogy(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.xlogy(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return xlogy(self, other)
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1898,6 +1998,10 @@ def lerp_Scalar(input, end, weight):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, end)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, end = moved
+            return lerp_Scalar(self, end, weight)
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1930,6 +2034,10 @@ def lerp_Tensor(input, end, weight):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, end, weight)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, end, weight = moved
+            return lerp_Tensor(self, end, weight)
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -1969,6 +2077,10 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, tensor1, tensor2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, tensor1, tensor2 = moved
+            return addcmul(self, tensor1, tensor2, value=value)
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2007,6 +2119,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, tensor1, tensor2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, tensor1, tensor2 = moved
+            return addcdiv(self, tensor1, tensor2, value=value)
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2529,6 +2645,10 @@ def max_other(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_other(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return max_other(self, other)
         raise translate(exc, "max", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -2562,6 +2682,10 @@ def min_other(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_other(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return min_other(self, other)
         raise translate(exc, "min", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -3672,6 +3796,10 @@ def expand_as(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand_as(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return expand_as(self, other)
         raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3774,6 +3902,10 @@ def view_as(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view_as(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return view_as(self, other)
         raise translate(exc, "view_as", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -3799,6 +3931,10 @@ def reshape_as(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape_as(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return reshape_as(self, other)
         raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap_view(out, self)
@@ -4492,6 +4628,10 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, prepend, append)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, prepend, append = moved
+            return diff(self, n, dim, prepend, append)
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4524,6 +4664,10 @@ def trapezoid_x(y, x, *, dim=-1):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(y, x)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            y, x = moved
+            return trapezoid_x(y, x, dim=dim)
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4607,6 +4751,10 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, repeats)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, repeats = moved
+            return repeat_interleave_self_Tensor(self, repeats, dim)
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4746,6 +4894,10 @@ def gather(input, dim, index):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather(data_of(self), dim, data_of(index))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index = moved
+            return gather(self, dim, index)
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4773,6 +4925,10 @@ def gather_backward(input, dim, index, shape):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index = moved
+            return gather_backward(self, dim, index, shape)
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4799,6 +4955,10 @@ def index_select(input, dim, index):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_select(data_of(self), dim, data_of(index))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index = moved
+            return index_select(self, dim, index)
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4827,6 +4987,10 @@ def index_add(input, dim, index, source, *, alpha=1):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index, source)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index, source = moved
+            return index_add(self, dim, index, source, alpha=alpha)
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4856,6 +5020,10 @@ def scatter_src(input, dim, index, src):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index, src)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index, src = moved
+            return scatter_src(self, dim, index, src)
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4886,6 +5054,10 @@ def scatter_value(input, dim, index, value):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index = moved
+            return scatter_value(self, dim, index, value)
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4913,6 +5085,10 @@ def scatter_add(input, dim, index, src):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index, src)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index, src = moved
+            return scatter_add(self, dim, index, src)
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4941,6 +5117,10 @@ def masked_fill_Scalar(input, mask, value):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mask)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mask = moved
+            return masked_fill_Scalar(self, mask, value)
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4968,6 +5148,10 @@ def masked_fill_Tensor(input, mask, value):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mask, value)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mask, value = moved
+            return masked_fill_Tensor(self, mask, value)
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -4997,6 +5181,10 @@ def take_along_dim(input, indices, dim=None):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, indices)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, indices = moved
+            return take_along_dim(self, indices, dim)
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5024,6 +5212,10 @@ def take_along_dim_backward(input, dim, indices, shape):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, indices)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, indices = moved
+            return take_along_dim_backward(self, dim, indices, shape)
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5050,6 +5242,10 @@ def matmul(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matmul(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return matmul(self, other)
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5081,6 +5277,10 @@ def mm(input, mat2):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mm(data_of(self), data_of(mat2))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mat2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mat2 = moved
+            return mm(self, mat2)
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5110,6 +5310,10 @@ def bmm(input, mat2):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.bmm(data_of(self), data_of(mat2))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mat2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mat2 = moved
+            return bmm(self, mat2)
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5139,6 +5343,10 @@ def mv(input, vec):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mv(data_of(self), data_of(vec))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, vec)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, vec = moved
+            return mv(self, vec)
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5168,6 +5376,10 @@ def dot(input, tensor):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dot(data_of(self), data_of(tensor))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, tensor)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, tensor = moved
+            return dot(self, tensor)
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5197,6 +5409,10 @@ def vdot(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vdot(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return vdot(self, other)
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5226,6 +5442,10 @@ def inner(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inner(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return inner(self, other)
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5257,6 +5477,10 @@ def outer(input, vec2):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.outer(data_of(self), data_of(vec2))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, vec2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, vec2 = moved
+            return outer(self, vec2)
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5308,6 +5532,10 @@ def tensordot(input, other, dims_self, dims_other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return tensordot(self, other, dims_self, dims_other)
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5341,6 +5569,10 @@ def kron(input, other):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.kron(data_of(self), data_of(other))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return kron(self, other)
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5373,6 +5605,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mat1, mat2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mat1, mat2 = moved
+            return addmm(self, mat1, mat2, beta=beta, alpha=alpha)
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5409,6 +5645,10 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, batch1, batch2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, batch1, batch2 = moved
+            return baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5444,6 +5684,10 @@ def cross(input, other, dim=None):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross(data_of(self), data_of(other), dim)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return cross(self, other, dim)
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5476,6 +5720,10 @@ def linalg_cross(input, other, *, dim=-1):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return linalg_cross(self, other, dim=dim)
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -5702,6 +5950,10 @@ def linalg_solve(A, B, *, left=True):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(A, B)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            A, B = moved
+            return linalg_solve(A, B, left=left)
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6022,6 +6274,10 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(A, B)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            A, B = moved
+            return linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6055,6 +6311,10 @@ def linalg_vecdot(x, y, *, dim=-1):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(x, y)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            x, y = moved
+            return linalg_vecdot(x, y, dim=dim)
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6716,6 +6976,10 @@ def _masked_scale(input, mask, scale):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mask)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mask = moved
+            return _masked_scale(self, mask, scale)
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6742,6 +7006,10 @@ def linear(input, weight, bias=None):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return linear(input, weight, bias)
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6776,6 +7044,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return layer_norm(input, normalized_shape, weight, bias, eps)
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6810,6 +7082,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight = moved
+            return rms_norm(input, normalized_shape, weight, eps)
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6841,6 +7117,10 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return _batch_norm_training(input, weight, bias, eps)
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6872,6 +7152,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return group_norm(input, num_groups, weight, bias, eps)
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6904,6 +7188,10 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, target, weight)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, target, weight = moved
+            return cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6936,6 +7224,10 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv1d_default(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -6975,6 +7267,10 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7014,6 +7310,10 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv2d_default(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7053,6 +7353,10 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7092,6 +7396,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7131,6 +7439,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7169,6 +7481,10 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(output_grad, input)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            output_grad, input = moved
+            return convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
     if not grad_mode.enabled:
         return wrap(out)
@@ -7489,6 +7805,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     except (ValueError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight = moved
+            return embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
     if not grad_mode.enabled:
         return wrap(out)

@@ -21,6 +21,18 @@ def _has_meta(value):
     return isinstance(value, Tensor) or _array.is_array(value)
 
 
+def cpu_scalars_moved(*values):
+    """PyTorch lets 0-d CPU tensors into ops on GPU tensors: ``values`` with those moved to
+    the GPU tensors' device, or None when that is not the situation (the error stands)."""
+    tensors = [v for v in values if isinstance(v, Tensor)]
+    devices = {v.device for v in tensors if v.is_cuda}
+    cpu = [v for v in tensors if not v.is_cuda]
+    if len(devices) != 1 or not cpu or any(v.ndim for v in cpu):
+        return None
+    device = devices.pop()
+    return tuple(v.to(device) if isinstance(v, Tensor) and not v.is_cuda else v for v in values)
+
+
 def shape_of(value):
     return value.shape if _has_meta(value) else np.shape(value)
 

@@ -252,3 +252,14 @@ def test_grad_output_on_another_device_raises_torchs_error():
     with pytest.raises(RuntimeError, match="invalid gradient at index 0 - expected device cuda:0 "
                                            "but got cpu"):
         mg.autograd.grad(x * 2, x, mg.ones(2))
+
+
+def test_zero_dim_cpu_tensors_mix_with_gpu_tensors_as_in_torch():
+    x = mg.tensor([1.0, 2.0], device="cuda", requires_grad=True)
+    scale = mg.tensor(3.0, requires_grad=True)  # 0-d, on the CPU
+    y = (x * scale + mg.tensor(1.0)).sum()
+    assert y.is_cuda and (x > mg.tensor(1.5)).is_cuda
+    y.backward()
+    assert x.grad.is_cuda and not scale.grad.is_cuda and scale.grad.item() == 3.0
+    with pytest.raises(RuntimeError, match="same device"):
+        x * mg.tensor([3.0, 3.0])  # one dimension: not a scalar, refused
