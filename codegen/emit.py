@@ -420,6 +420,40 @@ class OpView:
     def first_tensor(self):
         return next(a.name for a in self.op.args if a.is_differentiable_kind)
 
+    def scalar_tensor_args(self):
+        """The op's tensor arguments when it has several: a 0-d CPU one among GPU ones is
+        moved to their device (PyTorch's CPU-scalar rule), on the error path only."""
+        names = [a.name for a in self.op.args if a.type in ("Tensor", "Tensor?")]
+        return names if len(names) > 1 else []
+
+    def retry_call(self):
+        """This function called again with its (possibly moved) arguments."""
+        return ", ".join(f"{public_name(a, self.op.args)}={a.name}" if a.kwarg_only else a.name
+                         for a in self.op.args)
+
+    def forward_lines(self):
+        """The array_ops body: ``return <forward>``.  A forward that names numpy computes with
+        its inputs' array library instead (``xp = namespace_of(self)``, minigrad/_array), so
+        the same entry runs on numpy and on CuPy."""
+        tree = ast.parse(self.op.forward.strip(), mode="eval")
+        source = self._namespace_source()
+        if source is None or not any(isinstance(n, ast.Name) and n.id == "np"
+                                     for n in ast.walk(tree)):
+            return [f"return {self.op.forward.strip()}"]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id == "np":
+                node.id = "xp"
+        return [f"xp = namespace_of({source})", f"return {ast.unparse(tree)}"]
+
+    def _namespace_source(self):
+        """The argument whose array library the forward uses: the first (list of) tensors."""
+        for a in self.op.args:
+            if a.type == "Tensor":
+                return a.name
+            if a.type == "Tensor[]":
+                return f"{a.name}[0] if {a.name} else None"  # (an empty list: numpy's error)
+        return None
+
     def differentiable_outputs(self):
         """Indices of the outputs the generated checks differentiate; None = all (a list)."""
         if self.op.list_output:

@@ -6,7 +6,7 @@ NO_DEFAULT = object()
 TENSOR_TYPES = ("Tensor", "Tensor?")
 ARG_TYPES = ("Tensor", "Tensor?", "Tensor[]", "int", "int?", "int[]", "int[]?", "float",
              "float?", "Scalar", "Scalar?", "bool", "str", "str?", "ScalarType",
-             "ScalarType?", "Index")
+             "ScalarType?", "Index", "Device")
 METADATA_ATTRS = ("shape", "ndim", "dtype")
 
 

@@ -1,10 +1,11 @@
 """``Tensor.to`` and ``Tensor.type``: PyTorch's argument forms for changing dtype and device.
 
-    x.to(minigrad.float64)            x.to("cpu")            x.to("cpu", minigrad.float64)
+    x.to(minigrad.float64)            x.to("cuda")           x.to("cpu", minigrad.float64)
     x.to(other_tensor)                x.to(dtype=..., device=..., non_blocking=..., copy=...)
 
 The result is ``x`` itself when nothing changes (unless ``copy=True``); a dtype
-change is the differentiable ``_to_copy`` op, so gradients flow back in ``x``'s dtype.
+change is the differentiable ``_to_copy`` op and a device change ``_to_device``, so
+gradients flow back in ``x``'s dtype, to ``x``'s device.
 """
 from minigrad import _device, _dtypes
 
@@ -34,11 +35,15 @@ def to(tensor, *args, dtype=None, device=None, non_blocking=False, copy=False,
                         "(dtype | device[, dtype] | tensor)[, non_blocking[, copy]]")
     if len(args) == 2:
         copy = args[1]
-    _device.as_device(device)
+    from minigrad._generated import functions as F  # at call time: they import _tensor
+    if device is not None:
+        device = _device.as_device(device)
+        if device != _device.of_array(tensor._data):
+            tensor = F._to_device(tensor, device)  # differentiable: grads go back
+            copy = False  # already a copy
     target = tensor._data.dtype if dtype is None else _dtypes.numpy_dtype(dtype)
     if target == tensor._data.dtype:
         return tensor.clone() if copy else tensor
-    from minigrad._generated import functions as F  # at call time: they import _tensor
     return F._to_copy(tensor, target)
 
 

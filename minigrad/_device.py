@@ -1,9 +1,11 @@
 """``minigrad.device``: where a tensor's values live.
 
-Today every tensor lives on the CPU in a numpy array.  The plumbing is PyTorch's
-(``device=`` on factories, ``Tensor.device``, ``.to(device)``) so that scripts
-written as ``x.to(device)`` run unchanged, and so an accelerator backend can be
-added behind it later.  Asking for CUDA raises a clear error until then.
+A CPU tensor holds a numpy array; a CUDA tensor holds a CuPy array (the optional
+``[cuda]`` extra, loaded on first use; see minigrad/_array).  A tensor's device is
+read from its array.  The plumbing is PyTorch's (``device=`` on factories,
+``Tensor.device``, ``.to(device)``, ``.cuda()``) so scripts written as
+``x.to(device)`` run unchanged.  Without CuPy, asking for CUDA raises
+AssertionError (as a CPU build of PyTorch does) saying how to install it.
 
 >>> minigrad.device("cpu")
 device(type='cpu')
@@ -13,10 +15,14 @@ device(type='cpu')
 
 _TYPES = ("cpu", "cuda")
 
+import numpy as np
+
+from minigrad import _array
+
 CUDA_UNAVAILABLE = (
-    "CUDA is not available in minigrad: this build computes on the CPU only. Running on a GPU "
-    "needs minigrad's [cuda] extra (CuPy; not released yet) and an NVIDIA GPU. Use device='cpu', "
-    "or pick the device with minigrad.cuda.is_available().")
+    "CUDA is not available in minigrad: CuPy is not installed. Install minigrad's [cuda] extra "
+    "on a machine with an NVIDIA GPU: pip install minigrad[cuda] (it installs cupy-cuda12x). "
+    "Use device='cpu', or pick the device with minigrad.cuda.is_available().")
 
 
 class device:
@@ -71,16 +77,52 @@ class device:
 
 
 CPU = device("cpu")
+_CUDA = {}  # index -> device("cuda", index), so Tensor.device builds nothing per call
+
+
+def cuda_device(index):
+    d = _CUDA.get(index)
+    if d is None:
+        d = _CUDA[index] = device("cuda", index)
+    return d
+
+
+def of_array(array):
+    """The device an array lives on: ``cpu`` for numpy, ``cuda:N`` for a GPU array."""
+    if type(array) is np.ndarray or _array.device_type_of(array) == "cpu":
+        return CPU
+    return cuda_device(array.device.id)
+
+
+def require_cuda():
+    """Load the cuda backend, or raise torch's AssertionError (a CPU build) saying how."""
+    if not _array.has_backend("cuda"):
+        raise AssertionError(CUDA_UNAVAILABLE)  # torch: "Torch not compiled with CUDA enabled"
 
 
 def as_device(value):
-    """The device for a ``device=`` argument: a device, a string such as ``"cpu"``, or None."""
+    """The device for a ``device=`` argument: a device, a string such as ``"cpu"``, or None
+    (the default device).  A cuda device without an index means the current GPU."""
     if value is None:
-        return CPU
+        return _default[0]
     d = value if isinstance(value, device) else device(value)
     if d.type != "cpu":
-        raise AssertionError(CUDA_UNAVAILABLE)  # torch raises AssertionError here too
+        require_cuda()
+        xp = _array.namespace_for("cuda")
+        count = xp.cuda.runtime.getDeviceCount()
+        index = xp.cuda.Device().id if d.index is None else d.index
+        if index >= count:
+            raise RuntimeError("CUDA error: invalid device ordinal")
+        d = cuda_device(index)
     return d
+
+
+def on_device(array, value):
+    """``array`` (made on the host) moved to the device asked for by ``device=``."""
+    d = as_device(value)
+    if d.type == "cpu":
+        return array if type(array) is np.ndarray else _array.to_host(array)
+    return _array.to_device(array, "cuda", d.index)
 
 
 def is_device_like(value):
@@ -92,19 +134,22 @@ def is_device_like(value):
     return False
 
 
+_default = [CPU]
+
+
 def get_default_device():
-    """The device factories use when given no ``device=``: always the CPU today.
+    """The device factories use when given no ``device=`` (the CPU unless changed).
 
     >>> minigrad.get_default_device()
     device(type='cpu')
     """
-    return CPU
+    return _default[0]
 
 
 def set_default_device(device):
-    """As ``torch.set_default_device``: ``"cpu"`` (or None) is accepted, as scripts that
-    pick their device at the top call it; an accelerator raises the CUDA error.
+    """As ``torch.set_default_device``: factories without ``device=`` make tensors there
+    (None means the CPU); cuda without CuPy raises the CUDA error.
 
     >>> minigrad.set_default_device("cpu")
     """
-    as_device(device)
+    _default[0] = CPU if device is None else as_device(device)

@@ -7,6 +7,7 @@ parameters accept the given arguments.
 import numbers
 
 import numpy as np
+from minigrad import _array
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
@@ -55,13 +56,15 @@ def _is(type_, value, arrays, numbers_as_tensors=False):
         if value is None:
             return True
         type_ = type_[:-1]
-    tensor_types = (Tensor, np.ndarray) if arrays else (Tensor,)
-    if numbers_as_tensors:
-        tensor_types = tensor_types + (numbers.Number, np.generic, np.ndarray)
+    scalars = (numbers.Number, np.generic) if numbers_as_tensors else ()
+
+    def is_tensor(v):  # with arrays: an array of any library (numpy, CuPy) stands for a Tensor
+        return isinstance(v, (Tensor,) + scalars) or (
+            (arrays or numbers_as_tensors) and (isinstance(v, np.ndarray) or _array.is_array(v)))
     if type_ == "Tensor":
-        return isinstance(value, tensor_types)
+        return is_tensor(value)
     if type_ == "Tensor[]":
-        return isinstance(value, (list, tuple)) and all(isinstance(v, tensor_types) for v in value)
+        return isinstance(value, (list, tuple)) and all(is_tensor(v) for v in value)
     if type_ == "int":
         return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
     if type_ == "int[]":

@@ -9,7 +9,7 @@ that silently upcasts a float32 model.
 Traceback (most recent call last):
 RuntimeError: attempting to assign a gradient of size '[3]' to a tensor of size '[2]'. ...
 """
-import numpy as np
+from minigrad import _array
 
 # PyTorch names the dtypes in these messages two ways: the C++ type of the gradient,
 # the ScalarType of the tensor.
@@ -25,11 +25,17 @@ def check_grad_assignment(tensor, grad):
     if grad is None:
         return
     data = getattr(grad, "_data", None)
-    if not isinstance(data, np.ndarray) or not hasattr(grad, "grad_fn"):
+    if not _array.is_array(data) or not hasattr(grad, "grad_fn"):
         raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
                         f"{type(grad).__name__}")
     if grad is tensor:
         raise RuntimeError("can't assign Variable as its own grad")
+    if _array.device_type_of(data) != _array.device_type_of(tensor._data):
+        raise RuntimeError(
+            f"attempting to assign a gradient with device type "
+            f"'{_array.device_type_of(data)}' to a tensor with device type "
+            f"'{_array.device_type_of(tensor._data)}'. Please ensure that the gradient and the "
+            "tensor are on the same device")
     if data.dtype != tensor._data.dtype:
         got, want = data.dtype.name, tensor._data.dtype.name
         raise RuntimeError(

@@ -5,13 +5,18 @@ Every function takes ``generator=`` (default: ``minigrad.default_generator``), s
 ``minigrad.manual_seed(0)`` makes a whole program reproducible.  Results are leaves
 with no history: sampling is not differentiable.
 
+Values are drawn on the host and copied to the tensor's device, so a seed gives
+the same numbers on the CPU and on a GPU (minigrad.cuda.manual_seed is therefore
+minigrad.manual_seed's stream, see docs/gpu.md).
+
 >>> g = minigrad.Generator().manual_seed(0)
 >>> minigrad.randint(0, 10, (3,), generator=g).dtype
 minigrad.int64
 """
 import numpy as np
 
-from minigrad._device import as_device
+from minigrad._array import to_host
+from minigrad._device import on_device
 from minigrad._dtypes import default_numpy, numpy_dtype
 from minigrad._tensor import Tensor, _wrap
 from minigrad.random import numpy_rng
@@ -25,8 +30,8 @@ def _shape(size):
 
 def _leaf(array, dtype, device, requires_grad):
     """The sampled values as a new leaf tensor of ``dtype`` (default: the default float)."""
-    as_device(device)
-    t = _wrap(np.asarray(array, dtype=default_numpy() if dtype is None else numpy_dtype(dtype)))
+    host = np.asarray(array, dtype=default_numpy() if dtype is None else numpy_dtype(dtype))
+    t = _wrap(on_device(host, device))
     if requires_grad:
         t.requires_grad = True
     return t
@@ -71,12 +76,14 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = input.dtype if dtype is None else dtype
+    device = input.device if device is None else device
     return rand(input.shape, generator=generator, dtype=dtype, device=device,
                 requires_grad=requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = input.dtype if dtype is None else dtype
+    device = input.device if device is None else device
     return randn(input.shape, generator=generator, dtype=dtype, device=device,
                  requires_grad=requires_grad)
 
@@ -87,12 +94,19 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
     if high is None:
         low, high = 0, low
     dtype = input.dtype if dtype is None else dtype
+    device = input.device if device is None else device
     return randint(low, high, input.shape, generator=generator, dtype=dtype, device=device,
                    requires_grad=requires_grad)
 
 
 def _values(x):
-    return x._data if isinstance(x, Tensor) else x
+    """A tensor's values on the host (the generator draws there); numbers as they are."""
+    return to_host(x._data) if isinstance(x, Tensor) else x
+
+
+def _on_device_of(tensor, host):
+    """Host values as a tensor on ``tensor``'s device."""
+    return _wrap(on_device(host, tensor.device))
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
@@ -112,19 +126,22 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         *[t.shape for t in tensors])
     values = numpy_rng(generator).normal(_values(mean), std_values, shape)
     if dtype is None and tensors:
-        dtype = np.result_type(*[t._data for t in tensors])
+        dtype = np.result_type(*[t._data.dtype for t in tensors])
+    if device is None and tensors:
+        device = tensors[0].device
     return _leaf(values, dtype, device, requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None):
     """0/1 draws with probability ``input`` (or the number ``p``), in ``input``'s dtype."""
-    probability = input._data if p is None else p
+    probability = _values(input) if p is None else p
     _check_probability(probability)
     draws = numpy_rng(generator).random(input.shape) < probability
-    return _wrap(draws.astype(input._data.dtype))
+    return _on_device_of(input, draws.astype(input._data.dtype))
 
 
 def _check_probability(p):
+    p = _values(p)
     if np.any(np.asarray(p) < 0) or np.any(np.asarray(p) > 1):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
 
@@ -135,7 +152,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     >>> minigrad.multinomial(minigrad.tensor([0.0, 1.0]), 2, replacement=True).tolist()
     [1, 1]
     """
-    weights = input._data.astype(np.float64)
+    weights = _values(input).astype(np.float64)
     if weights.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not replacement and num_samples > weights.shape[-1]:
@@ -156,7 +173,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         # torch's method: weight / Exp(1) noise, largest first; zero weights come last
         keys = rows / rng.exponential(size=rows.shape)
         picks = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
-    return _wrap(picks.reshape(weights.shape[:-1] + (num_samples,)).astype(np.int64))
+    return _on_device_of(input, picks.reshape(weights.shape[:-1] + (num_samples,)).astype(np.int64))
 
 
 # ------------------------------------------------------------ in-place initialisers
@@ -164,7 +181,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 # a constant (and refuses it on a leaf that requires grad, outside no_grad).
 
 def _fill_with(tensor, values):
-    return tensor.copy_(_wrap(np.asarray(values)))
+    return tensor.copy_(_on_device_of(tensor, np.asarray(values)))
 
 
 def normal_(tensor, mean=0.0, std=1.0, *, generator=None):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad import _conversions, _device, _dtypes
+from minigrad import _array, _conversions, _device, _dtypes
 from minigrad._grad_assign import check_grad_assignment
 from minigrad.autograd import clogs as _clogs
 from minigrad.autograd import grad_mode
@@ -66,11 +66,16 @@ class Tensor:
 
     @property
     def device(self):
-        return _device.CPU
+        """Where the values live: ``device(type='cpu')`` or ``device(type='cuda', index=0)``."""
+        return _device.of_array(self._data)
 
     @property
     def is_cuda(self):
-        return False
+        return type(self._data) is not np.ndarray and _array.device_type_of(self._data) == "cuda"
+
+    @property
+    def is_cpu(self):
+        return not self.is_cuda
 
     @property
     def itemsize(self):
@@ -208,7 +213,13 @@ class Tensor:
     def retains_grad(self):
         return self.grad_fn is not None and bool((self._extras or {}).get("retains_grad"))
 
-    def numpy(self):
+    def numpy(self, *, force=False):
+        """The values as a numpy array sharing memory (CPU tensors only, as in PyTorch);
+        ``force=True`` detaches and copies to the host as needed."""
+        if force:
+            return _array.to_host(self._data)
+        if type(self._data) is not np.ndarray:
+            _refuse_host_conversion(self)
         if self._requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
@@ -236,11 +247,29 @@ class Tensor:
     def type(self, dtype=None, non_blocking=False):
         return _conversions.type_(self, dtype, non_blocking)
 
-    def cpu(self):
+    def cpu(self, memory_format=None):
+        """This tensor on the CPU: itself when it is there, else a differentiable copy."""
+        return self if type(self._data) is np.ndarray else self.to("cpu")
+
+    def pin_memory(self, device=None):
+        """As torch's, for scripts that pin their batches: minigrad does not page-lock host
+        memory (CuPy copies from ordinary numpy arrays), so this returns the tensor itself."""
+        if self.is_cuda:
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        if not _array.has_backend("cuda"):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         return self
 
-    def cuda(self, device=None, non_blocking=False):
-        raise AssertionError(_device.CUDA_UNAVAILABLE)  # torch raises AssertionError too
+    def is_pinned(self, device=None):
+        return False  # see pin_memory
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """This tensor on a GPU (``device``: an index, "cuda:1" ..., default the current one)."""
+        if device is None or isinstance(device, int):
+            device = _device.device("cuda", device)
+        elif _device.device(device).type != "cuda":
+            raise RuntimeError(f"Invalid device, must be cuda device, got {device}")
+        return self.to(device)
 
     def float(self):
         return self.to(_dtypes.float32)
@@ -270,8 +299,11 @@ class Tensor:
         return self.to(_dtypes.bool)
 
     def __repr__(self):
-        body = np.array2string(self._data, separator=", ", prefix="tensor(")
+        host = self._data if type(self._data) is np.ndarray else _array.to_host(self._data)
+        body = np.array2string(host, separator=", ", prefix="tensor(")
         extras = []
+        if type(self._data) is not np.ndarray and self.is_cuda:
+            extras.append(f"device='{self.device}'")  # torch shows it before the dtype
         if self._data.dtype not in (_dtypes.default_numpy(), np.int64, np.bool_):
             extras.append(f"dtype={self.dtype!r}")
         if self.grad_fn is not None:
@@ -317,6 +349,8 @@ class Tensor:
         return complex(self.item())
 
     def __array__(self, dtype=None, copy=None):
+        if type(self._data) is not np.ndarray:
+            _refuse_host_conversion(self)
         if self._requires_grad and grad_mode.enabled:
             _clogs.report(self, "array")
         data = self._data if dtype is None else self._data.astype(dtype)
@@ -421,8 +455,19 @@ def _rebuild_tensor(cls, array, requires_grad):
 
 def _wrap(array, grad_fn=None, output_nr=0):
     """A Tensor around a fresh array (the hot path for op results: no copying)."""
-    return _init(_new(Tensor), array if type(array) is np.ndarray else np.asarray(array),
+    return _init(_new(Tensor), array if type(array) is np.ndarray else _as_array(array),
                  grad_fn, output_nr)
+
+
+def _as_array(value):
+    """An array of any registered library as it is; numbers and numpy scalars as numpy."""
+    return value if _array.is_array(value) else np.asarray(value)
+
+
+def _refuse_host_conversion(tensor):
+    if tensor.is_cuda:  # PyTorch's TypeError for .numpy() / np.asarray on a GPU tensor
+        raise TypeError(f"can't convert {tensor.device} device type tensor to numpy. Use "
+                        "Tensor.cpu() to copy the tensor to host memory first.")
 
 
 _new = object.__new__
@@ -431,7 +476,7 @@ _new = object.__new__
 def _make_view(array, source, grad_fn=None, output_nr=0):
     """A Tensor that looks into ``source``'s storage: it shares the version counter."""
     if type(array) is not np.ndarray:
-        array = np.asarray(array)
+        array = _as_array(array)
     base = source._base if source._base is not None else source
     view = _init(_new(Tensor), array, grad_fn, output_nr, source._version_counter, base)
     if grad_mode.inference or base._extras is not None:
@@ -447,9 +492,17 @@ def _compare(ufunc, a, b):
     if not isinstance(b, _COMPARABLE):
         # a string, None, a list ...: Python's fallback, as PyTorch (== is False, < raises)
         return NotImplemented
-    a, b = a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b
+    x = a._data if isinstance(a, Tensor) else a
+    y = b._data if isinstance(b, Tensor) else b
     try:
-        return _wrap(ufunc(a, b))
+        return _wrap(ufunc(x, y))
     except ValueError as exc:  # shapes that do not broadcast: PyTorch's RuntimeError
         from minigrad.autograd.numpy_errors import translate  # rare path: keep _tensor light
-        raise translate(exc, ufunc.__name__, a, b) from None
+        raise translate(exc, ufunc.__name__, x, y) from None
+    except TypeError as exc:  # a GPU array and a host one: PyTorch's mixed-device error,
+        from minigrad.autograd.numpy_errors import translate  # (autograd imports Tensor)
+        from minigrad.autograd.support import cpu_scalars_moved  # (as above)
+        moved = cpu_scalars_moved(a, b)  # unless the host one is a 0-d tensor (allowed)
+        if moved is not None:
+            return _compare(ufunc, *moved)
+        raise translate(exc, ufunc.__name__, x, y) from None

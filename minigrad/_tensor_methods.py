@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import _new_tensors, _sampling, creation, numpy_interop
+from minigrad._array import namespace_of
 from minigrad import functional as functional_ops
 from minigrad._generated import functions as F
 from minigrad._generated.methods import METHODS
@@ -59,7 +60,13 @@ def fill_(self, value):
     return apply_inplace(self, F._fill, value)
 
 
-def copy_(self, src):
+def copy_(self, src, non_blocking=False):
+    """Copy ``src``'s values into ``self`` (broadcasting; from another device too, as torch)."""
+    if isinstance(src, Tensor):
+        if type(src._data) is not type(self._data) or src.device != self.device:
+            src = src.to(self.device)  # differentiable: gradients flow back to src's device
+    elif type(self._data) is not np.ndarray and isinstance(src, (np.ndarray, list, tuple)):
+        src = namespace_of(self._data).asarray(src)  # host values copied to self's device
     return apply_inplace(self, F._copy_from, src)  # refuses a partly overlapping src
 
 

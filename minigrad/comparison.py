@@ -12,7 +12,9 @@ True
 """
 import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
+from minigrad.kernels.core import xp_of
 from minigrad.autograd.numpy_errors import translate
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "less", "greater_equal", "less_equal",
@@ -21,7 +23,11 @@ __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "greater", "less", "greater_equal
 
 
 def _data(value):
-    return value._data if isinstance(value, Tensor) else np.asarray(value)
+    """A Tensor's array; a Python number as a numpy scalar (typed like a 0-d array, and
+    usable with device arrays, which a host array is not)."""
+    if isinstance(value, Tensor):
+        return value._data
+    return np.asarray(value)[()] if isinstance(value, (bool, int, float, complex)) else value
 
 
 def _require_tensor(name, other, position):
@@ -34,25 +40,27 @@ def _elementwise(ufunc, name, tensor_only=False):
     def op(input, other, _position=2):
         if tensor_only:
             _require_tensor(name, other, _position)
+        a, b = _data(input), _data(other)
+        xp = xp_of(a, b)
         try:
-            return _wrap(np.asarray(ufunc(_data(input), _data(other))))
+            return _wrap(xp.asarray(getattr(xp, ufunc)(a, b)))
         except ValueError as exc:
-            raise translate(exc, name, _data(input), _data(other)) from None
+            raise translate(exc, name, a, b) from None
     op.__name__ = name
-    op.__doc__ = (f"{name}(input, other) -> Tensor: elementwise ``{ufunc.__name__}`` as a bool "
+    op.__doc__ = (f"{name}(input, other) -> Tensor: elementwise ``{ufunc}`` as a bool "
                   f"tensor, broadcasting as PyTorch.\n\n>>> minigrad.{name}(x, 0.5)  # doctest: +SKIP")
     return op
 
 
-eq = _elementwise(np.equal, "eq")
-ne = not_equal = _elementwise(np.not_equal, "ne")
-lt = less = _elementwise(np.less, "lt")
-le = less_equal = _elementwise(np.less_equal, "le")
-gt = greater = _elementwise(np.greater, "gt")
-ge = greater_equal = _elementwise(np.greater_equal, "ge")
-logical_and = _elementwise(np.logical_and, "logical_and", tensor_only=True)
-logical_or = _elementwise(np.logical_or, "logical_or", tensor_only=True)
-logical_xor = _elementwise(np.logical_xor, "logical_xor", tensor_only=True)
+eq = _elementwise("equal", "eq")
+ne = not_equal = _elementwise("not_equal", "ne")
+lt = less = _elementwise("less", "lt")
+le = less_equal = _elementwise("less_equal", "le")
+gt = greater = _elementwise("greater", "gt")
+ge = greater_equal = _elementwise("greater_equal", "ge")
+logical_and = _elementwise("logical_and", "logical_and", tensor_only=True)
+logical_or = _elementwise("logical_or", "logical_or", tensor_only=True)
+logical_xor = _elementwise("logical_xor", "logical_xor", tensor_only=True)
 
 
 def logical_not(input):
@@ -61,25 +69,36 @@ def logical_not(input):
     >>> minigrad.logical_not(minigrad.tensor([0.0, 2.0]))
     tensor([ True, False])
     """
-    return _wrap(np.asarray(np.logical_not(_data(input))))
+    a = _data(input)
+    xp = namespace_of(a)
+    return _wrap(xp.asarray(xp.logical_not(a)))
 
 
 def _predicate(ufunc, name):
     def test(input):
-        return _wrap(np.asarray(ufunc(_data(input))))
+        a = _data(input)
+        xp = namespace_of(a)
+        function = getattr(xp, ufunc, None) or _FALLBACKS[ufunc]
+        return _wrap(xp.asarray(function(a)))
     test.__name__ = name
-    test.__doc__ = (f"{name}(input) -> Tensor: elementwise ``{ufunc.__name__}`` as a bool tensor."
+    test.__doc__ = (f"{name}(input) -> Tensor: elementwise ``{ufunc}`` as a bool tensor."
                     f"\n\n>>> minigrad.{name}(minigrad.tensor([1.0, float('nan')]))"
                     f"  # doctest: +SKIP")
     return test
 
 
-isnan = _predicate(np.isnan, "isnan")
-isinf = _predicate(np.isinf, "isinf")
-isfinite = _predicate(np.isfinite, "isfinite")
-isposinf = _predicate(np.isposinf, "isposinf")
-isneginf = _predicate(np.isneginf, "isneginf")
-signbit = _predicate(np.signbit, "signbit")
+# numpy functions an array library may lack (numpy writes them the same way)
+_FALLBACKS = {
+    "isposinf": lambda a: namespace_of(a).isinf(a) & ~namespace_of(a).signbit(a),
+    "isneginf": lambda a: namespace_of(a).isinf(a) & namespace_of(a).signbit(a),
+}
+
+isnan = _predicate("isnan", "isnan")
+isinf = _predicate("isinf", "isinf")
+isfinite = _predicate("isfinite", "isfinite")
+isposinf = _predicate("isposinf", "isposinf")
+isneginf = _predicate("isneginf", "isneginf")
+signbit = _predicate("signbit", "signbit")
 
 
 def equal(input, other):
@@ -89,7 +108,7 @@ def equal(input, other):
     True
     """
     a, b = _data(input), _data(other)
-    return a.shape == b.shape and bool(np.array_equal(a, b))
+    return a.shape == b.shape and bool(xp_of(a, b).array_equal(a, b))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False, _position=2):
@@ -104,7 +123,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False, _position=2):
     if a.dtype != b.dtype:
         raise RuntimeError(f"{_torch_name(a.dtype)} did not match {_torch_name(b.dtype)}")
     try:
-        return _wrap(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+        xp = xp_of(a, b)
+        return _wrap(xp.asarray(xp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
     except ValueError as exc:
         raise translate(exc, "isclose", a, b) from None
 

@@ -3,10 +3,14 @@
 As in PyTorch, Python floats and the float factories give the default dtype
 (``minigrad.float32`` unless ``set_default_dtype`` changed it), Python ints give
 int64, and numpy arrays keep their dtype.  Random factories live in _sampling.py.
+
+``device=`` picks the array library (minigrad/_array): ``zeros(3, device="cuda")``
+allocates on the GPU; data given as Python or numpy values is copied there.
 """
 import numpy as np
 
-from minigrad._device import as_device
+from minigrad import _array
+from minigrad._device import as_device, of_array, on_device
 from minigrad._dtypes import array_from, default_numpy, numpy_dtype, supported
 from minigrad._tensor import Tensor, _wrap
 
@@ -33,11 +37,11 @@ def _float_dtype(dtype):
 
 
 def _made(array, requires_grad, device=None, name="tensor"):
+    """A leaf around ``array``, moved to ``device`` (None: the default device)."""
     if type(requires_grad) is not bool:  # torch refuses 1, "yes", numpy's bool
         raise TypeError(f"{name}(): argument 'requires_grad' must be bool, "
                         f"not {type(requires_grad).__name__}")
-    as_device(device)
-    t = _wrap(array)
+    t = _wrap(on_device(array, device))
     if requires_grad:
         t.requires_grad = True
     return t
@@ -52,9 +56,15 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     minigrad.int64
     """
     if isinstance(data, Tensor):
-        data = data._data
+        if device is None:
+            device = data.device  # torch: tensor(t) stays on t's device
+        data = _array.to_host(data._data)
+    elif _array.is_array(data) and type(data) is not np.ndarray:
+        if device is None:
+            device = of_array(data)  # a CuPy array stays on its GPU
+        data = _array.to_host(data)
     elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
-        data = np.array([d._data if isinstance(d, Tensor) else d for d in data])
+        data = np.array([_array.to_host(d._data) if isinstance(d, Tensor) else d for d in data])
     return _made(array_from(data, dtype), requires_grad, device)
 
 
@@ -62,9 +72,10 @@ def as_tensor(data, dtype=None, device=None):
     """``data`` as a tensor, sharing memory with a tensor or numpy array when the dtype
     already matches."""
     if isinstance(data, Tensor):
-        as_device(device)
-        return data if dtype is None or data.dtype == dtype else data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == numpy_dtype(dtype)):
+        return data.to(device=None if device is None else as_device(device), dtype=dtype)
+    if _array.is_array(data) and (dtype is None or data.dtype == numpy_dtype(dtype)):
+        if device is None:
+            device = of_array(data)  # shares memory on its own device (a CuPy array too)
         return _made(data, False, device)
     return tensor(data, dtype=dtype, device=device)
 
@@ -76,43 +87,63 @@ def from_numpy(array):
     return _wrap(supported(array))
 
 
+def _allocate(device, name, *args, **kwargs):
+    """``xp.<name>(*args)`` made on ``device`` directly (no host copy for a GPU)."""
+    d = as_device(device)
+    if d.type == "cpu":
+        return getattr(np, name)(*args, **kwargs)
+    xp = _array.namespace_for(d.type)
+    with xp.cuda.Device(d.index):
+        return getattr(xp, name)(*args, **kwargs)
+
+
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``."""
     shape = _non_negative(size[0] if len(size) == 1 and isinstance(size[0], (tuple, list))
                           else size, "zeros")
-    return _made(np.zeros(_shape(shape), _float_dtype(dtype)), requires_grad, device)
+    return _made(_allocate(device, "zeros", _shape(shape), _float_dtype(dtype)), requires_grad,
+                 device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _made(np.ones(_shape(size), _float_dtype(dtype)), requires_grad, device)
+    return _made(_allocate(device, "ones", _shape(size), _float_dtype(dtype)), requires_grad,
+                 device)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    return _made(np.empty(_shape(size), _float_dtype(dtype)), requires_grad, device)
+    return _made(_allocate(device, "empty", _shape(size), _float_dtype(dtype)), requires_grad,
+                 device)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """``size`` filled with ``fill_value``; the dtype follows the value (float -> default)."""
     if dtype is None:
         dtype = array_from(fill_value).dtype
-    return _made(np.full(_non_negative(tuple(size)), fill_value, numpy_dtype(dtype)),
+    return _made(_allocate(device, "full", _non_negative(tuple(size)), fill_value, numpy_dtype(dtype)),
                  requires_grad, device)
 
 
+# *_like: on input's device unless device= says otherwise (as torch).
+def _like(name, input, dtype, device, requires_grad, *args):
+    dtype = input._data.dtype if dtype is None else numpy_dtype(dtype)
+    device = input.device if device is None else device
+    return _made(_allocate(device, name, input.shape, *args, dtype=dtype), requires_grad, device)
+
+
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _made(np.zeros_like(input._data, numpy_dtype(dtype)), requires_grad, device)
+    return _like("zeros", input, dtype, device, requires_grad)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _made(np.ones_like(input._data, numpy_dtype(dtype)), requires_grad, device)
+    return _like("ones", input, dtype, device, requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return _made(np.full_like(input._data, fill_value, numpy_dtype(dtype)), requires_grad, device)
+    return _like("full", input, dtype, device, requires_grad, fill_value)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _made(np.empty_like(input._data, numpy_dtype(dtype)), requires_grad, device)
+    return _like("empty", input, dtype, device, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
@@ -133,29 +164,29 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return _made(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad, device)
 
 
-# Tensor.new_*: factories that default to the calling tensor's dtype (and device).
+# Tensor.new_*: factories that default to the calling tensor's dtype and device.
+def _new_kwargs(self, dtype, device, requires_grad):
+    return dict(dtype=self.dtype if dtype is None else dtype,
+                device=self.device if device is None else device, requires_grad=requires_grad)
+
+
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     """``x.new_tensor(data)``: a copy of ``data`` with ``x``'s dtype unless ``dtype`` is given."""
-    return tensor(data, dtype=self.dtype if dtype is None else dtype, device=device,
-                  requires_grad=requires_grad)
+    return tensor(data, **_new_kwargs(self, dtype, device, requires_grad))
 
 
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    """``x.new_zeros(2, 3)``: zeros of ``x``'s dtype."""
-    return zeros(*size, dtype=self.dtype if dtype is None else dtype, device=device,
-                 requires_grad=requires_grad)
+    """``x.new_zeros(2, 3)``: zeros of ``x``'s dtype, on ``x``'s device."""
+    return zeros(*size, **_new_kwargs(self, dtype, device, requires_grad))
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-    return ones(*size, dtype=self.dtype if dtype is None else dtype, device=device,
-                requires_grad=requires_grad)
+    return ones(*size, **_new_kwargs(self, dtype, device, requires_grad))
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    return empty(*size, dtype=self.dtype if dtype is None else dtype, device=device,
-                 requires_grad=requires_grad)
+    return empty(*size, **_new_kwargs(self, dtype, device, requires_grad))
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return full(size, fill_value, dtype=self.dtype if dtype is None else dtype, device=device,
-                requires_grad=requires_grad)
+    return full(size, fill_value, **_new_kwargs(self, dtype, device, requires_grad))

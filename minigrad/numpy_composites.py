@@ -7,6 +7,9 @@ minigrad ops: their gradients come from the registry's formulas of those ops.
 """
 import numpy as np
 
+from minigrad._array import namespace_of, to_host
+from minigrad.kernels.core import on_device_of
+
 __all__ = ["NUMPY_COMPOSITES"]
 
 
@@ -44,7 +47,7 @@ def _spacings(varargs, axes, shape):
         raise TypeError("invalid number of arguments")
     out = []
     for h, a in zip(varargs, axes):
-        h = np.asarray(h._data if hasattr(h, "_data") else h, dtype=np.float64)
+        h = np.asarray(_on_host(h), dtype=np.float64)  # spacings: host-side coefficients
         if h.ndim == 0:
             out.append(np.full(shape[a] - 1, float(h)))
         elif len(h) != shape[a]:
@@ -67,7 +70,7 @@ def _gradient_along(mg, f, axis, dx, edge_order):
     def along(values):  # coefficients broadcast along `axis`
         shape = [1] * f.ndim
         shape[axis] = -1
-        return np.asarray(values, dtype=f._data.dtype).reshape(shape)
+        return on_device_of(f._data, np.asarray(values, dtype=f._data.dtype).reshape(shape))
 
     d1, d2 = dx[:-1], dx[1:]
     inner = (part(0, n - 2) * along(-d2 / (d1 * (d1 + d2))) + part(1, n - 2) * along((d2 - d1) / (d1 * d2))
@@ -123,14 +126,15 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 elif width:
                     shape = list(out.shape)
                     shape[axis] = width
-                    pieces.append(mg.full(shape, float(value), dtype=out.dtype))
+                    pieces.append(mg.full(shape, float(value), dtype=out.dtype, device=out.device))
             out = mg.cat(pieces, axis) if len(pieces) > 1 else out
         elif before or after:
             if n == 0:
                 raise ValueError(f"can't extend empty axis {axis} using modes other than "
                                  f"'constant' or 'empty'")
             index = _PAD_INDEX[mode](np.arange(-before, n + after), n)
-            out = mg.index_select(out, axis, mg.tensor(np.asarray(index, dtype=np.int64)))
+            out = mg.index_select(out, axis, mg.tensor(np.asarray(index, dtype=np.int64),
+                                                       device=out.device))
     return out
 
 
@@ -181,7 +185,7 @@ def repeat(a, repeats, axis=None):
     """``np.repeat``: each element ``repeats`` times along ``axis`` (flattened when None)."""
     mg = _mg()
     if not isinstance(repeats, (int, np.integer)):
-        repeats = mg.tensor(np.asarray(getattr(repeats, "_data", repeats), dtype=np.int64))
+        repeats = mg.tensor(np.asarray(_on_host(repeats), dtype=np.int64), device=a.device)
     return mg.repeat_interleave(a, repeats, dim=axis)
 
 
@@ -213,7 +217,15 @@ def dot(a, b, out=None):
 
 def _as_tensor(value):
     mg = _mg()
-    return value if isinstance(value, mg.Tensor) else mg.tensor(np.asarray(value))
+    if isinstance(value, mg.Tensor):
+        return value
+    return mg.tensor(value if namespace_of(value) is not np else np.asarray(value))
+
+
+def _on_host(value):
+    """The values of a Tensor, an array or a list, as host data (small: spacings, repeats)."""
+    value = getattr(value, "_data", value)
+    return to_host(value) if namespace_of(value) is not np else value
 
 
 NUMPY_COMPOSITES = {"gradient": gradient, "pad": pad, "split": split, "diff": diff, "rot90": rot90, "rollaxis": rollaxis, "repeat": repeat,

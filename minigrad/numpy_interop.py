@@ -19,6 +19,7 @@ import inspect
 
 import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad.numpy_composites import NUMPY_COMPOSITES
 
 # --------------------------------------------------------------------- ufuncs
@@ -305,7 +306,8 @@ def _fix_up(qualified, args, kwargs):
 
 
 def _ndim(value):
-    return np.ndim(value._data if hasattr(value, "_data") else value)
+    data = getattr(value, "_data", value)
+    return data.ndim if hasattr(data, "ndim") else np.ndim(data)
 
 
 def _lookup(name):
@@ -346,15 +348,21 @@ def _strip(value):
     return value
 
 
+def _is_array(value):
+    """A numpy array, or an array of a device library (CuPy's results are never scalars)."""
+    return isinstance(value, np.ndarray) or (
+        hasattr(value, "shape") and namespace_of(value) is not np)
+
+
 def _dress(value):
     from minigrad._tensor import _wrap
-    if isinstance(value, np.ndarray):
+    if _is_array(value):
         return _wrap(value)
     if isinstance(value, np.generic) and not isinstance(value, (np.bool_,)):
         return _wrap(np.asarray(value))
     if isinstance(value, tuple):
         return tuple(_dress(v) for v in value)
-    if isinstance(value, list) and value and isinstance(value[0], np.ndarray):
+    if isinstance(value, list) and value and _is_array(value[0]):
         return [_dress(v) for v in value]
     return value
 

@@ -35,7 +35,7 @@ import zipfile
 
 import numpy as np
 
-from minigrad import _device, _dtypes
+from minigrad import _array, _device, _dtypes
 from minigrad._tensor import Tensor, _rebuild_tensor
 
 try:
@@ -150,7 +150,7 @@ def _archive(obj, pickle_module, pickle_protocol):
         zf.writestr(_ROOT + "data.json", structure)
         for i, array in enumerate(encoder.arrays):
             member = io.BytesIO()
-            np.save(member, array, allow_pickle=False)
+            np.save(member, _array.to_host(array), allow_pickle=False)  # a GPU array too
             zf.writestr(f"{_ROOT}arrays/{i}.npy", member.getvalue())
         for i, payload in enumerate(encoder.pickles):
             zf.writestr(f"{_ROOT}pickles/{i}", payload)
@@ -292,21 +292,33 @@ class _Decoder:
         cls = _tensor_class(module, name)
         if cls is None:
             raise ValueError(f"a tensor of unknown class {module}.{name}")
-        t = _rebuild_tensor(cls, self._array(key), node["requires_grad"])
-        t = self._place(t, node.get("device", "cpu"))
+        location = node.get("device", "cpu")
+        target = self.map_location
+        if callable(target):
+            t = _rebuild_tensor(cls, self._array(key), node["requires_grad"])
+            moved = target(t, location)
+            t = t if moved is None else moved
+        else:
+            # The values go straight to their device: the tensor stays a leaf (a Parameter).
+            array = _device.on_device(self._array(key), self._target(location))
+            t = _rebuild_tensor(cls, array, node["requires_grad"])
         self.tensors[key] = t
         return t
 
-    def _place(self, t, location):
+    def _target(self, location):
+        """Where a tensor saved on ``location`` goes: map_location's answer, else back where
+        it was saved (as torch; a cuda tensor without a GPU raises torch's error)."""
         target = self.map_location
-        if callable(target):
-            moved = target(t, location)
-            return t if moved is None else moved
         if isinstance(target, dict):
             target = target.get(location, location)
-        if target is None or str(target) == "cpu":
-            return t
-        return t.to(target)
+        target = location if target is None else target
+        if _device.device(str(target)).type == "cuda" and not _array.has_backend("cuda"):
+            raise RuntimeError(
+                "Attempting to deserialize object on a CUDA device but "
+                "minigrad.cuda.is_available() is False. If you are running on a CPU-only "
+                "machine, please use minigrad.load with map_location=minigrad.device('cpu') "
+                "to map your storages to the CPU.")
+        return target
 
     def _unpickle(self, node):
         payload = self.zf.read(f"{_ROOT}pickles/{int(node['index'])}")

@@ -4,12 +4,29 @@ Shipped with the package so a contributor can check an op by hand:
 
 >>> from minigrad.testing import TensorSpec as T, check_first_order
 >>> check_first_order(minigrad.mul, (0,), {"self": T([3]), "other": T([3])})
+
+Samples are built on the CPU unless ``set_sample_device("cuda")`` says otherwise: the
+device-generic run of the generated suite (tests/conftest.py, MINIGRAD_TEST_DEVICE)
+builds every sample tensor on the GPU, or on the CuPy-like test backend.
 """
 import numpy as np
 
+from minigrad import _array
 from minigrad.autograd.api import grad as autograd_grad
 from minigrad.autograd.gradcheck import GradcheckError, gradgradcheck, jacobian_blocks
 from minigrad._tensor import Tensor, _wrap
+
+
+_sample_device = ["cpu"]
+
+
+def set_sample_device(device_type):
+    """Build sample tensors on ``device_type`` ("cpu" or "cuda") from now on."""
+    _sample_device[0] = device_type
+
+
+def sample_device():
+    return _sample_device[0]
 
 
 class TensorSpec:
@@ -32,11 +49,11 @@ class TensorSpec:
         return f"T({list(self.shape)}, dtype={self.dtype.name}{extras})"
 
     def build(self, rng):
-        array = self._values(rng)
+        array = _array.to_device(self._values(rng), _sample_device[0])
         if self.noncontiguous:
             array = _noncontiguous_copy(array)
         differentiable = self.dtype.kind == "f" and self.requires_grad
-        return Tensor(array).requires_grad_() if differentiable else _wrap(array)
+        return _wrap(array).requires_grad_() if differentiable else _wrap(array)
 
     def _values(self, rng):
         if self.spectrum is not None:
@@ -87,7 +104,8 @@ def _noncontiguous_copy(array):
     """The same values, laid out so the array is a strided view, not contiguous."""
     if array.ndim == 0:
         return array
-    wide = np.zeros(array.shape[:-1] + (2 * array.shape[-1],), dtype=array.dtype)
+    xp = _array.namespace_of(array)
+    wide = xp.zeros(array.shape[:-1] + (2 * array.shape[-1],), dtype=array.dtype)
     view = wide[..., ::2]
     view[...] = array
     return view
@@ -255,7 +273,8 @@ def check_second_order(op, outputs, sample, fast=False, once_differentiable="", 
 def check_once_differentiable_raises(fn, leaves):
     outs = fn(*leaves)
     first = autograd_grad([o for o in outs], leaves,
-                          [_wrap(np.ones(o.shape)) for o in outs], create_graph=True,
+                          [_wrap(_array.namespace_of(o._data).ones(o.shape)) for o in outs],
+                          create_graph=True,
                           allow_unused=True)
     total = sum(g.sum() for g in first if g is not None)
     try:
@@ -274,10 +293,11 @@ def check_zero_grad(op, outputs, sample):
     outs = [o for o in fn(*leaves) if o.requires_grad]
     if not outs:
         return
-    zeros = [_wrap(np.zeros(o.shape, dtype=o.dtype)) for o in outs]
+    zeros = [_wrap(_array.namespace_of(o._data).zeros(o.shape, dtype=o.dtype)) for o in outs]
     grads = autograd_grad(outs, leaves, zeros, allow_unused=True)
     for leaf, g in zip(leaves, grads):
-        assert g is None or not np.any(g._data), f"zero gradient in gave {g} for {leaf.shape}"
+        assert g is None or not np.any(_array.to_host(g._data)), \
+            f"zero gradient in gave {g} for {leaf.shape}"
 
 
 def check_float32_against_finite_differences(fn, leaves, context=None, fast=False,
@@ -295,18 +315,20 @@ def check_float32_against_finite_differences(fn, leaves, context=None, fast=Fals
     cotangents = [rng.standard_normal(o.shape) for o in outs32]
     live = [(o, c) for o, c in zip(outs32, cotangents) if o.requires_grad]
     grads32 = autograd_grad([o for o, _ in live], leaves,
-                            [_wrap(c.astype(o.dtype)) for o, c in live], allow_unused=True)
-    points = [leaf._data.astype(np.float64) for leaf in leaves]
+                            [_wrap(_on_device_of(o, c.astype(o.dtype))) for o, c in live],
+                            allow_unused=True)
+    points = [_array.to_host(leaf._data).astype(np.float64) for leaf in leaves]
+    device = leaves[0].device
     for j, (leaf, g32) in enumerate(zip(leaves, grads32)):
         if g32 is not None and g32.dtype != leaf.dtype:
             _fail(context, j, "the dtype of the gradient",
                   f"a {leaf.dtype} input got a {g32.dtype} gradient")
-        got = np.zeros(leaf.shape) if g32 is None else g32._data.astype(np.float64)
+        got = np.zeros(leaf.shape) if g32 is None else _array.to_host(g32._data).astype(np.float64)
         if fast:
             v = rng.standard_normal(leaf.shape)
-            got, want = np.array([np.sum(got * v)]), np.array([_directional(fn, points, j, v, cotangents, eps)])
+            got, want = np.array([np.sum(got * v)]), np.array([_directional(fn, points, j, v, cotangents, eps, device)])
         else:
-            want = np.array([_directional(fn, points, j, _unit(leaf.shape, k), cotangents, eps)
+            want = np.array([_directional(fn, points, j, _unit(leaf.shape, k), cotangents, eps, device)
                              for k in range(leaf._data.size)]).reshape(leaf.shape)
         error = np.abs(got - want)
         if np.linalg.norm(error) > rtol * np.linalg.norm(want) + 1e-6 or not np.all(np.isfinite(got) == np.isfinite(want)):
@@ -325,11 +347,16 @@ def _unit(shape, k):
     return e
 
 
-def _directional(fn, points, j, direction, cotangents, eps):
-    """u . (f(x + eps d) - f(x - eps d)) / 2 eps, the forward run in float64."""
+def _on_device_of(tensor, host):
+    return _array.to_device(host, "cpu" if not tensor.is_cuda else "cuda", tensor.device.index)
+
+
+def _directional(fn, points, j, direction, cotangents, eps, device):
+    """u . (f(x + eps d) - f(x - eps d)) / 2 eps, the forward run in float64 (on ``device``)."""
     def at(sign):
-        args = [Tensor(p + sign * eps * direction) if i == j else Tensor(p) for i, p in enumerate(points)]
-        return [o._data.astype(np.float64) for o in fn(*args)]
+        args = [_wrap(_array.to_device(p + sign * eps * direction if i == j else p, device.type,
+                                       device.index)) for i, p in enumerate(points)]
+        return [_array.to_host(o._data).astype(np.float64) for o in fn(*args)]
     plus, minus = at(1.0), at(-1.0)
     return sum(float(np.sum(c * (p - m))) for c, p, m in zip(cotangents, plus, minus)) / (2 * eps)
 

@@ -46,3 +46,53 @@ def render_spec(tmp_path, monkeypatch):
     for name in yield_cleanup:
         for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
             del sys.modules[key]
+
+
+# ---------------------------------------------------------------- device-generic runs
+# MINIGRAD_TEST_DEVICE=fake_cuda runs the tests with sample tensors on the CuPy-like test
+# backend (minigrad/_array/fake_cuda.py) registered as "cuda"; MINIGRAD_TEST_DEVICE=cuda
+# runs them on a real GPU through CuPy.  Unset: the CPU, as always.
+def _setup_test_device():
+    choice = os.environ.get("MINIGRAD_TEST_DEVICE", "")
+    if not choice or choice == "cpu":
+        return
+    from minigrad import testing
+    if choice == "fake_cuda":
+        from minigrad._array import fake_cuda
+        fake_cuda.install()
+    elif choice == "cuda":
+        from minigrad._array import cupy_backend
+        cupy_backend.load()  # RuntimeError saying how to install CuPy when it is missing
+    else:
+        raise ValueError(f"MINIGRAD_TEST_DEVICE={choice!r}: use cpu, cuda or fake_cuda")
+    testing.set_sample_device("cuda")
+
+
+_setup_test_device()
+
+
+# The engine tests build their tensors with factories: on a device run, the default device
+# is the GPU for them, so the whole engine (and what it calls) runs on device arrays.
+_ENGINE_TESTS = {"test_engine.py", "test_seed_engine.py", "test_trust_engine.py",
+                 "test_hooks.py", "test_views_inplace.py"}
+
+
+@pytest.fixture(autouse=True)
+def _engine_tests_on_the_test_device(request):
+    choice = os.environ.get("MINIGRAD_TEST_DEVICE", "")
+    if not choice or choice == "cpu" or request.path.name not in _ENGINE_TESTS:
+        yield
+        return
+    import minigrad
+    from minigrad._tensor import Tensor
+    # These tests read results with .numpy(), which PyTorch (and minigrad) refuse on a GPU
+    # tensor; for them it reads through the host. The library never calls .numpy().
+    to_numpy = Tensor.numpy
+    Tensor.numpy = lambda self, *, force=False: to_numpy(self.cpu() if self.is_cuda else self,
+                                                         force=force)
+    minigrad.set_default_device("cuda")
+    try:
+        yield
+    finally:
+        minigrad.set_default_device("cpu")
+        Tensor.numpy = to_numpy

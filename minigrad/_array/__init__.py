@@ -24,10 +24,15 @@ _BY_TYPE = {np.ndarray: (np, scipy.special, "cpu")}
 _BY_DEVICE = {"cpu": (np, scipy.special)}
 
 
+# array type -> namespace: namespace_of's one dict lookup on the hot path
+_NAMESPACE = {np.ndarray: np}
+
+
 def register(array_type, xp, special, device_type):
     """Make arrays of ``array_type`` compute with ``xp`` and live on ``device_type``."""
     _BY_TYPE[array_type] = (xp, special, device_type)
     _BY_DEVICE[device_type] = (xp, special)
+    _NAMESPACE[array_type] = xp
 
 
 def unregister(device_type):
@@ -35,6 +40,7 @@ def unregister(device_type):
     for array_type, entry in list(_BY_TYPE.items()):
         if entry[2] == device_type and array_type is not np.ndarray:
             del _BY_TYPE[array_type]
+            _NAMESPACE.pop(array_type, None)
     if device_type != "cpu":
         _BY_DEVICE.pop(device_type, None)
 
@@ -46,8 +52,24 @@ def _entry(array):
         for array_type, candidate in _BY_TYPE.items():
             if isinstance(array, array_type):
                 return candidate
+        if type(array).__module__.startswith("cupy") and _load_cuda():
+            return _entry(array)  # a CuPy array met before anything asked for "cuda"
+        get = getattr(array, "__array_namespace__", None)
+        if get is not None and type(array).__module__.split(".")[0] != "numpy":
+            return (get(), scipy.special, "cpu")  # an array-API array of an unregistered library
         return _BY_TYPE[np.ndarray]
     return entry
+
+
+def _load_cuda():
+    """Register real CuPy as "cuda" on first use; False when it cannot be imported."""
+    from minigrad._array import cupy_backend  # lazily: CuPy is an optional extra
+    return cupy_backend.load(required=False)
+
+
+def is_array(value):
+    """Whether ``value`` is an array of a registered library (not a scalar or a list)."""
+    return type(value) in _BY_TYPE
 
 
 def namespace_of(array):
@@ -56,7 +78,8 @@ def namespace_of(array):
     >>> namespace_of(np.zeros(2)) is np
     True
     """
-    return _entry(array)[0]
+    xp = _NAMESPACE.get(type(array))
+    return xp if xp is not None else _entry(array)[0]
 
 
 def special_of(array):
@@ -76,14 +99,62 @@ def namespace_for(device_type):
     """
     entry = _BY_DEVICE.get(device_type)
     if entry is None:
+        if device_type == "cuda" and _load_cuda():
+            return _BY_DEVICE["cuda"][0]
         from minigrad._device import CUDA_UNAVAILABLE  # lazily: _device imports this layer
         raise RuntimeError(CUDA_UNAVAILABLE)
     return entry[0]
 
 
+def has_backend(device_type):
+    """Whether ``device_type`` can hold arrays here (loading CuPy for "cuda" if present)."""
+    if device_type in _BY_DEVICE:
+        return True
+    return device_type == "cuda" and _load_cuda()
+
+
+def device_index_of(array):
+    """The GPU number of a device array; None on the CPU."""
+    if type(array) is np.ndarray or _entry(array)[2] == "cpu":
+        return None
+    return array.device.id
+
+
+def to_device(array, device_type, index=None):
+    """``array`` on ``device_type`` (GPU ``index``, default the current one): itself when it
+    is there already, else a copy (through host memory between two libraries)."""
+    src_type = _entry(array)[2]
+    if src_type == device_type and (index is None or device_index_of(array) in (None, index)):
+        return array
+    if device_type == "cpu":
+        return to_host(array)
+    xp = namespace_for(device_type)
+    host = to_host(array)
+    if index is None:
+        return xp.asarray(host)
+    with xp.cuda.Device(index):
+        return xp.asarray(host)
+
+
+def data_pointer(array):
+    """The address of ``array``'s first element (to tell which views share which bytes)."""
+    interface = getattr(array, "__array_interface__", None)
+    if interface is None:
+        interface = array.__cuda_array_interface__
+    return interface["data"][0]
+
+
+def is_writeable(array):
+    """False for numpy's read-only arrays (broadcast views) and for device arrays where
+    several elements share one memory location (a zero stride: CuPy has no flag for it)."""
+    if type(array) is np.ndarray:
+        return array.flags.writeable
+    return all(stride or n <= 1 for stride, n in zip(array.strides, array.shape))
+
+
 def to_host(array):
     """``array`` as a numpy array (a copy for device arrays, itself on the CPU)."""
-    if isinstance(array, np.ndarray) or np.isscalar(array):
+    if isinstance(array, np.ndarray) or np.isscalar(array) or array is None:
         return array
     get = getattr(array, "get", None)
     if get is None:

@@ -19,8 +19,8 @@ from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types
 from minigrad.autograd.saved import save
-from minigrad.autograd.support import (data_of, dtype_of, ndim_of, output_meta,
-                                       record_shapes, shape_of, wrap, wrap_view)
+from minigrad.autograd.support import (cpu_scalars_moved, data_of, dtype_of, ndim_of,
+                                       output_meta, record_shapes, shape_of, wrap, wrap_view)
 from minigrad.kernels.quiet import quiet_off, quiet_on
 from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
@@ -84,7 +84,7 @@ def sum_to_size(input, size):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum_to_size(data_of(self), size)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum_to_size", data_of(self), size) from None
     finally:
         quiet_off(quiet)
@@ -114,7 +114,7 @@ def _to_copy(input, dtype):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._to_copy(data_of(self), dtype)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
     finally:
         quiet_off(quiet)
@@ -132,10 +132,40 @@ def _to_copy(input, dtype):
     return result
 
 
+def _to_device(input, device):
+    """_to_device(Tensor self, Device device) -> Tensor
+
+    Derivatives (derivatives.yaml:149):
+        self: to_device_like(grad, self)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._to_device(input, device)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = array_ops._to_device(data_of(self), device)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "_to_device", data_of(self), device) from None
+    finally:
+        quiet_off(quiet)
+    if not grad_flags.enabled:
+        return wrap(out)
+    self_edge = edge_of(self)
+    if self_edge is NO_EDGE:
+        return wrap(out)
+    node = ToDeviceBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
+    needs_self = self_edge is not NO_EDGE
+    if needs_self:
+        node._raw_saved_self = save(self)
+    result = wrap(out, node)
+    return result
+
+
 def _fill(input, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:148):
+    Derivatives (derivatives.yaml:156):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -144,7 +174,7 @@ def _fill(input, value):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._fill(data_of(self), value)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_fill", data_of(self), value) from None
     finally:
         quiet_off(quiet)
@@ -162,7 +192,7 @@ def _fill(input, value):
 def _copy_from(input, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:155):
+    Derivatives (derivatives.yaml:163):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
@@ -172,7 +202,11 @@ def _copy_from(input, src):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._copy_from(data_of(self), data_of(src))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, src)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, src = moved
+            return _copy_from(self, src)
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
     finally:
         quiet_off(quiet)
@@ -194,8 +228,8 @@ def _copy_from(input, src):
 def _index_put(input, index, values):
     """_index_put(Tensor self, Index index, Tensor values) -> Tensor
 
-    Derivatives (derivatives.yaml:166):
-        self: where(outside_index(self.shape, index), grad, 0.0)
+    Derivatives (derivatives.yaml:174):
+        self: where(outside_index(self.shape, index, grad), grad, 0.0)
         values: sum_to(getitem(grad, index), values.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -204,7 +238,11 @@ def _index_put(input, index, values):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._index_put(data_of(self), index, data_of(values))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, values)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, values = moved
+            return _index_put(self, index, values)
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
     finally:
         quiet_off(quiet)
@@ -230,7 +268,7 @@ def _index_put(input, index, values):
 def clone(input):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:183):
+    Derivatives (derivatives.yaml:191):
         self: grad
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -239,7 +277,7 @@ def clone(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clone(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clone", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -257,7 +295,7 @@ def clone(input):
 def neg(input):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:188):
+    Derivatives (derivatives.yaml:196):
         self: neg(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -266,7 +304,7 @@ def neg(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.neg(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "neg", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -283,7 +321,7 @@ def neg(input):
 def exp(input):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:199):
+    Derivatives (derivatives.yaml:207):
         self: grad * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -292,7 +330,7 @@ def exp(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -312,7 +350,7 @@ def exp(input):
 def log(input):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:210):
+    Derivatives (derivatives.yaml:218):
         self: grad / self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -321,7 +359,7 @@ def log(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -342,7 +380,7 @@ def log(input):
 def sqrt(input):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:221):
+    Derivatives (derivatives.yaml:229):
         self: grad / (2 * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -351,7 +389,7 @@ def sqrt(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sqrt(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sqrt", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -371,7 +409,7 @@ def sqrt(input):
 def sin(input):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:236):
+    Derivatives (derivatives.yaml:244):
         self: grad * cos(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -380,7 +418,7 @@ def sin(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sin(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sin", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -400,7 +438,7 @@ def sin(input):
 def cos(input):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:247):
+    Derivatives (derivatives.yaml:255):
         self: -(grad * sin(self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -409,7 +447,7 @@ def cos(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cos(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cos", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -429,7 +467,7 @@ def cos(input):
 def tanh(input):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:258):
+    Derivatives (derivatives.yaml:266):
         self: grad * (1 - result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -438,7 +476,7 @@ def tanh(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tanh(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tanh", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -457,7 +495,7 @@ def tanh(input):
 def sigmoid(input):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:269):
+    Derivatives (derivatives.yaml:277):
         self: grad * result * (1 - result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -466,7 +504,7 @@ def sigmoid(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sigmoid(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sigmoid", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -486,7 +524,7 @@ def sigmoid(input):
 def abs(input):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:282):
+    Derivatives (derivatives.yaml:290):
         self: grad * sign(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -495,7 +533,7 @@ def abs(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.abs(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "abs", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -516,7 +554,7 @@ def abs(input):
 def sign(input):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:298):
+    Derivatives (derivatives.yaml:306):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -525,7 +563,7 @@ def sign(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sign(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sign", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -543,7 +581,7 @@ def sign(input):
 def exp2(input):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:310):
+    Derivatives (derivatives.yaml:318):
         self: grad * result * 0.6931471805599453
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -552,7 +590,7 @@ def exp2(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp2(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp2", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -571,7 +609,7 @@ def exp2(input):
 def expm1(input):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:321):
+    Derivatives (derivatives.yaml:329):
         self: grad * (result + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -580,7 +618,7 @@ def expm1(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expm1(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expm1", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -600,7 +638,7 @@ def expm1(input):
 def log2(input):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:332):
+    Derivatives (derivatives.yaml:340):
         self: grad / (self * 0.6931471805599453)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -609,7 +647,7 @@ def log2(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log2(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log2", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -630,7 +668,7 @@ def log2(input):
 def log10(input):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:342):
+    Derivatives (derivatives.yaml:350):
         self: grad / (self * 2.302585092994046)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -639,7 +677,7 @@ def log10(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log10(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log10", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -660,7 +698,7 @@ def log10(input):
 def log1p(input):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:352):
+    Derivatives (derivatives.yaml:360):
         self: grad / (self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -669,7 +707,7 @@ def log1p(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log1p(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log1p", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -690,7 +728,7 @@ def log1p(input):
 def rsqrt(input):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:363):
+    Derivatives (derivatives.yaml:371):
         self: -0.5 * grad * result * result * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -699,7 +737,7 @@ def rsqrt(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rsqrt(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rsqrt", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -719,7 +757,7 @@ def rsqrt(input):
 def square(input):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:373):
+    Derivatives (derivatives.yaml:381):
         self: grad * 2 * self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -728,7 +766,7 @@ def square(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.square(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "square", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -748,7 +786,7 @@ def square(input):
 def reciprocal(input):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:383):
+    Derivatives (derivatives.yaml:391):
         self: -grad * result * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -757,7 +795,7 @@ def reciprocal(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reciprocal(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reciprocal", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -777,7 +815,7 @@ def reciprocal(input):
 def tan(input):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:395):
+    Derivatives (derivatives.yaml:403):
         self: grad * (1 + result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -786,7 +824,7 @@ def tan(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tan(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tan", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -805,7 +843,7 @@ def tan(input):
 def asin(input):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:405):
+    Derivatives (derivatives.yaml:413):
         self: grad / sqrt(1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -814,7 +852,7 @@ def asin(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asin(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asin", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -835,7 +873,7 @@ def asin(input):
 def acos(input):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:415):
+    Derivatives (derivatives.yaml:423):
         self: -grad / sqrt(1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -844,7 +882,7 @@ def acos(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acos(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acos", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -865,7 +903,7 @@ def acos(input):
 def atan(input):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:425):
+    Derivatives (derivatives.yaml:433):
         self: grad / (self * self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -874,7 +912,7 @@ def atan(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atan", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -894,7 +932,7 @@ def atan(input):
 def sinh(input):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:435):
+    Derivatives (derivatives.yaml:443):
         self: grad * cosh(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -903,7 +941,7 @@ def sinh(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinh(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinh", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -924,7 +962,7 @@ def sinh(input):
 def cosh(input):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:445):
+    Derivatives (derivatives.yaml:453):
         self: grad * sinh(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -933,7 +971,7 @@ def cosh(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cosh(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cosh", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -954,7 +992,7 @@ def cosh(input):
 def asinh(input):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:455):
+    Derivatives (derivatives.yaml:463):
         self: grad / sqrt(self * self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -963,7 +1001,7 @@ def asinh(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asinh(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asinh", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -984,7 +1022,7 @@ def asinh(input):
 def acosh(input):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:465):
+    Derivatives (derivatives.yaml:473):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -993,7 +1031,7 @@ def acosh(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acosh(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acosh", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1014,7 +1052,7 @@ def acosh(input):
 def atanh(input):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:475):
+    Derivatives (derivatives.yaml:483):
         self: grad / (1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1023,7 +1061,7 @@ def atanh(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atanh(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atanh", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1044,7 +1082,7 @@ def atanh(input):
 def floor(input):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:488):
+    Derivatives (derivatives.yaml:496):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1053,7 +1091,7 @@ def floor(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "floor", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1071,7 +1109,7 @@ def floor(input):
 def ceil(input):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:497):
+    Derivatives (derivatives.yaml:505):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1080,7 +1118,7 @@ def ceil(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ceil(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ceil", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1098,7 +1136,7 @@ def ceil(input):
 def round(input, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:507):
+    Derivatives (derivatives.yaml:515):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1107,7 +1145,7 @@ def round(input, *, decimals=0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.round(data_of(self), decimals=decimals)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
     finally:
         quiet_off(quiet)
@@ -1125,7 +1163,7 @@ def round(input, *, decimals=0):
 def trunc(input):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:517):
+    Derivatives (derivatives.yaml:525):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1134,7 +1172,7 @@ def trunc(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trunc(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trunc", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1152,7 +1190,7 @@ def trunc(input):
 def fix(input):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:526):
+    Derivatives (derivatives.yaml:534):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1161,7 +1199,7 @@ def fix(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fix(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fix", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1179,7 +1217,7 @@ def fix(input):
 def frac(input):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:535):
+    Derivatives (derivatives.yaml:543):
         self: grad
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1188,7 +1226,7 @@ def frac(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.frac(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "frac", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1206,7 +1244,7 @@ def frac(input):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:546):
+    Derivatives (derivatives.yaml:554):
         self: grad * finite_mask(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1215,7 +1253,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
     finally:
         quiet_off(quiet)
@@ -1236,7 +1274,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def deg2rad(input):
     """deg2rad(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:556):
+    Derivatives (derivatives.yaml:564):
         self: grad * 0.017453292519943295
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1245,7 +1283,7 @@ def deg2rad(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.deg2rad(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "deg2rad", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1263,7 +1301,7 @@ def deg2rad(input):
 def rad2deg(input):
     """rad2deg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:562):
+    Derivatives (derivatives.yaml:570):
         self: grad * 57.29577951308232
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1272,7 +1310,7 @@ def rad2deg(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rad2deg(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rad2deg", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -1290,7 +1328,7 @@ def rad2deg(input):
 def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:573):
+    Derivatives (derivatives.yaml:581):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -1301,7 +1339,11 @@ def add(input, other, *, alpha=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return add(self, other, alpha=alpha)
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
     finally:
         quiet_off(quiet)
@@ -1326,7 +1368,7 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:588):
+    Derivatives (derivatives.yaml:596):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -1337,7 +1379,11 @@ def sub(input, other, *, alpha=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return sub(self, other, alpha=alpha)
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
     finally:
         quiet_off(quiet)
@@ -1362,7 +1408,7 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:602):
+    Derivatives (derivatives.yaml:610):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -1373,7 +1419,11 @@ def mul(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mul(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return mul(self, other)
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1399,7 +1449,7 @@ def mul(input, other):
 def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:617):
+    Derivatives (derivatives.yaml:625):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * (self / other / other), other.shape)
     """
@@ -1410,7 +1460,11 @@ def div_default(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_default(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return div_default(self, other)
         raise translate(exc, "div", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1437,7 +1491,7 @@ def div_default(input, other):
 def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:638):
+    Derivatives (derivatives.yaml:646):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
@@ -1448,7 +1502,11 @@ def pow(input, exponent):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pow(data_of(self), data_of(exponent))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, exponent)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, exponent = moved
+            return pow(self, exponent)
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
     finally:
         quiet_off(quiet)
@@ -1477,7 +1535,7 @@ def pow(input, exponent):
 def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:660):
+    Derivatives (derivatives.yaml:668):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
@@ -1488,7 +1546,11 @@ def maximum(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.maximum(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return maximum(self, other)
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1515,7 +1577,7 @@ def maximum(input, other):
 def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:676):
+    Derivatives (derivatives.yaml:684):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
@@ -1526,7 +1588,11 @@ def minimum(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.minimum(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return minimum(self, other)
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1553,7 +1619,7 @@ def minimum(input, other):
 def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:692):
+    Derivatives (derivatives.yaml:700):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -1565,7 +1631,11 @@ def where(condition, input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.where(data_of(condition), data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(condition, self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            condition, self, other = moved
+            return where(condition, self, other)
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1591,7 +1661,7 @@ def where(condition, input, other):
 def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:710):
+    Derivatives (derivatives.yaml:718):
         self: masked(grad, clamp_mask(self, min, max))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1600,7 +1670,7 @@ def clamp_default(input, min=None, max=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_default(data_of(self), min, max)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clamp", data_of(self), min, max) from None
     finally:
         quiet_off(quiet)
@@ -1623,7 +1693,7 @@ def clamp_default(input, min=None, max=None):
 def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:730):
+    Derivatives (derivatives.yaml:738):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
@@ -1635,7 +1705,11 @@ def clamp_Tensor(input, min=None, max=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, min, max)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, min, max = moved
+            return clamp_Tensor(self, min, max)
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
     finally:
         quiet_off(quiet)
@@ -1667,7 +1741,7 @@ def clamp_Tensor(input, min=None, max=None):
 def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:745):
+    Derivatives (derivatives.yaml:753):
         self: masked(grad, clamp_mask(self, min, max))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1676,7 +1750,7 @@ def clip_default(input, min=None, max=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_default(data_of(self), min, max)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clip", data_of(self), min, max) from None
     finally:
         quiet_off(quiet)
@@ -1699,7 +1773,7 @@ def clip_default(input, min=None, max=None):
 def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:754):
+    Derivatives (derivatives.yaml:762):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
@@ -1711,7 +1785,11 @@ def clip_Tensor(input, min=None, max=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, min, max)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, min, max = moved
+            return clip_Tensor(self, min, max)
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
     finally:
         quiet_off(quiet)
@@ -1743,7 +1821,7 @@ def clip_Tensor(input, min=None, max=None):
 def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:770):
+    Derivatives (derivatives.yaml:778):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -1754,7 +1832,11 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return div_Tensor_mode(self, other, rounding_mode=rounding_mode)
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
     finally:
         quiet_off(quiet)
@@ -1783,7 +1865,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:783):
+    Derivatives (derivatives.yaml:791):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1794,7 +1876,11 @@ def floor_divide(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor_divide(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return floor_divide(self, other)
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1819,7 +1905,7 @@ def floor_divide(input, other):
 def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:796):
+    Derivatives (derivatives.yaml:804):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -1830,7 +1916,11 @@ def remainder(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.remainder(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return remainder(self, other)
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1856,7 +1946,7 @@ def remainder(input, other):
 def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:810):
+    Derivatives (derivatives.yaml:818):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -1867,7 +1957,11 @@ def fmod(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmod(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return fmod(self, other)
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1893,7 +1987,7 @@ def fmod(input, other):
 def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:823):
+    Derivatives (derivatives.yaml:831):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -1903,7 +1997,11 @@ def float_power(input, exponent):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.float_power(data_of(self), data_of(exponent))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, exponent)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, exponent = moved
+            return float_power(self, exponent)
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
     finally:
         quiet_off(quiet)
@@ -1935,7 +2033,7 @@ def float_power(input, exponent):
 def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:836):
+    Derivatives (derivatives.yaml:844):
         self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
     """
@@ -1946,7 +2044,11 @@ def fmax(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmax(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return fmax(self, other)
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -1973,7 +2075,7 @@ def fmax(input, other):
 def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:848):
+    Derivatives (derivatives.yaml:856):
         self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
     """
@@ -1984,7 +2086,11 @@ def fmin(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmin(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return fmin(self, other)
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2011,7 +2117,7 @@ def fmin(input, other):
 def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:860):
+    Derivatives (derivatives.yaml:868):
         self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
         other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
     """
@@ -2022,7 +2128,11 @@ def atan2(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan2(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return atan2(self, other)
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2049,7 +2159,7 @@ def atan2(input, other):
 def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:872):
+    Derivatives (derivatives.yaml:880):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -2060,7 +2170,11 @@ def hypot(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hypot(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return hypot(self, other)
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2087,7 +2201,7 @@ def hypot(input, other):
 def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:884):
+    Derivatives (derivatives.yaml:892):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -2098,7 +2212,11 @@ def logaddexp(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return logaddexp(self, other)
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2125,7 +2243,7 @@ def logaddexp(input, other):
 def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:895):
+    Derivatives (derivatives.yaml:903):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -2136,7 +2254,11 @@ def logaddexp2(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp2(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return logaddexp2(self, other)
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2163,7 +2285,7 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:906):
+    Derivatives (derivatives.yaml:914):
         self: sum_to(grad * where(self == 0, 0.0, result / self), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -2174,7 +2296,11 @@ def copysign(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.copysign(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return copysign(self, other)
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2202,7 +2328,7 @@ def copysign(input, other):
 def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:920):
+    Derivatives (derivatives.yaml:928):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -2213,7 +2339,11 @@ def xlogy(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.xlogy(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return xlogy(self, other)
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -2240,7 +2370,7 @@ def xlogy(input, other):
 def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:934):
+    Derivatives (derivatives.yaml:942):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -2251,7 +2381,11 @@ def lerp_Scalar(input, end, weight):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, end)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, end = moved
+            return lerp_Scalar(self, end, weight)
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
     finally:
         quiet_off(quiet)
@@ -2276,7 +2410,7 @@ def lerp_Scalar(input, end, weight):
 def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:946):
+    Derivatives (derivatives.yaml:954):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -2288,7 +2422,11 @@ def lerp_Tensor(input, end, weight):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, end, weight)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, end, weight = moved
+            return lerp_Tensor(self, end, weight)
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
     finally:
         quiet_off(quiet)
@@ -2320,7 +2458,7 @@ def lerp_Tensor(input, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:959):
+    Derivatives (derivatives.yaml:967):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -2332,7 +2470,11 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, tensor1, tensor2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, tensor1, tensor2 = moved
+            return addcmul(self, tensor1, tensor2, value=value)
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     finally:
         quiet_off(quiet)
@@ -2363,7 +2505,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:973):
+    Derivatives (derivatives.yaml:981):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -2375,7 +2517,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, tensor1, tensor2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, tensor1, tensor2 = moved
+            return addcdiv(self, tensor1, tensor2, value=value)
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     finally:
         quiet_off(quiet)
@@ -2407,7 +2553,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def logit(input, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:991):
+    Derivatives (derivatives.yaml:999):
         self: logit_grad(grad, self, eps)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2416,7 +2562,7 @@ def logit(input, eps=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logit(data_of(self), eps)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logit", data_of(self), eps) from None
     finally:
         quiet_off(quiet)
@@ -2438,7 +2584,7 @@ def logit(input, eps=None):
 def erf(input):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1003):
+    Derivatives (derivatives.yaml:1011):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2447,7 +2593,7 @@ def erf(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erf(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erf", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2468,7 +2614,7 @@ def erf(input):
 def erfc(input):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1014):
+    Derivatives (derivatives.yaml:1022):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2477,7 +2623,7 @@ def erfc(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfc(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfc", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2498,7 +2644,7 @@ def erfc(input):
 def erfinv(input):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1025):
+    Derivatives (derivatives.yaml:1033):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2507,7 +2653,7 @@ def erfinv(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfinv(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfinv", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2527,7 +2673,7 @@ def erfinv(input):
 def lgamma(input):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1036):
+    Derivatives (derivatives.yaml:1044):
         self: grad * digamma(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2536,7 +2682,7 @@ def lgamma(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lgamma(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "lgamma", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2557,7 +2703,7 @@ def lgamma(input):
 def digamma(input):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1046):
+    Derivatives (derivatives.yaml:1054):
         self: grad * polygamma(1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2566,7 +2712,7 @@ def digamma(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.digamma(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "digamma", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2587,7 +2733,7 @@ def digamma(input):
 def polygamma(n, input):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1058):
+    Derivatives (derivatives.yaml:1066):
         self: grad * polygamma(n + 1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2596,7 +2742,7 @@ def polygamma(n, input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.polygamma(n, data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "polygamma", n, data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2618,7 +2764,7 @@ def polygamma(n, input):
 def special_gammaln(input):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1070):
+    Derivatives (derivatives.yaml:1078):
         self: grad * digamma(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2627,7 +2773,7 @@ def special_gammaln(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_gammaln(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_gammaln", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2648,7 +2794,7 @@ def special_gammaln(input):
 def special_psi(input):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1080):
+    Derivatives (derivatives.yaml:1088):
         self: grad * polygamma(1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2657,7 +2803,7 @@ def special_psi(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_psi(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_psi", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2678,7 +2824,7 @@ def special_psi(input):
 def special_expit(input):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1090):
+    Derivatives (derivatives.yaml:1098):
         self: grad * result * (1 - result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2687,7 +2833,7 @@ def special_expit(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_expit(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_expit", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2707,7 +2853,7 @@ def special_expit(input):
 def sinc(input):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1101):
+    Derivatives (derivatives.yaml:1109):
         self: sinc_grad(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2716,7 +2862,7 @@ def sinc(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinc(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinc", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2737,7 +2883,7 @@ def sinc(input):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1117):
+    Derivatives (derivatives.yaml:1125):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2746,7 +2892,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -2769,7 +2915,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1133):
+    Derivatives (derivatives.yaml:1141):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2778,7 +2924,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -2801,7 +2947,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def amax(input, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1148):
+    Derivatives (derivatives.yaml:1156):
         self: spread_to_extrema(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2810,7 +2956,7 @@ def amax(input, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amax(data_of(self), dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -2833,7 +2979,7 @@ def amax(input, dim=None, keepdim=False):
 def amin(input, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1166):
+    Derivatives (derivatives.yaml:1174):
         self: spread_to_extrema(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2842,7 +2988,7 @@ def amin(input, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.amin(data_of(self), dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -2865,7 +3011,7 @@ def amin(input, dim=None, keepdim=False):
 def max_dim(input, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1176):
+    Derivatives (derivatives.yaml:1184):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2874,7 +3020,7 @@ def max_dim(input, dim, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -2900,7 +3046,7 @@ def max_dim(input, dim, keepdim=False):
 def max_default(input):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1192):
+    Derivatives (derivatives.yaml:1200):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2909,7 +3055,7 @@ def max_default(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_default(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2931,7 +3077,7 @@ def max_default(input):
 def min_dim(input, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1205):
+    Derivatives (derivatives.yaml:1213):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2940,7 +3086,7 @@ def min_dim(input, dim, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -2966,7 +3112,7 @@ def min_dim(input, dim, keepdim=False):
 def min_default(input):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1214):
+    Derivatives (derivatives.yaml:1222):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2975,7 +3121,7 @@ def min_default(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_default(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -2997,7 +3143,7 @@ def min_default(input):
 def max_other(input, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1226):
+    Derivatives (derivatives.yaml:1234):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
@@ -3008,7 +3154,11 @@ def max_other(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_other(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return max_other(self, other)
         raise translate(exc, "max", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -3035,7 +3185,7 @@ def max_other(input, other):
 def min_other(input, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1237):
+    Derivatives (derivatives.yaml:1245):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
@@ -3046,7 +3196,11 @@ def min_other(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.min_other(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return min_other(self, other)
         raise translate(exc, "min", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -3073,7 +3227,7 @@ def min_other(input, other):
 def logsumexp(input, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1248):
+    Derivatives (derivatives.yaml:1256):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3082,7 +3236,7 @@ def logsumexp(input, dim, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsumexp(data_of(self), dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3106,7 +3260,7 @@ def logsumexp(input, dim, keepdim=False):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1263):
+    Derivatives (derivatives.yaml:1271):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3115,7 +3269,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -3140,7 +3294,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1282):
+    Derivatives (derivatives.yaml:1290):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3149,7 +3303,7 @@ def cumsum(input, dim, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -3171,7 +3325,7 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1296):
+    Derivatives (derivatives.yaml:1304):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3180,7 +3334,7 @@ def cumprod(input, dim, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -3204,7 +3358,7 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1311):
+    Derivatives (derivatives.yaml:1319):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3213,7 +3367,7 @@ def logcumsumexp(input, dim):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logcumsumexp(data_of(self), dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
     finally:
         quiet_off(quiet)
@@ -3236,7 +3390,7 @@ def logcumsumexp(input, dim):
 def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1322):
+    Derivatives (derivatives.yaml:1330):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3245,7 +3399,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3269,7 +3423,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
 def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1334):
+    Derivatives (derivatives.yaml:1342):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3278,7 +3432,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3303,7 +3457,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
 def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1348):
+    Derivatives (derivatives.yaml:1356):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3312,7 +3466,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3336,7 +3490,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
 def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1356):
+    Derivatives (derivatives.yaml:1364):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3345,7 +3499,7 @@ def var_unbiased(input, unbiased=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.var_unbiased(data_of(self), unbiased)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), unbiased) from None
     finally:
         quiet_off(quiet)
@@ -3367,7 +3521,7 @@ def var_unbiased(input, unbiased=True):
 def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1364):
+    Derivatives (derivatives.yaml:1372):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3376,7 +3530,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3401,7 +3555,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
 def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1372):
+    Derivatives (derivatives.yaml:1380):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3410,7 +3564,7 @@ def std_unbiased(input, unbiased=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.std_unbiased(data_of(self), unbiased)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), unbiased) from None
     finally:
         quiet_off(quiet)
@@ -3433,7 +3587,7 @@ def std_unbiased(input, unbiased=True):
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1380):
+    Derivatives (derivatives.yaml:1388):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3442,7 +3596,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3469,7 +3623,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1390):
+    Derivatives (derivatives.yaml:1398):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3478,7 +3632,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3506,7 +3660,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1400):
+    Derivatives (derivatives.yaml:1408):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3515,7 +3669,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -3538,7 +3692,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1409):
+    Derivatives (derivatives.yaml:1417):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3547,7 +3701,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
@@ -3570,7 +3724,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1420):
+    Derivatives (derivatives.yaml:1428):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3579,7 +3733,7 @@ def median_dim(input, dim, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3605,7 +3759,7 @@ def median_dim(input, dim, keepdim=False):
 def median_default(input):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1429):
+    Derivatives (derivatives.yaml:1437):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3614,7 +3768,7 @@ def median_default(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.median_default(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -3636,7 +3790,7 @@ def median_default(input):
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1441):
+    Derivatives (derivatives.yaml:1449):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3645,7 +3799,7 @@ def cummax(input, dim):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummax(data_of(self), dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummax", data_of(self), dim) from None
     finally:
         quiet_off(quiet)
@@ -3669,7 +3823,7 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1450):
+    Derivatives (derivatives.yaml:1458):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3678,7 +3832,7 @@ def cummin(input, dim):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.cummin(data_of(self), dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummin", data_of(self), dim) from None
     finally:
         quiet_off(quiet)
@@ -3702,7 +3856,7 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1459):
+    Derivatives (derivatives.yaml:1467):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3711,7 +3865,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3737,14 +3891,14 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1469):
+    Derivatives (derivatives.yaml:1477):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmax(data_of(self), dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argmax", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3754,14 +3908,14 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1477):
+    Derivatives (derivatives.yaml:1485):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmin(data_of(self), dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argmin", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3771,14 +3925,14 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1484):
+    Derivatives (derivatives.yaml:1492):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.any(data_of(self), dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "any", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3788,14 +3942,14 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1493):
+    Derivatives (derivatives.yaml:1501):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.all(data_of(self), dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "all", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3805,14 +3959,14 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1502):
+    Derivatives (derivatives.yaml:1510):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.count_nonzero(data_of(self), dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "count_nonzero", data_of(self), dim) from None
     finally:
         quiet_off(quiet)
@@ -3822,7 +3976,7 @@ def count_nonzero(input, dim=None):
 def sort(input, dim=-1, descending=False, *, stable=False):
     """sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1514):
+    Derivatives (derivatives.yaml:1522):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3831,7 +3985,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
     finally:
         quiet_off(quiet)
@@ -3855,14 +4009,14 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1528):
+    Derivatives (derivatives.yaml:1536):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argsort(data_of(self), dim, descending, stable=stable)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argsort", data_of(self), dim, descending, stable=stable) from None
     finally:
         quiet_off(quiet)
@@ -3872,7 +4026,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 def msort(input):
     """msort(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1534):
+    Derivatives (derivatives.yaml:1542):
         self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3881,7 +4035,7 @@ def msort(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.msort(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "msort", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -3903,7 +4057,7 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1541):
+    Derivatives (derivatives.yaml:1549):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3912,7 +4066,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
     finally:
         quiet_off(quiet)
@@ -3936,7 +4090,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1550):
+    Derivatives (derivatives.yaml:1558):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3945,7 +4099,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -3971,7 +4125,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1566):
+    Derivatives (derivatives.yaml:1574):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3979,7 +4133,7 @@ def reshape(input, shape):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape(data_of(self), shape)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reshape", data_of(self), shape) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -3998,7 +4152,7 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1579):
+    Derivatives (derivatives.yaml:1587):
         self: transpose(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4006,7 +4160,7 @@ def transpose(input, dim0, dim1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.transpose(data_of(self), dim0, dim1)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4024,7 +4178,7 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1591):
+    Derivatives (derivatives.yaml:1599):
         self: permute(grad, inverse_permutation(dims))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4032,7 +4186,7 @@ def permute(input, dims):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.permute(data_of(self), dims)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "permute", data_of(self), dims) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4049,7 +4203,7 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1603):
+    Derivatives (derivatives.yaml:1611):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4057,7 +4211,7 @@ def expand(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand(data_of(self), size)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expand", data_of(self), size) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4075,7 +4229,7 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1617):
+    Derivatives (derivatives.yaml:1625):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4083,7 +4237,7 @@ def squeeze(input, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.squeeze(data_of(self), dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "squeeze", data_of(self), dim) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4102,7 +4256,7 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1632):
+    Derivatives (derivatives.yaml:1640):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4110,7 +4264,7 @@ def unsqueeze(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.unsqueeze(data_of(self), dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unsqueeze", data_of(self), dim) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4129,7 +4283,7 @@ def unsqueeze(input, dim):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1644):
+    Derivatives (derivatives.yaml:1652):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4137,7 +4291,7 @@ def view(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view(data_of(self), size)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "view", data_of(self), size) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4156,7 +4310,7 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1656):
+    Derivatives (derivatives.yaml:1664):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4164,7 +4318,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flatten(data_of(self), start_dim, end_dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4183,7 +4337,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1668):
+    Derivatives (derivatives.yaml:1676):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4191,7 +4345,7 @@ def unflatten(input, dim, sizes):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.unflatten(data_of(self), dim, sizes)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4210,7 +4364,7 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1677):
+    Derivatives (derivatives.yaml:1685):
         self: swapaxes(grad, axis0, axis1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4218,7 +4372,7 @@ def swapaxes(input, axis0, axis1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.swapaxes(data_of(self), axis0, axis1)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4236,7 +4390,7 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1685):
+    Derivatives (derivatives.yaml:1693):
         self: swapdims(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4244,7 +4398,7 @@ def swapdims(input, dim0, dim1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.swapdims(data_of(self), dim0, dim1)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4262,7 +4416,7 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1693):
+    Derivatives (derivatives.yaml:1701):
         self: movedim(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4270,7 +4424,7 @@ def movedim(input, source, destination):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.movedim(data_of(self), source, destination)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "movedim", data_of(self), source, destination) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4288,7 +4442,7 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1702):
+    Derivatives (derivatives.yaml:1710):
         self: moveaxis(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4296,7 +4450,7 @@ def moveaxis(input, source, destination):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.moveaxis(data_of(self), source, destination)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "moveaxis", data_of(self), source, destination) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4314,7 +4468,7 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1710):
+    Derivatives (derivatives.yaml:1718):
         self: t(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4322,7 +4476,7 @@ def t(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.t(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "t", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4338,7 +4492,7 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1720):
+    Derivatives (derivatives.yaml:1728):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -4347,7 +4501,11 @@ def expand_as(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expand_as(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return expand_as(self, other)
         raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4365,7 +4523,7 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1730):
+    Derivatives (derivatives.yaml:1738):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4373,7 +4531,7 @@ def broadcast_to(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.broadcast_to(data_of(self), size)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "broadcast_to", data_of(self), size) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4391,7 +4549,7 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1739):
+    Derivatives (derivatives.yaml:1747):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4399,7 +4557,7 @@ def narrow(input, dim, start, length):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.narrow(data_of(self), dim, start, length)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "narrow", data_of(self), dim, start, length) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4421,7 +4579,7 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1750):
+    Derivatives (derivatives.yaml:1758):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4429,7 +4587,7 @@ def select(input, dim, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.select(data_of(self), dim, index)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "select", data_of(self), dim, index) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4450,7 +4608,7 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1759):
+    Derivatives (derivatives.yaml:1767):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -4459,7 +4617,11 @@ def view_as(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.view_as(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return view_as(self, other)
         raise translate(exc, "view_as", data_of(self), data_of(other)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4478,7 +4640,7 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1769):
+    Derivatives (derivatives.yaml:1777):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -4487,7 +4649,11 @@ def reshape_as(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reshape_as(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return reshape_as(self, other)
         raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4506,7 +4672,7 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1779):
+    Derivatives (derivatives.yaml:1787):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4514,7 +4680,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4536,7 +4702,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1791):
+    Derivatives (derivatives.yaml:1799):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4545,7 +4711,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
     finally:
         quiet_off(quiet)
@@ -4566,7 +4732,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1802):
+    Derivatives (derivatives.yaml:1810):
         tensors: split_like(grad, dim, tensors.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4574,7 +4740,7 @@ def cat(tensors, dim=0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cat([data_of(t) for t in tensors], dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cat", [data_of(t) for t in tensors], dim) from None
     finally:
         quiet_off(quiet)
@@ -4594,7 +4760,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1814):
+    Derivatives (derivatives.yaml:1822):
         tensors: unstack(grad, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4602,7 +4768,7 @@ def stack(tensors, dim=0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.stack([data_of(t) for t in tensors], dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "stack", [data_of(t) for t in tensors], dim) from None
     finally:
         quiet_off(quiet)
@@ -4621,7 +4787,7 @@ def stack(tensors, dim=0):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1826):
+    Derivatives (derivatives.yaml:1834):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4629,7 +4795,7 @@ def split(input, split_size_or_sections, dim=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.split(data_of(self), split_size_or_sections, dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -4648,7 +4814,7 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1837):
+    Derivatives (derivatives.yaml:1845):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4656,7 +4822,7 @@ def chunk(input, chunks, dim=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.chunk(data_of(self), chunks, dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -4675,7 +4841,7 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1846):
+    Derivatives (derivatives.yaml:1854):
         self: stack(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4683,7 +4849,7 @@ def unbind(input, dim=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.unbind(data_of(self), dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unbind", data_of(self), dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -4702,7 +4868,7 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1857):
+    Derivatives (derivatives.yaml:1865):
         self: flip(grad, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4711,7 +4877,7 @@ def flip(input, dims):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flip(data_of(self), dims)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flip", data_of(self), dims) from None
     finally:
         quiet_off(quiet)
@@ -4730,7 +4896,7 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1866):
+    Derivatives (derivatives.yaml:1874):
         self: roll(grad, negated(shifts), dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4739,7 +4905,7 @@ def roll(input, shifts, dims=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.roll(data_of(self), shifts, dims)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
     finally:
         quiet_off(quiet)
@@ -4759,7 +4925,7 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1875):
+    Derivatives (derivatives.yaml:1883):
         self: repeat_backward(grad, repeats, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4768,7 +4934,7 @@ def repeat(input, repeats):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat(data_of(self), repeats)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat", data_of(self), repeats) from None
     finally:
         quiet_off(quiet)
@@ -4790,7 +4956,7 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1887):
+    Derivatives (derivatives.yaml:1895):
         self: repeat_backward(grad, dims, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4799,7 +4965,7 @@ def tile(input, dims):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tile(data_of(self), dims)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tile", data_of(self), dims) from None
     finally:
         quiet_off(quiet)
@@ -4821,7 +4987,7 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1895):
+    Derivatives (derivatives.yaml:1903):
         self: tril(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4830,7 +4996,7 @@ def tril(input, diagonal=0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tril(data_of(self), diagonal)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tril", data_of(self), diagonal) from None
     finally:
         quiet_off(quiet)
@@ -4849,7 +5015,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1904):
+    Derivatives (derivatives.yaml:1912):
         self: triu(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4858,7 +5024,7 @@ def triu(input, diagonal=0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.triu(data_of(self), diagonal)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "triu", data_of(self), diagonal) from None
     finally:
         quiet_off(quiet)
@@ -4877,7 +5043,7 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1913):
+    Derivatives (derivatives.yaml:1921):
         self: diag_backward(grad, self.shape, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4886,7 +5052,7 @@ def diag(input, diagonal=0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag(data_of(self), diagonal)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag", data_of(self), diagonal) from None
     finally:
         quiet_off(quiet)
@@ -4908,7 +5074,7 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1922):
+    Derivatives (derivatives.yaml:1930):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4917,7 +5083,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
     finally:
         quiet_off(quiet)
@@ -4938,7 +5104,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def ravel(input):
     """ravel(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1935):
+    Derivatives (derivatives.yaml:1943):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4946,7 +5112,7 @@ def ravel(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ravel(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ravel", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4965,7 +5131,7 @@ def ravel(input):
 def atleast_1d(input):
     """atleast_1d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1945):
+    Derivatives (derivatives.yaml:1953):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4973,7 +5139,7 @@ def atleast_1d(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_1d(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_1d", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -4992,7 +5158,7 @@ def atleast_1d(input):
 def atleast_2d(input):
     """atleast_2d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1952):
+    Derivatives (derivatives.yaml:1960):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5000,7 +5166,7 @@ def atleast_2d(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_2d(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_2d", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -5019,7 +5185,7 @@ def atleast_2d(input):
 def atleast_3d(input):
     """atleast_3d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1959):
+    Derivatives (derivatives.yaml:1967):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5027,7 +5193,7 @@ def atleast_3d(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atleast_3d(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_3d", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -5046,7 +5212,7 @@ def atleast_3d(input):
 def hstack(tensors):
     """hstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1966):
+    Derivatives (derivatives.yaml:1974):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5054,7 +5220,7 @@ def hstack(tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hstack([data_of(t) for t in tensors])
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hstack", [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -5073,7 +5239,7 @@ def hstack(tensors):
 def vstack(tensors):
     """vstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1975):
+    Derivatives (derivatives.yaml:1983):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5081,7 +5247,7 @@ def vstack(tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vstack([data_of(t) for t in tensors])
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "vstack", [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -5100,7 +5266,7 @@ def vstack(tensors):
 def row_stack(tensors):
     """row_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1984):
+    Derivatives (derivatives.yaml:1992):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5108,7 +5274,7 @@ def row_stack(tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.row_stack([data_of(t) for t in tensors])
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "row_stack", [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -5127,7 +5293,7 @@ def row_stack(tensors):
 def dstack(tensors):
     """dstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1991):
+    Derivatives (derivatives.yaml:1999):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5135,7 +5301,7 @@ def dstack(tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dstack([data_of(t) for t in tensors])
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "dstack", [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -5154,7 +5320,7 @@ def dstack(tensors):
 def column_stack(tensors):
     """column_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2000):
+    Derivatives (derivatives.yaml:2008):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5162,7 +5328,7 @@ def column_stack(tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.column_stack([data_of(t) for t in tensors])
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "column_stack", [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -5181,7 +5347,7 @@ def column_stack(tensors):
 def tensor_split(input, indices_or_sections, dim=0):
     """tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2009):
+    Derivatives (derivatives.yaml:2017):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5189,7 +5355,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.tensor_split(data_of(self), indices_or_sections, dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -5212,7 +5378,7 @@ def tensor_split(input, indices_or_sections, dim=0):
 def hsplit(input, indices_or_sections):
     """hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2019):
+    Derivatives (derivatives.yaml:2027):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5220,7 +5386,7 @@ def hsplit(input, indices_or_sections):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.hsplit(data_of(self), indices_or_sections)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -5243,7 +5409,7 @@ def hsplit(input, indices_or_sections):
 def vsplit(input, indices_or_sections):
     """vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2028):
+    Derivatives (derivatives.yaml:2036):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5251,7 +5417,7 @@ def vsplit(input, indices_or_sections):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.vsplit(data_of(self), indices_or_sections)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -5274,7 +5440,7 @@ def vsplit(input, indices_or_sections):
 def dsplit(input, indices_or_sections):
     """dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2035):
+    Derivatives (derivatives.yaml:2043):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5282,7 +5448,7 @@ def dsplit(input, indices_or_sections):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         outs = array_ops.dsplit(data_of(self), indices_or_sections)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
@@ -5305,7 +5471,7 @@ def dsplit(input, indices_or_sections):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2044):
+    Derivatives (derivatives.yaml:2052):
         self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
         prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
@@ -5316,7 +5482,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, prepend, append)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, prepend, append = moved
+            return diff(self, n, dim, prepend, append)
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
     finally:
         quiet_off(quiet)
@@ -5345,7 +5515,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trapezoid_x(y, x, *, dim=-1):
     """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2055):
+    Derivatives (derivatives.yaml:2063):
         y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
@@ -5354,7 +5524,11 @@ def trapezoid_x(y, x, *, dim=-1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(y, x)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            y, x = moved
+            return trapezoid_x(y, x, dim=dim)
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
     finally:
         quiet_off(quiet)
@@ -5382,7 +5556,7 @@ def trapezoid_x(y, x, *, dim=-1):
 def trapezoid_dx(y, *, dx=1, dim=-1):
     """trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2064):
+    Derivatives (derivatives.yaml:2072):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5390,7 +5564,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
     finally:
         quiet_off(quiet)
@@ -5413,7 +5587,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
 def repeat_interleave_self_int(input, repeats, dim=None):
     """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2072):
+    Derivatives (derivatives.yaml:2080):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5422,7 +5596,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
     finally:
         quiet_off(quiet)
@@ -5445,7 +5619,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
     """repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2080):
+    Derivatives (derivatives.yaml:2088):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
         repeats: non_differentiable
     """
@@ -5455,7 +5629,11 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, repeats)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, repeats = moved
+            return repeat_interleave_self_Tensor(self, repeats, dim)
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
     finally:
         quiet_off(quiet)
@@ -5478,7 +5656,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
 def rot90(input, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
 
-    Derivatives (derivatives.yaml:2088):
+    Derivatives (derivatives.yaml:2096):
         self: rot90(grad, -k, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5487,7 +5665,7 @@ def rot90(input, k=1, dims=(0, 1)):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rot90(data_of(self), k, dims)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rot90", data_of(self), k, dims) from None
     finally:
         quiet_off(quiet)
@@ -5507,7 +5685,7 @@ def rot90(input, k=1, dims=(0, 1)):
 def flipud(input):
     """flipud(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2097):
+    Derivatives (derivatives.yaml:2105):
         self: flipud(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5516,7 +5694,7 @@ def flipud(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.flipud(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flipud", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -5534,7 +5712,7 @@ def flipud(input):
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2103):
+    Derivatives (derivatives.yaml:2111):
         self: fliplr(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5543,7 +5721,7 @@ def fliplr(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fliplr(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fliplr", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -5561,7 +5739,7 @@ def fliplr(input):
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:2115):
+    Derivatives (derivatives.yaml:2123):
         self: getitem_backward(grad, self.shape, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5569,7 +5747,7 @@ def getitem(input, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem(data_of(self), index)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem", data_of(self), index) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
@@ -5589,7 +5767,7 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:2139):
+    Derivatives (derivatives.yaml:2147):
         self: getitem(grad, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5598,7 +5776,7 @@ def getitem_backward(input, shape, index):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.getitem_backward(data_of(self), shape, index)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
     finally:
         quiet_off(quiet)
@@ -5617,7 +5795,7 @@ def getitem_backward(input, shape, index):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2148):
+    Derivatives (derivatives.yaml:2156):
         self: scatter_add(zeros_like(self), dim, index, grad)
         index: non_differentiable
     """
@@ -5627,7 +5805,11 @@ def gather(input, dim, index):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather(data_of(self), dim, data_of(index))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index = moved
+            return gather(self, dim, index)
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
     finally:
         quiet_off(quiet)
@@ -5650,7 +5832,7 @@ def gather(input, dim, index):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2161):
+    Derivatives (derivatives.yaml:2169):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -5660,7 +5842,11 @@ def gather_backward(input, dim, index, shape):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index = moved
+            return gather_backward(self, dim, index, shape)
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
     finally:
         quiet_off(quiet)
@@ -5682,7 +5868,7 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2171):
+    Derivatives (derivatives.yaml:2179):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -5692,7 +5878,11 @@ def index_select(input, dim, index):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_select(data_of(self), dim, data_of(index))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index = moved
+            return index_select(self, dim, index)
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
     finally:
         quiet_off(quiet)
@@ -5715,7 +5905,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2181):
+    Derivatives (derivatives.yaml:2189):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -5726,7 +5916,11 @@ def index_add(input, dim, index, source, *, alpha=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index, source)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index, source = moved
+            return index_add(self, dim, index, source, alpha=alpha)
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
     finally:
         quiet_off(quiet)
@@ -5750,7 +5944,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2193):
+    Derivatives (derivatives.yaml:2201):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -5761,7 +5955,11 @@ def scatter_src(input, dim, index, src):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index, src)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index, src = moved
+            return scatter_src(self, dim, index, src)
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
     finally:
         quiet_off(quiet)
@@ -5787,7 +5985,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2205):
+    Derivatives (derivatives.yaml:2213):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -5797,7 +5995,11 @@ def scatter_value(input, dim, index, value):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index = moved
+            return scatter_value(self, dim, index, value)
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
     finally:
         quiet_off(quiet)
@@ -5819,7 +6021,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2214):
+    Derivatives (derivatives.yaml:2222):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -5830,7 +6032,11 @@ def scatter_add(input, dim, index, src):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, index, src)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, index, src = moved
+            return scatter_add(self, dim, index, src)
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
     finally:
         quiet_off(quiet)
@@ -5854,7 +6060,7 @@ def scatter_add(input, dim, index, src):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2225):
+    Derivatives (derivatives.yaml:2233):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -5864,7 +6070,11 @@ def masked_fill_Scalar(input, mask, value):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mask)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mask = moved
+            return masked_fill_Scalar(self, mask, value)
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
     finally:
         quiet_off(quiet)
@@ -5885,7 +6095,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:2236):
+    Derivatives (derivatives.yaml:2244):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -5896,7 +6106,11 @@ def masked_fill_Tensor(input, mask, value):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mask, value)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mask, value = moved
+            return masked_fill_Tensor(self, mask, value)
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
     finally:
         quiet_off(quiet)
@@ -5921,7 +6135,7 @@ def masked_fill_Tensor(input, mask, value):
 def _masked_select(input, mask):
     """_masked_select(Tensor self, Tensor mask) -> Tensor
 
-    Derivatives (derivatives.yaml:2248):
+    Derivatives (derivatives.yaml:2256):
         self: sum_to(masked_select_backward(grad, self, mask), self.shape)
         mask: non_differentiable
     """
@@ -5931,7 +6145,11 @@ def _masked_select(input, mask):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._masked_select(data_of(self), data_of(mask))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mask)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mask = moved
+            return _masked_select(self, mask)
         raise translate(exc, "_masked_select", data_of(self), data_of(mask)) from None
     finally:
         quiet_off(quiet)
@@ -5953,7 +6171,7 @@ def _masked_select(input, mask):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2258):
+    Derivatives (derivatives.yaml:2266):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -5963,7 +6181,11 @@ def take_along_dim(input, indices, dim=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, indices)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, indices = moved
+            return take_along_dim(self, indices, dim)
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
     finally:
         quiet_off(quiet)
@@ -5986,7 +6208,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2269):
+    Derivatives (derivatives.yaml:2277):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -5996,7 +6218,11 @@ def take_along_dim_backward(input, dim, indices, shape):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, indices)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, indices = moved
+            return take_along_dim_backward(self, dim, indices, shape)
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
     finally:
         quiet_off(quiet)
@@ -6018,7 +6244,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2291):
+    Derivatives (derivatives.yaml:2299):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -6028,7 +6254,11 @@ def matmul(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matmul(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return matmul(self, other)
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -6055,7 +6285,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2313):
+    Derivatives (derivatives.yaml:2321):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -6065,7 +6295,11 @@ def mm(input, mat2):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mm(data_of(self), data_of(mat2))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mat2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mat2 = moved
+            return mm(self, mat2)
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
     finally:
         quiet_off(quiet)
@@ -6090,7 +6324,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2323):
+    Derivatives (derivatives.yaml:2331):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -6100,7 +6334,11 @@ def bmm(input, mat2):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.bmm(data_of(self), data_of(mat2))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mat2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mat2 = moved
+            return bmm(self, mat2)
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
     finally:
         quiet_off(quiet)
@@ -6125,7 +6363,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:2332):
+    Derivatives (derivatives.yaml:2340):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -6135,7 +6373,11 @@ def mv(input, vec):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mv(data_of(self), data_of(vec))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, vec)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, vec = moved
+            return mv(self, vec)
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
     finally:
         quiet_off(quiet)
@@ -6160,7 +6402,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:2341):
+    Derivatives (derivatives.yaml:2349):
         self: grad * tensor
         tensor: grad * self
     """
@@ -6170,7 +6412,11 @@ def dot(input, tensor):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.dot(data_of(self), data_of(tensor))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, tensor)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, tensor = moved
+            return dot(self, tensor)
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
     finally:
         quiet_off(quiet)
@@ -6195,7 +6441,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2350):
+    Derivatives (derivatives.yaml:2358):
         self: grad * other
         other: grad * self
     """
@@ -6205,7 +6451,11 @@ def vdot(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.vdot(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return vdot(self, other)
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -6230,7 +6480,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2357):
+    Derivatives (derivatives.yaml:2365):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -6240,7 +6490,11 @@ def inner(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inner(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return inner(self, other)
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -6267,7 +6521,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:2368):
+    Derivatives (derivatives.yaml:2376):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -6277,7 +6531,11 @@ def outer(input, vec2):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.outer(data_of(self), data_of(vec2))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, vec2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, vec2 = moved
+            return outer(self, vec2)
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
     finally:
         quiet_off(quiet)
@@ -6302,7 +6560,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2377):
+    Derivatives (derivatives.yaml:2385):
         tensors: einsum_backward(grad, equation, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6310,7 +6568,7 @@ def einsum(equation, tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.einsum(equation, [data_of(t) for t in tensors])
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "einsum", equation, [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -6330,7 +6588,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:2395):
+    Derivatives (derivatives.yaml:2403):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -6340,7 +6598,11 @@ def tensordot(input, other, dims_self, dims_other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return tensordot(self, other, dims_self, dims_other)
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
     finally:
         quiet_off(quiet)
@@ -6369,7 +6631,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2408):
+    Derivatives (derivatives.yaml:2416):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -6379,7 +6641,11 @@ def kron(input, other):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.kron(data_of(self), data_of(other))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return kron(self, other)
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
     finally:
         quiet_off(quiet)
@@ -6406,7 +6672,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2418):
+    Derivatives (derivatives.yaml:2426):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -6417,7 +6683,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mat1, mat2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mat1, mat2 = moved
+            return addmm(self, mat1, mat2, beta=beta, alpha=alpha)
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
     finally:
         quiet_off(quiet)
@@ -6448,7 +6718,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2431):
+    Derivatives (derivatives.yaml:2439):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -6459,7 +6729,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, batch1, batch2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, batch1, batch2 = moved
+            return baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
     finally:
         quiet_off(quiet)
@@ -6490,7 +6764,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2442):
+    Derivatives (derivatives.yaml:2450):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -6500,7 +6774,11 @@ def cross(input, other, dim=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross(data_of(self), data_of(other), dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return cross(self, other, dim)
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
     finally:
         quiet_off(quiet)
@@ -6527,7 +6805,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2452):
+    Derivatives (derivatives.yaml:2460):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -6537,7 +6815,11 @@ def linalg_cross(input, other, *, dim=-1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return linalg_cross(self, other, dim=dim)
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
     finally:
         quiet_off(quiet)
@@ -6564,7 +6846,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2463):
+    Derivatives (derivatives.yaml:2471):
         self: trace_backward(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6573,7 +6855,7 @@ def trace(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trace(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trace", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -6594,7 +6876,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2473):
+    Derivatives (derivatives.yaml:2481):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6602,7 +6884,7 @@ def linalg_inv(A):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_inv(data_of(A))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_inv", data_of(A)) from None
     finally:
         quiet_off(quiet)
@@ -6622,7 +6904,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2485):
+    Derivatives (derivatives.yaml:2493):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6631,7 +6913,7 @@ def inverse(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inverse(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "inverse", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -6651,7 +6933,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2491):
+    Derivatives (derivatives.yaml:2499):
         A: det_backward(grad, A, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6659,7 +6941,7 @@ def linalg_det(A):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_det(data_of(A))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_det", data_of(A)) from None
     finally:
         quiet_off(quiet)
@@ -6681,7 +6963,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2504):
+    Derivatives (derivatives.yaml:2512):
         self: det_backward(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6690,7 +6972,7 @@ def det(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.det(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "det", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -6712,7 +6994,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2510):
+    Derivatives (derivatives.yaml:2518):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6720,7 +7002,7 @@ def linalg_slogdet(A):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
     finally:
         quiet_off(quiet)
@@ -6742,7 +7024,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2521):
+    Derivatives (derivatives.yaml:2529):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6751,7 +7033,7 @@ def slogdet(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "slogdet", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -6773,7 +7055,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2528):
+    Derivatives (derivatives.yaml:2536):
         self: logabsdet_backward(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6782,7 +7064,7 @@ def logdet(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logdet(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logdet", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -6803,7 +7085,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2534):
+    Derivatives (derivatives.yaml:2542):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -6812,7 +7094,11 @@ def linalg_solve(A, B, *, left=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(A, B)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            A, B = moved
+            return linalg_solve(A, B, left=left)
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
     finally:
         quiet_off(quiet)
@@ -6839,7 +7125,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2549):
+    Derivatives (derivatives.yaml:2557):
         A: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6847,7 +7133,7 @@ def linalg_cholesky(A, *, upper=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cholesky(data_of(A), upper=upper)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
     finally:
         quiet_off(quiet)
@@ -6868,7 +7154,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2560):
+    Derivatives (derivatives.yaml:2568):
         self: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6877,7 +7163,7 @@ def cholesky(input, upper=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cholesky(data_of(self), upper)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cholesky", data_of(self), upper) from None
     finally:
         quiet_off(quiet)
@@ -6898,7 +7184,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2566):
+    Derivatives (derivatives.yaml:2574):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6906,7 +7192,7 @@ def linalg_eigh(A, UPLO='L'):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
     finally:
         quiet_off(quiet)
@@ -6929,7 +7215,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2577):
+    Derivatives (derivatives.yaml:2585):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6937,7 +7223,7 @@ def linalg_eigvalsh(A, UPLO='L'):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
     finally:
         quiet_off(quiet)
@@ -6959,7 +7245,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2585):
+    Derivatives (derivatives.yaml:2593):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6967,7 +7253,7 @@ def linalg_qr(A, mode='reduced'):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
     finally:
         quiet_off(quiet)
@@ -6991,7 +7277,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2597):
+    Derivatives (derivatives.yaml:2605):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6999,7 +7285,7 @@ def linalg_svd(A, full_matrices=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
     finally:
         quiet_off(quiet)
@@ -7025,7 +7311,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2611):
+    Derivatives (derivatives.yaml:2619):
         A: svdvals_backward(grad, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7033,7 +7319,7 @@ def linalg_svdvals(A):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_svdvals(data_of(A))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
     finally:
         quiet_off(quiet)
@@ -7054,7 +7340,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2621):
+    Derivatives (derivatives.yaml:2629):
         A: pinv_backward(grad, result, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7062,7 +7348,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
     finally:
         quiet_off(quiet)
@@ -7084,7 +7370,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2632):
+    Derivatives (derivatives.yaml:2640):
         self: pinv_backward(grad, result, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7093,7 +7379,7 @@ def pinverse(input, rcond=1e-15):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pinverse(data_of(self), rcond)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pinverse", data_of(self), rcond) from None
     finally:
         quiet_off(quiet)
@@ -7115,7 +7401,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2640):
+    Derivatives (derivatives.yaml:2648):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7124,7 +7410,7 @@ def svd(input, some=True, compute_uv=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
     finally:
         quiet_off(quiet)
@@ -7153,7 +7439,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2650):
+    Derivatives (derivatives.yaml:2658):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7162,7 +7448,7 @@ def qr(input, some=True):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.qr(data_of(self), some)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "qr", data_of(self), some) from None
     finally:
         quiet_off(quiet)
@@ -7186,7 +7472,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2658):
+    Derivatives (derivatives.yaml:2666):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -7195,7 +7481,11 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(A, B)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            A, B = moved
+            return linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
     finally:
         quiet_off(quiet)
@@ -7225,7 +7515,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2671):
+    Derivatives (derivatives.yaml:2679):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -7234,7 +7524,11 @@ def linalg_vecdot(x, y, *, dim=-1):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(x, y)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            x, y = moved
+            return linalg_vecdot(x, y, dim=dim)
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
     finally:
         quiet_off(quiet)
@@ -7262,7 +7556,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2683):
+    Derivatives (derivatives.yaml:2691):
         tensors: multi_dot_backward(grad, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7270,7 +7564,7 @@ def linalg_multi_dot(tensors):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_multi_dot", [data_of(t) for t in tensors]) from None
     finally:
         quiet_off(quiet)
@@ -7289,7 +7583,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2694):
+    Derivatives (derivatives.yaml:2702):
         A: matrix_power_backward(grad, A, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7297,7 +7591,7 @@ def linalg_matrix_power(A, n):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_power(data_of(A), n)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
     finally:
         quiet_off(quiet)
@@ -7319,7 +7613,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2706):
+    Derivatives (derivatives.yaml:2714):
         self: matrix_power_backward(grad, self, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7328,7 +7622,7 @@ def matrix_power(input, n):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matrix_power(data_of(self), n)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "matrix_power", data_of(self), n) from None
     finally:
         quiet_off(quiet)
@@ -7350,7 +7644,7 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2719):
+    Derivatives (derivatives.yaml:2727):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7359,7 +7653,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_default(data_of(self), p, dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7383,7 +7677,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2742):
+    Derivatives (derivatives.yaml:2750):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7392,7 +7686,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7417,7 +7711,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2750):
+    Derivatives (derivatives.yaml:2758):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7425,7 +7719,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7450,7 +7744,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2772):
+    Derivatives (derivatives.yaml:2780):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7458,7 +7752,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7483,7 +7777,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2787):
+    Derivatives (derivatives.yaml:2795):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7491,7 +7785,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7516,7 +7810,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2799):
+    Derivatives (derivatives.yaml:2807):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7524,7 +7818,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7549,7 +7843,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2812):
+    Derivatives (derivatives.yaml:2820):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7557,7 +7851,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
@@ -7582,7 +7876,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2829):
+    Derivatives (derivatives.yaml:2837):
         self: where(result <= 0, 0.0, grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7591,7 +7885,7 @@ def relu(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.relu(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "relu", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -7611,7 +7905,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2845):
+    Derivatives (derivatives.yaml:2853):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7620,7 +7914,7 @@ def softmax(input, dim, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softmax(data_of(self), dim, dtype)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
     finally:
         quiet_off(quiet)
@@ -7643,7 +7937,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2857):
+    Derivatives (derivatives.yaml:2865):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7652,7 +7946,7 @@ def log_softmax(input, dim, dtype=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log_softmax(data_of(self), dim, dtype)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
     finally:
         quiet_off(quiet)
@@ -7675,7 +7969,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2868):
+    Derivatives (derivatives.yaml:2876):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7683,7 +7977,7 @@ def leaky_relu(input, negative_slope=0.01):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.leaky_relu(data_of(input), negative_slope)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
     finally:
         quiet_off(quiet)
@@ -7705,7 +7999,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2882):
+    Derivatives (derivatives.yaml:2890):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7713,7 +8007,7 @@ def elu(input, alpha=1.0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.elu(data_of(input), alpha)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "elu", data_of(input), alpha) from None
     finally:
         quiet_off(quiet)
@@ -7735,7 +8029,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2892):
+    Derivatives (derivatives.yaml:2900):
         input: grad * selu_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7743,7 +8037,7 @@ def selu(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.selu(data_of(input))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "selu", data_of(input)) from None
     finally:
         quiet_off(quiet)
@@ -7764,7 +8058,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2901):
+    Derivatives (derivatives.yaml:2909):
         self: grad * normal_pdf(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7773,7 +8067,7 @@ def _normal_cdf(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._normal_cdf(data_of(self))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_normal_cdf", data_of(self)) from None
     finally:
         quiet_off(quiet)
@@ -7794,7 +8088,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2908):
+    Derivatives (derivatives.yaml:2916):
         input: grad * gelu_derivative(input, approximate)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7802,7 +8096,7 @@ def gelu(input, *, approximate='none'):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gelu(data_of(input), approximate=approximate)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
     finally:
         quiet_off(quiet)
@@ -7824,7 +8118,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2919):
+    Derivatives (derivatives.yaml:2927):
         input: grad * silu_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7832,7 +8126,7 @@ def silu(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.silu(data_of(input))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "silu", data_of(input)) from None
     finally:
         quiet_off(quiet)
@@ -7853,7 +8147,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2926):
+    Derivatives (derivatives.yaml:2934):
         input: grad * softplus_slope(input, beta, threshold)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7861,7 +8155,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softplus(data_of(input), beta, threshold)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
     finally:
         quiet_off(quiet)
@@ -7884,7 +8178,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2937):
+    Derivatives (derivatives.yaml:2945):
         input: grad * mish_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7892,7 +8186,7 @@ def mish(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mish(data_of(input))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mish", data_of(input)) from None
     finally:
         quiet_off(quiet)
@@ -7913,7 +8207,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2944):
+    Derivatives (derivatives.yaml:2952):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7921,7 +8215,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardtanh(data_of(input), min_val, max_val)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
     finally:
         quiet_off(quiet)
@@ -7944,7 +8238,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2958):
+    Derivatives (derivatives.yaml:2966):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7952,7 +8246,7 @@ def hardsigmoid(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardsigmoid(data_of(input))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardsigmoid", data_of(input)) from None
     finally:
         quiet_off(quiet)
@@ -7973,7 +8267,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2966):
+    Derivatives (derivatives.yaml:2974):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7981,7 +8275,7 @@ def hardswish(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardswish(data_of(input))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardswish", data_of(input)) from None
     finally:
         quiet_off(quiet)
@@ -8002,7 +8296,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2974):
+    Derivatives (derivatives.yaml:2982):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8010,7 +8304,7 @@ def logsigmoid(input):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsigmoid(data_of(input))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsigmoid", data_of(input)) from None
     finally:
         quiet_off(quiet)
@@ -8031,7 +8325,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2983):
+    Derivatives (derivatives.yaml:2991):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -8041,7 +8335,11 @@ def _masked_scale(input, mask, scale):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, mask)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, mask = moved
+            return _masked_scale(self, mask, scale)
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
     finally:
         quiet_off(quiet)
@@ -8063,7 +8361,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2999):
+    Derivatives (derivatives.yaml:3007):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -8073,7 +8371,11 @@ def linear(input, weight, bias=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return linear(input, weight, bias)
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
     finally:
         quiet_off(quiet)
@@ -8103,7 +8405,7 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:3016):
+    Derivatives (derivatives.yaml:3024):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
@@ -8112,7 +8414,11 @@ def _lstm_cell(gates, cx):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         hy_out, cy_out = array_ops._lstm_cell(data_of(gates), data_of(cx))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(gates, cx)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            gates, cx = moved
+            return _lstm_cell(gates, cx)
         raise translate(exc, "_lstm_cell", data_of(gates), data_of(cx)) from None
     finally:
         quiet_off(quiet)
@@ -8140,7 +8446,7 @@ def _lstm_cell(gates, cx):
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor gates)
 
-    Derivatives (derivatives.yaml:3032):
+    Derivatives (derivatives.yaml:3040):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_gates, inputs, output, cells, gates, reverse)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8148,7 +8454,7 @@ def _lstm_layer(inputs, reverse=False):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, cells_out, gates_out = array_ops._lstm_layer([data_of(t) for t in inputs], reverse)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_lstm_layer", [data_of(t) for t in inputs], reverse) from None
     finally:
         quiet_off(quiet)
@@ -8174,7 +8480,7 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:3042):
+    Derivatives (derivatives.yaml:3050):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
@@ -8184,7 +8490,11 @@ def _gru_cell(input_gates, hidden_gates, hx):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._gru_cell(data_of(input_gates), data_of(hidden_gates), data_of(hx))
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input_gates, hidden_gates, hx)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input_gates, hidden_gates, hx = moved
+            return _gru_cell(input_gates, hidden_gates, hx)
         raise translate(exc, "_gru_cell", data_of(input_gates), data_of(hidden_gates), data_of(hx)) from None
     finally:
         quiet_off(quiet)
@@ -8212,7 +8522,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3056):
+    Derivatives (derivatives.yaml:3064):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -8222,7 +8532,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return layer_norm(input, normalized_shape, weight, bias, eps)
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
     finally:
         quiet_off(quiet)
@@ -8253,7 +8567,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3074):
+    Derivatives (derivatives.yaml:3082):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -8262,7 +8576,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight = moved
+            return rms_norm(input, normalized_shape, weight, eps)
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
     finally:
         quiet_off(quiet)
@@ -8289,7 +8607,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3088):
+    Derivatives (derivatives.yaml:3096):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -8299,7 +8617,11 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return _batch_norm_training(input, weight, bias, eps)
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
     finally:
         quiet_off(quiet)
@@ -8326,7 +8648,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3101):
+    Derivatives (derivatives.yaml:3109):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -8336,7 +8658,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return group_norm(input, num_groups, weight, bias, eps)
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
     finally:
         quiet_off(quiet)
@@ -8364,7 +8690,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3117):
+    Derivatives (derivatives.yaml:3125):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
@@ -8374,7 +8700,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, target, weight)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, target, weight = moved
+            return cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
     finally:
         quiet_off(quiet)
@@ -8402,7 +8732,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3148):
+    Derivatives (derivatives.yaml:3156):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8412,7 +8742,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv1d_default(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     finally:
         quiet_off(quiet)
@@ -8447,7 +8781,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3163):
+    Derivatives (derivatives.yaml:3171):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8457,7 +8791,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     finally:
         quiet_off(quiet)
@@ -8492,7 +8830,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3176):
+    Derivatives (derivatives.yaml:3184):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8502,7 +8840,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv2d_default(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     finally:
         quiet_off(quiet)
@@ -8537,7 +8879,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3192):
+    Derivatives (derivatives.yaml:3200):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8547,7 +8889,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     finally:
         quiet_off(quiet)
@@ -8582,7 +8928,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3205):
+    Derivatives (derivatives.yaml:3213):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8592,7 +8938,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     finally:
         quiet_off(quiet)
@@ -8627,7 +8977,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3218):
+    Derivatives (derivatives.yaml:3226):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8637,7 +8987,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     finally:
         quiet_off(quiet)
@@ -8672,7 +9026,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:3235):
+    Derivatives (derivatives.yaml:3243):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -8681,7 +9035,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(output_grad, input)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            output_grad, input = moved
+            return convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
     finally:
         quiet_off(quiet)
@@ -8712,7 +9070,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3251):
+    Derivatives (derivatives.yaml:3259):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8720,7 +9078,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     finally:
         quiet_off(quiet)
@@ -8743,7 +9101,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3262):
+    Derivatives (derivatives.yaml:3270):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8751,7 +9109,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     finally:
         quiet_off(quiet)
@@ -8778,7 +9136,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3271):
+    Derivatives (derivatives.yaml:3279):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8786,7 +9144,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     finally:
         quiet_off(quiet)
@@ -8809,7 +9167,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3285):
+    Derivatives (derivatives.yaml:3293):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8817,7 +9175,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     finally:
         quiet_off(quiet)
@@ -8844,7 +9202,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3296):
+    Derivatives (derivatives.yaml:3304):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8852,7 +9210,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
     finally:
         quiet_off(quiet)
@@ -8878,7 +9236,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3306):
+    Derivatives (derivatives.yaml:3314):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8886,7 +9244,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     finally:
         quiet_off(quiet)
@@ -8913,7 +9271,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3320):
+    Derivatives (derivatives.yaml:3328):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8921,7 +9279,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     finally:
         quiet_off(quiet)
@@ -8945,7 +9303,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3332):
+    Derivatives (derivatives.yaml:3340):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8953,7 +9311,7 @@ def adaptive_avg_pool1d(input, output_size):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
     finally:
         quiet_off(quiet)
@@ -8974,7 +9332,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3342):
+    Derivatives (derivatives.yaml:3350):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8982,7 +9340,7 @@ def adaptive_avg_pool2d(input, output_size):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
     finally:
         quiet_off(quiet)
@@ -9003,7 +9361,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3356):
+    Derivatives (derivatives.yaml:3364):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9011,7 +9369,7 @@ def pad(input, pad, mode='constant', value=None):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad(data_of(input), pad, mode, value)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
     finally:
         quiet_off(quiet)
@@ -9034,7 +9392,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3371):
+    Derivatives (derivatives.yaml:3379):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9042,7 +9400,7 @@ def pad_backward(output_grad, input_size, pad, mode):
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
     finally:
         quiet_off(quiet)
@@ -9062,7 +9420,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3384):
+    Derivatives (derivatives.yaml:3392):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
@@ -9071,7 +9429,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
-    except (ValueError, IndexError) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight = moved
+            return embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
     finally:
         quiet_off(quiet)

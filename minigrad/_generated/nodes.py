@@ -73,8 +73,38 @@ class ToCopyBackward0(GeneratedNode):
         return (grad_self,)
 
 
+class ToDeviceBackward0(GeneratedNode):
+    """Backward of `_to_device(Tensor self, Device device) -> Tensor` (derivatives.yaml:149).
+
+    self: to_device_like(grad, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+    _op_name = '_to_device'
+    _yaml_line = 149
+    _input_names = ('self',)
+    _formulas = {'self': 'to_device_like(grad, self)'}
+    _yaml_lines = {'self': 151}
+    _saved_fields = ('self',)
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            grad_self = F.to_device_like(grad, self_)
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
 class FillBackward0(GeneratedNode):
-    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:148).
+    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:156).
 
     self: zeros_like(grad)
     """
@@ -82,10 +112,10 @@ class FillBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = '_fill'
-    _yaml_line = 148
+    _yaml_line = 156
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 150}
+    _yaml_lines = {'self': 158}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -98,7 +128,7 @@ class FillBackward0(GeneratedNode):
 
 
 class CopyFromBackward0(GeneratedNode):
-    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:155).
+    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:163).
 
     self: zeros_like(grad)
     src: sum_to(grad, src.shape)
@@ -107,10 +137,10 @@ class CopyFromBackward0(GeneratedNode):
     __slots__ = ('_saved_src_shape',)
     _saved_slots = ()
     _op_name = '_copy_from'
-    _yaml_line = 155
+    _yaml_line = 163
     _input_names = ('self', 'src')
     _formulas = {'self': 'zeros_like(grad)', 'src': 'sum_to(grad, src.shape)'}
-    _yaml_lines = {'self': 157, 'src': 158}
+    _yaml_lines = {'self': 165, 'src': 166}
     _saved_fields = ('src.shape',)
 
     def apply(self, grads, create_graph):
@@ -126,19 +156,19 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class IndexPutBackward0(GeneratedNode):
-    """Backward of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:166).
+    """Backward of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:174).
 
-    self: where(outside_index(self.shape, index), grad, 0.0)
+    self: where(outside_index(self.shape, index, grad), grad, 0.0)
     values: sum_to(getitem(grad, index), values.shape)
     """
 
     __slots__ = ('_saved_index', '_saved_self_shape', '_saved_values_shape')
     _saved_slots = ()
     _op_name = '_index_put'
-    _yaml_line = 166
+    _yaml_line = 174
     _input_names = ('self', 'values')
-    _formulas = {'self': 'where(outside_index(self.shape, index), grad, 0.0)', 'values': 'sum_to(getitem(grad, index), values.shape)'}
-    _yaml_lines = {'self': 168, 'values': 169}
+    _formulas = {'self': 'where(outside_index(self.shape, index, grad), grad, 0.0)', 'values': 'sum_to(getitem(grad, index), values.shape)'}
+    _yaml_lines = {'self': 176, 'values': 177}
     _saved_fields = ('index', 'self.shape', 'values.shape')
 
     def apply(self, grads, create_graph):
@@ -147,14 +177,14 @@ class IndexPutBackward0(GeneratedNode):
         grad_self = None
         grad_values = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.where(F.outside_index(self._saved_self_shape, self._saved_index), grad, 0.0)
+            grad_self = F.where(F.outside_index(self._saved_self_shape, self._saved_index, grad), grad, 0.0)
         if self.next_functions[1][0] is not None:
             grad_values = F.sum_to(F.getitem(grad, self._saved_index), self._saved_values_shape)
         return (grad_self, grad_values)
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:183).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:191).
 
     self: grad
     """
@@ -162,10 +192,10 @@ class CloneBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'clone'
-    _yaml_line = 183
+    _yaml_line = 191
     _input_names = ('self',)
     _formulas = {'self': 'grad'}
-    _yaml_lines = {'self': 185}
+    _yaml_lines = {'self': 193}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -178,7 +208,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:188).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:196).
 
     self: neg(grad)
     """
@@ -186,10 +216,10 @@ class NegBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'neg'
-    _yaml_line = 188
+    _yaml_line = 196
     _input_names = ('self',)
     _formulas = {'self': 'neg(grad)'}
-    _yaml_lines = {'self': 191}
+    _yaml_lines = {'self': 199}
     _saved_fields = ()
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -204,7 +234,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:199).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:207).
 
     self: grad * result
     """
@@ -212,10 +242,10 @@ class ExpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'exp'
-    _yaml_line = 199
+    _yaml_line = 207
     _input_names = ('self',)
     _formulas = {'self': 'grad * result'}
-    _yaml_lines = {'self': 202}
+    _yaml_lines = {'self': 210}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -234,7 +264,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:210).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:218).
 
     self: grad / self
     """
@@ -242,10 +272,10 @@ class LogBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log'
-    _yaml_line = 210
+    _yaml_line = 218
     _input_names = ('self',)
     _formulas = {'self': 'grad / self'}
-    _yaml_lines = {'self': 213}
+    _yaml_lines = {'self': 221}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -264,7 +294,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:221).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:229).
 
     self: grad / (2 * result)
     """
@@ -272,10 +302,10 @@ class SqrtBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'sqrt'
-    _yaml_line = 221
+    _yaml_line = 229
     _input_names = ('self',)
     _formulas = {'self': 'grad / (2 * result)'}
-    _yaml_lines = {'self': 224}
+    _yaml_lines = {'self': 232}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -294,7 +324,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:236).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:244).
 
     self: grad * cos(self)
     """
@@ -302,10 +332,10 @@ class SinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sin'
-    _yaml_line = 236
+    _yaml_line = 244
     _input_names = ('self',)
     _formulas = {'self': 'grad * cos(self)'}
-    _yaml_lines = {'self': 239}
+    _yaml_lines = {'self': 247}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -326,7 +356,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:247).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:255).
 
     self: -(grad * sin(self))
     """
@@ -334,10 +364,10 @@ class CosBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'cos'
-    _yaml_line = 247
+    _yaml_line = 255
     _input_names = ('self',)
     _formulas = {'self': '-(grad * sin(self))'}
-    _yaml_lines = {'self': 250}
+    _yaml_lines = {'self': 258}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -358,7 +388,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:258).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:266).
 
     self: grad * (1 - result * result)
     """
@@ -366,10 +396,10 @@ class TanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'tanh'
-    _yaml_line = 258
+    _yaml_line = 266
     _input_names = ('self',)
     _formulas = {'self': 'grad * (1 - result * result)'}
-    _yaml_lines = {'self': 261}
+    _yaml_lines = {'self': 269}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -390,7 +420,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:269).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:277).
 
     self: grad * result * (1 - result)
     """
@@ -398,10 +428,10 @@ class SigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'sigmoid'
-    _yaml_line = 269
+    _yaml_line = 277
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * (1 - result)'}
-    _yaml_lines = {'self': 272}
+    _yaml_lines = {'self': 280}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -420,7 +450,7 @@ class SigmoidBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:282).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:290).
 
     self: grad * sign(self)
     """
@@ -428,10 +458,10 @@ class AbsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'abs'
-    _yaml_line = 282
+    _yaml_line = 290
     _input_names = ('self',)
     _formulas = {'self': 'grad * sign(self)'}
-    _yaml_lines = {'self': 285}
+    _yaml_lines = {'self': 293}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -450,7 +480,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:298).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:306).
 
     self: zeros_like(grad)
     """
@@ -458,10 +488,10 @@ class SignBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'sign'
-    _yaml_line = 298
+    _yaml_line = 306
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 301}
+    _yaml_lines = {'self': 309}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -474,7 +504,7 @@ class SignBackward0(GeneratedNode):
 
 
 class Exp2Backward0(GeneratedNode):
-    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:310).
+    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:318).
 
     self: grad * result * 0.6931471805599453
     """
@@ -482,10 +512,10 @@ class Exp2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'exp2'
-    _yaml_line = 310
+    _yaml_line = 318
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * 0.6931471805599453'}
-    _yaml_lines = {'self': 313}
+    _yaml_lines = {'self': 321}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -506,7 +536,7 @@ class Exp2Backward0(GeneratedNode):
 
 
 class Expm1Backward0(GeneratedNode):
-    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:321).
+    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:329).
 
     self: grad * (result + 1)
     """
@@ -514,10 +544,10 @@ class Expm1Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'expm1'
-    _yaml_line = 321
+    _yaml_line = 329
     _input_names = ('self',)
     _formulas = {'self': 'grad * (result + 1)'}
-    _yaml_lines = {'self': 324}
+    _yaml_lines = {'self': 332}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -536,7 +566,7 @@ class Expm1Backward0(GeneratedNode):
 
 
 class Log2Backward0(GeneratedNode):
-    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:332).
+    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:340).
 
     self: grad / (self * 0.6931471805599453)
     """
@@ -544,10 +574,10 @@ class Log2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log2'
-    _yaml_line = 332
+    _yaml_line = 340
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * 0.6931471805599453)'}
-    _yaml_lines = {'self': 335}
+    _yaml_lines = {'self': 343}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -566,7 +596,7 @@ class Log2Backward0(GeneratedNode):
 
 
 class Log10Backward0(GeneratedNode):
-    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:342).
+    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:350).
 
     self: grad / (self * 2.302585092994046)
     """
@@ -574,10 +604,10 @@ class Log10Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log10'
-    _yaml_line = 342
+    _yaml_line = 350
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * 2.302585092994046)'}
-    _yaml_lines = {'self': 345}
+    _yaml_lines = {'self': 353}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -596,7 +626,7 @@ class Log10Backward0(GeneratedNode):
 
 
 class Log1pBackward0(GeneratedNode):
-    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:352).
+    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:360).
 
     self: grad / (self + 1)
     """
@@ -604,10 +634,10 @@ class Log1pBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log1p'
-    _yaml_line = 352
+    _yaml_line = 360
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self + 1)'}
-    _yaml_lines = {'self': 355}
+    _yaml_lines = {'self': 363}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -626,7 +656,7 @@ class Log1pBackward0(GeneratedNode):
 
 
 class RsqrtBackward0(GeneratedNode):
-    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:363).
+    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:371).
 
     self: -0.5 * grad * result * result * result
     """
@@ -634,10 +664,10 @@ class RsqrtBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'rsqrt'
-    _yaml_line = 363
+    _yaml_line = 371
     _input_names = ('self',)
     _formulas = {'self': '-0.5 * grad * result * result * result'}
-    _yaml_lines = {'self': 366}
+    _yaml_lines = {'self': 374}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -656,7 +686,7 @@ class RsqrtBackward0(GeneratedNode):
 
 
 class SquareBackward0(GeneratedNode):
-    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:373).
+    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:381).
 
     self: grad * 2 * self
     """
@@ -664,10 +694,10 @@ class SquareBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'square'
-    _yaml_line = 373
+    _yaml_line = 381
     _input_names = ('self',)
     _formulas = {'self': 'grad * 2 * self'}
-    _yaml_lines = {'self': 376}
+    _yaml_lines = {'self': 384}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -688,7 +718,7 @@ class SquareBackward0(GeneratedNode):
 
 
 class ReciprocalBackward0(GeneratedNode):
-    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:383).
+    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:391).
 
     self: -grad * result * result
     """
@@ -696,10 +726,10 @@ class ReciprocalBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'reciprocal'
-    _yaml_line = 383
+    _yaml_line = 391
     _input_names = ('self',)
     _formulas = {'self': '-grad * result * result'}
-    _yaml_lines = {'self': 386}
+    _yaml_lines = {'self': 394}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -718,7 +748,7 @@ class ReciprocalBackward0(GeneratedNode):
 
 
 class TanBackward0(GeneratedNode):
-    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:395).
+    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:403).
 
     self: grad * (1 + result * result)
     """
@@ -726,10 +756,10 @@ class TanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'tan'
-    _yaml_line = 395
+    _yaml_line = 403
     _input_names = ('self',)
     _formulas = {'self': 'grad * (1 + result * result)'}
-    _yaml_lines = {'self': 398}
+    _yaml_lines = {'self': 406}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -750,7 +780,7 @@ class TanBackward0(GeneratedNode):
 
 
 class AsinBackward0(GeneratedNode):
-    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:405).
+    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:413).
 
     self: grad / sqrt(1 - self * self)
     """
@@ -758,10 +788,10 @@ class AsinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'asin'
-    _yaml_line = 405
+    _yaml_line = 413
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt(1 - self * self)'}
-    _yaml_lines = {'self': 408}
+    _yaml_lines = {'self': 416}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -780,7 +810,7 @@ class AsinBackward0(GeneratedNode):
 
 
 class AcosBackward0(GeneratedNode):
-    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:415).
+    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:423).
 
     self: -grad / sqrt(1 - self * self)
     """
@@ -788,10 +818,10 @@ class AcosBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'acos'
-    _yaml_line = 415
+    _yaml_line = 423
     _input_names = ('self',)
     _formulas = {'self': '-grad / sqrt(1 - self * self)'}
-    _yaml_lines = {'self': 418}
+    _yaml_lines = {'self': 426}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -810,7 +840,7 @@ class AcosBackward0(GeneratedNode):
 
 
 class AtanBackward0(GeneratedNode):
-    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:425).
+    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:433).
 
     self: grad / (self * self + 1)
     """
@@ -818,10 +848,10 @@ class AtanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'atan'
-    _yaml_line = 425
+    _yaml_line = 433
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * self + 1)'}
-    _yaml_lines = {'self': 428}
+    _yaml_lines = {'self': 436}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -842,7 +872,7 @@ class AtanBackward0(GeneratedNode):
 
 
 class SinhBackward0(GeneratedNode):
-    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:435).
+    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:443).
 
     self: grad * cosh(self)
     """
@@ -850,10 +880,10 @@ class SinhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sinh'
-    _yaml_line = 435
+    _yaml_line = 443
     _input_names = ('self',)
     _formulas = {'self': 'grad * cosh(self)'}
-    _yaml_lines = {'self': 438}
+    _yaml_lines = {'self': 446}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -872,7 +902,7 @@ class SinhBackward0(GeneratedNode):
 
 
 class CoshBackward0(GeneratedNode):
-    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:445).
+    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:453).
 
     self: grad * sinh(self)
     """
@@ -880,10 +910,10 @@ class CoshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'cosh'
-    _yaml_line = 445
+    _yaml_line = 453
     _input_names = ('self',)
     _formulas = {'self': 'grad * sinh(self)'}
-    _yaml_lines = {'self': 448}
+    _yaml_lines = {'self': 456}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -902,7 +932,7 @@ class CoshBackward0(GeneratedNode):
 
 
 class AsinhBackward0(GeneratedNode):
-    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:455).
+    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:463).
 
     self: grad / sqrt(self * self + 1)
     """
@@ -910,10 +940,10 @@ class AsinhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'asinh'
-    _yaml_line = 455
+    _yaml_line = 463
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt(self * self + 1)'}
-    _yaml_lines = {'self': 458}
+    _yaml_lines = {'self': 466}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -932,7 +962,7 @@ class AsinhBackward0(GeneratedNode):
 
 
 class AcoshBackward0(GeneratedNode):
-    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:465).
+    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:473).
 
     self: grad / sqrt((self - 1) * (self + 1))
     """
@@ -940,10 +970,10 @@ class AcoshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'acosh'
-    _yaml_line = 465
+    _yaml_line = 473
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt((self - 1) * (self + 1))'}
-    _yaml_lines = {'self': 468}
+    _yaml_lines = {'self': 476}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -962,7 +992,7 @@ class AcoshBackward0(GeneratedNode):
 
 
 class AtanhBackward0(GeneratedNode):
-    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:475).
+    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:483).
 
     self: grad / (1 - self * self)
     """
@@ -970,10 +1000,10 @@ class AtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'atanh'
-    _yaml_line = 475
+    _yaml_line = 483
     _input_names = ('self',)
     _formulas = {'self': 'grad / (1 - self * self)'}
-    _yaml_lines = {'self': 478}
+    _yaml_lines = {'self': 486}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -992,7 +1022,7 @@ class AtanhBackward0(GeneratedNode):
 
 
 class FloorBackward0(GeneratedNode):
-    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:488).
+    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:496).
 
     self: zeros_like(grad)
     """
@@ -1000,10 +1030,10 @@ class FloorBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'floor'
-    _yaml_line = 488
+    _yaml_line = 496
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 491}
+    _yaml_lines = {'self': 499}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1016,7 +1046,7 @@ class FloorBackward0(GeneratedNode):
 
 
 class CeilBackward0(GeneratedNode):
-    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:497).
+    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:505).
 
     self: zeros_like(grad)
     """
@@ -1024,10 +1054,10 @@ class CeilBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'ceil'
-    _yaml_line = 497
+    _yaml_line = 505
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 500}
+    _yaml_lines = {'self': 508}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1040,7 +1070,7 @@ class CeilBackward0(GeneratedNode):
 
 
 class RoundBackward0(GeneratedNode):
-    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:507).
+    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:515).
 
     self: zeros_like(grad)
     """
@@ -1048,10 +1078,10 @@ class RoundBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'round'
-    _yaml_line = 507
+    _yaml_line = 515
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 510}
+    _yaml_lines = {'self': 518}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1064,7 +1094,7 @@ class RoundBackward0(GeneratedNode):
 
 
 class TruncBackward0(GeneratedNode):
-    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:517).
+    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:525).
 
     self: zeros_like(grad)
     """
@@ -1072,10 +1102,10 @@ class TruncBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'trunc'
-    _yaml_line = 517
+    _yaml_line = 525
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 520}
+    _yaml_lines = {'self': 528}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1088,7 +1118,7 @@ class TruncBackward0(GeneratedNode):
 
 
 class FixBackward0(GeneratedNode):
-    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:526).
+    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:534).
 
     self: zeros_like(grad)
     """
@@ -1096,10 +1126,10 @@ class FixBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'fix'
-    _yaml_line = 526
+    _yaml_line = 534
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 529}
+    _yaml_lines = {'self': 537}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1112,7 +1142,7 @@ class FixBackward0(GeneratedNode):
 
 
 class FracBackward0(GeneratedNode):
-    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:535).
+    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:543).
 
     self: grad
     """
@@ -1120,10 +1150,10 @@ class FracBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'frac'
-    _yaml_line = 535
+    _yaml_line = 543
     _input_names = ('self',)
     _formulas = {'self': 'grad'}
-    _yaml_lines = {'self': 538}
+    _yaml_lines = {'self': 546}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1136,7 +1166,7 @@ class FracBackward0(GeneratedNode):
 
 
 class NanToNumBackward0(GeneratedNode):
-    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:546).
+    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:554).
 
     self: grad * finite_mask(self)
     """
@@ -1144,10 +1174,10 @@ class NanToNumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nan_to_num'
-    _yaml_line = 546
+    _yaml_line = 554
     _input_names = ('self',)
     _formulas = {'self': 'grad * finite_mask(self)'}
-    _yaml_lines = {'self': 549}
+    _yaml_lines = {'self': 557}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -1166,7 +1196,7 @@ class NanToNumBackward0(GeneratedNode):
 
 
 class Deg2radBackward0(GeneratedNode):
-    """Backward of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:556).
+    """Backward of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:564).
 
     self: grad * 0.017453292519943295
     """
@@ -1174,10 +1204,10 @@ class Deg2radBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'deg2rad'
-    _yaml_line = 556
+    _yaml_line = 564
     _input_names = ('self',)
     _formulas = {'self': 'grad * 0.017453292519943295'}
-    _yaml_lines = {'self': 558}
+    _yaml_lines = {'self': 566}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1190,7 +1220,7 @@ class Deg2radBackward0(GeneratedNode):
 
 
 class Rad2degBackward0(GeneratedNode):
-    """Backward of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:562).
+    """Backward of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:570).
 
     self: grad * 57.29577951308232
     """
@@ -1198,10 +1228,10 @@ class Rad2degBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'rad2deg'
-    _yaml_line = 562
+    _yaml_line = 570
     _input_names = ('self',)
     _formulas = {'self': 'grad * 57.29577951308232'}
-    _yaml_lines = {'self': 564}
+    _yaml_lines = {'self': 572}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1214,7 +1244,7 @@ class Rad2degBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:573).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:581).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -1223,10 +1253,10 @@ class AddBackward0(GeneratedNode):
     __slots__ = ('_saved_alpha', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'add'
-    _yaml_line = 573
+    _yaml_line = 581
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 578, 'self': 577}
+    _yaml_lines = {'other': 586, 'self': 585}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
@@ -1244,7 +1274,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:588).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:596).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -1253,10 +1283,10 @@ class SubBackward0(GeneratedNode):
     __slots__ = ('_saved_alpha', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'sub'
-    _yaml_line = 588
+    _yaml_line = 596
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 593, 'self': 592}
+    _yaml_lines = {'other': 601, 'self': 600}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
@@ -1274,7 +1304,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:602).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:610).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -1283,10 +1313,10 @@ class MulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'mul'
-    _yaml_line = 602
+    _yaml_line = 610
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * self, other.shape)', 'self': 'sum_to(grad * other, self.shape)'}
-    _yaml_lines = {'other': 607, 'self': 606}
+    _yaml_lines = {'other': 615, 'self': 614}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
@@ -1311,7 +1341,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:617).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:625).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * (self / other / other), other.shape)
@@ -1320,10 +1350,10 @@ class DivBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'div'
-    _yaml_line = 617
+    _yaml_line = 625
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * (self / other / other), other.shape)', 'self': 'sum_to(grad / other, self.shape)'}
-    _yaml_lines = {'other': 622, 'self': 621}
+    _yaml_lines = {'other': 630, 'self': 629}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1348,7 +1378,7 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:638).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:646).
 
     self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
     exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
@@ -1357,10 +1387,10 @@ class PowBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'pow'
-    _yaml_line = 638
+    _yaml_line = 646
     _input_names = ('self', 'exponent')
     _formulas = {'exponent': 'sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)', 'self': 'sum_to(pow_grad_self(grad, self, exponent), self.shape)'}
-    _yaml_lines = {'exponent': 643, 'self': 642}
+    _yaml_lines = {'exponent': 651, 'self': 650}
     _saved_fields = ('exponent', 'exponent.shape', 'result', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_exponent_shape')
 
@@ -1388,7 +1418,7 @@ class PowBackward0(GeneratedNode):
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:660).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:668).
 
     self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
@@ -1397,10 +1427,10 @@ class MaximumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'maximum'
-    _yaml_line = 660
+    _yaml_line = 668
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
-    _yaml_lines = {'other': 664, 'self': 663}
+    _yaml_lines = {'other': 672, 'self': 671}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1426,7 +1456,7 @@ class MaximumBackward0(GeneratedNode):
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:676).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:684).
 
     self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
@@ -1435,10 +1465,10 @@ class MinimumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'minimum'
-    _yaml_line = 676
+    _yaml_line = 684
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
-    _yaml_lines = {'other': 680, 'self': 679}
+    _yaml_lines = {'other': 688, 'self': 687}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1464,7 +1494,7 @@ class MinimumBackward0(GeneratedNode):
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:692).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:700).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -1474,10 +1504,10 @@ class WhereBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_condition', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_condition',)
     _op_name = 'where'
-    _yaml_line = 692
+    _yaml_line = 700
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(where(condition, 0.0, grad), other.shape)', 'self': 'sum_to(where(condition, grad, 0.0), self.shape)'}
-    _yaml_lines = {'other': 697, 'self': 696}
+    _yaml_lines = {'other': 705, 'self': 704}
     _saved_fields = ('condition', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1501,7 +1531,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:710).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:718).
 
     self: masked(grad, clamp_mask(self, min, max))
     """
@@ -1509,10 +1539,10 @@ class ClampBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'clamp'
-    _yaml_line = 710
+    _yaml_line = 718
     _input_names = ('self',)
     _formulas = {'self': 'masked(grad, clamp_mask(self, min, max))'}
-    _yaml_lines = {'self': 713}
+    _yaml_lines = {'self': 721}
     _saved_fields = ('max', 'min', 'self')
 
     def apply(self, grads, create_graph):
@@ -1531,7 +1561,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class ClampBackward1(GeneratedNode):
-    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:730).
+    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:738).
 
     self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
     min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
@@ -1541,10 +1571,10 @@ class ClampBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'clamp.Tensor'
-    _yaml_line = 730
+    _yaml_line = 738
     _input_names = ('self', 'min', 'max')
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
-    _yaml_lines = {'max': 736, 'min': 735, 'self': 734}
+    _yaml_lines = {'max': 744, 'min': 743, 'self': 742}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
@@ -1578,7 +1608,7 @@ class ClampBackward1(GeneratedNode):
 
 
 class ClipBackward0(GeneratedNode):
-    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:745).
+    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:753).
 
     self: masked(grad, clamp_mask(self, min, max))
     """
@@ -1586,10 +1616,10 @@ class ClipBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'clip'
-    _yaml_line = 745
+    _yaml_line = 753
     _input_names = ('self',)
     _formulas = {'self': 'masked(grad, clamp_mask(self, min, max))'}
-    _yaml_lines = {'self': 748}
+    _yaml_lines = {'self': 756}
     _saved_fields = ('max', 'min', 'self')
 
     def apply(self, grads, create_graph):
@@ -1608,7 +1638,7 @@ class ClipBackward0(GeneratedNode):
 
 
 class ClipBackward1(GeneratedNode):
-    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:754).
+    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:762).
 
     self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
     min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
@@ -1618,10 +1648,10 @@ class ClipBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'clip.Tensor'
-    _yaml_line = 754
+    _yaml_line = 762
     _input_names = ('self', 'min', 'max')
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
-    _yaml_lines = {'max': 760, 'min': 759, 'self': 758}
+    _yaml_lines = {'max': 768, 'min': 767, 'self': 766}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
@@ -1655,7 +1685,7 @@ class ClipBackward1(GeneratedNode):
 
 
 class DivBackward1(GeneratedNode):
-    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:770).
+    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:778).
 
     self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
     other: sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
@@ -1664,10 +1694,10 @@ class DivBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_rounding_mode', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'div.Tensor_mode'
-    _yaml_line = 770
+    _yaml_line = 778
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)'}
-    _yaml_lines = {'other': 775, 'self': 774}
+    _yaml_lines = {'other': 783, 'self': 782}
     _saved_fields = ('other', 'other.shape', 'rounding_mode', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1691,7 +1721,7 @@ class DivBackward1(GeneratedNode):
 
 
 class FloorDivideBackward0(GeneratedNode):
-    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:783).
+    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:791).
 
     self: zeros_shaped(grad, self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -1700,10 +1730,10 @@ class FloorDivideBackward0(GeneratedNode):
     __slots__ = ('_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'floor_divide'
-    _yaml_line = 783
+    _yaml_line = 791
     _input_names = ('self', 'other')
     _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'zeros_shaped(grad, self.shape)'}
-    _yaml_lines = {'other': 788, 'self': 787}
+    _yaml_lines = {'other': 796, 'self': 795}
     _saved_fields = ('other.shape', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1719,7 +1749,7 @@ class FloorDivideBackward0(GeneratedNode):
 
 
 class RemainderBackward0(GeneratedNode):
-    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:796).
+    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:804).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
@@ -1728,10 +1758,10 @@ class RemainderBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'remainder'
-    _yaml_line = 796
+    _yaml_line = 804
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 801, 'self': 800}
+    _yaml_lines = {'other': 809, 'self': 808}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1755,7 +1785,7 @@ class RemainderBackward0(GeneratedNode):
 
 
 class FmodBackward0(GeneratedNode):
-    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:810).
+    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:818).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
@@ -1764,10 +1794,10 @@ class FmodBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmod'
-    _yaml_line = 810
+    _yaml_line = 818
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 815, 'self': 814}
+    _yaml_lines = {'other': 823, 'self': 822}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1791,7 +1821,7 @@ class FmodBackward0(GeneratedNode):
 
 
 class FloatPowerBackward0(GeneratedNode):
-    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:823).
+    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:831).
 
     self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
     exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
@@ -1800,10 +1830,10 @@ class FloatPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_dtype', '_saved_exponent_shape', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'float_power'
-    _yaml_line = 823
+    _yaml_line = 831
     _input_names = ('self', 'exponent')
     _formulas = {'exponent': '_to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)', 'self': '_to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)'}
-    _yaml_lines = {'exponent': 827, 'self': 826}
+    _yaml_lines = {'exponent': 835, 'self': 834}
     _saved_fields = ('exponent', 'exponent.dtype', 'exponent.shape', 'result', 'self', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1830,7 +1860,7 @@ class FloatPowerBackward0(GeneratedNode):
 
 
 class FmaxBackward0(GeneratedNode):
-    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:836).
+    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:844).
 
     self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
     other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
@@ -1839,10 +1869,10 @@ class FmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmax'
-    _yaml_line = 836
+    _yaml_line = 844
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)'}
-    _yaml_lines = {'other': 840, 'self': 839}
+    _yaml_lines = {'other': 848, 'self': 847}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1868,7 +1898,7 @@ class FmaxBackward0(GeneratedNode):
 
 
 class FminBackward0(GeneratedNode):
-    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:848).
+    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:856).
 
     self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
     other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
@@ -1877,10 +1907,10 @@ class FminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmin'
-    _yaml_line = 848
+    _yaml_line = 856
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)'}
-    _yaml_lines = {'other': 852, 'self': 851}
+    _yaml_lines = {'other': 860, 'self': 859}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1906,7 +1936,7 @@ class FminBackward0(GeneratedNode):
 
 
 class Atan2Backward0(GeneratedNode):
-    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:860).
+    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:868).
 
     self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
     other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
@@ -1915,10 +1945,10 @@ class Atan2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'atan2'
-    _yaml_line = 860
+    _yaml_line = 868
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)', 'self': 'sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)'}
-    _yaml_lines = {'other': 865, 'self': 864}
+    _yaml_lines = {'other': 873, 'self': 872}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1944,7 +1974,7 @@ class Atan2Backward0(GeneratedNode):
 
 
 class HypotBackward0(GeneratedNode):
-    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:872).
+    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:880).
 
     self: sum_to(grad * self / result, self.shape)
     other: sum_to(grad * other / result, other.shape)
@@ -1953,10 +1983,10 @@ class HypotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'hypot'
-    _yaml_line = 872
+    _yaml_line = 880
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * other / result, other.shape)', 'self': 'sum_to(grad * self / result, self.shape)'}
-    _yaml_lines = {'other': 877, 'self': 876}
+    _yaml_lines = {'other': 885, 'self': 884}
     _saved_fields = ('other', 'other.shape', 'result', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1982,7 +2012,7 @@ class HypotBackward0(GeneratedNode):
 
 
 class LogaddexpBackward0(GeneratedNode):
-    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:884).
+    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:892).
 
     self: sum_to(grad / (1 + exp(other - self)), self.shape)
     other: sum_to(grad / (1 + exp(self - other)), other.shape)
@@ -1991,10 +2021,10 @@ class LogaddexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'logaddexp'
-    _yaml_line = 884
+    _yaml_line = 892
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad / (1 + exp(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp(other - self)), self.shape)'}
-    _yaml_lines = {'other': 888, 'self': 887}
+    _yaml_lines = {'other': 896, 'self': 895}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2020,7 +2050,7 @@ class LogaddexpBackward0(GeneratedNode):
 
 
 class Logaddexp2Backward0(GeneratedNode):
-    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:895).
+    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:903).
 
     self: sum_to(grad / (1 + exp2(other - self)), self.shape)
     other: sum_to(grad / (1 + exp2(self - other)), other.shape)
@@ -2029,10 +2059,10 @@ class Logaddexp2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'logaddexp2'
-    _yaml_line = 895
+    _yaml_line = 903
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad / (1 + exp2(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp2(other - self)), self.shape)'}
-    _yaml_lines = {'other': 899, 'self': 898}
+    _yaml_lines = {'other': 907, 'self': 906}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2058,7 +2088,7 @@ class Logaddexp2Backward0(GeneratedNode):
 
 
 class CopysignBackward0(GeneratedNode):
-    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:906).
+    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:914).
 
     self: sum_to(grad * where(self == 0, 0.0, result / self), self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -2067,10 +2097,10 @@ class CopysignBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'copysign'
-    _yaml_line = 906
+    _yaml_line = 914
     _input_names = ('self', 'other')
     _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad * where(self == 0, 0.0, result / self), self.shape)'}
-    _yaml_lines = {'other': 911, 'self': 910}
+    _yaml_lines = {'other': 919, 'self': 918}
     _saved_fields = ('other.shape', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2094,7 +2124,7 @@ class CopysignBackward0(GeneratedNode):
 
 
 class XlogyBackward0(GeneratedNode):
-    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:920).
+    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:928).
 
     self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
     other: sum_to(grad * self / other, other.shape)
@@ -2103,10 +2133,10 @@ class XlogyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'xlogy'
-    _yaml_line = 920
+    _yaml_line = 928
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * self / other, other.shape)', 'self': 'sum_to(xlogy_grad_self(grad, self, other), self.shape)'}
-    _yaml_lines = {'other': 925, 'self': 924}
+    _yaml_lines = {'other': 933, 'self': 932}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2132,7 +2162,7 @@ class XlogyBackward0(GeneratedNode):
 
 
 class LerpBackward0(GeneratedNode):
-    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:934).
+    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:942).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2141,10 +2171,10 @@ class LerpBackward0(GeneratedNode):
     __slots__ = ('_saved_end_shape', '_saved_self_shape', '_saved_weight')
     _saved_slots = ()
     _op_name = 'lerp.Scalar'
-    _yaml_line = 934
+    _yaml_line = 942
     _input_names = ('self', 'end')
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)'}
-    _yaml_lines = {'end': 939, 'self': 938}
+    _yaml_lines = {'end': 947, 'self': 946}
     _saved_fields = ('end.shape', 'self.shape', 'weight')
     _shape_sources = ('_saved_self_shape', '_saved_end_shape')
 
@@ -2161,7 +2191,7 @@ class LerpBackward0(GeneratedNode):
 
 
 class LerpBackward1(GeneratedNode):
-    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:946).
+    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:954).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2171,10 +2201,10 @@ class LerpBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight', '_saved_end_shape', '_saved_self_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight')
     _op_name = 'lerp.Tensor'
-    _yaml_line = 946
+    _yaml_line = 954
     _input_names = ('self', 'end', 'weight')
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)', 'weight': 'sum_to(grad * (end - self), weight.shape)'}
-    _yaml_lines = {'end': 951, 'self': 950, 'weight': 952}
+    _yaml_lines = {'end': 959, 'self': 958, 'weight': 960}
     _saved_fields = ('end', 'end.shape', 'self', 'self.shape', 'weight', 'weight.shape')
     _shape_sources = ('_saved_self_shape', '_saved_end_shape', '_saved_weight_shape')
 
@@ -2203,7 +2233,7 @@ class LerpBackward1(GeneratedNode):
 
 
 class AddcmulBackward0(GeneratedNode):
-    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:959).
+    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:967).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
@@ -2213,10 +2243,10 @@ class AddcmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
     _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
     _op_name = 'addcmul'
-    _yaml_line = 959
+    _yaml_line = 967
     _input_names = ('self', 'tensor1', 'tensor2')
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)'}
-    _yaml_lines = {'self': 963, 'tensor1': 964, 'tensor2': 965}
+    _yaml_lines = {'self': 971, 'tensor1': 972, 'tensor2': 973}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
     _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
@@ -2243,7 +2273,7 @@ class AddcmulBackward0(GeneratedNode):
 
 
 class AddcdivBackward0(GeneratedNode):
-    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:973).
+    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:981).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
@@ -2253,10 +2283,10 @@ class AddcdivBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
     _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
     _op_name = 'addcdiv'
-    _yaml_line = 973
+    _yaml_line = 981
     _input_names = ('self', 'tensor1', 'tensor2')
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)'}
-    _yaml_lines = {'self': 977, 'tensor1': 978, 'tensor2': 979}
+    _yaml_lines = {'self': 985, 'tensor1': 986, 'tensor2': 987}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
     _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
@@ -2284,7 +2314,7 @@ class AddcdivBackward0(GeneratedNode):
 
 
 class LogitBackward0(GeneratedNode):
-    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:991).
+    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:999).
 
     self: logit_grad(grad, self, eps)
     """
@@ -2292,10 +2322,10 @@ class LogitBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_eps')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logit'
-    _yaml_line = 991
+    _yaml_line = 999
     _input_names = ('self',)
     _formulas = {'self': 'logit_grad(grad, self, eps)'}
-    _yaml_lines = {'self': 994}
+    _yaml_lines = {'self': 1002}
     _saved_fields = ('eps', 'self')
 
     def apply(self, grads, create_graph):
@@ -2314,7 +2344,7 @@ class LogitBackward0(GeneratedNode):
 
 
 class ErfBackward0(GeneratedNode):
-    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:1003).
+    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:1011).
 
     self: grad * 1.1283791670955126 * exp(-(self * self))
     """
@@ -2322,10 +2352,10 @@ class ErfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'erf'
-    _yaml_line = 1003
+    _yaml_line = 1011
     _input_names = ('self',)
     _formulas = {'self': 'grad * 1.1283791670955126 * exp(-(self * self))'}
-    _yaml_lines = {'self': 1006}
+    _yaml_lines = {'self': 1014}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2344,7 +2374,7 @@ class ErfBackward0(GeneratedNode):
 
 
 class ErfcBackward0(GeneratedNode):
-    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:1014).
+    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:1022).
 
     self: grad * -1.1283791670955126 * exp(-(self * self))
     """
@@ -2352,10 +2382,10 @@ class ErfcBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'erfc'
-    _yaml_line = 1014
+    _yaml_line = 1022
     _input_names = ('self',)
     _formulas = {'self': 'grad * -1.1283791670955126 * exp(-(self * self))'}
-    _yaml_lines = {'self': 1017}
+    _yaml_lines = {'self': 1025}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2374,7 +2404,7 @@ class ErfcBackward0(GeneratedNode):
 
 
 class ErfinvBackward0(GeneratedNode):
-    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:1025).
+    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:1033).
 
     self: grad * 0.886226925452758 * exp(result * result)
     """
@@ -2382,10 +2412,10 @@ class ErfinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'erfinv'
-    _yaml_line = 1025
+    _yaml_line = 1033
     _input_names = ('self',)
     _formulas = {'self': 'grad * 0.886226925452758 * exp(result * result)'}
-    _yaml_lines = {'self': 1028}
+    _yaml_lines = {'self': 1036}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -2404,7 +2434,7 @@ class ErfinvBackward0(GeneratedNode):
 
 
 class LgammaBackward0(GeneratedNode):
-    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1036).
+    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1044).
 
     self: grad * digamma(self)
     """
@@ -2412,10 +2442,10 @@ class LgammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'lgamma'
-    _yaml_line = 1036
+    _yaml_line = 1044
     _input_names = ('self',)
     _formulas = {'self': 'grad * digamma(self)'}
-    _yaml_lines = {'self': 1039}
+    _yaml_lines = {'self': 1047}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2434,7 +2464,7 @@ class LgammaBackward0(GeneratedNode):
 
 
 class DigammaBackward0(GeneratedNode):
-    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1046).
+    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1054).
 
     self: grad * polygamma(1, self)
     """
@@ -2442,10 +2472,10 @@ class DigammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'digamma'
-    _yaml_line = 1046
+    _yaml_line = 1054
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(1, self)'}
-    _yaml_lines = {'self': 1049}
+    _yaml_lines = {'self': 1057}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2464,7 +2494,7 @@ class DigammaBackward0(GeneratedNode):
 
 
 class PolygammaBackward0(GeneratedNode):
-    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1058).
+    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1066).
 
     self: grad * polygamma(n + 1, self)
     """
@@ -2472,10 +2502,10 @@ class PolygammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'polygamma'
-    _yaml_line = 1058
+    _yaml_line = 1066
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(n + 1, self)'}
-    _yaml_lines = {'self': 1060}
+    _yaml_lines = {'self': 1068}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph):
@@ -2494,7 +2524,7 @@ class PolygammaBackward0(GeneratedNode):
 
 
 class SpecialGammalnBackward0(GeneratedNode):
-    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1070).
+    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1078).
 
     self: grad * digamma(self)
     """
@@ -2502,10 +2532,10 @@ class SpecialGammalnBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'special_gammaln'
-    _yaml_line = 1070
+    _yaml_line = 1078
     _input_names = ('self',)
     _formulas = {'self': 'grad * digamma(self)'}
-    _yaml_lines = {'self': 1072}
+    _yaml_lines = {'self': 1080}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2524,7 +2554,7 @@ class SpecialGammalnBackward0(GeneratedNode):
 
 
 class SpecialPsiBackward0(GeneratedNode):
-    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1080).
+    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1088).
 
     self: grad * polygamma(1, self)
     """
@@ -2532,10 +2562,10 @@ class SpecialPsiBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'special_psi'
-    _yaml_line = 1080
+    _yaml_line = 1088
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(1, self)'}
-    _yaml_lines = {'self': 1082}
+    _yaml_lines = {'self': 1090}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2554,7 +2584,7 @@ class SpecialPsiBackward0(GeneratedNode):
 
 
 class SpecialExpitBackward0(GeneratedNode):
-    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1090).
+    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1098).
 
     self: grad * result * (1 - result)
     """
@@ -2562,10 +2592,10 @@ class SpecialExpitBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'special_expit'
-    _yaml_line = 1090
+    _yaml_line = 1098
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * (1 - result)'}
-    _yaml_lines = {'self': 1092}
+    _yaml_lines = {'self': 1100}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -2584,7 +2614,7 @@ class SpecialExpitBackward0(GeneratedNode):
 
 
 class SincBackward0(GeneratedNode):
-    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1101).
+    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1109).
 
     self: sinc_grad(grad, self)
     """
@@ -2592,10 +2622,10 @@ class SincBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sinc'
-    _yaml_line = 1101
+    _yaml_line = 1109
     _input_names = ('self',)
     _formulas = {'self': 'sinc_grad(grad, self)'}
-    _yaml_lines = {'self': 1104}
+    _yaml_lines = {'self': 1112}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2614,7 +2644,7 @@ class SincBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1117).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1125).
 
     self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
@@ -2622,10 +2652,10 @@ class SumBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'sum'
-    _yaml_line = 1117
+    _yaml_line = 1125
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(unreduce(grad, self.shape, dim), self.dtype)'}
-    _yaml_lines = {'self': 1119}
+    _yaml_lines = {'self': 1127}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2638,7 +2668,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1133).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1141).
 
     self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
@@ -2646,10 +2676,10 @@ class MeanBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'mean'
-    _yaml_line = 1133
+    _yaml_line = 1141
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)'}
-    _yaml_lines = {'self': 1135}
+    _yaml_lines = {'self': 1143}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2662,7 +2692,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1148).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1156).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -2670,10 +2700,10 @@ class AmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'amax'
-    _yaml_line = 1148
+    _yaml_line = 1156
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1150}
+    _yaml_lines = {'self': 1158}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2693,7 +2723,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1166).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1174).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -2701,10 +2731,10 @@ class AminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'amin'
-    _yaml_line = 1166
+    _yaml_line = 1174
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1168}
+    _yaml_lines = {'self': 1176}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2724,7 +2754,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1176).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1184).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -2732,10 +2762,10 @@ class MaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max.dim'
-    _yaml_line = 1176
+    _yaml_line = 1184
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1178}
+    _yaml_lines = {'self': 1186}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -2755,7 +2785,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:1192).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:1200).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -2763,10 +2793,10 @@ class MaxBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'max'
-    _yaml_line = 1192
+    _yaml_line = 1200
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1194}
+    _yaml_lines = {'self': 1202}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2786,7 +2816,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1205).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1213).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -2794,10 +2824,10 @@ class MinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'min.dim'
-    _yaml_line = 1205
+    _yaml_line = 1213
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1207}
+    _yaml_lines = {'self': 1215}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -2817,7 +2847,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:1214).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:1222).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -2825,10 +2855,10 @@ class MinBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'min'
-    _yaml_line = 1214
+    _yaml_line = 1222
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1216}
+    _yaml_lines = {'self': 1224}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2848,7 +2878,7 @@ class MinBackward1(GeneratedNode):
 
 
 class MaxBackward2(GeneratedNode):
-    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1226).
+    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1234).
 
     self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
@@ -2857,10 +2887,10 @@ class MaxBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'max.other'
-    _yaml_line = 1226
+    _yaml_line = 1234
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
-    _yaml_lines = {'other': 1230, 'self': 1229}
+    _yaml_lines = {'other': 1238, 'self': 1237}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2886,7 +2916,7 @@ class MaxBackward2(GeneratedNode):
 
 
 class MinBackward2(GeneratedNode):
-    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1237).
+    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1245).
 
     self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
@@ -2895,10 +2925,10 @@ class MinBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'min.other'
-    _yaml_line = 1237
+    _yaml_line = 1245
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
-    _yaml_lines = {'other': 1241, 'self': 1240}
+    _yaml_lines = {'other': 1249, 'self': 1248}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2924,7 +2954,7 @@ class MinBackward2(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1248).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1256).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -2932,10 +2962,10 @@ class LogsumexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'logsumexp'
-    _yaml_line = 1248
+    _yaml_line = 1256
     _input_names = ('self',)
     _formulas = {'self': 'unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))'}
-    _yaml_lines = {'self': 1250}
+    _yaml_lines = {'self': 1258}
     _saved_fields = ('dim', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2955,7 +2985,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class ProdBackward0(GeneratedNode):
-    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1263).
+    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1271).
 
     self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
@@ -2963,10 +2993,10 @@ class ProdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'prod'
-    _yaml_line = 1263
+    _yaml_line = 1271
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)'}
-    _yaml_lines = {'self': 1265}
+    _yaml_lines = {'self': 1273}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -2986,7 +3016,7 @@ class ProdBackward0(GeneratedNode):
 
 
 class CumsumBackward0(GeneratedNode):
-    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1282).
+    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1290).
 
     self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
@@ -2994,10 +3024,10 @@ class CumsumBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype')
     _saved_slots = ()
     _op_name = 'cumsum'
-    _yaml_line = 1282
+    _yaml_line = 1290
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(cumsum_backward(grad, dim), self.dtype)'}
-    _yaml_lines = {'self': 1285}
+    _yaml_lines = {'self': 1293}
     _saved_fields = ('dim', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -3010,7 +3040,7 @@ class CumsumBackward0(GeneratedNode):
 
 
 class CumprodBackward0(GeneratedNode):
-    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1296).
+    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1304).
 
     self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
@@ -3018,10 +3048,10 @@ class CumprodBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'cumprod'
-    _yaml_line = 1296
+    _yaml_line = 1304
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(cumprod_backward(grad, self, dim, result), self.dtype)'}
-    _yaml_lines = {'self': 1299}
+    _yaml_lines = {'self': 1307}
     _saved_fields = ('dim', 'result', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -3041,7 +3071,7 @@ class CumprodBackward0(GeneratedNode):
 
 
 class LogcumsumexpBackward0(GeneratedNode):
-    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1311).
+    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1319).
 
     self: logcumsumexp_backward(grad, self, result, dim)
     """
@@ -3049,10 +3079,10 @@ class LogcumsumexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'logcumsumexp'
-    _yaml_line = 1311
+    _yaml_line = 1319
     _input_names = ('self',)
     _formulas = {'self': 'logcumsumexp_backward(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1313}
+    _yaml_lines = {'self': 1321}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -3072,7 +3102,7 @@ class LogcumsumexpBackward0(GeneratedNode):
 
 
 class VarBackward0(GeneratedNode):
-    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1322).
+    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1330).
 
     self: var_backward(grad, self, dim, correction, keepdim)
     """
@@ -3080,10 +3110,10 @@ class VarBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var'
-    _yaml_line = 1322
+    _yaml_line = 1330
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, dim, correction, keepdim)'}
-    _yaml_lines = {'self': 1324}
+    _yaml_lines = {'self': 1332}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self')
 
     def apply(self, grads, create_graph):
@@ -3102,7 +3132,7 @@ class VarBackward0(GeneratedNode):
 
 
 class StdBackward0(GeneratedNode):
-    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1334).
+    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1342).
 
     self: std_backward(grad, self, result, dim, correction, keepdim)
     """
@@ -3110,10 +3140,10 @@ class StdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std'
-    _yaml_line = 1334
+    _yaml_line = 1342
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, dim, correction, keepdim)'}
-    _yaml_lines = {'self': 1336}
+    _yaml_lines = {'self': 1344}
     _saved_fields = ('correction', 'dim', 'keepdim', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -3133,7 +3163,7 @@ class StdBackward0(GeneratedNode):
 
 
 class VarBackward1(GeneratedNode):
-    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1348).
+    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1356).
 
     self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -3141,10 +3171,10 @@ class VarBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var.dim'
-    _yaml_line = 1348
+    _yaml_line = 1356
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)'}
-    _yaml_lines = {'self': 1350}
+    _yaml_lines = {'self': 1358}
     _saved_fields = ('dim', 'keepdim', 'self', 'unbiased')
 
     def apply(self, grads, create_graph):
@@ -3163,7 +3193,7 @@ class VarBackward1(GeneratedNode):
 
 
 class VarBackward2(GeneratedNode):
-    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1356).
+    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1364).
 
     self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
@@ -3171,10 +3201,10 @@ class VarBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_unbiased')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var.unbiased'
-    _yaml_line = 1356
+    _yaml_line = 1364
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, None, unbiased_correction(unbiased), False)'}
-    _yaml_lines = {'self': 1358}
+    _yaml_lines = {'self': 1366}
     _saved_fields = ('self', 'unbiased')
 
     def apply(self, grads, create_graph):
@@ -3193,7 +3223,7 @@ class VarBackward2(GeneratedNode):
 
 
 class StdBackward1(GeneratedNode):
-    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1364).
+    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1372).
 
     self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -3201,10 +3231,10 @@ class StdBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std.dim'
-    _yaml_line = 1364
+    _yaml_line = 1372
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)'}
-    _yaml_lines = {'self': 1366}
+    _yaml_lines = {'self': 1374}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'unbiased')
 
     def apply(self, grads, create_graph):
@@ -3224,7 +3254,7 @@ class StdBackward1(GeneratedNode):
 
 
 class StdBackward2(GeneratedNode):
-    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1372).
+    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1380).
 
     self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
@@ -3232,10 +3262,10 @@ class StdBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_unbiased')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std.unbiased'
-    _yaml_line = 1372
+    _yaml_line = 1380
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, None, unbiased_correction(unbiased), False)'}
-    _yaml_lines = {'self': 1374}
+    _yaml_lines = {'self': 1382}
     _saved_fields = ('result', 'self', 'unbiased')
 
     def apply(self, grads, create_graph):
@@ -3255,7 +3285,7 @@ class StdBackward2(GeneratedNode):
 
 
 class VarMeanBackward0(GeneratedNode):
-    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1380).
+    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1388).
 
     self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -3263,10 +3293,10 @@ class VarMeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var_mean'
-    _yaml_line = 1380
+    _yaml_line = 1388
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)'}
-    _yaml_lines = {'self': 1382}
+    _yaml_lines = {'self': 1390}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape')
     num_outputs = 2
 
@@ -3288,7 +3318,7 @@ class VarMeanBackward0(GeneratedNode):
 
 
 class StdMeanBackward0(GeneratedNode):
-    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1390).
+    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1398).
 
     self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -3296,10 +3326,10 @@ class StdMeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_std', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self', '_raw_saved_std')
     _op_name = 'std_mean'
-    _yaml_line = 1390
+    _yaml_line = 1398
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)'}
-    _yaml_lines = {'self': 1392}
+    _yaml_lines = {'self': 1400}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape', 'std')
     num_outputs = 2
 
@@ -3322,7 +3352,7 @@ class StdMeanBackward0(GeneratedNode):
 
 
 class NansumBackward0(GeneratedNode):
-    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1400).
+    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1408).
 
     self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
@@ -3330,10 +3360,10 @@ class NansumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nansum'
-    _yaml_line = 1400
+    _yaml_line = 1408
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(nansum_backward(grad, self, dim), self.dtype)'}
-    _yaml_lines = {'self': 1402}
+    _yaml_lines = {'self': 1410}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -3352,7 +3382,7 @@ class NansumBackward0(GeneratedNode):
 
 
 class NanmeanBackward0(GeneratedNode):
-    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1409).
+    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1417).
 
     self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
@@ -3360,10 +3390,10 @@ class NanmeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nanmean'
-    _yaml_line = 1409
+    _yaml_line = 1417
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(nanmean_backward(grad, self, dim), self.dtype)'}
-    _yaml_lines = {'self': 1411}
+    _yaml_lines = {'self': 1419}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -3382,7 +3412,7 @@ class NanmeanBackward0(GeneratedNode):
 
 
 class MedianBackward0(GeneratedNode):
-    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1420).
+    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1428).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -3390,10 +3420,10 @@ class MedianBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'median.dim'
-    _yaml_line = 1420
+    _yaml_line = 1428
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1422}
+    _yaml_lines = {'self': 1430}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -3413,7 +3443,7 @@ class MedianBackward0(GeneratedNode):
 
 
 class MedianBackward1(GeneratedNode):
-    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1429).
+    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1437).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -3421,10 +3451,10 @@ class MedianBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'median'
-    _yaml_line = 1429
+    _yaml_line = 1437
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1431}
+    _yaml_lines = {'self': 1439}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -3444,7 +3474,7 @@ class MedianBackward1(GeneratedNode):
 
 
 class CummaxBackward0(GeneratedNode):
-    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1441).
+    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1449).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -3452,10 +3482,10 @@ class CummaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'cummax'
-    _yaml_line = 1441
+    _yaml_line = 1449
     _input_names = ('self',)
     _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1443}
+    _yaml_lines = {'self': 1451}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3475,7 +3505,7 @@ class CummaxBackward0(GeneratedNode):
 
 
 class CumminBackward0(GeneratedNode):
-    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1450).
+    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1458).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -3483,10 +3513,10 @@ class CumminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'cummin'
-    _yaml_line = 1450
+    _yaml_line = 1458
     _input_names = ('self',)
     _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1452}
+    _yaml_lines = {'self': 1460}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3506,7 +3536,7 @@ class CumminBackward0(GeneratedNode):
 
 
 class AminmaxBackward0(GeneratedNode):
-    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1459).
+    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1467).
 
     self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
@@ -3514,10 +3544,10 @@ class AminmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_dim', '_saved_output_meta')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'aminmax'
-    _yaml_line = 1459
+    _yaml_line = 1467
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)'}
-    _yaml_lines = {'self': 1461}
+    _yaml_lines = {'self': 1469}
     _saved_fields = ('dim', 'max', 'min', 'self')
     num_outputs = 2
 
@@ -3541,7 +3571,7 @@ class AminmaxBackward0(GeneratedNode):
 
 
 class ArgmaxBackward0(GeneratedNode):
-    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1469).
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1477).
 
     self: non_differentiable
     """
@@ -3549,26 +3579,6 @@ class ArgmaxBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argmax'
-    _yaml_line = 1469
-    _input_names = ()
-    _formulas = {}
-    _yaml_lines = {}
-    _saved_fields = ()
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        return ()
-
-
-class ArgminBackward0(GeneratedNode):
-    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1477).
-
-    self: non_differentiable
-    """
-
-    __slots__ = ()
-    _saved_slots = ()
-    _op_name = 'argmin'
     _yaml_line = 1477
     _input_names = ()
     _formulas = {}
@@ -3580,8 +3590,28 @@ class ArgminBackward0(GeneratedNode):
         return ()
 
 
+class ArgminBackward0(GeneratedNode):
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1485).
+
+    self: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+    _op_name = 'argmin'
+    _yaml_line = 1485
+    _input_names = ()
+    _formulas = {}
+    _yaml_lines = {}
+    _saved_fields = ()
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        return ()
+
+
 class AnyBackward0(GeneratedNode):
-    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1484).
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1492).
 
     self: non_differentiable
     """
@@ -3589,7 +3619,7 @@ class AnyBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'any'
-    _yaml_line = 1484
+    _yaml_line = 1492
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3601,7 +3631,7 @@ class AnyBackward0(GeneratedNode):
 
 
 class AllBackward0(GeneratedNode):
-    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1493).
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1501).
 
     self: non_differentiable
     """
@@ -3609,7 +3639,7 @@ class AllBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'all'
-    _yaml_line = 1493
+    _yaml_line = 1501
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3621,7 +3651,7 @@ class AllBackward0(GeneratedNode):
 
 
 class CountNonzeroBackward0(GeneratedNode):
-    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1502).
+    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1510).
 
     self: non_differentiable
     """
@@ -3629,7 +3659,7 @@ class CountNonzeroBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'count_nonzero'
-    _yaml_line = 1502
+    _yaml_line = 1510
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3641,7 +3671,7 @@ class CountNonzeroBackward0(GeneratedNode):
 
 
 class SortBackward0(GeneratedNode):
-    """Backward of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1514).
+    """Backward of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1522).
 
     self: gather_backward(grad_values, dim, indices, self.shape)
     """
@@ -3649,10 +3679,10 @@ class SortBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'sort'
-    _yaml_line = 1514
+    _yaml_line = 1522
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1516}
+    _yaml_lines = {'self': 1524}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3672,7 +3702,7 @@ class SortBackward0(GeneratedNode):
 
 
 class ArgsortBackward0(GeneratedNode):
-    """Backward of `argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor` (derivatives.yaml:1528).
+    """Backward of `argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor` (derivatives.yaml:1536).
 
     self: non_differentiable
     """
@@ -3680,7 +3710,7 @@ class ArgsortBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argsort'
-    _yaml_line = 1528
+    _yaml_line = 1536
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3692,7 +3722,7 @@ class ArgsortBackward0(GeneratedNode):
 
 
 class MsortBackward0(GeneratedNode):
-    """Backward of `msort(Tensor self) -> Tensor` (derivatives.yaml:1534).
+    """Backward of `msort(Tensor self) -> Tensor` (derivatives.yaml:1542).
 
     self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
@@ -3700,10 +3730,10 @@ class MsortBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'msort'
-    _yaml_line = 1534
+    _yaml_line = 1542
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad, 0, argsort(self, 0), self.shape)'}
-    _yaml_lines = {'self': 1536}
+    _yaml_lines = {'self': 1544}
     _saved_fields = ('self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -3722,7 +3752,7 @@ class MsortBackward0(GeneratedNode):
 
 
 class TopkBackward0(GeneratedNode):
-    """Backward of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1541).
+    """Backward of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1549).
 
     self: gather_backward(grad_values, dim, indices, self.shape)
     """
@@ -3730,10 +3760,10 @@ class TopkBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'topk'
-    _yaml_line = 1541
+    _yaml_line = 1549
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1543}
+    _yaml_lines = {'self': 1551}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3753,7 +3783,7 @@ class TopkBackward0(GeneratedNode):
 
 
 class KthvalueBackward0(GeneratedNode):
-    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1550).
+    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1558).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -3761,10 +3791,10 @@ class KthvalueBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'kthvalue'
-    _yaml_line = 1550
+    _yaml_line = 1558
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1552}
+    _yaml_lines = {'self': 1560}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -3784,7 +3814,7 @@ class KthvalueBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1566).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1574).
 
     self: reshape(grad, self.shape)
     """
@@ -3792,10 +3822,10 @@ class ReshapeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape'
-    _yaml_line = 1566
+    _yaml_line = 1574
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1568}
+    _yaml_lines = {'self': 1576}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3808,7 +3838,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1579).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1587).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -3816,10 +3846,10 @@ class TransposeBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'transpose'
-    _yaml_line = 1579
+    _yaml_line = 1587
     _input_names = ('self',)
     _formulas = {'self': 'transpose(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 1581}
+    _yaml_lines = {'self': 1589}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph):
@@ -3832,7 +3862,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1591).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1599).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -3840,10 +3870,10 @@ class PermuteBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'permute'
-    _yaml_line = 1591
+    _yaml_line = 1599
     _input_names = ('self',)
     _formulas = {'self': 'permute(grad, inverse_permutation(dims))'}
-    _yaml_lines = {'self': 1593}
+    _yaml_lines = {'self': 1601}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph):
@@ -3856,7 +3886,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1603).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1611).
 
     self: sum_to(grad, self.shape)
     """
@@ -3864,10 +3894,10 @@ class ExpandBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand'
-    _yaml_line = 1603
+    _yaml_line = 1611
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1605}
+    _yaml_lines = {'self': 1613}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -3882,7 +3912,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1617).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1625).
 
     self: reshape(grad, self.shape)
     """
@@ -3890,10 +3920,10 @@ class SqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'squeeze'
-    _yaml_line = 1617
+    _yaml_line = 1625
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1619}
+    _yaml_lines = {'self': 1627}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3906,7 +3936,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1632).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1640).
 
     self: reshape(grad, self.shape)
     """
@@ -3914,10 +3944,10 @@ class UnsqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unsqueeze'
-    _yaml_line = 1632
+    _yaml_line = 1640
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1634}
+    _yaml_lines = {'self': 1642}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3930,7 +3960,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1644).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1652).
 
     self: reshape(grad, self.shape)
     """
@@ -3938,10 +3968,10 @@ class ViewBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view'
-    _yaml_line = 1644
+    _yaml_line = 1652
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1646}
+    _yaml_lines = {'self': 1654}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3954,7 +3984,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1656).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1664).
 
     self: reshape(grad, self.shape)
     """
@@ -3962,10 +3992,10 @@ class FlattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'flatten'
-    _yaml_line = 1656
+    _yaml_line = 1664
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1658}
+    _yaml_lines = {'self': 1666}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3978,7 +4008,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1668).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1676).
 
     self: reshape(grad, self.shape)
     """
@@ -3986,10 +4016,10 @@ class UnflattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unflatten'
-    _yaml_line = 1668
+    _yaml_line = 1676
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1670}
+    _yaml_lines = {'self': 1678}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4002,7 +4032,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1677).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1685).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -4010,10 +4040,10 @@ class SwapaxesBackward0(GeneratedNode):
     __slots__ = ('_saved_axis0', '_saved_axis1')
     _saved_slots = ()
     _op_name = 'swapaxes'
-    _yaml_line = 1677
+    _yaml_line = 1685
     _input_names = ('self',)
     _formulas = {'self': 'swapaxes(grad, axis0, axis1)'}
-    _yaml_lines = {'self': 1679}
+    _yaml_lines = {'self': 1687}
     _saved_fields = ('axis0', 'axis1')
 
     def apply(self, grads, create_graph):
@@ -4026,7 +4056,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1685).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1693).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -4034,10 +4064,10 @@ class SwapdimsBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'swapdims'
-    _yaml_line = 1685
+    _yaml_line = 1693
     _input_names = ('self',)
     _formulas = {'self': 'swapdims(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 1687}
+    _yaml_lines = {'self': 1695}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph):
@@ -4050,7 +4080,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1693).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1701).
 
     self: movedim(grad, destination, source)
     """
@@ -4058,10 +4088,10 @@ class MovedimBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'movedim'
-    _yaml_line = 1693
+    _yaml_line = 1701
     _input_names = ('self',)
     _formulas = {'self': 'movedim(grad, destination, source)'}
-    _yaml_lines = {'self': 1695}
+    _yaml_lines = {'self': 1703}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph):
@@ -4074,7 +4104,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1702).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1710).
 
     self: moveaxis(grad, destination, source)
     """
@@ -4082,10 +4112,10 @@ class MoveaxisBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'moveaxis'
-    _yaml_line = 1702
+    _yaml_line = 1710
     _input_names = ('self',)
     _formulas = {'self': 'moveaxis(grad, destination, source)'}
-    _yaml_lines = {'self': 1704}
+    _yaml_lines = {'self': 1712}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph):
@@ -4098,7 +4128,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1710).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1718).
 
     self: t(grad)
     """
@@ -4106,10 +4136,10 @@ class TBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 't'
-    _yaml_line = 1710
+    _yaml_line = 1718
     _input_names = ('self',)
     _formulas = {'self': 't(grad)'}
-    _yaml_lines = {'self': 1712}
+    _yaml_lines = {'self': 1720}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -4122,7 +4152,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1720).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1728).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -4131,10 +4161,10 @@ class ExpandAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand_as'
-    _yaml_line = 1720
+    _yaml_line = 1728
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1722}
+    _yaml_lines = {'self': 1730}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -4149,7 +4179,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1730).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1738).
 
     self: sum_to(grad, self.shape)
     """
@@ -4157,10 +4187,10 @@ class BroadcastToBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'broadcast_to'
-    _yaml_line = 1730
+    _yaml_line = 1738
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1732}
+    _yaml_lines = {'self': 1740}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -4175,7 +4205,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1739).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1747).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -4183,10 +4213,10 @@ class NarrowBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_length', '_saved_self_shape', '_saved_start')
     _saved_slots = ()
     _op_name = 'narrow'
-    _yaml_line = 1739
+    _yaml_line = 1747
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))'}
-    _yaml_lines = {'self': 1741}
+    _yaml_lines = {'self': 1749}
     _saved_fields = ('dim', 'length', 'self.shape', 'start')
 
     def apply(self, grads, create_graph):
@@ -4199,7 +4229,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1750).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1758).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -4207,10 +4237,10 @@ class SelectBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'select'
-    _yaml_line = 1750
+    _yaml_line = 1758
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, select_index(self.shape, dim, index))'}
-    _yaml_lines = {'self': 1752}
+    _yaml_lines = {'self': 1760}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4223,7 +4253,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1759).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1767).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -4232,10 +4262,10 @@ class ViewAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view_as'
-    _yaml_line = 1759
+    _yaml_line = 1767
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1761}
+    _yaml_lines = {'self': 1769}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4248,7 +4278,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1769).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1777).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -4257,10 +4287,10 @@ class ReshapeAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape_as'
-    _yaml_line = 1769
+    _yaml_line = 1777
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1771}
+    _yaml_lines = {'self': 1779}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4273,7 +4303,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1779).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1787).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -4281,10 +4311,10 @@ class DiagonalBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diagonal'
-    _yaml_line = 1779
+    _yaml_line = 1787
     _input_names = ('self',)
     _formulas = {'self': 'diagonal_backward(grad, self.shape, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1781}
+    _yaml_lines = {'self': 1789}
     _saved_fields = ('dim1', 'dim2', 'offset', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4297,7 +4327,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1791).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1799).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -4305,10 +4335,10 @@ class DiagonalBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diagonal_backward'
-    _yaml_line = 1791
+    _yaml_line = 1799
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1793}
+    _yaml_lines = {'self': 1801}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph):
@@ -4321,7 +4351,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1802).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1810).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -4329,10 +4359,10 @@ class CatBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_tensors_shape')
     _saved_slots = ()
     _op_name = 'cat'
-    _yaml_line = 1802
+    _yaml_line = 1810
     _input_names = ('tensors',)
     _formulas = {'tensors': 'split_like(grad, dim, tensors.shape)'}
-    _yaml_lines = {'tensors': 1804}
+    _yaml_lines = {'tensors': 1812}
     _saved_fields = ('dim', 'tensors.shape')
 
     def apply(self, grads, create_graph):
@@ -4342,7 +4372,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1814).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1822).
 
     tensors: unstack(grad, dim)
     """
@@ -4350,10 +4380,10 @@ class StackBackward0(GeneratedNode):
     __slots__ = ('_saved_dim',)
     _saved_slots = ()
     _op_name = 'stack'
-    _yaml_line = 1814
+    _yaml_line = 1822
     _input_names = ('tensors',)
     _formulas = {'tensors': 'unstack(grad, dim)'}
-    _yaml_lines = {'tensors': 1816}
+    _yaml_lines = {'tensors': 1824}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4363,7 +4393,7 @@ class StackBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1826).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1834).
 
     self: cat(grads, dim)
     """
@@ -4371,10 +4401,10 @@ class SplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'split'
-    _yaml_line = 1826
+    _yaml_line = 1834
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 1828}
+    _yaml_lines = {'self': 1836}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4387,7 +4417,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1837).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1845).
 
     self: cat(grads, dim)
     """
@@ -4395,10 +4425,10 @@ class ChunkBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'chunk'
-    _yaml_line = 1837
+    _yaml_line = 1845
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 1839}
+    _yaml_lines = {'self': 1847}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4411,7 +4441,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1846).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1854).
 
     self: stack(grads, dim)
     """
@@ -4419,10 +4449,10 @@ class UnbindBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'unbind'
-    _yaml_line = 1846
+    _yaml_line = 1854
     _input_names = ('self',)
     _formulas = {'self': 'stack(grads, dim)'}
-    _yaml_lines = {'self': 1848}
+    _yaml_lines = {'self': 1856}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4435,7 +4465,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1857).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1865).
 
     self: flip(grad, dims)
     """
@@ -4443,10 +4473,10 @@ class FlipBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'flip'
-    _yaml_line = 1857
+    _yaml_line = 1865
     _input_names = ('self',)
     _formulas = {'self': 'flip(grad, dims)'}
-    _yaml_lines = {'self': 1859}
+    _yaml_lines = {'self': 1867}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph):
@@ -4459,7 +4489,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1866).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1874).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -4467,10 +4497,10 @@ class RollBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_shifts')
     _saved_slots = ()
     _op_name = 'roll'
-    _yaml_line = 1866
+    _yaml_line = 1874
     _input_names = ('self',)
     _formulas = {'self': 'roll(grad, negated(shifts), dims)'}
-    _yaml_lines = {'self': 1868}
+    _yaml_lines = {'self': 1876}
     _saved_fields = ('dims', 'shifts')
 
     def apply(self, grads, create_graph):
@@ -4483,7 +4513,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1875).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1883).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -4491,10 +4521,10 @@ class RepeatBackward0(GeneratedNode):
     __slots__ = ('_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat'
-    _yaml_line = 1875
+    _yaml_line = 1883
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, repeats, self.shape)'}
-    _yaml_lines = {'self': 1877}
+    _yaml_lines = {'self': 1885}
     _saved_fields = ('repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4507,7 +4537,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1887).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1895).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -4515,10 +4545,10 @@ class TileBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'tile'
-    _yaml_line = 1887
+    _yaml_line = 1895
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, dims, self.shape)'}
-    _yaml_lines = {'self': 1889}
+    _yaml_lines = {'self': 1897}
     _saved_fields = ('dims', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4531,7 +4561,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1895).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1903).
 
     self: tril(grad, diagonal)
     """
@@ -4539,10 +4569,10 @@ class TrilBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'tril'
-    _yaml_line = 1895
+    _yaml_line = 1903
     _input_names = ('self',)
     _formulas = {'self': 'tril(grad, diagonal)'}
-    _yaml_lines = {'self': 1898}
+    _yaml_lines = {'self': 1906}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph):
@@ -4555,7 +4585,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1904).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1912).
 
     self: triu(grad, diagonal)
     """
@@ -4563,10 +4593,10 @@ class TriuBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'triu'
-    _yaml_line = 1904
+    _yaml_line = 1912
     _input_names = ('self',)
     _formulas = {'self': 'triu(grad, diagonal)'}
-    _yaml_lines = {'self': 1907}
+    _yaml_lines = {'self': 1915}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph):
@@ -4579,7 +4609,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1913).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1921).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -4587,10 +4617,10 @@ class DiagBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diag'
-    _yaml_line = 1913
+    _yaml_line = 1921
     _input_names = ('self',)
     _formulas = {'self': 'diag_backward(grad, self.shape, diagonal)'}
-    _yaml_lines = {'self': 1915}
+    _yaml_lines = {'self': 1923}
     _saved_fields = ('diagonal', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4603,7 +4633,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1922).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1930).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -4611,10 +4641,10 @@ class DiagEmbedBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diag_embed'
-    _yaml_line = 1922
+    _yaml_line = 1930
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1924}
+    _yaml_lines = {'self': 1932}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph):
@@ -4627,7 +4657,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class RavelBackward0(GeneratedNode):
-    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:1935).
+    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:1943).
 
     self: reshape(grad, self.shape)
     """
@@ -4635,10 +4665,10 @@ class RavelBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'ravel'
-    _yaml_line = 1935
+    _yaml_line = 1943
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1937}
+    _yaml_lines = {'self': 1945}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4651,7 +4681,7 @@ class RavelBackward0(GeneratedNode):
 
 
 class Atleast1dBackward0(GeneratedNode):
-    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:1945).
+    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:1953).
 
     self: reshape(grad, self.shape)
     """
@@ -4659,10 +4689,10 @@ class Atleast1dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_1d'
-    _yaml_line = 1945
+    _yaml_line = 1953
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1947}
+    _yaml_lines = {'self': 1955}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4675,7 +4705,7 @@ class Atleast1dBackward0(GeneratedNode):
 
 
 class Atleast2dBackward0(GeneratedNode):
-    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:1952).
+    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:1960).
 
     self: reshape(grad, self.shape)
     """
@@ -4683,10 +4713,10 @@ class Atleast2dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_2d'
-    _yaml_line = 1952
+    _yaml_line = 1960
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1954}
+    _yaml_lines = {'self': 1962}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4699,7 +4729,7 @@ class Atleast2dBackward0(GeneratedNode):
 
 
 class Atleast3dBackward0(GeneratedNode):
-    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:1959).
+    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:1967).
 
     self: reshape(grad, self.shape)
     """
@@ -4707,10 +4737,10 @@ class Atleast3dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_3d'
-    _yaml_line = 1959
+    _yaml_line = 1967
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1961}
+    _yaml_lines = {'self': 1969}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4723,7 +4753,7 @@ class Atleast3dBackward0(GeneratedNode):
 
 
 class HstackBackward0(GeneratedNode):
-    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1966).
+    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1974).
 
     tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
@@ -4731,10 +4761,10 @@ class HstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'hstack'
-    _yaml_line = 1966
+    _yaml_line = 1974
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "hstack")'}
-    _yaml_lines = {'tensors': 1968}
+    _yaml_lines = {'tensors': 1976}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4744,7 +4774,7 @@ class HstackBackward0(GeneratedNode):
 
 
 class VstackBackward0(GeneratedNode):
-    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1975).
+    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1983).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -4752,10 +4782,10 @@ class VstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'vstack'
-    _yaml_line = 1975
+    _yaml_line = 1983
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 1977}
+    _yaml_lines = {'tensors': 1985}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4765,7 +4795,7 @@ class VstackBackward0(GeneratedNode):
 
 
 class RowStackBackward0(GeneratedNode):
-    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1984).
+    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1992).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -4773,10 +4803,10 @@ class RowStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'row_stack'
-    _yaml_line = 1984
+    _yaml_line = 1992
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 1986}
+    _yaml_lines = {'tensors': 1994}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4786,7 +4816,7 @@ class RowStackBackward0(GeneratedNode):
 
 
 class DstackBackward0(GeneratedNode):
-    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1991).
+    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1999).
 
     tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
@@ -4794,10 +4824,10 @@ class DstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'dstack'
-    _yaml_line = 1991
+    _yaml_line = 1999
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "dstack")'}
-    _yaml_lines = {'tensors': 1993}
+    _yaml_lines = {'tensors': 2001}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4807,7 +4837,7 @@ class DstackBackward0(GeneratedNode):
 
 
 class ColumnStackBackward0(GeneratedNode):
-    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2000).
+    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2008).
 
     tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
@@ -4815,10 +4845,10 @@ class ColumnStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'column_stack'
-    _yaml_line = 2000
+    _yaml_line = 2008
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "column_stack")'}
-    _yaml_lines = {'tensors': 2002}
+    _yaml_lines = {'tensors': 2010}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4828,7 +4858,7 @@ class ColumnStackBackward0(GeneratedNode):
 
 
 class TensorSplitBackward0(GeneratedNode):
-    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2009).
+    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2017).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
@@ -4836,10 +4866,10 @@ class TensorSplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_indices_or_sections', '_saved_output_meta', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'tensor_split'
-    _yaml_line = 2009
+    _yaml_line = 2017
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, dim)'}
-    _yaml_lines = {'self': 2011}
+    _yaml_lines = {'self': 2019}
     _saved_fields = ('dim', 'indices_or_sections', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4852,7 +4882,7 @@ class TensorSplitBackward0(GeneratedNode):
 
 
 class HsplitBackward0(GeneratedNode):
-    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2019).
+    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2027).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
@@ -4860,10 +4890,10 @@ class HsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'hsplit'
-    _yaml_line = 2019
+    _yaml_line = 2027
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))'}
-    _yaml_lines = {'self': 2021}
+    _yaml_lines = {'self': 2029}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4876,7 +4906,7 @@ class HsplitBackward0(GeneratedNode):
 
 
 class VsplitBackward0(GeneratedNode):
-    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2028).
+    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2036).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
@@ -4884,10 +4914,10 @@ class VsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'vsplit'
-    _yaml_line = 2028
+    _yaml_line = 2036
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))'}
-    _yaml_lines = {'self': 2030}
+    _yaml_lines = {'self': 2038}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4900,7 +4930,7 @@ class VsplitBackward0(GeneratedNode):
 
 
 class DsplitBackward0(GeneratedNode):
-    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2035).
+    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2043).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
@@ -4908,10 +4938,10 @@ class DsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'dsplit'
-    _yaml_line = 2035
+    _yaml_line = 2043
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))'}
-    _yaml_lines = {'self': 2037}
+    _yaml_lines = {'self': 2045}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4924,7 +4954,7 @@ class DsplitBackward0(GeneratedNode):
 
 
 class DiffBackward0(GeneratedNode):
-    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2044).
+    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2052).
 
     self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
     prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
@@ -4934,10 +4964,10 @@ class DiffBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_append', '_raw_saved_prepend', '_saved_dim', '_saved_n', '_saved_self_shape')
     _saved_slots = ('_raw_saved_append', '_raw_saved_prepend')
     _op_name = 'diff'
-    _yaml_line = 2044
+    _yaml_line = 2052
     _input_names = ('self', 'prepend', 'append')
     _formulas = {'append': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)', 'prepend': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)', 'self': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)'}
-    _yaml_lines = {'append': 2048, 'prepend': 2047, 'self': 2046}
+    _yaml_lines = {'append': 2056, 'prepend': 2055, 'self': 2054}
     _saved_fields = ('append', 'dim', 'n', 'prepend', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4967,7 +4997,7 @@ class DiffBackward0(GeneratedNode):
 
 
 class TrapezoidBackward0(GeneratedNode):
-    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2055).
+    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2063).
 
     y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
     x: trapezoid_grad_x(grad, y, x.shape, dim)
@@ -4976,10 +5006,10 @@ class TrapezoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'trapezoid.x'
-    _yaml_line = 2055
+    _yaml_line = 2063
     _input_names = ('y', 'x')
     _formulas = {'x': 'trapezoid_grad_x(grad, y, x.shape, dim)', 'y': 'trapezoid_grad_y(grad, y.shape, x, 1.0, dim)'}
-    _yaml_lines = {'x': 2058, 'y': 2057}
+    _yaml_lines = {'x': 2066, 'y': 2065}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph):
@@ -5002,7 +5032,7 @@ class TrapezoidBackward0(GeneratedNode):
 
 
 class TrapezoidBackward1(GeneratedNode):
-    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2064).
+    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2072).
 
     y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
@@ -5010,10 +5040,10 @@ class TrapezoidBackward1(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_dx', '_saved_y_shape')
     _saved_slots = ()
     _op_name = 'trapezoid.dx'
-    _yaml_line = 2064
+    _yaml_line = 2072
     _input_names = ('y',)
     _formulas = {'y': 'trapezoid_grad_y(grad, y.shape, None, dx, dim)'}
-    _yaml_lines = {'y': 2066}
+    _yaml_lines = {'y': 2074}
     _saved_fields = ('dim', 'dx', 'y.shape')
 
     def apply(self, grads, create_graph):
@@ -5026,7 +5056,7 @@ class TrapezoidBackward1(GeneratedNode):
 
 
 class RepeatInterleaveBackward0(GeneratedNode):
-    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2072).
+    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2080).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
@@ -5034,10 +5064,10 @@ class RepeatInterleaveBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat_interleave.self_int'
-    _yaml_line = 2072
+    _yaml_line = 2080
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 2074}
+    _yaml_lines = {'self': 2082}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5050,7 +5080,7 @@ class RepeatInterleaveBackward0(GeneratedNode):
 
 
 class RepeatInterleaveBackward1(GeneratedNode):
-    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2080).
+    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2088).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     repeats: non_differentiable
@@ -5059,10 +5089,10 @@ class RepeatInterleaveBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_repeats', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_repeats',)
     _op_name = 'repeat_interleave.self_Tensor'
-    _yaml_line = 2080
+    _yaml_line = 2088
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 2082}
+    _yaml_lines = {'self': 2090}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5081,7 +5111,7 @@ class RepeatInterleaveBackward1(GeneratedNode):
 
 
 class Rot90Backward0(GeneratedNode):
-    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2088).
+    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2096).
 
     self: rot90(grad, -k, dims)
     """
@@ -5089,10 +5119,10 @@ class Rot90Backward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_k')
     _saved_slots = ()
     _op_name = 'rot90'
-    _yaml_line = 2088
+    _yaml_line = 2096
     _input_names = ('self',)
     _formulas = {'self': 'rot90(grad, -k, dims)'}
-    _yaml_lines = {'self': 2090}
+    _yaml_lines = {'self': 2098}
     _saved_fields = ('dims', 'k')
 
     def apply(self, grads, create_graph):
@@ -5105,7 +5135,7 @@ class Rot90Backward0(GeneratedNode):
 
 
 class FlipudBackward0(GeneratedNode):
-    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2097).
+    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2105).
 
     self: flipud(grad)
     """
@@ -5113,10 +5143,10 @@ class FlipudBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'flipud'
-    _yaml_line = 2097
+    _yaml_line = 2105
     _input_names = ('self',)
     _formulas = {'self': 'flipud(grad)'}
-    _yaml_lines = {'self': 2099}
+    _yaml_lines = {'self': 2107}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -5129,7 +5159,7 @@ class FlipudBackward0(GeneratedNode):
 
 
 class FliplrBackward0(GeneratedNode):
-    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2103).
+    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2111).
 
     self: fliplr(grad)
     """
@@ -5137,10 +5167,10 @@ class FliplrBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'fliplr'
-    _yaml_line = 2103
+    _yaml_line = 2111
     _input_names = ('self',)
     _formulas = {'self': 'fliplr(grad)'}
-    _yaml_lines = {'self': 2105}
+    _yaml_lines = {'self': 2113}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -5153,7 +5183,7 @@ class FliplrBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2115).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2123).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -5161,10 +5191,10 @@ class GetitemBackward0(GeneratedNode):
     __slots__ = ('_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'getitem'
-    _yaml_line = 2115
+    _yaml_line = 2123
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, index)'}
-    _yaml_lines = {'self': 2117}
+    _yaml_lines = {'self': 2125}
     _saved_fields = ('index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5177,7 +5207,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2139).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2147).
 
     self: getitem(grad, index)
     """
@@ -5185,10 +5215,10 @@ class GetitemBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_index',)
     _saved_slots = ()
     _op_name = 'getitem_backward'
-    _yaml_line = 2139
+    _yaml_line = 2147
     _input_names = ('self',)
     _formulas = {'self': 'getitem(grad, index)'}
-    _yaml_lines = {'self': 2141}
+    _yaml_lines = {'self': 2149}
     _saved_fields = ('index',)
 
     def apply(self, grads, create_graph):
@@ -5201,7 +5231,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2148).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2156).
 
     self: scatter_add(zeros_like(self), dim, index, grad)
     index: non_differentiable
@@ -5210,10 +5240,10 @@ class GatherBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_index', '_raw_saved_self')
     _op_name = 'gather'
-    _yaml_line = 2148
+    _yaml_line = 2156
     _input_names = ('self',)
     _formulas = {'self': 'scatter_add(zeros_like(self), dim, index, grad)'}
-    _yaml_lines = {'self': 2150}
+    _yaml_lines = {'self': 2158}
     _saved_fields = ('dim', 'index', 'self')
 
     def apply(self, grads, create_graph):
@@ -5233,7 +5263,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2161).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2169).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -5242,10 +5272,10 @@ class GatherBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'gather_backward'
-    _yaml_line = 2161
+    _yaml_line = 2169
     _input_names = ('self',)
     _formulas = {'self': 'gather(grad, dim, index)'}
-    _yaml_lines = {'self': 2163}
+    _yaml_lines = {'self': 2171}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph):
@@ -5264,7 +5294,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2171).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2179).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -5273,10 +5303,10 @@ class IndexSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_select'
-    _yaml_line = 2171
+    _yaml_line = 2179
     _input_names = ('self',)
     _formulas = {'self': 'index_add(new_zeros(grad, self.shape), dim, index, grad)'}
-    _yaml_lines = {'self': 2173}
+    _yaml_lines = {'self': 2181}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5295,7 +5325,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2181).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2189).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -5305,10 +5335,10 @@ class IndexAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_add'
-    _yaml_line = 2181
+    _yaml_line = 2189
     _input_names = ('self', 'source')
     _formulas = {'self': 'grad', 'source': 'maybe_multiply(index_select(grad, dim, index), alpha)'}
-    _yaml_lines = {'self': 2184, 'source': 2186}
+    _yaml_lines = {'self': 2192, 'source': 2194}
     _saved_fields = ('alpha', 'dim', 'index')
 
     def apply(self, grads, create_graph):
@@ -5330,7 +5360,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2193).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2201).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -5340,10 +5370,10 @@ class ScatterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.src'
-    _yaml_line = 2193
+    _yaml_line = 2201
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2196, 'src': 2198}
+    _yaml_lines = {'self': 2204, 'src': 2206}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph):
@@ -5366,7 +5396,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2205).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2213).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -5375,10 +5405,10 @@ class ScatterBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.value'
-    _yaml_line = 2205
+    _yaml_line = 2213
     _input_names = ('self',)
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)'}
-    _yaml_lines = {'self': 2208}
+    _yaml_lines = {'self': 2216}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph):
@@ -5397,7 +5427,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2214).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2222).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -5407,10 +5437,10 @@ class ScatterAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter_add'
-    _yaml_line = 2214
+    _yaml_line = 2222
     _input_names = ('self', 'src')
     _formulas = {'self': 'grad', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2217, 'src': 2219}
+    _yaml_lines = {'self': 2225, 'src': 2227}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph):
@@ -5432,7 +5462,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2225).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2233).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -5441,10 +5471,10 @@ class MaskedFillBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Scalar'
-    _yaml_line = 2225
+    _yaml_line = 2233
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)'}
-    _yaml_lines = {'self': 2228}
+    _yaml_lines = {'self': 2236}
     _saved_fields = ('mask', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -5464,7 +5494,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2236).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2244).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -5474,10 +5504,10 @@ class MaskedFillBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Tensor'
-    _yaml_line = 2236
+    _yaml_line = 2244
     _input_names = ('self', 'value')
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)', 'value': 'sum(where(mask, grad, 0.0))'}
-    _yaml_lines = {'self': 2239, 'value': 2241}
+    _yaml_lines = {'self': 2247, 'value': 2249}
     _saved_fields = ('mask', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5500,7 +5530,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class MaskedSelectBackward0(GeneratedNode):
-    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2248).
+    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2256).
 
     self: sum_to(masked_select_backward(grad, self, mask), self.shape)
     mask: non_differentiable
@@ -5509,10 +5539,10 @@ class MaskedSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask', '_raw_saved_self')
     _op_name = '_masked_select'
-    _yaml_line = 2248
+    _yaml_line = 2256
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(masked_select_backward(grad, self, mask), self.shape)'}
-    _yaml_lines = {'self': 2250}
+    _yaml_lines = {'self': 2258}
     _saved_fields = ('mask', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -5533,7 +5563,7 @@ class MaskedSelectBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2258).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2266).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -5542,10 +5572,10 @@ class TakeAlongDimBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim'
-    _yaml_line = 2258
+    _yaml_line = 2266
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim_backward(grad, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 2260}
+    _yaml_lines = {'self': 2268}
     _saved_fields = ('dim', 'indices', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5564,7 +5594,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2269).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2277).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -5573,10 +5603,10 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim_backward'
-    _yaml_line = 2269
+    _yaml_line = 2277
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim(grad, indices, dim)'}
-    _yaml_lines = {'self': 2271}
+    _yaml_lines = {'self': 2279}
     _saved_fields = ('dim', 'indices')
 
     def apply(self, grads, create_graph):
@@ -5595,7 +5625,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2291).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2299).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -5604,10 +5634,10 @@ class MatmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'matmul'
-    _yaml_line = 2291
+    _yaml_line = 2299
     _input_names = ('self', 'other')
     _formulas = {'other': 'matmul_grad_other(grad, self, other.shape)', 'self': 'matmul_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2294, 'self': 2293}
+    _yaml_lines = {'other': 2302, 'self': 2301}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5630,7 +5660,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2313).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2321).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -5639,10 +5669,10 @@ class MmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'mm'
-    _yaml_line = 2313
+    _yaml_line = 2321
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'mm(transpose(self, 0, 1), grad)', 'self': 'mm(grad, transpose(mat2, 0, 1))'}
-    _yaml_lines = {'mat2': 2316, 'self': 2315}
+    _yaml_lines = {'mat2': 2324, 'self': 2323}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph):
@@ -5665,7 +5695,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2323).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2331).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -5674,10 +5704,10 @@ class BmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'bmm'
-    _yaml_line = 2323
+    _yaml_line = 2331
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'bmm(transpose(self, 1, 2), grad)', 'self': 'bmm(grad, transpose(mat2, 1, 2))'}
-    _yaml_lines = {'mat2': 2326, 'self': 2325}
+    _yaml_lines = {'mat2': 2334, 'self': 2333}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph):
@@ -5700,7 +5730,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2332).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2340).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -5709,10 +5739,10 @@ class MvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec')
     _op_name = 'mv'
-    _yaml_line = 2332
+    _yaml_line = 2340
     _input_names = ('self', 'vec')
     _formulas = {'self': 'outer(grad, vec)', 'vec': 'mv(transpose(self, 0, 1), grad)'}
-    _yaml_lines = {'self': 2334, 'vec': 2335}
+    _yaml_lines = {'self': 2342, 'vec': 2343}
     _saved_fields = ('self', 'vec')
 
     def apply(self, grads, create_graph):
@@ -5735,7 +5765,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2341).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2349).
 
     self: grad * tensor
     tensor: grad * self
@@ -5744,10 +5774,10 @@ class DotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_tensor')
     _saved_slots = ('_raw_saved_self', '_raw_saved_tensor')
     _op_name = 'dot'
-    _yaml_line = 2341
+    _yaml_line = 2349
     _input_names = ('self', 'tensor')
     _formulas = {'self': 'grad * tensor', 'tensor': 'grad * self'}
-    _yaml_lines = {'self': 2343, 'tensor': 2344}
+    _yaml_lines = {'self': 2351, 'tensor': 2352}
     _saved_fields = ('self', 'tensor')
 
     def apply(self, grads, create_graph):
@@ -5770,7 +5800,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2350).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2358).
 
     self: grad * other
     other: grad * self
@@ -5779,10 +5809,10 @@ class VdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'vdot'
-    _yaml_line = 2350
+    _yaml_line = 2358
     _input_names = ('self', 'other')
     _formulas = {'other': 'grad * self', 'self': 'grad * other'}
-    _yaml_lines = {'other': 2353, 'self': 2352}
+    _yaml_lines = {'other': 2361, 'self': 2360}
     _saved_fields = ('other', 'self')
 
     def apply(self, grads, create_graph):
@@ -5805,7 +5835,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2357).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2365).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -5814,10 +5844,10 @@ class InnerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'inner'
-    _yaml_line = 2357
+    _yaml_line = 2365
     _input_names = ('self', 'other')
     _formulas = {'other': 'inner_grad_other(grad, self, other.shape)', 'self': 'inner_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2360, 'self': 2359}
+    _yaml_lines = {'other': 2368, 'self': 2367}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5840,7 +5870,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2368).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2376).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -5849,10 +5879,10 @@ class OuterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec2')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec2')
     _op_name = 'outer'
-    _yaml_line = 2368
+    _yaml_line = 2376
     _input_names = ('self', 'vec2')
     _formulas = {'self': 'mv(grad, vec2)', 'vec2': 'mv(transpose(grad, 0, 1), self)'}
-    _yaml_lines = {'self': 2370, 'vec2': 2371}
+    _yaml_lines = {'self': 2378, 'vec2': 2379}
     _saved_fields = ('self', 'vec2')
 
     def apply(self, grads, create_graph):
@@ -5875,7 +5905,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2377).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2385).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -5883,10 +5913,10 @@ class EinsumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors', '_saved_equation')
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'einsum'
-    _yaml_line = 2377
+    _yaml_line = 2385
     _input_names = ('tensors',)
     _formulas = {'tensors': 'einsum_backward(grad, equation, tensors)'}
-    _yaml_lines = {'tensors': 2379}
+    _yaml_lines = {'tensors': 2387}
     _saved_fields = ('equation', 'tensors')
 
     def apply(self, grads, create_graph):
@@ -5902,7 +5932,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2395).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2403).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -5911,10 +5941,10 @@ class TensordotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dims_other', '_saved_dims_self', '_saved_other_ndim', '_saved_self_ndim')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'tensordot'
-    _yaml_line = 2395
+    _yaml_line = 2403
     _input_names = ('self', 'other')
     _formulas = {'other': 'tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)', 'self': 'tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)'}
-    _yaml_lines = {'other': 2398, 'self': 2397}
+    _yaml_lines = {'other': 2406, 'self': 2405}
     _saved_fields = ('dims_other', 'dims_self', 'other', 'other.ndim', 'self', 'self.ndim')
 
     def apply(self, grads, create_graph):
@@ -5937,7 +5967,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2408).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2416).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -5946,10 +5976,10 @@ class KronBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'kron'
-    _yaml_line = 2408
+    _yaml_line = 2416
     _input_names = ('self', 'other')
     _formulas = {'other': 'kron_grad_other(grad, self, other.shape)', 'self': 'kron_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2411, 'self': 2410}
+    _yaml_lines = {'other': 2419, 'self': 2418}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5972,7 +6002,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2418).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2426).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -5982,10 +6012,10 @@ class AddmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat1', '_raw_saved_mat2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat1', '_raw_saved_mat2')
     _op_name = 'addmm'
-    _yaml_line = 2418
+    _yaml_line = 2426
     _input_names = ('self', 'mat1', 'mat2')
     _formulas = {'mat1': 'maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)', 'mat2': 'maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'mat1': 2422, 'mat2': 2423, 'self': 2421}
+    _yaml_lines = {'mat1': 2430, 'mat2': 2431, 'self': 2429}
     _saved_fields = ('alpha', 'beta', 'mat1', 'mat2', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -6011,7 +6041,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2431).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2439).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -6021,10 +6051,10 @@ class BaddbmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_batch1', '_raw_saved_batch2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_batch1', '_raw_saved_batch2')
     _op_name = 'baddbmm'
-    _yaml_line = 2431
+    _yaml_line = 2439
     _input_names = ('self', 'batch1', 'batch2')
     _formulas = {'batch1': 'maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)', 'batch2': 'maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'batch1': 2435, 'batch2': 2436, 'self': 2434}
+    _yaml_lines = {'batch1': 2443, 'batch2': 2444, 'self': 2442}
     _saved_fields = ('alpha', 'batch1', 'batch2', 'beta', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -6050,7 +6080,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2442).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2450).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -6059,10 +6089,10 @@ class CrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'cross'
-    _yaml_line = 2442
+    _yaml_line = 2450
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(cross(grad, self, dim), other.shape)', 'self': 'sum_to(cross(other, grad, dim), self.shape)'}
-    _yaml_lines = {'other': 2445, 'self': 2444}
+    _yaml_lines = {'other': 2453, 'self': 2452}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -6086,7 +6116,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2452).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2460).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -6095,10 +6125,10 @@ class LinalgCrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'linalg_cross'
-    _yaml_line = 2452
+    _yaml_line = 2460
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'self': 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)'}
-    _yaml_lines = {'other': 2455, 'self': 2454}
+    _yaml_lines = {'other': 2463, 'self': 2462}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -6122,7 +6152,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2463).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2471).
 
     self: trace_backward(grad, self.shape)
     """
@@ -6130,10 +6160,10 @@ class TraceBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'trace'
-    _yaml_line = 2463
+    _yaml_line = 2471
     _input_names = ('self',)
     _formulas = {'self': 'trace_backward(grad, self.shape)'}
-    _yaml_lines = {'self': 2465}
+    _yaml_lines = {'self': 2473}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -6146,7 +6176,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2473).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2481).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -6154,10 +6184,10 @@ class LinalgInvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_inv'
-    _yaml_line = 2473
+    _yaml_line = 2481
     _input_names = ('A',)
     _formulas = {'A': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'A': 2475}
+    _yaml_lines = {'A': 2483}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -6176,7 +6206,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2485).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2493).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -6184,10 +6214,10 @@ class InverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'inverse'
-    _yaml_line = 2485
+    _yaml_line = 2493
     _input_names = ('self',)
     _formulas = {'self': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'self': 2487}
+    _yaml_lines = {'self': 2495}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -6206,7 +6236,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2491).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2499).
 
     A: det_backward(grad, A, result)
     """
@@ -6214,10 +6244,10 @@ class LinalgDetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_det'
-    _yaml_line = 2491
+    _yaml_line = 2499
     _input_names = ('A',)
     _formulas = {'A': 'det_backward(grad, A, result)'}
-    _yaml_lines = {'A': 2493}
+    _yaml_lines = {'A': 2501}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph):
@@ -6237,7 +6267,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2504).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2512).
 
     self: det_backward(grad, self, result)
     """
@@ -6245,10 +6275,10 @@ class DetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'det'
-    _yaml_line = 2504
+    _yaml_line = 2512
     _input_names = ('self',)
     _formulas = {'self': 'det_backward(grad, self, result)'}
-    _yaml_lines = {'self': 2506}
+    _yaml_lines = {'self': 2514}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6268,7 +6298,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2510).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2518).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -6276,10 +6306,10 @@ class LinalgSlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_slogdet'
-    _yaml_line = 2510
+    _yaml_line = 2518
     _input_names = ('A',)
     _formulas = {'A': 'logabsdet_backward(grad_logabsdet, A)'}
-    _yaml_lines = {'A': 2512}
+    _yaml_lines = {'A': 2520}
     _saved_fields = ('A',)
     num_outputs = 2
 
@@ -6299,7 +6329,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2521).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2529).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -6307,10 +6337,10 @@ class SlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'slogdet'
-    _yaml_line = 2521
+    _yaml_line = 2529
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad_logabsdet, self)'}
-    _yaml_lines = {'self': 2523}
+    _yaml_lines = {'self': 2531}
     _saved_fields = ('self',)
     num_outputs = 2
 
@@ -6330,7 +6360,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2528).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2536).
 
     self: logabsdet_backward(grad, self)
     """
@@ -6338,10 +6368,10 @@ class LogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logdet'
-    _yaml_line = 2528
+    _yaml_line = 2536
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad, self)'}
-    _yaml_lines = {'self': 2530}
+    _yaml_lines = {'self': 2538}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -6360,7 +6390,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2534).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2542).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -6369,10 +6399,10 @@ class LinalgSolveBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve'
-    _yaml_line = 2534
+    _yaml_line = 2542
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_grad_A(grad, A, result, B.shape, left)', 'B': 'solve_grad_B(grad, A, B.shape, left)'}
-    _yaml_lines = {'A': 2536, 'B': 2537}
+    _yaml_lines = {'A': 2544, 'B': 2545}
     _saved_fields = ('A', 'B.shape', 'left', 'result')
 
     def apply(self, grads, create_graph):
@@ -6397,7 +6427,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2549).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2557).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -6405,10 +6435,10 @@ class LinalgCholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_cholesky'
-    _yaml_line = 2549
+    _yaml_line = 2557
     _input_names = ('A',)
     _formulas = {'A': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'A': 2551}
+    _yaml_lines = {'A': 2559}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph):
@@ -6427,7 +6457,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2560).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2568).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -6435,10 +6465,10 @@ class CholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'cholesky'
-    _yaml_line = 2560
+    _yaml_line = 2568
     _input_names = ('self',)
     _formulas = {'self': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'self': 2562}
+    _yaml_lines = {'self': 2570}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph):
@@ -6457,7 +6487,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2566).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2574).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -6465,10 +6495,10 @@ class LinalgEighBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors', '_saved_output_meta')
     _saved_slots = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors')
     _op_name = 'linalg_eigh'
-    _yaml_line = 2566
+    _yaml_line = 2574
     _input_names = ('A',)
     _formulas = {'A': 'eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)'}
-    _yaml_lines = {'A': 2568}
+    _yaml_lines = {'A': 2576}
     _saved_fields = ('eigenvalues', 'eigenvectors')
     num_outputs = 2
 
@@ -6491,7 +6521,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2577).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2585).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -6499,10 +6529,10 @@ class LinalgEigvalshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_UPLO')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_eigvalsh'
-    _yaml_line = 2577
+    _yaml_line = 2585
     _input_names = ('A',)
     _formulas = {'A': 'eigvalsh_backward(grad, A, UPLO)'}
-    _yaml_lines = {'A': 2579}
+    _yaml_lines = {'A': 2587}
     _saved_fields = ('A', 'UPLO')
 
     def apply(self, grads, create_graph):
@@ -6521,7 +6551,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2585).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2593).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -6529,10 +6559,10 @@ class LinalgQrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_mode', '_saved_output_meta')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'linalg_qr'
-    _yaml_line = 2585
+    _yaml_line = 2593
     _input_names = ('A',)
     _formulas = {'A': 'qr_backward(grad_Q, grad_R, Q, R, mode)'}
-    _yaml_lines = {'A': 2587}
+    _yaml_lines = {'A': 2595}
     _saved_fields = ('Q', 'R', 'mode')
     num_outputs = 2
 
@@ -6555,7 +6585,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2597).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2605).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -6563,10 +6593,10 @@ class LinalgSvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh', '_saved_full_matrices', '_saved_output_meta')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh')
     _op_name = 'linalg_svd'
-    _yaml_line = 2597
+    _yaml_line = 2605
     _input_names = ('A',)
     _formulas = {'A': 'svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)'}
-    _yaml_lines = {'A': 2599}
+    _yaml_lines = {'A': 2607}
     _saved_fields = ('S', 'U', 'Vh', 'full_matrices')
     num_outputs = 3
 
@@ -6591,7 +6621,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2611).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2619).
 
     A: svdvals_backward(grad, A)
     """
@@ -6599,10 +6629,10 @@ class LinalgSvdvalsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_svdvals'
-    _yaml_line = 2611
+    _yaml_line = 2619
     _input_names = ('A',)
     _formulas = {'A': 'svdvals_backward(grad, A)'}
-    _yaml_lines = {'A': 2613}
+    _yaml_lines = {'A': 2621}
     _saved_fields = ('A',)
 
     def apply(self, grads, create_graph):
@@ -6621,7 +6651,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2621).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2629).
 
     A: pinv_backward(grad, result, A)
     """
@@ -6629,10 +6659,10 @@ class LinalgPinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_pinv'
-    _yaml_line = 2621
+    _yaml_line = 2629
     _input_names = ('A',)
     _formulas = {'A': 'pinv_backward(grad, result, A)'}
-    _yaml_lines = {'A': 2623}
+    _yaml_lines = {'A': 2631}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph):
@@ -6652,7 +6682,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2632).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2640).
 
     self: pinv_backward(grad, result, self)
     """
@@ -6660,10 +6690,10 @@ class PinverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'pinverse'
-    _yaml_line = 2632
+    _yaml_line = 2640
     _input_names = ('self',)
     _formulas = {'self': 'pinv_backward(grad, result, self)'}
-    _yaml_lines = {'self': 2634}
+    _yaml_lines = {'self': 2642}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6683,7 +6713,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2640).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2648).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -6691,10 +6721,10 @@ class SvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self', '_saved_compute_uv', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self')
     _op_name = 'svd'
-    _yaml_line = 2640
+    _yaml_line = 2648
     _input_names = ('self',)
     _formulas = {'self': 'torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)'}
-    _yaml_lines = {'self': 2642}
+    _yaml_lines = {'self': 2650}
     _saved_fields = ('S', 'U', 'V', 'compute_uv', 'self', 'some')
     num_outputs = 3
 
@@ -6720,7 +6750,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2650).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2658).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -6728,10 +6758,10 @@ class QrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'qr'
-    _yaml_line = 2650
+    _yaml_line = 2658
     _input_names = ('self',)
     _formulas = {'self': 'qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))'}
-    _yaml_lines = {'self': 2652}
+    _yaml_lines = {'self': 2660}
     _saved_fields = ('Q', 'R', 'some')
     num_outputs = 2
 
@@ -6754,7 +6784,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2658).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2666).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -6763,10 +6793,10 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left', '_saved_unitriangular', '_saved_upper')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve_triangular'
-    _yaml_line = 2658
+    _yaml_line = 2666
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)', 'B': 'solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)'}
-    _yaml_lines = {'A': 2660, 'B': 2661}
+    _yaml_lines = {'A': 2668, 'B': 2669}
     _saved_fields = ('A', 'B.shape', 'left', 'result', 'unitriangular', 'upper')
 
     def apply(self, grads, create_graph):
@@ -6791,7 +6821,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2671).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2679).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -6800,10 +6830,10 @@ class LinalgVecdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'linalg_vecdot'
-    _yaml_line = 2671
+    _yaml_line = 2679
     _input_names = ('x', 'y')
     _formulas = {'x': 'vecdot_grad(grad, y, dim, x.shape)', 'y': 'vecdot_grad(grad, x, dim, y.shape)'}
-    _yaml_lines = {'x': 2673, 'y': 2674}
+    _yaml_lines = {'x': 2681, 'y': 2682}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph):
@@ -6826,7 +6856,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2683).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2691).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -6834,10 +6864,10 @@ class LinalgMultiDotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors',)
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'linalg_multi_dot'
-    _yaml_line = 2683
+    _yaml_line = 2691
     _input_names = ('tensors',)
     _formulas = {'tensors': 'multi_dot_backward(grad, tensors)'}
-    _yaml_lines = {'tensors': 2685}
+    _yaml_lines = {'tensors': 2693}
     _saved_fields = ('tensors',)
 
     def apply(self, grads, create_graph):
@@ -6853,7 +6883,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2694).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2702).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -6861,10 +6891,10 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_n')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_matrix_power'
-    _yaml_line = 2694
+    _yaml_line = 2702
     _input_names = ('A',)
     _formulas = {'A': 'matrix_power_backward(grad, A, n)'}
-    _yaml_lines = {'A': 2696}
+    _yaml_lines = {'A': 2704}
     _saved_fields = ('A', 'n')
 
     def apply(self, grads, create_graph):
@@ -6883,7 +6913,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2706).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2714).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -6891,10 +6921,10 @@ class MatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'matrix_power'
-    _yaml_line = 2706
+    _yaml_line = 2714
     _input_names = ('self',)
     _formulas = {'self': 'matrix_power_backward(grad, self, n)'}
-    _yaml_lines = {'self': 2708}
+    _yaml_lines = {'self': 2716}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph):
@@ -6913,7 +6943,7 @@ class MatrixPowerBackward0(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2719).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2727).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -6921,10 +6951,10 @@ class NormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm'
-    _yaml_line = 2719
+    _yaml_line = 2727
     _input_names = ('self',)
     _formulas = {'self': 'reduction_norm_backward(grad, self, p, result, dim)'}
-    _yaml_lines = {'self': 2721}
+    _yaml_lines = {'self': 2729}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6944,7 +6974,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2742).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2750).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -6952,10 +6982,10 @@ class NormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm.str_p'
-    _yaml_line = 2742
+    _yaml_line = 2750
     _input_names = ('self',)
     _formulas = {'self': 'torch_norm_backward(grad, self, result, p, dim, keepdim)'}
-    _yaml_lines = {'self': 2744}
+    _yaml_lines = {'self': 2752}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6975,7 +7005,7 @@ class NormBackward1(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2750).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2758).
 
     x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
@@ -6983,10 +7013,10 @@ class LinalgVectorNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_result', '_raw_saved_x')
     _op_name = 'linalg_vector_norm'
-    _yaml_line = 2750
+    _yaml_line = 2758
     _input_names = ('x',)
     _formulas = {'x': 'vector_norm_backward(grad, x, result, ord, dim, keepdim)'}
-    _yaml_lines = {'x': 2752}
+    _yaml_lines = {'x': 2760}
     _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x')
 
     def apply(self, grads, create_graph):
@@ -7006,7 +7036,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2772).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2780).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -7014,10 +7044,10 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm'
-    _yaml_line = 2772
+    _yaml_line = 2780
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2774}
+    _yaml_lines = {'A': 2782}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7037,7 +7067,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2787).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2795).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -7045,10 +7075,10 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm.str_ord'
-    _yaml_line = 2787
+    _yaml_line = 2795
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2789}
+    _yaml_lines = {'A': 2797}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7068,7 +7098,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2799).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2807).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -7076,10 +7106,10 @@ class LinalgNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm'
-    _yaml_line = 2799
+    _yaml_line = 2807
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2801}
+    _yaml_lines = {'A': 2809}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7099,7 +7129,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2812).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2820).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -7107,10 +7137,10 @@ class LinalgNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm.ord_str'
-    _yaml_line = 2812
+    _yaml_line = 2820
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2814}
+    _yaml_lines = {'A': 2822}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7130,7 +7160,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:2829).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:2837).
 
     self: where(result <= 0, 0.0, grad)
     """
@@ -7138,10 +7168,10 @@ class ReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'relu'
-    _yaml_line = 2829
+    _yaml_line = 2837
     _input_names = ('self',)
     _formulas = {'self': 'where(result <= 0, 0.0, grad)'}
-    _yaml_lines = {'self': 2832}
+    _yaml_lines = {'self': 2840}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -7160,7 +7190,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2845).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2853).
 
     self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
@@ -7168,10 +7198,10 @@ class SoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'softmax'
-    _yaml_line = 2845
+    _yaml_line = 2853
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
-    _yaml_lines = {'self': 2847}
+    _yaml_lines = {'self': 2855}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -7190,7 +7220,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2857).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2865).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -7198,10 +7228,10 @@ class LogSoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'log_softmax'
-    _yaml_line = 2857
+    _yaml_line = 2865
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
-    _yaml_lines = {'self': 2859}
+    _yaml_lines = {'self': 2867}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -7220,7 +7250,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2868).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2876).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -7228,10 +7258,10 @@ class LeakyReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'leaky_relu'
-    _yaml_line = 2868
+    _yaml_line = 2876
     _input_names = ('input',)
     _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
-    _yaml_lines = {'input': 2870}
+    _yaml_lines = {'input': 2878}
     _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph):
@@ -7250,7 +7280,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2882).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2890).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -7258,10 +7288,10 @@ class EluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'elu'
-    _yaml_line = 2882
+    _yaml_line = 2890
     _input_names = ('input',)
     _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
-    _yaml_lines = {'input': 2884}
+    _yaml_lines = {'input': 2892}
     _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph):
@@ -7280,7 +7310,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:2892).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:2900).
 
     input: grad * selu_slope(input)
     """
@@ -7288,10 +7318,10 @@ class SeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'selu'
-    _yaml_line = 2892
+    _yaml_line = 2900
     _input_names = ('input',)
     _formulas = {'input': 'grad * selu_slope(input)'}
-    _yaml_lines = {'input': 2894}
+    _yaml_lines = {'input': 2902}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7310,7 +7340,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2901).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2909).
 
     self: grad * normal_pdf(self)
     """
@@ -7318,10 +7348,10 @@ class NormalCdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_normal_cdf'
-    _yaml_line = 2901
+    _yaml_line = 2909
     _input_names = ('self',)
     _formulas = {'self': 'grad * normal_pdf(self)'}
-    _yaml_lines = {'self': 2903}
+    _yaml_lines = {'self': 2911}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -7340,7 +7370,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2908).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2916).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -7348,10 +7378,10 @@ class GeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'gelu'
-    _yaml_line = 2908
+    _yaml_line = 2916
     _input_names = ('input',)
     _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
-    _yaml_lines = {'input': 2910}
+    _yaml_lines = {'input': 2918}
     _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph):
@@ -7370,7 +7400,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:2919).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:2927).
 
     input: grad * silu_derivative(input)
     """
@@ -7378,10 +7408,10 @@ class SiluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'silu'
-    _yaml_line = 2919
+    _yaml_line = 2927
     _input_names = ('input',)
     _formulas = {'input': 'grad * silu_derivative(input)'}
-    _yaml_lines = {'input': 2921}
+    _yaml_lines = {'input': 2929}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7400,7 +7430,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2926).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2934).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -7408,10 +7438,10 @@ class SoftplusBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'softplus'
-    _yaml_line = 2926
+    _yaml_line = 2934
     _input_names = ('input',)
     _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
-    _yaml_lines = {'input': 2928}
+    _yaml_lines = {'input': 2936}
     _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph):
@@ -7430,7 +7460,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:2937).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:2945).
 
     input: grad * mish_derivative(input)
     """
@@ -7438,10 +7468,10 @@ class MishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'mish'
-    _yaml_line = 2937
+    _yaml_line = 2945
     _input_names = ('input',)
     _formulas = {'input': 'grad * mish_derivative(input)'}
-    _yaml_lines = {'input': 2939}
+    _yaml_lines = {'input': 2947}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7460,7 +7490,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2944).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2952).
 
     input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
@@ -7468,10 +7498,10 @@ class HardtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardtanh'
-    _yaml_line = 2944
+    _yaml_line = 2952
     _input_names = ('input',)
     _formulas = {'input': 'masked(grad, hardtanh_mask(input, min_val, max_val))'}
-    _yaml_lines = {'input': 2946}
+    _yaml_lines = {'input': 2954}
     _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph):
@@ -7490,7 +7520,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2958).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2966).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -7498,10 +7528,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 2958
+    _yaml_line = 2966
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 2960}
+    _yaml_lines = {'input': 2968}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7520,7 +7550,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2966).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2974).
 
     input: grad * hardswish_slope(input)
     """
@@ -7528,10 +7558,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 2966
+    _yaml_line = 2974
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 2968}
+    _yaml_lines = {'input': 2976}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7550,7 +7580,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2974).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2982).
 
     input: grad * sigmoid(-input)
     """
@@ -7558,10 +7588,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 2974
+    _yaml_line = 2982
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 2976}
+    _yaml_lines = {'input': 2984}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7580,7 +7610,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2983).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2991).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -7589,10 +7619,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 2983
+    _yaml_line = 2991
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 2985}
+    _yaml_lines = {'self': 2993}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph):
@@ -7611,7 +7641,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:2999).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3007).
 
     input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -7621,10 +7651,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 2999
+    _yaml_line = 3007
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 3003, 'input': 3001, 'weight': 3002}
+    _yaml_lines = {'bias': 3011, 'input': 3009, 'weight': 3010}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -7650,7 +7680,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LstmCellBackward0(GeneratedNode):
-    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3016).
+    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3024).
 
     gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
     cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -7659,10 +7689,10 @@ class LstmCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates', '_saved_output_meta')
     _saved_slots = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates')
     _op_name = '_lstm_cell'
-    _yaml_line = 3016
+    _yaml_line = 3024
     _input_names = ('gates', 'cx')
     _formulas = {'cx': 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'gates': 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'}
-    _yaml_lines = {'cx': 3019, 'gates': 3018}
+    _yaml_lines = {'cx': 3027, 'gates': 3026}
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
@@ -7691,7 +7721,7 @@ class LstmCellBackward0(GeneratedNode):
 
 
 class LstmLayerBackward0(GeneratedNode):
-    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor gates)` (derivatives.yaml:3032).
+    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor gates)` (derivatives.yaml:3040).
 
     inputs: lstm_layer_grads(grad_output, grad_cells, grad_gates, inputs, output, cells, gates, reverse)
     """
@@ -7699,10 +7729,10 @@ class LstmLayerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cells', '_raw_saved_gates', '_raw_saved_inputs', '_raw_saved_output', '_saved_output_meta', '_saved_reverse')
     _saved_slots = ('_raw_saved_cells', '_raw_saved_gates', '_raw_saved_inputs', '_raw_saved_output')
     _op_name = '_lstm_layer'
-    _yaml_line = 3032
+    _yaml_line = 3040
     _input_names = ('inputs',)
     _formulas = {'inputs': 'lstm_layer_grads(grad_output, grad_cells, grad_gates, inputs, output, cells, gates, reverse)'}
-    _yaml_lines = {'inputs': 3034}
+    _yaml_lines = {'inputs': 3042}
     _saved_fields = ('cells', 'gates', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
@@ -7725,7 +7755,7 @@ class LstmLayerBackward0(GeneratedNode):
 
 
 class GruCellBackward0(GeneratedNode):
-    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3042).
+    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3050).
 
     input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
     hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -7735,10 +7765,10 @@ class GruCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _saved_slots = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _op_name = '_gru_cell'
-    _yaml_line = 3042
+    _yaml_line = 3050
     _input_names = ('input_gates', 'hidden_gates', 'hx')
     _formulas = {'hidden_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'hx': 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'input_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'}
-    _yaml_lines = {'hidden_gates': 3045, 'hx': 3046, 'input_gates': 3044}
+    _yaml_lines = {'hidden_gates': 3053, 'hx': 3054, 'input_gates': 3052}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
     def apply(self, grads, create_graph):
@@ -7770,7 +7800,7 @@ class GruCellBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3056).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3064).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -7780,10 +7810,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 3056
+    _yaml_line = 3064
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 3060, 'input': 3058, 'weight': 3059}
+    _yaml_lines = {'bias': 3068, 'input': 3066, 'weight': 3067}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7810,7 +7840,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3074).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3082).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -7819,10 +7849,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 3074
+    _yaml_line = 3082
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 3076, 'weight': 3077}
+    _yaml_lines = {'input': 3084, 'weight': 3085}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7846,7 +7876,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3088).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3096).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -7856,10 +7886,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 3088
+    _yaml_line = 3096
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 3092, 'input': 3090, 'weight': 3091}
+    _yaml_lines = {'bias': 3100, 'input': 3098, 'weight': 3099}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7886,7 +7916,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3101).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3109).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -7896,10 +7926,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 3101
+    _yaml_line = 3109
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 3105, 'input': 3103, 'weight': 3104}
+    _yaml_lines = {'bias': 3113, 'input': 3111, 'weight': 3112}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7926,7 +7956,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3117).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3125).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -7936,10 +7966,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 3117
+    _yaml_line = 3125
     _input_names = ('input', 'target')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 3119, 'target': 3120}
+    _yaml_lines = {'input': 3127, 'target': 3128}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7966,7 +7996,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3148).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3156).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -7976,10 +8006,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 3148
+    _yaml_line = 3156
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3152, 'input': 3150, 'weight': 3151}
+    _yaml_lines = {'bias': 3160, 'input': 3158, 'weight': 3159}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8005,7 +8035,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3163).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3171).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -8015,10 +8045,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 3163
+    _yaml_line = 3171
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3167, 'input': 3165, 'weight': 3166}
+    _yaml_lines = {'bias': 3175, 'input': 3173, 'weight': 3174}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8044,7 +8074,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3176).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3184).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -8054,10 +8084,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 3176
+    _yaml_line = 3184
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3180, 'input': 3178, 'weight': 3179}
+    _yaml_lines = {'bias': 3188, 'input': 3186, 'weight': 3187}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8083,7 +8113,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3192).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3200).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -8093,10 +8123,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 3192
+    _yaml_line = 3200
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3196, 'input': 3194, 'weight': 3195}
+    _yaml_lines = {'bias': 3204, 'input': 3202, 'weight': 3203}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8122,7 +8152,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3205).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3213).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -8132,10 +8162,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 3205
+    _yaml_line = 3213
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3209, 'input': 3207, 'weight': 3208}
+    _yaml_lines = {'bias': 3217, 'input': 3215, 'weight': 3216}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8161,7 +8191,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3218).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3226).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -8171,10 +8201,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 3218
+    _yaml_line = 3226
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3222, 'input': 3220, 'weight': 3221}
+    _yaml_lines = {'bias': 3230, 'input': 3228, 'weight': 3229}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8200,7 +8230,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3235).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3243).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -8209,10 +8239,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 3235
+    _yaml_line = 3243
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 3238, 'output_grad': 3237}
+    _yaml_lines = {'input': 3246, 'output_grad': 3245}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8235,7 +8265,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3251).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3259).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -8243,10 +8273,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 3251
+    _yaml_line = 3259
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 3253}
+    _yaml_lines = {'input': 3261}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -8266,7 +8296,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3262).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3270).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -8274,10 +8304,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 3262
+    _yaml_line = 3270
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 3264}
+    _yaml_lines = {'input': 3272}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8296,7 +8326,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3271).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3279).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -8304,10 +8334,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 3271
+    _yaml_line = 3279
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 3273}
+    _yaml_lines = {'input': 3281}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -8327,7 +8357,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3285).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3293).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -8335,10 +8365,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 3285
+    _yaml_line = 3293
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 3287}
+    _yaml_lines = {'input': 3295}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8357,7 +8387,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3296).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3304).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -8365,10 +8395,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 3296
+    _yaml_line = 3304
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 3298}
+    _yaml_lines = {'input': 3306}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8381,7 +8411,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3306).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3314).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -8389,10 +8419,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 3306
+    _yaml_line = 3314
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 3308}
+    _yaml_lines = {'input': 3316}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8405,7 +8435,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3320).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3328).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -8413,10 +8443,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 3320
+    _yaml_line = 3328
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 3322}
+    _yaml_lines = {'output_grad': 3330}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8429,7 +8459,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3332).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3340).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -8437,10 +8467,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 3332
+    _yaml_line = 3340
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 3334}
+    _yaml_lines = {'input': 3342}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph):
@@ -8453,7 +8483,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3342).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3350).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -8461,10 +8491,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 3342
+    _yaml_line = 3350
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 3344}
+    _yaml_lines = {'input': 3352}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph):
@@ -8477,7 +8507,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3356).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3364).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -8485,10 +8515,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 3356
+    _yaml_line = 3364
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 3358}
+    _yaml_lines = {'input': 3366}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph):
@@ -8501,7 +8531,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3371).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3379).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -8509,10 +8539,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 3371
+    _yaml_line = 3379
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 3373}
+    _yaml_lines = {'output_grad': 3381}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph):
@@ -8525,7 +8555,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3384).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3392).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -8534,10 +8564,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 3384
+    _yaml_line = 3392
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 3387}
+    _yaml_lines = {'weight': 3395}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph):

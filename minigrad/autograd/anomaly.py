@@ -20,6 +20,8 @@ import weakref
 
 import numpy as np
 
+from minigrad._array import is_array, namespace_of
+
 
 
 class _Flags(threading.local):
@@ -127,8 +129,10 @@ def _check_nan(node, results):
     for i, result in enumerate(results):
         if result is None:
             continue
-        array = result._data if isinstance(result, Tensor) else np.asarray(result)
-        if array.dtype.kind in "fc" and np.isnan(array).any():
+        array = result._data if isinstance(result, Tensor) else result
+        if not is_array(array):
+            array = np.asarray(array)
+        if array.dtype.kind in "fc" and bool(namespace_of(array).isnan(array).any()):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from minigrad.autograd.reentrant import MAX_REENTRANT_DEPTH, run_backward  # noqa: F401
 from minigrad.autograd.errors import NO_GRAD_FN_ERROR, SCALAR_OUTPUT_ERROR, UNUSED_INPUT_ERROR
 from minigrad.autograd.node import AccumulateGrad, edge_of
+from minigrad._array import namespace_of
 from minigrad import _tensor  # a module: Tensor is looked up at call time (import cycle)
 from minigrad.autograd.forward_ad import state as forward_ad
 
@@ -79,7 +80,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(UNUSED_INPUT_ERROR.format(index=index)
                                    + explain_unused(tensor, edge[0]))
             if materialize_grads:
-                g = np.zeros_like(tensor._data)
+                g = namespace_of(tensor._data).zeros_like(tensor._data)
         elif g.dtype != tensor.dtype:
             g = g.astype(tensor.dtype) if not isinstance(g, Tensor) else g.to(tensor.dtype)
         results.append(g if g is None or isinstance(g, Tensor) else _wrap(g))
@@ -105,23 +106,28 @@ def _roots(outputs, grad_outputs, create_graph):
             from minigrad.autograd.clogs import explain_no_grad_fn
             raise RuntimeError(NO_GRAD_FN_ERROR.format(i=i) + explain_no_grad_fn())
     as_tensors = create_graph or forward_ad.active  # engine.py: formulas over Tensors then
-    return roots, [_root_grad(out, g, as_tensors) for out, g in zip(outputs, grad_outputs)]
+    return roots, [_root_grad(out, g, as_tensors, i)
+                   for i, (out, g) in enumerate(zip(outputs, grad_outputs))]
 
 
-def _root_grad(out, g, create_graph):
+def _root_grad(out, g, create_graph, i=0):
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     if g is None:
         if out._data.size != 1:
             raise RuntimeError(SCALAR_OUTPUT_ERROR)
-        g = np.ones(out._data.shape, out._data.dtype)
+        g = namespace_of(out._data).ones(out._data.shape, out._data.dtype)
     elif isinstance(g, Tensor):
         if g.shape != out.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output has a shape of {list(g.shape)} and "
                 f"output has a shape of {list(out.shape)}.")
+        if type(g._data) is not type(out._data) and g.device != out.device:
+            raise RuntimeError(f"invalid gradient at index {i} - expected device {out.device} "
+                               f"but got {g.device}")
         return g if create_graph else g._data
     else:
-        g = np.broadcast_to(np.asarray(g, dtype=out._data.dtype), out.shape)
+        xp = namespace_of(out._data)  # a number or a host array goes to out's device
+        g = xp.broadcast_to(xp.asarray(g, dtype=out._data.dtype), out.shape)
     return _wrap(g) if create_graph else g
 
 

@@ -251,7 +251,7 @@ def checked_gradient(node, grads, grad_inputs, grad, meta):
     if dtype != meta[1]:
         if dtype != getattr(node, "_output_dtype", None):
             _formula_error(node, i, "dtype", dtype, meta[1])
-        return grad.to(meta[1]) if grad is not array else np.asarray(array, dtype=meta[1])
+        return grad.to(meta[1]) if grad is not array else array.astype(meta[1], copy=False)
     return grad
 
 

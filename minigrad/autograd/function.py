@@ -21,6 +21,7 @@ import functools
 
 import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad.autograd import grad_mode
 from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.errors import FREED_GRAPH_ERROR, LEAF_INPLACE_ERROR
@@ -82,11 +83,13 @@ class BackwardCFunction(FunctionCtx, Node):
             raise RuntimeError(FREED_GRAPH_ERROR)
         from minigrad._tensor import Tensor, _wrap
         grads = list(grads) + [None] * (len(self._output_metas) - len(grads))
+        given = next((g for g in grads if g is not None), None)  # zeros go where grads are
+        xp = namespace_of(given._data if isinstance(given, Tensor) else given)
         tensors = []
         for g, meta in zip(grads, self._output_metas):
             if g is None:
                 if self._materialize_grads and meta is not None:
-                    g = _wrap(np.zeros(meta[0], dtype=meta[1]))
+                    g = _wrap(xp.zeros(meta[0], dtype=meta[1]))
             elif not isinstance(g, Tensor):
                 g = _wrap(g)
             tensors.append(g)

@@ -8,6 +8,7 @@ which needs two evaluations per input instead of two per element.
 """
 import numpy as np
 
+from minigrad import _array
 from minigrad.autograd.api import grad as autograd_grad
 
 
@@ -68,7 +69,8 @@ def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
     outputs = _outputs(fn, inputs)
     rng = np.random.default_rng(seed + 1)
     if grad_outputs is None:
-        grad_outputs = tuple(_wrap(rng.standard_normal(o.shape)).requires_grad_() for o in outputs)
+        grad_outputs = tuple(_wrap(_like(o, rng.standard_normal(o.shape))).requires_grad_()
+                             for o in outputs)
     grad_outputs = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs)
     n = len(inputs)
 
@@ -96,13 +98,21 @@ def _outputs(fn, inputs):
 
 def _evaluate(fn, inputs):
     # Not under no_grad: fn may itself differentiate (gradgradcheck's vjp does).
-    return [o._data.astype(np.float64) for o in _outputs(fn, inputs)]
+    return [_array.to_host(o._data).astype(np.float64) for o in _outputs(fn, inputs)]
+
+
+def _like(tensor, host):
+    """Host values on ``tensor``'s device (perturbations, cotangents): the Jacobians are
+    assembled on the host, the function runs where its inputs are."""
+    device = tensor.device
+    return _array.to_device(host, device.type, device.index)
 
 
 def _perturbed(fn, inputs, j, direction, eps, outputs):
     """(f(x + eps d) - f(x - eps d)) / 2 eps for input ``j`` along ``direction``."""
     data = inputs[j]._data
     original = data.copy()
+    direction = _like(inputs[j], direction)
     try:
         data += eps * direction
         plus = _evaluate(fn, inputs)
@@ -110,7 +120,7 @@ def _perturbed(fn, inputs, j, direction, eps, outputs):
         minus = _evaluate(fn, inputs)
     finally:
         data[...] = original
-    nonzero = np.flatnonzero(direction)  # one element perturbed: name it (the full check)
+    nonzero = np.flatnonzero(_array.to_host(direction))  # one element perturbed: name it
     index = (tuple(int(k) for k in np.unravel_index(nonzero[0], direction.shape))
              if len(nonzero) == 1 else None)
     _check_same_shapes([o.shape for o in outputs], [p.shape for p in plus], eps, index)
@@ -143,9 +153,11 @@ def _vjp(outputs, inputs, wrt, i, cotangent):
     from minigrad._tensor import _wrap
     if not outputs[i].requires_grad:
         return [np.zeros(inputs[j].shape) for j in wrt]
-    grads = autograd_grad(outputs[i], [inputs[j] for j in wrt], _wrap(cotangent),
-                          retain_graph=True, allow_unused=True)
-    return [np.zeros(inputs[j].shape) if g is None else g._data for j, g in zip(wrt, grads)]
+    grads = autograd_grad(outputs[i], [inputs[j] for j in wrt],
+                          _wrap(_like(outputs[i], cotangent)), retain_graph=True,
+                          allow_unused=True)
+    return [np.zeros(inputs[j].shape) if g is None else _array.to_host(g._data)
+            for j, g in zip(wrt, grads)]
 
 
 def _full_blocks(fn, inputs, outputs, wrt, eps, rng):

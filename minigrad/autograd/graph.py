@@ -243,7 +243,7 @@ class save_on_cpu(saved_tensors_hooks):
 
     def __init__(self, pin_memory=False, device_type="cuda"):
         def pack(tensor):
-            return tensor.device, tensor.cpu()
+            return tensor.device, tensor.detach().cpu()  # detached: saving records nothing
 
         def unpack(packed):
             device, tensor = packed

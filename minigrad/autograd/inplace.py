@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad._array import is_writeable, namespace_of
 from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
@@ -104,11 +105,12 @@ def _numpy_inplace(self, op, args, kwargs):
     if ufunc is None or len(args) != 1 or (kwargs and kwargs != {"alpha": 1}):
         return False
     other = args[0]._data if isinstance(args[0], Tensor) else args[0]
-    if not self._data.flags.writeable or np.result_type(self._data, other) != self._data.dtype:
+    if not is_writeable(self._data) or \
+            np.result_type(self._data.dtype, getattr(other, "dtype", other)) != self._data.dtype:
         return False
     try:
         ufunc(self._data, other, out=self._data)
-    except ValueError:  # other does not broadcast to self's shape
+    except (ValueError, TypeError):  # no broadcast to self's shape; another device's array
         return False
     self._version_counter[0] += 1
     return True
@@ -132,7 +134,7 @@ def rebase(self, op, args, kwargs):
 
 def write(self, values):
     """Copy ``values`` into ``self``'s storage (same shape; cast to ``self``'s dtype)."""
-    if not self._data.flags.writeable:
+    if not is_writeable(self._data):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers "
             "to a single memory location (an expanded tensor). Please clone() the tensor "
@@ -141,7 +143,7 @@ def write(self, values):
         raise RuntimeError(
             f"output with shape {list(self._data.shape)} doesn't match the broadcast "
             f"shape {list(values.shape)}")
-    np.copyto(self._data, values, casting="unsafe")
+    namespace_of(self._data).copyto(self._data, values, casting="unsafe")
     self._version_counter[0] += 1
 
 
@@ -219,8 +221,9 @@ def setitem(tensor, key, value):
             return
     if isinstance(value, Tensor) and value.dtype != tensor.dtype:
         value = value.to(tensor.dtype)
-    elif isinstance(value, (list, tuple)):  # torch takes sequences of numbers too
-        value = np.asarray(value, dtype=tensor._data.dtype)
+    elif isinstance(value, (list, tuple)) or (  # torch takes sequences of numbers too,
+            isinstance(value, np.ndarray) and type(tensor._data) is not np.ndarray):  # and host arrays
+        value = namespace_of(tensor._data).asarray(value, dtype=tensor._data.dtype)
     apply_inplace(tensor, _F._index_put, key, value)  # IndexPutBackward0, from derivatives.yaml
 
 

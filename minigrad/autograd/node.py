@@ -15,6 +15,7 @@ import weakref
 
 import numpy as np
 
+from minigrad._array import is_writeable, namespace_of
 from minigrad import _tensor  # a module: Tensor is looked up at call time (import cycle)
 from minigrad.autograd import anomaly as _anomaly
 from minigrad.autograd.saved import FREED, SavedTensor, unpack
@@ -229,8 +230,9 @@ class AccumulateGrad(Node):
             array = grad._data if isinstance(grad, Tensor) else grad
             if leaf.grad is None:
                 leaf.grad = _wrap(_owned_copy(array, leaf._data.dtype))
-            elif leaf.grad.grad_fn is None and leaf.grad._data.flags.writeable:
-                np.add(leaf.grad._data, array, out=leaf.grad._data, casting="unsafe")
+            elif leaf.grad.grad_fn is None and is_writeable(leaf.grad._data):
+                namespace_of(array).add(leaf.grad._data, array, out=leaf.grad._data,
+                                        casting="unsafe")
                 leaf.grad._version_counter[0] += 1
             else:
                 leaf.grad = _wrap(leaf.grad._data + array)
@@ -249,7 +251,7 @@ def _owned_copy(array, dtype):
     if (sys.getrefcount(array) <= 5 and type(array) is np.ndarray and array.base is None
             and array.dtype == dtype and array.flags.writeable):
         return array
-    return np.array(array, dtype=dtype, copy=True)
+    return namespace_of(array).array(array, dtype=dtype, copy=True)
 
 
 def accumulator_of(leaf):

@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from minigrad.kernels.core import index_key
+from minigrad import _array
 
 _BROADCAST = re.compile(r"operands could not be broadcast together with (?:remapped )?shapes "
                         r"(?:\[original->remapped\]: )?\(([\d,]*)\)\s*(?:->\([\d,]*\)\s*)?\(([\d,]*)\)")
@@ -37,6 +38,10 @@ _GATHERS = ("gather", "scatter", "scatter_add", "scatter_reduce", "take_along_di
 def translate(exc, op, *args, **options):
     """The exception PyTorch raises where numpy raised ``exc`` in ``op``'s forward
     (``exc`` itself when its cause is not recognised); ``args`` are the forward's arguments."""
+    devices = _devices(args)
+    if len(devices) > 1:  # CuPy refuses numpy operands (TypeError), or another GPU's arrays
+        return RuntimeError(f"Expected all tensors to be on the same device, but found at least "
+                            f"two devices, {devices[0]} and {devices[1]}!")
     message = str(exc)
     if isinstance(exc, IndexError) and not isinstance(exc, ValueError):  # AxisError is both
         return _index_error(exc, op, args)
@@ -219,6 +224,21 @@ def _first_repeated(dims, ndim):
             return d
         seen.add(d)
     return dims[0]
+
+
+def _devices(args):
+    """The distinct devices of the arrays among ``args`` (lists searched), in order."""
+    found = []
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            devices = _devices(a)
+        elif _array.is_array(a):
+            index = _array.device_index_of(a)
+            devices = ["cpu" if index is None else f"cuda:{index}"]
+        else:
+            continue
+        found.extend(d for d in devices if d not in found)
+    return found
 
 
 def _shape(text):

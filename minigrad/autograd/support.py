@@ -1,6 +1,7 @@
 """Small functions the generated code calls (kept here so generated code reads plainly)."""
 import numpy as np
 
+from minigrad import _array, _device
 from minigrad.autograd import grad_mode
 from minigrad.autograd.node import Node, edge_of
 from minigrad.autograd.views import mark_no_grad_view, register_view
@@ -17,16 +18,39 @@ def data_of(value):
     return value
 
 
+def _has_meta(value):
+    return isinstance(value, Tensor) or _array.is_array(value)
+
+
+def cpu_scalars_moved(*values):
+    """PyTorch lets 0-d CPU tensors into ops on GPU tensors: ``values`` with those moved to
+    the GPU tensors' device, or None when that is not the situation (the error stands)."""
+    tensors = [v for v in values if isinstance(v, Tensor)]
+    devices = {v.device for v in tensors if v.is_cuda}
+    cpu = [v for v in tensors if not v.is_cuda]
+    if len(devices) != 1 or not cpu or any(v.ndim for v in cpu):
+        return None
+    device = devices.pop()
+    return tuple(v.to(device) if isinstance(v, Tensor) and not v.is_cuda else v for v in values)
+
+
 def shape_of(value):
-    return value.shape if isinstance(value, (Tensor, np.ndarray)) else np.shape(value)
+    return value.shape if _has_meta(value) else np.shape(value)
 
 
 def ndim_of(value):
-    return value.ndim if isinstance(value, (Tensor, np.ndarray)) else np.ndim(value)
+    return value.ndim if _has_meta(value) else np.ndim(value)
 
 
 def dtype_of(value):
-    return value.dtype if isinstance(value, (Tensor, np.ndarray)) else np.result_type(value)
+    return value.dtype if _has_meta(value) else np.result_type(value)
+
+
+def device_of(value):
+    """The device of a Tensor or array; numbers live nowhere in particular: the CPU."""
+    if isinstance(value, Tensor):
+        return value.device
+    return _device.of_array(value) if _array.is_array(value) else _device.CPU
 
 
 wrap = _wrap  # an op result: a new Tensor, linked to its node when one is given
@@ -79,9 +103,11 @@ def fill_undefined(grads, metas, F):
     if all(g is not None for g in grads) and len(grads) == len(metas):
         return grads
     grads = list(grads) + [None] * (len(metas) - len(grads))
+    given = next(g for g in grads if g is not None)  # zeros go where the other gradients are
+    xp = _array.namespace_of(given._data if isinstance(given, Tensor) else given)
     for i, (shape, dtype) in enumerate(metas):
         if grads[i] is None and dtype.kind == "f":
-            zeros = np.zeros(shape, dtype=dtype)
+            zeros = xp.zeros(shape, dtype=dtype)
             grads[i] = _wrap(zeros) if F.as_tensors else zeros
     return grads
 
@@ -94,7 +120,7 @@ def once_differentiable_backward(node, grads, reason):
     # differentiating it along any of them must reach the error.
     sources = list(grads) + [v for v in node.saved_values().values() if isinstance(v, Tensor)]
     error_node = DelayedError(node.name(), reason, tuple(edge_of(v) for v in sources))
-    return tuple(None if r is None else _wrap(np.asarray(r), error_node) for r in results)
+    return tuple(None if r is None else _wrap(r, error_node) for r in results)
 
 
 class DelayedError(Node):

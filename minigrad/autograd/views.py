@@ -23,6 +23,7 @@ import weakref
 
 import numpy as np
 
+from minigrad._array import data_pointer, namespace_of
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.hooks import move_retain_grad
@@ -122,7 +123,7 @@ def view_index(view_array, base_array):
 
     Both arrays share memory; an element is identified by its byte address.
     """
-    origin = base_array.__array_interface__["data"][0]
+    origin = data_pointer(base_array)
     view_offsets = _byte_offsets(view_array, origin)
     if base_array.flags.c_contiguous:   # the usual base: element k sits at byte k * itemsize
         return view_offsets // base_array.itemsize
@@ -136,7 +137,7 @@ def view_index(view_array, base_array):
 
 
 def _byte_offsets(array, origin):
-    offsets = np.full(array.shape, array.__array_interface__["data"][0] - origin, dtype=np.int64)
+    offsets = np.full(array.shape, data_pointer(array) - origin, dtype=np.int64)
     for axis, (n, stride) in enumerate(zip(array.shape, array.strides)):
         shape = [1] * array.ndim
         shape[axis] = n
@@ -168,14 +169,21 @@ class IndexMap:
         return self.base_array.size
 
 
+def _index_on(xp, index):
+    """The host-computed index map on the gradient's device."""
+    return index if xp is np else xp.asarray(index)
+
+
 def _scatter(grad, where, create_graph):
     """Zeros shaped like the base with ``grad`` (shaped like the view) added at the view."""
     if create_graph:
         from minigrad._generated import functions as Fn  # generated ops import views (cycle)
-        flat = Fn.getitem_backward(grad, (where.size,), where.index)
+        flat = Fn.getitem_backward(grad, (where.size,), _index_on(namespace_of(grad._data),
+                                                                  where.index))
         return Fn.reshape(flat, where.base_shape)
-    flat = np.zeros(where.size, dtype=grad.dtype)
-    np.add.at(flat, where.index, grad)  # add: an expanded view repeats elements
+    xp = namespace_of(grad)
+    flat = xp.zeros(where.size, dtype=grad.dtype)
+    xp.add.at(flat, _index_on(xp, where.index), grad)  # add: an expanded view repeats elements
     return flat.reshape(where.base_shape)
 
 
@@ -243,19 +251,22 @@ class CopySlices(Node):
         if create_graph:
             from minigrad._generated import functions as Fn  # generated ops import views (cycle)
             grad = grad if isinstance(grad, Tensor) else _wrap(grad)
+            index = _index_on(namespace_of(grad._data), index)
             flat = Fn.reshape(grad, (-1,))
             results = self._view_first(self.fn.apply([Fn.getitem(flat, index)], True))
-            keep = np.ones(where.size, dtype=bool)
+            keep = namespace_of(grad._data).ones(where.size, dtype=bool)
             keep[index.ravel()] = False
             flat = Fn.where(keep, flat, 0.0)  # select, not multiply: inf * 0 would be NaN
             if results[0] is not None:
                 flat = Fn.add(flat, Fn.getitem_backward(results[0], (where.size,), index))
             return (Fn.reshape(flat, where.base_shape),) + tuple(results[1:])
-        flat = np.array(grad, copy=True).reshape(-1)
+        xp = namespace_of(grad)
+        index = _index_on(xp, index)
+        flat = grad.copy().reshape(-1)
         results = self._view_first(self.fn.apply([flat[index]], False))
         flat[index.ravel()] = 0
         if results[0] is not None:
-            np.add.at(flat, index, np.broadcast_to(results[0], index.shape))
+            xp.add.at(flat, index, xp.broadcast_to(results[0], index.shape))
         return (flat.reshape(where.base_shape),) + tuple(results[1:])
 
     def release(self):

@@ -392,6 +392,8 @@ _ONES = {}
 def _ones(data):
     """The gradient of a scalar root: ones like ``data`` (one shared read-only array per
     shape and dtype; a leaf never keeps it, see _owned)."""
+    if type(data) is not np.ndarray:  # a device array: made on its device each time
+        return namespace_of(data).ones(data.shape, data.dtype)
     key = (data.shape, data.dtype)
     ones = _ONES.get(key)
     if ones is None:

@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 
+from minigrad._array import namespace_of, to_host
 from minigrad.distributed import _mpi
 from minigrad.distributed.process_group import DistBackendError, ReduceOp, _comm, _timeout_seconds
 
@@ -66,18 +67,31 @@ _STAGED = {np.dtype(np.float16): np.float32}  # dtypes MPI has no type for trave
 
 
 def _buffer(tensor):
-    """A contiguous array MPI can work on, and a function writing it back into ``tensor``."""
+    """A contiguous host array MPI can work on, and a function writing it back into ``tensor``.
+
+    GPU tensors are staged through host memory: the MPI from pip is not CUDA-aware."""
     _check_tensor(tensor)
     array = tensor._data
     staged = _STAGED.get(array.dtype)
-    in_place = staged is None and array.flags.c_contiguous and array.flags.writeable
-    buffer = array if in_place else np.ascontiguousarray(array, dtype=staged or array.dtype)
+    on_host = type(array) is np.ndarray
+    in_place = on_host and staged is None and array.flags.c_contiguous and array.flags.writeable
+    buffer = array if in_place else np.ascontiguousarray(_host(array), dtype=staged or array.dtype)
 
     def write_back(result=None):
         if result is not None or not in_place:
-            tensor._data[...] = buffer if result is None else result
+            _store(tensor, buffer if result is None else result)
         _bump(tensor)
     return buffer, write_back
+
+
+def _host(array):
+    return array if type(array) is np.ndarray else to_host(array)
+
+
+def _store(tensor, host):
+    """Write host values into ``tensor`` (copied to its GPU when it lives on one)."""
+    array = tensor._data
+    array[...] = host if type(array) is np.ndarray else namespace_of(array).asarray(host)
 
 
 def _check_tensor(tensor):
@@ -184,7 +198,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     comm = _comm()
     _check_list(input_list, comm.Get_size(), output, "input_list")
     out, write_back = _buffer(output)
-    stacked = np.ascontiguousarray(np.stack([t._data for t in input_list]), dtype=out.dtype)
+    stacked = np.ascontiguousarray(np.stack([_host(t._data) for t in input_list]), dtype=out.dtype)
     result = np.empty_like(out)
 
     def finish():
@@ -220,7 +234,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
     out, write_back = _buffer(tensor)
-    stacked = (np.ascontiguousarray(np.stack([t._data for t in scatter_list]), dtype=out.dtype)
+    stacked = (np.ascontiguousarray(np.stack([_host(t._data) for t in scatter_list]), dtype=out.dtype)
                if is_src else None)
     result = np.empty_like(out)
     return _run("scatter", [comm.Iscatter(stacked, result, root=src)],
@@ -281,5 +295,5 @@ def _check_list(tensors, size, like, name):
 
 def _scatter_rows(gathered, tensors):
     for row, t in zip(gathered, tensors):
-        t._data[...] = row
+        _store(t, row)
         _bump(t)

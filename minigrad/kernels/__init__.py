@@ -16,3 +16,4 @@ from minigrad.kernels.rnn import *  # noqa: F401,F403
 from minigrad.kernels.quiet import *  # noqa: F401,F403
 from minigrad.kernels.sorting import *  # noqa: F401,F403
 from minigrad.kernels.stacking import *  # noqa: F401,F403
+from minigrad.kernels.device import *  # noqa: F401,F403

@@ -47,13 +47,27 @@ def _windows(xp, kernel, stride, dilation, out=None):
     if any(e > n for e, n in zip(extent, xp.shape[-nd:])):
         raise RuntimeError(f"kernel size {tuple(extent)} (dilated) can't be greater than the "
                            f"padded input size {tuple(xp.shape[-nd:])}")
-    v = namespace_of(xp).lib.stride_tricks.sliding_window_view(xp, extent, axis=axes)
+    v = _sliding_window_view(xp, extent, axes)
     lead = (slice(None),) * (xp.ndim - nd)
     v = v[lead + tuple(slice(None, None, s) for s in stride)
           + tuple(slice(None, None, d) for d in dilation)]
     if out is not None:
         v = v[lead + tuple(slice(0, o) for o in out)]
     return v
+
+
+def _sliding_window_view(x, window_shape, axis):
+    """numpy's ``sliding_window_view``: a strided view where the library has one (numpy,
+    CuPy >= 13), else the same windows gathered into a copy."""
+    xp = namespace_of(x)
+    stride_tricks = getattr(getattr(xp, "lib", None), "stride_tricks", None)
+    if hasattr(stride_tricks, "sliding_window_view"):
+        return stride_tricks.sliding_window_view(x, window_shape, axis=axis)
+    for a, w in zip(axis, window_shape):
+        starts = xp.arange(x.shape[a] - w + 1)
+        x = xp.take(x, starts[:, None] + xp.arange(w), axis=a)  # dim a -> (windows, w)
+        x = xp.moveaxis(x, a + 1, -1)  # the window dim goes last, as the view's do
+    return x
 
 
 def _pad_spatial(x, pads, value=0.0):

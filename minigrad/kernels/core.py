@@ -2,8 +2,77 @@
 import math
 
 import numpy as np
+import scipy.special
 
+from minigrad._array import namespace_of, special_of
 from minigrad.kernels.quiet import quietly
+
+
+# Values that are surely on the host: skipped by a set lookup, the common case kept cheap.
+_HOST_TYPES = frozenset({np.ndarray, float, int, bool, complex, type(None), np.float64,
+                         np.float32, np.int64, np.bool_})
+
+
+def xp_of(*values):
+    """The array library of ``values``: the first non-numpy one (a device array), else numpy.
+
+    A kernel's inputs may mix arrays with Python scalars, a scalar first (``1 / x``);
+    a kernel whose first input is always an array asks ``namespace_of(x)`` directly."""
+    for value in values:
+        if type(value) not in _HOST_TYPES:
+            xp = namespace_of(value)
+            if xp is not np:
+                return xp
+    return np
+
+
+def special_of_any(*values):
+    """The special-functions module of ``values`` (scipy.special unless one is a device array)."""
+    for value in values:
+        if namespace_of(value) is not np:
+            return special_of(value)
+    return scipy.special
+
+
+def stable_argsort(x, axis):
+    """``np.argsort(x, axis, kind="stable")`` in ``x``'s library (CuPy's argsort is always
+    stable and takes no ``kind``)."""
+    xp = namespace_of(x)
+    if xp is np:
+        return np.argsort(x, axis=axis, kind="stable")
+    return xp.argsort(x, axis=axis)
+
+
+def on_device_of(like, host):
+    """``host`` (a small numpy array computed on the host: indices, divisors, averaging
+    matrices) in the array library of ``like``; itself on the CPU."""
+    xp = namespace_of(like)
+    return host if xp is np else xp.asarray(host)
+
+
+def accumulate(ufunc_name, x, axis):
+    """``np.<ufunc_name>.accumulate(x, axis)`` in ``x``'s library.  CuPy accumulates with
+    ``add`` only (cumsum, cumprod stand in for add and multiply); other ufuncs take a
+    parallel prefix scan: log2(n) steps of the ufunc, exact for maximum and minimum."""
+    xp = namespace_of(x)
+    if xp is np:
+        return getattr(np, ufunc_name).accumulate(x, axis=axis)
+    if ufunc_name in ("add", "multiply"):
+        return (xp.cumsum if ufunc_name == "add" else xp.cumprod)(x, axis=axis)
+    ufunc = getattr(xp, ufunc_name)
+    out = xp.moveaxis(x, axis, -1).copy()
+    step = 1
+    while step < out.shape[-1]:
+        out[..., step:] = ufunc(out[..., step:], out[..., :-step])
+        step *= 2
+    return xp.ascontiguousarray(xp.moveaxis(out, -1, axis))
+
+
+def result_type(*values):
+    """``np.result_type`` of arrays of any library (numpy's own would pull a device array
+    to the host): arrays count by their dtype, Python scalars stay weak as in numpy 2."""
+    return np.result_type(*[v if isinstance(v, type) else getattr(v, "dtype", v)
+                            for v in values])
 
 
 def axes(dim):
@@ -19,7 +88,7 @@ def sum_array(x, dim, keepdim, dtype=None):
     than summing a small array); integers and bools sum to int64 as in torch."""
     if dtype is None and x.dtype.kind in "biu":
         dtype = np.int64
-    return np.add.reduce(x, axis=axes(dim), keepdims=keepdim, dtype=dtype)
+    return namespace_of(x).add.reduce(x, axis=axes(dim), keepdims=keepdim, dtype=dtype)
 
 
 def sum_to(x, shape):
@@ -31,7 +100,7 @@ def sum_to(x, shape):
     lead = x.ndim - len(shape)
     summed = tuple(range(lead)) + tuple(
         i + lead for i, n in enumerate(shape) if n == 1 and x.shape[i + lead] != 1)
-    out = np.sum(x, axis=summed, keepdims=True) if summed else x
+    out = x.sum(axis=summed, keepdims=True) if summed else x
     return out.reshape(shape)
 
 
@@ -52,17 +121,18 @@ def expand_array(x, size):
                 f"{list(size)}.  Tensor sizes: {list(x.shape)}")
     if math.prod(target) == x.size:
         return x.reshape(target)  # nothing repeats: a plain, writable view (as torch)
-    return np.broadcast_to(x, target)
+    return namespace_of(x).broadcast_to(x, target)
 
 
 def broadcast_copy(self, src):
     """``copy_``: ``src`` broadcast to ``self``'s shape and dtype, as a new array."""
-    return np.array(np.broadcast_to(src, self.shape), dtype=self.dtype)
+    xp = namespace_of(self)
+    return xp.array(xp.broadcast_to(src, self.shape), dtype=self.dtype)
 
 
 def squeeze_array(x, dim):
     if dim is None:
-        return np.squeeze(x)
+        return x.squeeze()
     dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
     size = max(x.ndim, 1)  # a 0-d tensor accepts dim 0 and -1
     for d in dims:
@@ -72,13 +142,14 @@ def squeeze_array(x, dim):
     if x.ndim == 0:
         return x.view()
     dims = tuple(d for d in dims if x.shape[d] == 1)  # torch ignores dims of size != 1
-    return np.squeeze(x, axis=dims) if dims else x.view()
+    return x.squeeze(axis=dims) if dims else x.view()
 
 
 def sigmoid_array(x):
     # exp of a negative number only: no overflow for large |x|
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    xp = namespace_of(x)
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
 def softmax_array(x, dim):
@@ -97,68 +168,81 @@ def _over_dim(fn, x, dim, op):
         raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
                          f"[{-size}, {size - 1}], but got {dim})")
     if x.size == 0:
-        return np.empty_like(x)
+        return namespace_of(x).empty_like(x)
     if x.ndim == 0:
         return fn(x.reshape(1), 0).reshape(())
     return quietly(fn, x, dim)
 
 
 def _softmax(x, dim):
-    e = np.exp(x - np.amax(x, axis=dim, keepdims=True))
-    return e / np.sum(e, axis=dim, keepdims=True)
+    xp = namespace_of(x)
+    e = xp.exp(x - xp.amax(x, axis=dim, keepdims=True))
+    return e / xp.sum(e, axis=dim, keepdims=True)
 
 
 def _log_softmax(x, dim):
-    shifted = x - np.amax(x, axis=dim, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    xp = namespace_of(x)
+    shifted = x - xp.amax(x, axis=dim, keepdims=True)
+    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
 
 
 def logsumexp_array(x, dim, keepdim):
+    xp = namespace_of(x)
     dim = axes(dim)
     if x.size == 0:  # log(0) = -inf, silently as torch
-        return quietly(np.log, np.sum(np.exp(x), axis=dim, keepdims=keepdim))
-    peak = np.amax(x, axis=dim, keepdims=True)
-    peak = np.where(np.isfinite(peak), peak, 0)
-    out = np.log(np.sum(np.exp(x - peak), axis=dim, keepdims=True)) + peak
-    return out if keepdim else np.squeeze(out, axis=dim)
+        return quietly(xp.log, xp.sum(xp.exp(x), axis=dim, keepdims=keepdim))
+    peak = xp.amax(x, axis=dim, keepdims=True)
+    peak = xp.where(xp.isfinite(peak), peak, 0)
+    out = xp.log(xp.sum(xp.exp(x - peak), axis=dim, keepdims=True)) + peak
+    return out if keepdim else xp.squeeze(out, axis=dim)
 
 
 def max_with_indices(x, dim, keepdim):
-    return _extremum_with_indices(np.argmax, x, dim, keepdim)
+    return _extremum_with_indices("max", x, dim, keepdim)
 
 
 def min_with_indices(x, dim, keepdim):
-    return _extremum_with_indices(np.argmin, x, dim, keepdim)
+    return _extremum_with_indices("min", x, dim, keepdim)
 
 
-def _extremum_with_indices(arg_extremum, x, dim, keepdim):
+def _extremum_with_indices(op, x, dim, keepdim):
     """(values, indices) of ``max``/``min`` over one dim, as torch.max(x, dim) returns."""
+    xp = namespace_of(x)
     size = max(x.ndim, 1)
-    op = "max" if arg_extremum is np.argmax else "min"
     if not -size <= dim < size:
         raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
                          f"[{-size}, {size - 1}], but got {dim})")
     if x.ndim == 0:  # torch: a 0-d tensor is its own max over dim 0, at index 0
-        return x.copy(), np.zeros((), dtype=np.int64)
+        return x.copy(), xp.zeros((), dtype=np.int64)
     if x.shape[dim] == 0:
         raise IndexError(f"{op}(): Expected reduction dim {dim % x.ndim} to have non-zero size.")
+    arg_extremum = xp.argmax if op == "max" else xp.argmin
     indices = arg_extremum(x, axis=dim, keepdims=True)
-    values = np.take_along_axis(x, indices, axis=dim)
+    values = xp.take_along_axis(x, indices, axis=dim)
     if not keepdim:
-        values, indices = np.squeeze(values, axis=dim), np.squeeze(indices, axis=dim)
+        values, indices = xp.squeeze(values, axis=dim), xp.squeeze(indices, axis=dim)
     return values, indices
 
 
 def scatter_add_into_zeros(src, dim, index, shape):
     """zeros(shape) with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
-    out = np.zeros(shape, dtype=src.dtype)
+    xp = namespace_of(src)
+    out = xp.zeros(shape, dtype=src.dtype)
     if not shape:  # a 0-d tensor is its own only element (torch treats it as 1-d here)
         return out + src
     dim = dim % len(shape)
-    coords = list(np.indices(index.shape, sparse=True))
+    coords = list(open_grid(xp, index.shape))
     coords[dim] = index
-    np.add.at(out, tuple(coords), src)
+    xp.add.at(out, tuple(coords), src)
     return out
+
+
+def open_grid(xp, shape):
+    """``np.indices(shape, sparse=True)``: one arange per dim, shaped to broadcast
+    (CuPy's ``indices`` has no ``sparse``)."""
+    ndim = len(shape)
+    return tuple(xp.arange(n).reshape((1,) * i + (n,) + (1,) * (ndim - i - 1))
+                 for i, n in enumerate(shape))
 
 
 _SCALAR_TYPE = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
@@ -167,11 +251,13 @@ _SCALAR_TYPE = {"float16": "Half", "float32": "Float", "float64": "Double", "int
 
 def where_array(condition, x, other):
     """``torch.where``: the condition must be boolean (a float mask is a bug PyTorch refuses)."""
-    kind = np.asarray(condition).dtype
+    kind = getattr(condition, "dtype", None)
+    if kind is None:  # a Python bool
+        kind = np.asarray(condition).dtype
     if kind != np.bool_:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {_SCALAR_TYPE.get(kind.name, kind.name)}")
-    return np.where(condition, x, other)
+    return xp_of(condition, x, other).where(condition, x, other)
 
 
 def getitem_array(x, index):
@@ -179,14 +265,17 @@ def getitem_array(x, index):
 
     numpy lays some advanced-indexing results out transposed; PyTorch's are contiguous,
     so ``x[:, [0, 0, 1]].view(6)`` must work."""
-    out = x[index_key(index)]
-    if not out.flags.c_contiguous and not np.may_share_memory(out, x):
-        out = np.ascontiguousarray(out)
+    out = x[index_key(index, x)]
+    if not out.flags.c_contiguous:
+        xp = namespace_of(x)
+        if not xp.may_share_memory(out, x):
+            out = xp.ascontiguousarray(out)
     return out
 
 
-def index_key(index):
-    """A Python indexing key with Tensors replaced by their arrays.
+def index_key(index, like=None):
+    """A Python indexing key with Tensors replaced by their arrays (lists of indices become
+    arrays of the library of ``like``, the indexed array).
 
     A basic key gets a trailing ``...`` so that ``x[0]`` of a vector is a 0-d view
     into ``x`` (as in PyTorch), not a numpy scalar copy.
@@ -200,9 +289,9 @@ def index_key(index):
             if part is Ellipsis:
                 has_ellipsis = True
             elif not (type(part) is int or type(part) is slice or part is None):
-                return tuple(_index_part(i) for i in index)   # advanced: a copy anyway
+                return tuple(_index_part(i, like) for i in index)   # advanced: a copy anyway
         return index if has_ellipsis else index + (Ellipsis,)
-    part = _index_part(index)
+    part = _index_part(index, like)
     if isinstance(part, np.integer) or part is None:
         return (part, Ellipsis)
     return part
@@ -224,7 +313,7 @@ def torch_ellipses(index, ndim):
         if part is None or part is Ellipsis or isinstance(part, bool):
             continue
         data = getattr(part, "_data", part)
-        bool_mask = isinstance(data, np.ndarray) and data.dtype == np.bool_
+        bool_mask = getattr(data, "dtype", None) == np.bool_  # numpy or device array
         specified += data.ndim if bool_mask else 1
     fill = (slice(None),) * max(ndim - specified, 0)
     parts = []
@@ -236,12 +325,12 @@ def torch_ellipses(index, ndim):
     return tuple(parts)
 
 
-def _index_part(part):
+def _index_part(part, like):
     data = getattr(part, "_data", None)
-    if isinstance(data, np.ndarray):
+    if data is not None:
         return data
-    if isinstance(part, list):
-        return np.asarray([_index_part(p) for p in part])
+    if isinstance(part, list):  # of ints, or of Tensors: indices in the indexed array's library
+        return namespace_of(like).asarray([_index_part(p, like) for p in part])
     return part
 
 
@@ -249,7 +338,7 @@ def index_put_array(x, index, values):
     """``x`` with ``x[index] = values`` applied, out of place (``x[index] = v`` as an op)."""
     out = x.copy()
     try:
-        out[index_key(index)] = values
+        out[index_key(index, x)] = values
     except TypeError as exc:  # numpy's boolean-mask assignment refuses a 2-d value this way
         raise ValueError(f"value array could not be broadcast: {exc}") from None
     return out
@@ -257,6 +346,7 @@ def index_put_array(x, index, values):
 
 def index_into_zeros(grad, shape, key):
     """The gradient of ``x[key]``: zeros of x's shape with ``grad`` added at ``key``."""
-    out = np.zeros(shape, dtype=grad.dtype)
-    np.add.at(out, key, grad)  # add, not assign: an advanced key may repeat an element
+    xp = namespace_of(grad)
+    out = xp.zeros(shape, dtype=grad.dtype)
+    xp.add.at(out, key, grad)  # add, not assign: an advanced key may repeat an element
     return out

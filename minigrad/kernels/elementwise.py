@@ -5,39 +5,43 @@ domain (erfinv near +-1, digamma near the poles, polygamma of any order),
 which a few lines of numpy here would not be.
 """
 import numpy as np
-import scipy.special as _sp
 
+from minigrad._array import namespace_of, special_of
+from minigrad.kernels.core import result_type, special_of_any, xp_of
 from minigrad.kernels.quiet import quietly
 
 
 def _floating(x):
     """``x`` as an array of a floating dtype (integers and bools become float64, as
     torch promotes them to its default float type)."""
-    x = np.asarray(x)
+    x = namespace_of(x).asarray(x)
     return x if x.dtype.kind in "fc" else x.astype(np.float64)
 
 
 def _same_float(out, *inputs):
     """scipy may compute float32 in float64: give the result the inputs' float dtype."""
-    kinds = [np.asarray(i).dtype for i in inputs if isinstance(i, np.ndarray)]
+    kinds = [i.dtype for i in inputs if hasattr(i, "dtype") and not isinstance(i, np.generic)]
     want = np.result_type(*kinds) if kinds else np.float64
     if want.kind not in "fc":
         want = np.dtype(np.float64)
-    return np.asarray(out, dtype=want)
+    return namespace_of(out).asarray(out, dtype=want)
 
 
 def pow_array(self, exponent):
     """``np.power``, with the exponents 2 and 3 as multiplications, as PyTorch computes
     them (same bits): about 10x faster than ``np.power(x, 3)`` on large arrays.  The
     exponent -0.5 is ``1 / sqrt``, as PyTorch's, so ``-0.0 ** -0.5`` is ``-inf``."""
-    if type(exponent) in (int, float) and type(self) is np.ndarray and self.dtype.kind == "f":
+    if (type(exponent) in (int, float)
+            and (type(self) is np.ndarray or namespace_of(self) is not np)
+            and self.dtype.kind == "f"):
         if exponent == 2:
-            return quietly(np.multiply, self, self)
+            return quietly(namespace_of(self).multiply, self, self)
         if exponent == 3:
             return quietly(_cube, self)
         if exponent == -0.5:
-            return quietly(np.reciprocal, quietly(np.sqrt, self))
-    return quietly(np.power, self, exponent)
+            xp = namespace_of(self)
+            return quietly(xp.reciprocal, quietly(xp.sqrt, self))
+    return quietly(xp_of(self, exponent).power, self, exponent)
 
 
 def _cube(x):
@@ -45,23 +49,23 @@ def _cube(x):
 
 
 def erf_array(x):
-    return _same_float(_sp.erf(x), x)
+    return _same_float(special_of(x).erf(x), x)
 
 
 def erfc_array(x):
-    return _same_float(_sp.erfc(x), x)
+    return _same_float(special_of(x).erfc(x), x)
 
 
 def erfinv_array(x):
-    return _same_float(_sp.erfinv(x), x)
+    return _same_float(special_of(x).erfinv(x), x)
 
 
 def lgamma_array(x):
-    return _same_float(_sp.gammaln(x), x)
+    return _same_float(special_of(x).gammaln(x), x)
 
 
 def digamma_array(x):
-    return _same_float(_sp.psi(x), x)
+    return _same_float(special_of(x).digamma(x), x)
 
 
 def polygamma_array(n, x):
@@ -70,37 +74,40 @@ def polygamma_array(n, x):
                            "n must be a non-negative int")
     if n == 0:
         return digamma_array(x)
-    return _same_float(_sp.polygamma(n, x), x)
+    return _same_float(special_of(x).polygamma(n, x), x)
 
 
 def xlogy_array(x, y):
-    return _same_float(_sp.xlogy(x, y), x, y)
+    return _same_float(special_of_any(x, y).xlogy(x, y), x, y)
 
 
 def logit_array(x, eps):
     x = _floating(x)
+    xp = namespace_of(x)
     if eps is not None:
-        x = np.clip(x, eps, 1 - eps)
+        x = xp.clip(x, eps, 1 - eps)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log(x / (1 - x))
+        return xp.log(x / (1 - x))
 
 
 def clamp_array(x, min, max):
     """``clamp`` with scalar or array bounds; min > max gives max, as torch."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    xp = xp_of(x, min, max)
     out = x
     # numpy's maximum(a, b) gives b on ties, PyTorch's clamp keeps x: clamp(-0.0, min=0) is -0.0
     if min is not None:
-        out = np.maximum(min, out)
+        out = xp.maximum(min, out)  # (min first: ties keep out's -0.0, as PyTorch)
     if max is not None:
-        out = np.minimum(max, out)
-    return np.asarray(out)
+        out = xp.minimum(max, out)
+    return xp.asarray(out)
 
 
 def round_array(x, decimals):
     # numpy rounds half to even, like torch
-    return np.round(x, decimals) if decimals else np.round(x)
+    xp = namespace_of(x)
+    return xp.round(x, decimals) if decimals else xp.round(x)
 
 
 def sign_array(x):
@@ -114,7 +121,7 @@ def sign_array(x):
 
 
 def frac_array(x):
-    return x - np.trunc(x)
+    return x - namespace_of(x).trunc(x)
 
 
 def div_array(self, other, rounding_mode):
@@ -123,34 +130,37 @@ def div_array(self, other, rounding_mode):
 
 
 def _div(self, other, rounding_mode):
+    xp = xp_of(self, other)
     if rounding_mode is None:
-        return np.true_divide(self, other)
-    integral = np.result_type(self, other).kind in "iub"
-    if integral and np.any(np.asarray(other) == 0):
+        return xp.true_divide(self, other)
+    integral = result_type(self, other).kind in "iub"
+    if integral and xp.any(xp.asarray(other) == 0):  # a host sync on a device: deliberate
         raise ZeroDivisionError("ZeroDivisionError: integer division by zero")
     if rounding_mode == "floor":
-        return np.floor_divide(self, other)
+        return xp.floor_divide(self, other)
     if rounding_mode == "trunc":
         if integral:
-            q = np.floor_divide(self, other)
-            exact = np.remainder(self, other) == 0
-            return np.where(exact | ((np.asarray(self) < 0) == (np.asarray(other) < 0)),
+            q = xp.floor_divide(self, other)
+            exact = xp.remainder(self, other) == 0
+            return xp.where(exact | ((xp.asarray(self) < 0) == (xp.asarray(other) < 0)),
                             q, q + 1).astype(q.dtype)
-        return np.trunc(np.true_divide(self, other))
+        return xp.trunc(xp.true_divide(self, other))
     raise ValueError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                      f"found '{rounding_mode}'")
 
 
 def float_power_array(self, exponent):
-    return quietly(np.power, np.asarray(self, dtype=np.float64),
-                   np.asarray(exponent, dtype=np.float64))
+    xp = xp_of(self, exponent)
+    return quietly(xp.power, xp.asarray(self, dtype=np.float64),
+                   xp.asarray(exponent, dtype=np.float64))
 
 
 def lerp_array(self, end, weight):
     """torch's lerp: from the nearer end, so weight 1 gives exactly ``end``."""
-    diff = np.subtract(end, self)
-    small = np.abs(weight) < 0.5
-    return np.where(small, self + weight * diff, end - diff * (1 - weight))
+    xp = xp_of(self, end, weight)
+    diff = xp.subtract(end, self)
+    small = xp.abs(weight) < 0.5
+    return xp.where(small, self + weight * diff, end - diff * (1 - weight))
 
 
 def addcmul_array(self, tensor1, tensor2, value):
@@ -158,10 +168,10 @@ def addcmul_array(self, tensor1, tensor2, value):
 
 
 def addcdiv_array(self, tensor1, tensor2, value):
-    quotient = quietly(np.true_divide, tensor1, tensor2)
+    quotient = quietly(xp_of(tensor1, tensor2).true_divide, tensor1, tensor2)
     return self + value * quotient if value != 1 else self + quotient
 
 
 def nan_to_num_array(x, nan, posinf, neginf):
-    return np.nan_to_num(x, copy=True, nan=0.0 if nan is None else nan, posinf=posinf,
+    return namespace_of(x).nan_to_num(x, copy=True, nan=0.0 if nan is None else nan, posinf=posinf,
                          neginf=neginf)

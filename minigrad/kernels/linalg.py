@@ -3,7 +3,12 @@
 They check shapes the way torch does, so a wrong call fails with torch's message
 instead of numpy silently broadcasting or contracting something else.
 """
+import functools
+
 import numpy as np
+
+from minigrad._array import namespace_of
+from minigrad.kernels.core import xp_of
 
 
 def _require(ok, message):
@@ -18,7 +23,7 @@ def mm_array(a, b):
     _require(a.shape[1] == b.shape[0],
              f"mm: mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
              f"{b.shape[0]}x{b.shape[1]})")
-    return np.matmul(a, b)
+    return a @ b
 
 
 def bmm_array(a, b):
@@ -27,7 +32,7 @@ def bmm_array(a, b):
              "(use matmul to broadcast batch dimensions)")
     _require(a.shape[0] == b.shape[0] and a.shape[2] == b.shape[1],
              f"bmm: batch shapes {a.shape} and {b.shape} cannot be multiplied")
-    return np.matmul(a, b)
+    return a @ b
 
 
 def mv_array(a, v):
@@ -35,7 +40,7 @@ def mv_array(a, v):
              f"mv: expected a 2-D matrix and a 1-D vector, got {a.ndim}-D and {v.ndim}-D")
     _require(a.shape[1] == v.shape[0],
              f"mv: size mismatch, got matrix {a.shape[0]}x{a.shape[1]} and vector {v.shape[0]}")
-    return np.matmul(a, v)
+    return a @ v
 
 
 def dot_array(a, b, name="dot"):
@@ -45,22 +50,23 @@ def dot_array(a, b, name="dot"):
              f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
              f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
              f"respectively ({name})")
-    return np.dot(a, b)
+    return namespace_of(a).dot(a, b)
 
 
 def inner_array(a, b):
+    xp = xp_of(a, b)
     if a.ndim == 0 or b.ndim == 0:
-        return np.multiply(a, b)
+        return xp.multiply(a, b)
     _require(a.shape[-1] == b.shape[-1],
              f"inner() the last dimension must match on both input tensors but got shapes "
              f"{list(a.shape)} and {list(b.shape)}")
-    return np.inner(a, b)
+    return xp.inner(a, b)
 
 
 def outer_array(a, b):
     _require(a.ndim == 1 and b.ndim == 1,
              f"outer: expected two 1-D vectors, got {a.ndim}-D and {b.ndim}-D")
-    return np.multiply.outer(a, b)
+    return namespace_of(a).multiply.outer(a, b)
 
 
 def tensordot_array(a, b, dims_a, dims_b):
@@ -72,19 +78,19 @@ def tensordot_array(a, b, dims_a, dims_b):
         _require(a.shape[da] == b.shape[db],
                  f"tensordot: contracted dimensions need to match, but first has size "
                  f"{a.shape[da]} in dim {da} and second has size {b.shape[db]} in dim {db}")
-    return np.tensordot(a, b, axes=(dims_a, dims_b))
+    return namespace_of(a).tensordot(a, b, axes=(dims_a, dims_b))
 
 
 def einsum_array(equation, operands):
     try:
-        return np.einsum(equation, *operands)
+        return xp_of(*operands).einsum(equation, *operands)
     except ValueError as exc:
         raise RuntimeError(f"einsum(): {exc} (equation '{equation}', operand shapes "
                            f"{[list(o.shape) for o in operands]})") from None
 
 
 def kron_array(a, b):
-    return np.kron(a, b)
+    return namespace_of(a).kron(a, b)
 
 
 def addmm_array(self, mat1, mat2, beta, alpha):
@@ -99,10 +105,11 @@ def baddbmm_array(self, batch1, batch2, beta, alpha):
 
 def _scaled_sum(self, product, beta, alpha):
     # beta == 0 ignores self entirely (nan and inf in it do not propagate), as torch
-    scaled = product if alpha == 1 else np.multiply(alpha, product)
+    xp = namespace_of(product)
+    scaled = product if alpha == 1 else xp.multiply(alpha, product)
     if beta == 0:
-        return np.array(np.broadcast_to(scaled, np.broadcast_shapes(self.shape, scaled.shape)))
-    return np.add(self if beta == 1 else np.multiply(beta, self), scaled)
+        return xp.array(xp.broadcast_to(scaled, np.broadcast_shapes(self.shape, scaled.shape)))
+    return xp.add(self if beta == 1 else xp.multiply(beta, self), scaled)
 
 
 def cross_dim(a_shape, b_shape, dim):
@@ -123,12 +130,14 @@ def cross_dim(a_shape, b_shape, dim):
 def cross_array(a, b, dim):
     dim = cross_dim(a.shape, b.shape, dim)
     shape = np.broadcast_shapes(a.shape, b.shape)
-    return np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=dim)
+    xp = namespace_of(a)
+    return xp.cross(xp.broadcast_to(a, shape), xp.broadcast_to(b, shape), axis=dim)
 
 
 def trace_array(a):
     _require(a.ndim == 2, f"trace: expected a matrix, but got tensor with dim {a.ndim}")
-    return np.asarray(np.trace(a))
+    xp = namespace_of(a)
+    return xp.asarray(xp.trace(a))
 
 
 def _square(a, name):
@@ -141,24 +150,27 @@ def _square(a, name):
 def inv_array(a):
     _square(a, "inv")
     try:
-        return np.linalg.inv(a)
+        return namespace_of(a).linalg.inv(a)
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.inv: The diagonal element of the LU factorization is zero: "
                            "the matrix is singular and has no inverse (try linalg.pinv)") from None
 
 
 def det_array(a):
-    return np.asarray(np.linalg.det(_square(a, "det")))
+    xp = namespace_of(a)
+    return xp.asarray(xp.linalg.det(_square(a, "det")))
 
 
 def slogdet_array(a):
-    sign, logabsdet = np.linalg.slogdet(_square(a, "slogdet"))
-    return np.asarray(sign), np.asarray(logabsdet)
+    xp = namespace_of(a)
+    sign, logabsdet = xp.linalg.slogdet(_square(a, "slogdet"))
+    return xp.asarray(sign), xp.asarray(logabsdet)
 
 
 def logdet_array(a):
-    sign, logabsdet = np.linalg.slogdet(_square(a, "logdet"))
-    return np.asarray(np.where(sign < 0, np.nan, np.where(sign == 0, -np.inf, logabsdet)),
+    xp = namespace_of(a)
+    sign, logabsdet = xp.linalg.slogdet(_square(a, "logdet"))
+    return xp.asarray(xp.where(sign < 0, np.nan, xp.where(sign == 0, -np.inf, logabsdet)),
                       dtype=a.dtype)
 
 
@@ -171,15 +183,16 @@ def solve_is_vector(a_shape, b_shape):
 def solve_array(a, b, left=True):
     _square(a, "solve")
     vector = solve_is_vector(a.shape, b.shape)
+    solve = xp_of(a, b).linalg.solve
     try:
         if left:
             if vector:
-                return np.linalg.solve(a, b[..., None])[..., 0]
-            return np.linalg.solve(a, b)
-        at = np.swapaxes(a, -1, -2)
+                return solve(a, b[..., None])[..., 0]
+            return solve(a, b)
+        at = a.swapaxes(-1, -2)
         if vector:
-            return np.linalg.solve(at, b[..., None])[..., 0]
-        return np.swapaxes(np.linalg.solve(at, np.swapaxes(b, -1, -2)), -1, -2)
+            return solve(at, b[..., None])[..., 0]
+        return solve(at, b.swapaxes(-1, -2)).swapaxes(-1, -2)
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
                            "singular.") from None
@@ -188,17 +201,17 @@ def solve_array(a, b, left=True):
 def cholesky_array(a, upper=False):
     _square(a, "cholesky")
     try:
-        lower = np.linalg.cholesky(a)
+        lower = namespace_of(a).linalg.cholesky(a)
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.cholesky: The factorization could not be completed because "
                            "the input is not positive-definite.") from None
-    return np.swapaxes(lower, -1, -2).copy() if upper else lower
+    return lower.swapaxes(-1, -2).copy() if upper else lower
 
 
 def eigh_array(a, UPLO="L"):
     _square(a, "eigh")
     _require(UPLO in ("L", "U"), f"linalg.eigh: UPLO must be 'L' or 'U', got '{UPLO}'")
-    values, vectors = np.linalg.eigh(a, UPLO=UPLO)
+    values, vectors = namespace_of(a).linalg.eigh(a, UPLO=UPLO)
     return values, vectors
 
 
@@ -207,15 +220,16 @@ def qr_array(a, mode="reduced"):
              f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
              "'r', or 'complete'")
     _require(a.ndim >= 2, f"linalg.qr: The input tensor A must have at least 2 dimensions.")
-    q, r = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+    xp = namespace_of(a)
+    q, r = xp.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
     if mode == "r":
-        return np.zeros((0,), dtype=a.dtype), r
+        return xp.zeros((0,), dtype=a.dtype), r
     return q, r
 
 
 def svd_array(a, full_matrices=True):
     _require(a.ndim >= 2, f"linalg.svd: The input tensor A must have at least 2 dimensions.")
-    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    u, s, vh = namespace_of(a).linalg.svd(a, full_matrices=full_matrices)
     return u, s, vh
 
 
@@ -223,20 +237,21 @@ def vector_norm_array(x, ord=2, dim=None, keepdim=False):
     axis = None if dim is None else ((dim,) if isinstance(dim, (int, np.integer)) else tuple(dim))
     if axis == ():
         axis = None
-    ax = np.abs(x)
+    xp = namespace_of(x)
+    ax = xp.abs(x)
     if ord == 0:
-        out = np.sum(ax != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
+        out = xp.sum(ax != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
     elif ord == np.inf:
-        out = np.amax(ax, axis=axis, keepdims=keepdim)
+        out = xp.amax(ax, axis=axis, keepdims=keepdim)
     elif ord == -np.inf:
-        out = np.amin(ax, axis=axis, keepdims=keepdim)
+        out = xp.amin(ax, axis=axis, keepdims=keepdim)
     elif ord == 1:
-        out = np.sum(ax, axis=axis, keepdims=keepdim)
+        out = xp.sum(ax, axis=axis, keepdims=keepdim)
     elif ord == 2:
-        out = np.sqrt(np.sum(ax * ax, axis=axis, keepdims=keepdim))
+        out = xp.sqrt(xp.sum(ax * ax, axis=axis, keepdims=keepdim))
     else:
-        out = np.power(np.sum(np.power(ax, ord), axis=axis, keepdims=keepdim), 1.0 / ord)
-    return np.asarray(out, dtype=x.dtype)
+        out = xp.power(xp.sum(xp.power(ax, ord), axis=axis, keepdims=keepdim), 1.0 / ord)
+    return xp.asarray(out, dtype=x.dtype)
 
 
 MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf)
@@ -257,8 +272,22 @@ def matrix_norm_array(a, ord="fro", dim=(-2, -1), keepdim=False):
              f"linalg.matrix_norm: Order {ord} not supported; use 'fro', 'nuc', 1, -1, 2, -2, "
              "inf or -inf")
     d0, d1 = matrix_dims(a.ndim, dim)
-    out = np.linalg.norm(a, ord=ord, axis=(d0, d1), keepdims=keepdim)
-    return np.asarray(out, dtype=a.dtype)
+    xp = namespace_of(a)
+    if xp is not np and ord in (2, -2, "nuc"):
+        out = _singular_value_norm(xp, a, ord, d0, d1, keepdim)
+    else:
+        out = xp.linalg.norm(a, ord=ord, axis=(d0, d1), keepdims=keepdim)
+    return xp.asarray(out, dtype=a.dtype)
+
+
+def _singular_value_norm(xp, a, ord, d0, d1, keepdim):
+    """The 2, -2 and nuclear matrix norms from the singular values (CuPy's norm has none)."""
+    s = xp.linalg.svd(xp.moveaxis(a, (d0, d1), (-2, -1)), compute_uv=False)
+    out = s.sum(axis=-1) if ord == "nuc" else (s.max(axis=-1) if ord == 2 else s.min(axis=-1))
+    if keepdim:
+        for d in sorted((d0, d1)):
+            out = xp.expand_dims(out, d)
+    return out
 
 
 def norm_kind(ndim, ord, dim):
@@ -288,28 +317,30 @@ def norm_array(x, ord=None, dim=None, keepdim=False):
 
 def pinv_array(a, atol=None, rtol=None, hermitian=False):
     _require(a.ndim >= 2, "linalg.pinv: The input tensor A must have at least 2 dimensions.")
+    xp = namespace_of(a)
     if hermitian:
         # as torch (which uses eigh): only the lower triangle is read
-        lower = np.tril(a)
-        a = lower + np.swapaxes(np.tril(a, -1), -1, -2)
-    u, s, vh = np.linalg.svd(a, full_matrices=False)
-    smax = np.amax(s, axis=-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
+        lower = xp.tril(a)
+        a = lower + xp.tril(a, -1).swapaxes(-1, -2)
+    u, s, vh = xp.linalg.svd(a, full_matrices=False)
+    smax = xp.amax(s, axis=-1, keepdims=True) if s.shape[-1] else xp.zeros(s.shape[:-1] + (1,))
     if rtol is None:
         rtol = 0.0 if (atol is not None and atol > 0) else max(a.shape[-2:]) * np.finfo(a.dtype).eps
-    cutoff = np.maximum(0.0 if atol is None else atol, rtol * smax)
-    s_inv = np.where(s > cutoff, 1.0 / np.where(s > cutoff, s, 1.0), 0.0).astype(a.dtype)
-    return np.matmul(np.swapaxes(vh, -1, -2) * s_inv[..., None, :], np.swapaxes(u, -1, -2))
+    cutoff = xp.maximum(0.0 if atol is None else atol, rtol * smax)
+    s_inv = xp.where(s > cutoff, 1.0 / xp.where(s > cutoff, s, 1.0), 0.0).astype(a.dtype)
+    return (vh.swapaxes(-1, -2) * s_inv[..., None, :]) @ u.swapaxes(-1, -2)
 
 
 def torch_svd_array(a, some=True, compute_uv=True):
     """torch.svd: (U, S, V) with V, not Vh; zero U and V when compute_uv=False."""
     if not compute_uv:
-        s = np.linalg.svd(a, compute_uv=False)
+        xp = namespace_of(a)
+        s = xp.linalg.svd(a, compute_uv=False)
         m, n = a.shape[-2:]
-        return (np.zeros(a.shape[:-2] + (m, m), a.dtype), s,
-                np.zeros(a.shape[:-2] + (n, n), a.dtype))
+        return (xp.zeros(a.shape[:-2] + (m, m), a.dtype), s,
+                xp.zeros(a.shape[:-2] + (n, n), a.dtype))
     u, s, vh = svd_array(a, full_matrices=not some)
-    return u, s, np.swapaxes(vh, -1, -2).copy()
+    return u, s, vh.swapaxes(-1, -2).copy()
 
 
 def torch_norm_array(x, p=2, dim=None, keepdim=False):
@@ -327,10 +358,11 @@ def torch_norm_array(x, p=2, dim=None, keepdim=False):
 
 def _triangle(a, upper, unitriangular=False):
     """The triangle of ``a`` a triangular solve reads (unit diagonal if unitriangular)."""
-    t = np.triu(a) if upper else np.tril(a)
+    xp = namespace_of(a)
+    t = xp.triu(a) if upper else xp.tril(a)
     if unitriangular:
         n = a.shape[-1]
-        t = t - t * np.eye(n, dtype=a.dtype) + np.eye(n, dtype=a.dtype)
+        t = t - t * xp.eye(n, dtype=a.dtype) + xp.eye(n, dtype=a.dtype)
     return t
 
 
@@ -340,20 +372,22 @@ def solve_triangular_array(a, b, upper, left=True, unitriangular=False):
                           f"dimensions, got {b.ndim}")
     t = _triangle(a, upper, unitriangular)
     if not left:
-        t, b = np.swapaxes(t, -1, -2), np.swapaxes(b, -1, -2)
+        t, b = t.swapaxes(-1, -2), b.swapaxes(-1, -2)
+    xp = namespace_of(t)
     batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
-    t = np.broadcast_to(t, batch + t.shape[-2:])
-    b = np.broadcast_to(b, batch + b.shape[-2:])
+    t = xp.broadcast_to(t, batch + t.shape[-2:])
+    b = xp.broadcast_to(b, batch + b.shape[-2:])
     try:
-        x = np.linalg.solve(t, b)
+        x = xp.linalg.solve(t, b)
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.solve_triangular: the triangular matrix has a zero on its "
                            "diagonal (it is singular)") from None
-    return np.swapaxes(x, -1, -2).copy() if not left else x
+    return x.swapaxes(-1, -2).copy() if not left else x
 
 
 def vecdot_array(x, y, dim=-1):
-    return np.sum(np.multiply(x, y), axis=dim)
+    xp = xp_of(x, y)
+    return xp.sum(xp.multiply(x, y), axis=dim)
 
 
 def multi_dot_array(tensors):
@@ -362,13 +396,17 @@ def multi_dot_array(tensors):
         ok = t.ndim == 2 or (t.ndim == 1 and i in (0, len(tensors) - 1))
         _require(ok, f"multi_dot(): tensor {i} must be 2D" +
                  (" or 1D" if i in (0, len(tensors) - 1) else "") + f" but got {t.ndim}D")
-    return np.asarray(np.linalg.multi_dot(tensors))
+    xp = xp_of(*tensors)
+    multi_dot = getattr(xp.linalg, "multi_dot", None)
+    if multi_dot is None:  # CuPy has none: left to right (the same product, another order)
+        return xp.asarray(functools.reduce(xp.dot, tensors))
+    return xp.asarray(multi_dot(tensors))
 
 
 def matrix_power_array(a, n):
     _square(a, "matrix_power")
     try:
-        return np.linalg.matrix_power(a, n)
+        return namespace_of(a).linalg.matrix_power(a, n)
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.matrix_power: the matrix is singular, so it has no negative "
                            "powers") from None

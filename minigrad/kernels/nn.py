@@ -3,60 +3,54 @@ import math
 
 import numpy as np
 
-_math_erf = np.frompyfunc(math.erf, 1, 1)
-_erf_impl = []  # filled on first use: importing scipy is slow, and it is optional
+from minigrad._array import namespace_of, special_of
+from minigrad.kernels.core import result_type
 
-
-def _erf_function():
-    if not _erf_impl:
-        try:  # vectorized; math.erf per element gives the same values, slowly
-            from scipy.special import erf
-        except ImportError:  # pragma: no cover - depends on the environment
-            erf = _math_erf
-        _erf_impl.append(erf)
-    return _erf_impl[0]
 GELU_TANH_K = math.sqrt(2.0 / math.pi)
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _erf(x):
-    """erf over an array (numpy has none; scipy is not a dependency)."""
-    x = np.asarray(x)
+    """erf over an array (numpy has none: scipy.special's, or CuPy's)."""
+    xp = namespace_of(x)
+    x = xp.asarray(x)
     dtype = x.dtype if x.dtype.kind == "f" else np.float64
-    out = _erf_function()(x)
-    return np.asarray(out).astype(dtype)
+    return xp.asarray(special_of(x).erf(x)).astype(dtype)
 
 
 def normal_cdf_array(x):
     """Phi(x), the standard normal CDF."""
-    return (0.5 * (1.0 + _erf(x / math.sqrt(2.0)))).astype(np.result_type(x, np.float32))
+    return (0.5 * (1.0 + _erf(x / math.sqrt(2.0)))).astype(result_type(x, np.float32))
 
 
 def gelu_array(x, approximate):
     if approximate == "none":
         return x * normal_cdf_array(x)
     if approximate == "tanh":
-        return 0.5 * x * (1.0 + np.tanh(GELU_TANH_K * (x + 0.044715 * x ** 3)))
+        return 0.5 * x * (1.0 + namespace_of(x).tanh(GELU_TANH_K * (x + 0.044715 * x ** 3)))
     raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
 
 
 def elu_array(x, alpha, scale=1.0):
     # exp of the non-positive part only: no overflow warning on the unused branch
-    return scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+    xp = namespace_of(x)
+    return scale * xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0)))
 
 
 def softplus_array(x, beta, threshold):
+    xp = namespace_of(x)
     bx = x * beta
-    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype)
+    return xp.where(bx > threshold, x, xp.logaddexp(0, bx) / beta).astype(x.dtype)
 
 
 def hardswish_array(x):
-    return x * np.clip(x + 3, 0, 6) / 6
+    return x * namespace_of(x).clip(x + 3, 0, 6) / 6
 
 
 def one_hot_array(tensor, num_classes):
-    tensor = np.asarray(tensor)
+    xp = namespace_of(tensor)
+    tensor = xp.asarray(tensor)
     if tensor.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor "
                            f"(int64); got {tensor.dtype}. Convert it with .to(minigrad.int64).")
@@ -69,15 +63,16 @@ def one_hot_array(tensor, num_classes):
                                "tensor; pass num_classes.")
     elif tensor.size and tensor.max() >= num_classes:
         raise RuntimeError("one_hot: Class values must be smaller than num_classes.")
-    return (tensor[..., None] == np.arange(num_classes)).astype(np.int64)
+    return (tensor[..., None] == xp.arange(num_classes)).astype(np.int64)
 
 
 # ------------------------------------------------------------------ normalization
 def normalize_array(x, dims, eps):
     """(x - mean) / sqrt(var + eps) over ``dims`` (biased variance, as the norms use)."""
-    mean = np.mean(x, axis=dims, keepdims=True)
-    var = np.var(x, axis=dims, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps)
+    xp = namespace_of(x)
+    mean = xp.mean(x, axis=dims, keepdims=True)
+    var = xp.var(x, axis=dims, keepdims=True)
+    return (x - mean) / xp.sqrt(var + eps)
 
 
 def channel_shape(ndim, size, channel_dim=1):
@@ -123,7 +118,8 @@ def rms_norm_array(x, normalized_shape, weight, eps):
     check_layer_norm_shape(x.shape, normalized_shape)
     dims = tuple(range(x.ndim - len(as_shape(normalized_shape)), x.ndim))
     eps = rms_norm_eps(eps, x.dtype)
-    out = x / np.sqrt(np.mean(x * x, axis=dims, keepdims=True) + eps)
+    xp = namespace_of(x)
+    out = x / xp.sqrt(xp.mean(x * x, axis=dims, keepdims=True) + eps)
     return out if weight is None else out * weight
 
 
@@ -139,9 +135,9 @@ def batch_norm_training_array(x, weight, bias, eps):
 
 def affine_per_channel(out, weight, bias):
     if weight is not None:
-        out = out * np.reshape(weight, channel_shape(out.ndim, -1))
+        out = out * weight.reshape(channel_shape(out.ndim, -1))
     if bias is not None:
-        out = out + np.reshape(bias, channel_shape(out.ndim, -1))
+        out = out + bias.reshape(channel_shape(out.ndim, -1))
     return out
 
 
@@ -156,8 +152,8 @@ def check_group_norm(shape, num_groups):
 
 def group_norm_array(x, num_groups, weight, bias, eps):
     check_group_norm(x.shape, num_groups)
-    grouped = np.reshape(x, (x.shape[0], num_groups, -1))
-    out = np.reshape(normalize_array(grouped, (2,), eps), x.shape)
+    grouped = x.reshape((x.shape[0], num_groups, -1))
+    out = normalize_array(grouped, (2,), eps).reshape(x.shape)
     return affine_per_channel(out, weight, bias)
 
 
@@ -173,7 +169,8 @@ def index_targets(input_shape, target, weight, ignore_index, dtype):
     Ignored samples get index 0 and weight 0, so gathering with ``safe`` never goes out
     of bounds and their loss is exactly 0.
     """
-    target = np.asarray(target)
+    xp = namespace_of(target)
+    target = xp.asarray(target)
     if target.dtype.kind not in "iu":
         raise RuntimeError(f"expected class indices of an integer dtype (int64), got "
                            f"{target.dtype}")
@@ -184,18 +181,21 @@ def index_targets(input_shape, target, weight, ignore_index, dtype):
         raise ValueError(f"Expected target size {list(expected)}, got {list(target.shape)} "
                          f"(input has shape {list(input_shape)}; classes are dim {cdim})")
     keep = target != ignore_index
-    safe = np.where(keep, target, 0)
+    safe = xp.where(keep, target, 0)
     bad = keep & ((safe < 0) | (safe >= n_classes))
-    if np.any(bad):
-        raise IndexError(f"Target {int(target[bad].flat[0])} is out of bounds for {n_classes} "
-                         "classes.")
-    w = np.ones(n_classes, dtype=dtype) if weight is None else np.asarray(weight, dtype=dtype)
-    per_sample = np.where(keep, w[safe], 0).astype(dtype)
+    if bad.any():  # a host sync on a device: the error needs it
+        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds for "
+                         f"{n_classes} classes.")
+    w = class_weights(n_classes, weight, dtype, like=target)
+    per_sample = xp.where(keep, w[safe], 0).astype(dtype)
     return safe, per_sample, keep, per_sample.sum()
 
 
-def class_weights(n_classes, weight, dtype):
-    return np.ones(n_classes, dtype=dtype) if weight is None else np.asarray(weight, dtype=dtype)
+def class_weights(n_classes, weight, dtype, like=None):
+    """``weight`` in ``dtype``, or ones: in the library of ``like`` (an input) when None."""
+    if weight is None:
+        return namespace_of(like).ones(n_classes, dtype=dtype)
+    return namespace_of(weight).asarray(weight, dtype=dtype)
 
 
 def check_reduction(reduction, allowed=("none", "mean", "sum")):
@@ -210,37 +210,44 @@ def cross_entropy_array(input, target, weight, ignore_index, reduction, label_sm
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     cdim = class_dim(input.ndim)
     n_classes = input.shape[cdim]
+    xp = namespace_of(input)
     logp = log_softmax_of(input, cdim)
-    target = np.asarray(target)
+    target = xp.asarray(target)
     if target.dtype.kind == "f":
         if target.shape != input.shape:
             raise RuntimeError(f"cross_entropy: class-probability targets must have the input's "
                                f"shape {list(input.shape)}, got {list(target.shape)}")
         q = prob_targets_array(target, weight, label_smoothing, input.ndim)
         # where: a -inf logit (a masked class) with probability 0 adds 0, not nan
-        terms = np.multiply(q, logp, out=np.zeros(logp.shape, dtype=logp.dtype), where=q != 0)
-        losses = -np.sum(terms, axis=cdim)
+        terms = _multiply_where(xp, q, logp, q != 0)
+        losses = -xp.sum(terms, axis=cdim)
         denominator = input.size / n_classes if input.size else 0
     else:
         # class indices: pick one log-probability per sample (never a dense one-hot)
         safe, per_sample, keep, denominator = index_targets(input.shape, target, weight,
                                                             ignore_index, input.dtype)
-        picked = np.squeeze(np.take_along_axis(logp, np.expand_dims(safe, cdim), cdim), cdim)
-        losses = -np.multiply(per_sample, picked, out=np.zeros(picked.shape, dtype=logp.dtype),
-                              where=keep)
+        picked = xp.squeeze(xp.take_along_axis(logp, xp.expand_dims(safe, cdim), cdim), cdim)
+        losses = -_multiply_where(xp, per_sample, picked, keep)
         if label_smoothing:
-            w = np.reshape(class_weights(n_classes, weight, input.dtype),
-                           channel_shape(input.ndim, n_classes, cdim))
-            smooth = -np.where(keep, np.sum(logp * w, axis=cdim), 0)
+            w = class_weights(n_classes, weight, input.dtype, like=input).reshape(
+                channel_shape(input.ndim, n_classes, cdim))
+            smooth = -xp.where(keep, xp.sum(logp * w, axis=cdim), 0)
             losses = (1 - label_smoothing) * losses + smooth * (label_smoothing / n_classes)
     losses = losses.astype(input.dtype, copy=False)
     if reduction == "none":
         return losses
-    total = np.sum(losses)
+    total = xp.sum(losses)
     if reduction == "sum":
         return total
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(total / np.asarray(denominator, dtype=input.dtype), dtype=input.dtype)
+        return xp.asarray(total / xp.asarray(denominator, dtype=input.dtype), dtype=input.dtype)
+
+
+def _multiply_where(xp, a, b, where):
+    """``a * b`` where ``where`` holds, else 0 (so 0 * -inf gives 0, not nan)."""
+    if xp is np:
+        return np.multiply(a, b, out=np.zeros(b.shape, dtype=b.dtype), where=where)
+    return xp.where(where, a * b, 0).astype(b.dtype, copy=False)  # CuPy's ufuncs take no where=
 
 
 def prob_targets_array(target, weight, label_smoothing, ndim):
@@ -249,36 +256,38 @@ def prob_targets_array(target, weight, label_smoothing, ndim):
     if label_smoothing:
         target = target * (1 - label_smoothing) + label_smoothing / n_classes
     if weight is not None:
-        target = target * np.reshape(weight, channel_shape(ndim, n_classes, cdim))
+        target = target * weight.reshape(channel_shape(ndim, n_classes, cdim))
     return target
 
 
 def log_softmax_of(x, dim):
-    shifted = x - np.amax(x, axis=dim, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    xp = namespace_of(x)
+    shifted = x - xp.amax(x, axis=dim, keepdims=True)
+    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
 
 
 def linear_array(input, weight, bias):
-    if np.ndim(weight) != 2:
+    if weight.ndim != 2:
         raise RuntimeError(f"linear: weight must be 2-D (out_features, in_features), got shape "
-                           f"{list(np.shape(weight))}")
-    if np.ndim(input) == 0:
+                           f"{list(weight.shape)}")
+    if input.ndim == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D "
                            "and 2D")
-    if np.shape(input)[-1:] != np.shape(weight)[1:]:
+    if input.shape[-1:] != weight.shape[1:]:
         # PyTorch's message: the input flattened to a matrix times the transposed weight
-        rows = int(np.prod(np.shape(input)[:-1]))
+        rows = int(np.prod(input.shape[:-1]))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
-                           f"{np.shape(input)[-1]} and {np.shape(weight)[1]}x{np.shape(weight)[0]})")
+                           f"{input.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
+    xp = namespace_of(input)
     if input.ndim > 2:  # one 2-D matmul: numpy's batched matmul would loop (3x slower)
-        rows = np.matmul(input.reshape(-1, input.shape[-1]), np.swapaxes(weight, 0, 1))
+        rows = input.reshape(-1, input.shape[-1]) @ weight.swapaxes(0, 1)
         out = rows.reshape(input.shape[:-1] + (weight.shape[0],))
     else:
-        out = np.matmul(input, np.swapaxes(weight, 0, 1))
+        out = input @ weight.swapaxes(0, 1)
     if bias is None:
         return out
-    if np.result_type(out, bias) == out.dtype \
-            and np.broadcast_shapes(out.shape, np.shape(bias)) == out.shape:
+    if xp.result_type(out, bias) == out.dtype \
+            and np.broadcast_shapes(out.shape, tuple(bias.shape)) == out.shape:
         out += bias  # out is fresh: no second output-sized array
         return out
     return out + bias

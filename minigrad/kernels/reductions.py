@@ -4,7 +4,8 @@ import warnings
 
 import numpy as np
 
-from minigrad.kernels.core import axes
+from minigrad._array import namespace_of
+from minigrad.kernels.core import accumulate, axes, stable_argsort
 from minigrad.kernels.quiet import quietly
 
 
@@ -41,8 +42,9 @@ def mean_array(x, dim, keepdim, dtype=None):
         x = x.astype(dtype)
     count = x.size if axis is None else math.prod(
         x.shape[d] for d in ((axis,) if isinstance(axis, (int, np.integer)) else axis))
-    total = np.add.reduce(x, axis=axis, keepdims=keepdim and x.ndim > 0)
-    return np.asarray(quietly(np.true_divide, total, count),
+    xp = namespace_of(x)
+    total = xp.add.reduce(x, axis=axis, keepdims=keepdim and x.ndim > 0)
+    return xp.asarray(quietly(xp.true_divide, total, count),
                       dtype=x.dtype if x.dtype.kind == "f" else np.float64)
 
 
@@ -53,10 +55,11 @@ def extreme_array(reduce, x, dim, keepdim, op):
 
 
 def prod_array(x, dim, keepdim, dtype=None):
+    xp = namespace_of(x)
     if dim is None:
-        out = np.prod(x, dtype=dtype)
+        out = xp.prod(x, dtype=dtype)
         return out.reshape((1,) * x.ndim) if keepdim else out
-    return np.prod(x, axis=dim, keepdims=keepdim, dtype=dtype)
+    return xp.prod(x, axis=dim, keepdims=keepdim, dtype=dtype)
 
 
 def var_array(x, dim, correction, keepdim, name="var"):
@@ -70,10 +73,11 @@ def var_array(x, dim, correction, keepdim, name="var"):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=user_stacklevel())
+    xp = namespace_of(x)
     with np.errstate(divide="ignore", invalid="ignore"):  # an empty dim gives NaN silently
-        centred = x - np.add.reduce(x, axis=axis, keepdims=True) / count
-        total = np.sum(centred * centred, axis=axis, keepdims=keepdim and x.ndim > 0)
-        return np.true_divide(total, max(count - ddof, 0)).astype(x.dtype, copy=False)
+        centred = x - xp.add.reduce(x, axis=axis, keepdims=True) / count
+        total = xp.sum(centred * centred, axis=axis, keepdims=keepdim and x.ndim > 0)
+        return xp.true_divide(total, max(count - ddof, 0)).astype(x.dtype, copy=False)
 
 
 def unbiased_correction(unbiased):
@@ -82,7 +86,8 @@ def unbiased_correction(unbiased):
 
 
 def std_array(x, dim, correction, keepdim):
-    return np.sqrt(var_array(x, dim, correction, keepdim, "std"))
+    var = var_array(x, dim, correction, keepdim, "std")
+    return namespace_of(var).sqrt(var)
 
 
 def reduction_norm_array(x, p, dim, keepdim):
@@ -94,40 +99,43 @@ def reduction_norm_array(x, p, dim, keepdim):
         raise ValueError(f"norm: unknown p {p!r}; use 'fro' or a number (inf and 0 included).")
     p = 2.0 if p is None or p == "fro" else float(p)
     axis = axes(dim)
-    a = np.abs(x)
+    xp = namespace_of(x)
+    a = xp.abs(x)
     if p == math.inf:
-        out = np.amax(a, axis=axis, keepdims=keepdim)
+        out = xp.amax(a, axis=axis, keepdims=keepdim)
     elif p == -math.inf:
-        out = np.amin(a, axis=axis, keepdims=keepdim)
+        out = xp.amin(a, axis=axis, keepdims=keepdim)
     elif p == 0:
-        out = np.sum(a != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
+        out = xp.sum(a != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
     else:
-        out = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
-    return np.asarray(out, dtype=x.dtype)
+        out = xp.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
+    return xp.asarray(out, dtype=x.dtype)
 
 
 def argmax_array(x, dim, keepdim):
     reduce_axis(x, dim, "argmax", needs_elements=True)
+    xp = namespace_of(x)
     if dim is None or x.ndim == 0:
-        out = np.argmax(x)
-        return np.asarray(out).reshape((1,) * x.ndim) if keepdim else np.asarray(out)
-    return np.argmax(x, axis=dim, keepdims=keepdim)
+        out = xp.asarray(xp.argmax(x))
+        return out.reshape((1,) * x.ndim) if keepdim else out
+    return xp.argmax(x, axis=dim, keepdims=keepdim)
 
 
 def argmin_array(x, dim, keepdim):
     reduce_axis(x, dim, "argmin", needs_elements=True)
+    xp = namespace_of(x)
     if dim is None or x.ndim == 0:
-        out = np.argmin(x)
-        return np.asarray(out).reshape((1,) * x.ndim) if keepdim else np.asarray(out)
-    return np.argmin(x, axis=dim, keepdims=keepdim)
+        out = xp.asarray(xp.argmin(x))
+        return out.reshape((1,) * x.ndim) if keepdim else out
+    return xp.argmin(x, axis=dim, keepdims=keepdim)
 
 
 def cumprod_array(x, dim, dtype=None):
-    return np.cumprod(x, axis=dim, dtype=dtype) if x.ndim else _of_0d(x, dim, dtype)
+    return namespace_of(x).cumprod(x, axis=dim, dtype=dtype) if x.ndim else _of_0d(x, dim, dtype)
 
 
 def cumsum_array(x, dim, dtype=None):
-    out = np.cumsum(x, axis=dim, dtype=dtype) if x.ndim else _of_0d(x, dim, dtype)
+    out = namespace_of(x).cumsum(x, axis=dim, dtype=dtype) if x.ndim else _of_0d(x, dim, dtype)
     if out.dtype.kind == "f":
         out += 0.0  # PyTorch's sums start from +0.0: a running sum of -0.0s is +0.0
     return out
@@ -147,35 +155,36 @@ def _logical_axes(dim):
 
 
 def any_array(x, dim, keepdim):
-    return np.any(x, axis=_logical_axes(dim), keepdims=keepdim)
+    return namespace_of(x).any(x, axis=_logical_axes(dim), keepdims=keepdim)
 
 
 def all_array(x, dim, keepdim):
-    return np.all(x, axis=_logical_axes(dim), keepdims=keepdim)
+    return namespace_of(x).all(x, axis=_logical_axes(dim), keepdims=keepdim)
 
 
 def _positions(x, dim):
     """0, 1, ..., n-1 along ``dim``, shaped to broadcast against ``x``."""
     n = x.shape[dim]
-    return np.arange(n).reshape(tuple(n if i == dim % x.ndim else 1 for i in range(x.ndim)))
+    return namespace_of(x).arange(n).reshape(tuple(n if i == dim % x.ndim else 1 for i in range(x.ndim)))
 
 
-def _cumulative_extremum(x, dim, accumulate):
+def _cumulative_extremum(x, dim, ufunc_name):
+    xp = namespace_of(x)
     if x.ndim == 0:
-        return x.copy(), np.zeros((), dtype=np.int64)
-    values = accumulate(x, axis=dim)
+        return x.copy(), xp.zeros((), dtype=np.int64)
+    values = accumulate(ufunc_name, x, dim)
     # a position that reaches (or ties) the running extremum becomes its index: ties
     # take the last one, as torch does
-    indices = np.maximum.accumulate(np.where(x == values, _positions(x, dim), 0), axis=dim)
+    indices = accumulate("maximum", xp.where(x == values, _positions(x, dim), 0), dim)
     return values, indices.astype(np.int64)
 
 
 def cummax_array(x, dim):
-    return _cumulative_extremum(x, dim, np.maximum.accumulate)
+    return _cumulative_extremum(x, dim, "maximum")
 
 
 def cummin_array(x, dim):
-    return _cumulative_extremum(x, dim, np.minimum.accumulate)
+    return _cumulative_extremum(x, dim, "minimum")
 
 
 def median_array(x):
@@ -183,51 +192,59 @@ def median_array(x):
     if x.size == 0:
         raise RuntimeError("median() of an empty tensor is undefined (torch returns nan); "
                            "check the input's size first.")
-    if np.isnan(x).any():
-        return np.array(np.nan, dtype=x.dtype)  # torch: a NaN anywhere makes the median NaN
-    return np.sort(x, axis=None)[(x.size - 1) // 2]
+    xp = namespace_of(x)
+    if xp.isnan(x).any():  # a host sync on a device
+        return xp.array(np.nan, dtype=x.dtype)  # torch: a NaN anywhere makes the median NaN
+    return xp.sort(x.reshape(-1))[(x.size - 1) // 2]
 
 
 def median_with_indices(x, dim, keepdim):
+    xp = namespace_of(x)
     if x.ndim == 0:
-        return _of_0d(x, dim), np.zeros((), dtype=np.int64)
-    order = np.argsort(x, axis=dim, kind="stable")
+        return _of_0d(x, dim), xp.zeros((), dtype=np.int64)
+    order = stable_argsort(x, dim)
     k = (x.shape[dim] - 1) // 2
-    indices = np.take(order, [k], axis=dim)
-    nans = np.isnan(x)
+    indices = xp.take(order, xp.asarray([k]), axis=dim)
+    nans = xp.isnan(x)
     if nans.any():  # torch: a slice with a NaN has median NaN, at its first NaN
         has_nan = nans.any(axis=dim, keepdims=True)
-        first_nan = np.argmax(nans, axis=dim, keepdims=True)
-        indices = np.where(has_nan, first_nan, indices)
-    values = np.take_along_axis(x, indices, axis=dim)
+        first_nan = xp.argmax(nans, axis=dim, keepdims=True)
+        indices = xp.where(has_nan, first_nan, indices)
+    values = xp.take_along_axis(x, indices, axis=dim)
     if not keepdim:
-        values, indices = np.squeeze(values, axis=dim), np.squeeze(indices, axis=dim)
+        values, indices = xp.squeeze(values, axis=dim), xp.squeeze(indices, axis=dim)
     return values, indices.astype(np.int64)
 
 
 def aminmax_array(x, dim, keepdim):
-    return np.amin(x, axis=dim, keepdims=keepdim), np.amax(x, axis=dim, keepdims=keepdim)
+    xp = namespace_of(x)
+    return xp.amin(x, axis=dim, keepdims=keepdim), xp.amax(x, axis=dim, keepdims=keepdim)
 
 
 def var_mean_array(x, dim, correction, keepdim):
-    return var_array(x, dim, correction, keepdim), np.mean(x, axis=axes(dim), keepdims=keepdim)
+    return (var_array(x, dim, correction, keepdim),
+            namespace_of(x).mean(x, axis=axes(dim), keepdims=keepdim))
 
 
 def std_mean_array(x, dim, correction, keepdim):
     return (std_array(x, dim, correction, keepdim),  # (var_mean / std_mean warn as var / std)
-            np.mean(x, axis=axes(dim), keepdims=keepdim))
+            namespace_of(x).mean(x, axis=axes(dim), keepdims=keepdim))
 
 
 def count_nonzero_array(x, dim):
-    return np.asarray(np.count_nonzero(x, axis=axes(dim)), dtype=np.int64)
+    xp = namespace_of(x)
+    return xp.asarray(xp.count_nonzero(x, axis=axes(dim)), dtype=np.int64)
 
 
 def nanmean_array(x, dim, keepdim, dtype=None):
+    xp = namespace_of(x)
     with np.errstate(invalid="ignore"):  # an all-NaN slice is NaN, as in torch
-        total = np.nansum(x, axis=axes(dim), keepdims=keepdim, dtype=dtype)
-        count = np.sum(~np.isnan(x), axis=axes(dim), keepdims=keepdim)
-        return np.asarray(total / count, dtype=total.dtype)
+        total = xp.nansum(x, axis=axes(dim), keepdims=keepdim, dtype=dtype)
+        count = xp.sum(~xp.isnan(x), axis=axes(dim), keepdims=keepdim)
+        return xp.asarray(total / count, dtype=total.dtype)
 
 
 def logcumsumexp_array(x, dim):
-    return np.logaddexp.accumulate(x, axis=dim) if x.ndim else x.copy()
+    # (on CuPy a prefix scan, which like the running sum keeps finite values finite: the
+    # backward's "log of zero" relies on that)
+    return accumulate("logaddexp", x, dim) if x.ndim else x.copy()

@@ -31,7 +31,7 @@ def gate_scale_shift(like, hidden_size, chunks, tanh_chunk):
     the ``tanh_chunk``-th gate (or none) 1 and 0, so act = tanh(x * scale) * scale + shift."""
     scale, shift = _host_gate_scale_shift(hidden_size, chunks, tanh_chunk,
                                           np.dtype(like.dtype).str)
-    xp = namespace_of(like)
+    xp = namespace_of(getattr(like, "_data", like))  # (a Tensor in a create_graph formula)
     return (scale, shift) if xp is np else (xp.asarray(scale), xp.asarray(shift))
 
 

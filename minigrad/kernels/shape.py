@@ -6,7 +6,8 @@ into their result never changes the input behind autograd's back.
 """
 import numpy as np
 
-from minigrad.kernels.core import axes
+from minigrad._array import namespace_of
+from minigrad.kernels.core import axes, open_grid, result_type
 
 
 def _int_tuple(value):
@@ -38,7 +39,7 @@ def view_array(x, size):
         raise TypeError("view(dtype) (reinterpreting the bytes) is not supported; use "
                         ".to(dtype) to convert the values, or .view(*shape) to reshape")
     try:
-        return np.reshape(x, _int_tuple(size), copy=False)
+        return _reshape_view(x, _int_tuple(size))
     except ValueError as exc:
         if "copy" not in str(exc):
             from minigrad.autograd.numpy_errors import reshape_message  # PyTorch's words
@@ -46,6 +47,17 @@ def view_array(x, size):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+
+
+def _reshape_view(x, shape):
+    """``x`` reshaped without a copy, or ValueError naming the copy (numpy's own message)."""
+    xp = namespace_of(x)
+    if xp is np:
+        return np.reshape(x, shape, copy=False)
+    out = x.reshape(shape)  # CuPy's reshape has no copy=: it copies when it must
+    if out.size and not xp.may_share_memory(out, x):
+        raise ValueError("Unable to avoid creating a copy while reshaping.")
+    return out
 
 
 def flatten_array(x, start_dim, end_dim):
@@ -70,7 +82,7 @@ def t_array(x):
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D; "
                            "use transpose(dim0, dim1) or .mT for batches of matrices")
-    return np.transpose(x)
+    return x.transpose()
 
 
 def movedim_array(x, source, destination):
@@ -83,7 +95,7 @@ def movedim_array(x, source, destination):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(source)} "
                            f"dims) should contain the same number of dims as destination "
                            f"({list(destination)} dims)")
-    return np.moveaxis(x, source, destination)
+    return namespace_of(x).moveaxis(x, source, destination)
 
 
 def transpose_array(x, dim0, dim1):
@@ -92,7 +104,7 @@ def transpose_array(x, dim0, dim1):
         _wrap_dim(dim0, 0, "transpose")
         _wrap_dim(dim1, 0, "transpose")
         return x.view()
-    return np.swapaxes(x, dim0, dim1)
+    return x.swapaxes(dim0, dim1)
 
 
 def flip_array(x, dims):
@@ -101,7 +113,7 @@ def flip_array(x, dims):
         for d in _int_tuple(dims):
             _wrap_dim(d, 0, "flip")
         return x.copy()
-    return np.flip(x, axes(dims)).copy()
+    return namespace_of(x).flip(x, axes(dims)).copy()
 
 
 def permute_array(x, dims):
@@ -110,7 +122,7 @@ def permute_array(x, dims):
         raise RuntimeError(f"permute: number of dimensions in the tensor input does not match "
                            f"the length of the desired ordering of dimensions i.e. input.dim() = "
                            f"{x.ndim} is not equal to len(dims) = {len(dims)}")
-    return np.transpose(x, dims)
+    return x.transpose(dims)
 
 
 def _split_sizes(length, split_size_or_sections, op):
@@ -197,7 +209,7 @@ def repeat_array(x, repeats):
     if len(repeats) < x.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
-    return np.tile(x, repeats)
+    return namespace_of(x).tile(x, repeats)
 
 
 def roll_array(x, shifts, dims):
@@ -205,18 +217,19 @@ def roll_array(x, shifts, dims):
     if dims is None or (not isinstance(dims, (int, np.integer)) and len(dims) == 0):
         if len(shifts) != 1:
             raise RuntimeError("roll: dims must be given when shifts has more than one value")
-        return np.roll(x, shifts[0])
+        return namespace_of(x).roll(x, shifts[0])
     dims = _int_tuple(dims)
     if len(dims) != len(shifts):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
-    return np.roll(x, shifts, dims)
+    return namespace_of(x).roll(x, shifts, dims)
 
 
 def diag_array(x, diagonal):
     if x.ndim not in (1, 2):
         raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{x.ndim}D")
-    return np.array(np.diag(x, diagonal), copy=True)
+    xp = namespace_of(x)
+    return xp.array(xp.diag(x, diagonal), copy=True)
 
 
 def diagonal_array(x, offset, dim1, dim2):
@@ -224,6 +237,9 @@ def diagonal_array(x, offset, dim1, dim2):
     dim1, dim2 = _wrap_dim(dim1, x.ndim, "diagonal"), _wrap_dim(dim2, x.ndim, "diagonal")
     if dim1 == dim2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    xp = namespace_of(x)
+    if xp is not np:  # CuPy's diagonal is a writable view already
+        return xp.diagonal(x, offset, dim1, dim2)
     start = [0] * x.ndim
     if offset >= 0:
         start[dim2] = min(offset, x.shape[dim2])
@@ -239,8 +255,16 @@ def diagonal_array(x, offset, dim1, dim2):
 
 def diagonal_into_zeros(x, shape, offset, dim1, dim2):
     """zeros(shape) with ``x`` written on the diagonal ``(offset, dim1, dim2)``."""
-    out = np.zeros(shape, dtype=x.dtype)
-    diagonal_array(out, offset, dim1, dim2)[...] = x
+    xp = namespace_of(x)
+    out = xp.zeros(shape, dtype=x.dtype)
+    if xp is np:
+        diagonal_array(out, offset, dim1, dim2)[...] = x
+        return out
+    # by index, not through a diagonal view (a backend's diagonal may be read-only)
+    dim1, dim2 = _wrap_dim(dim1, len(shape), "diagonal"), _wrap_dim(dim2, len(shape), "diagonal")
+    first, second = (0, offset) if offset >= 0 else (-offset, 0)
+    steps = xp.arange(x.shape[-1])
+    xp.moveaxis(out, (dim1, dim2), (-2, -1))[..., steps + first, steps + second] = x
     return out
 
 
@@ -259,7 +283,7 @@ def diag_embed_array(x, offset, dim1, dim2):
 
 def _along(index_shape, dim, index):
     """A fancy-indexing key: ``index`` along ``dim``, the position itself elsewhere."""
-    coords = list(np.indices(index_shape, sparse=True))
+    coords = list(open_grid(namespace_of(index), index_shape))
     coords[dim] = index
     return tuple(coords)
 
@@ -276,16 +300,16 @@ def gather_array(x, dim, index):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if x.ndim == 0:
         _wrap_dim(dim, 0, "gather")
-        return np.full(index.shape, x, dtype=x.dtype)
+        return namespace_of(x).broadcast_to(x, index.shape).copy()
     return x[_along(index.shape, _wrap_dim(dim, x.ndim, "gather"), index)]
 
 
 def scatter_array(x, dim, index, src):
     """``torch.scatter``: a copy of ``x`` with ``src`` (tensor or number) written at ``index``."""
     _check_index(index, "scatter")
-    out = np.array(x, copy=True)
+    out = x.copy()
     dim = _wrap_dim(dim, x.ndim, "scatter")
-    if np.ndim(src):
+    if getattr(src, "ndim", 0):
         src = src[tuple(slice(0, n) for n in index.shape)]
     out[_along(index.shape, dim, index)] = src
     return out
@@ -293,9 +317,9 @@ def scatter_array(x, dim, index, src):
 
 def scatter_add_array(x, dim, index, src):
     _check_index(index, "scatter_add")
-    out = np.array(x, copy=True, dtype=np.result_type(x, src))
+    out = x.astype(result_type(x, src))
     dim = _wrap_dim(dim, x.ndim, "scatter_add")
-    np.add.at(out, _along(index.shape, dim, index), src[tuple(slice(0, n) for n in index.shape)])
+    namespace_of(x).add.at(out, _along(index.shape, dim, index), src[tuple(slice(0, n) for n in index.shape)])
     return out.astype(x.dtype, copy=False)
 
 
@@ -304,20 +328,21 @@ def index_select_array(x, dim, index):
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     dim = _wrap_dim(dim, x.ndim, "index_select")
-    index = np.reshape(index, -1)
-    if index.size and index.min() < 0:  # numpy would count from the end; PyTorch refuses
-        raise IndexError(f"index {index.min()} is out of bounds for axis {dim} with size "
+    index = index.reshape(-1)
+    if index.size and int(index.min()) < 0:  # numpy would count from the end; PyTorch refuses
+        raise IndexError(f"index {int(index.min())} is out of bounds for axis {dim} with size "
                          f"{x.shape[dim] if x.ndim else 1}")  # worded as PyTorch's by numpy_errors
-    return np.take(x, index, axis=dim)
+    return namespace_of(x).take(x, index, axis=dim)
 
 
 def index_add_array(x, dim, index, source, alpha):
     _check_index(index, "index_add")
     dim = _wrap_dim(dim, x.ndim, "index_add")
-    out = np.array(x, copy=True, dtype=np.result_type(x, source))
-    source = np.asarray(source) if alpha == 1 else np.multiply(alpha, source)
-    key = (slice(None),) * dim + (np.reshape(index, -1),)
-    np.add.at(out, key, source if x.ndim == 0 or np.ndim(source) else np.reshape(source, (1,)))
+    xp = namespace_of(x)
+    out = x.astype(result_type(x, source))
+    source = xp.asarray(source) if alpha == 1 else xp.multiply(alpha, source)
+    key = (slice(None),) * dim + (index.reshape(-1),)
+    xp.add.at(out, key, source if x.ndim == 0 or source.ndim else source.reshape((1,)))
     return out.astype(x.dtype, copy=False)
 
 
@@ -332,16 +357,17 @@ def masked_fill_array(x, mask, value):
     if mask.dtype != np.bool_:
         raise RuntimeError(f"masked_fill only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype}")
-    if np.ndim(value) != 0:
+    if getattr(value, "ndim", 0) != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
-                           f"tensor with {np.ndim(value)} dimension(s).")
-    return np.where(mask, value, x).astype(x.dtype, copy=False)
+                           f"tensor with {value.ndim} dimension(s).")
+    return namespace_of(x).where(mask, value, x).astype(x.dtype, copy=False)
 
 
 def take_along_dim_array(x, indices, dim):
     _check_index(indices, "take_along_dim")
+    xp = namespace_of(x)
     if dim is None:
-        return np.take(np.reshape(x, -1), np.reshape(indices, -1))
+        return xp.take(x.reshape(-1), indices.reshape(-1))
     dim = _wrap_dim(dim, x.ndim, "take_along_dim")
     if x.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
@@ -349,9 +375,9 @@ def take_along_dim_array(x, indices, dim):
                            f"{indices.ndim} dimensions for indices")
     shape = np.broadcast_shapes(x.shape[:dim] + (1,) + x.shape[dim + 1:],
                                 indices.shape[:dim] + (1,) + indices.shape[dim + 1:])
-    x = np.broadcast_to(x, shape[:dim] + (x.shape[dim],) + shape[dim + 1:])
-    indices = np.broadcast_to(indices, shape[:dim] + (indices.shape[dim],) + shape[dim + 1:])
-    return np.take_along_axis(x, indices, axis=dim)
+    x = xp.broadcast_to(x, shape[:dim] + (x.shape[dim],) + shape[dim + 1:])
+    indices = xp.broadcast_to(indices, shape[:dim] + (indices.shape[dim],) + shape[dim + 1:])
+    return xp.take_along_axis(x, indices, axis=dim)
 
 
 def take_along_dim_backward_array(grad, dim, indices, shape):
@@ -362,12 +388,13 @@ def take_along_dim_backward_array(grad, dim, indices, shape):
     """
     from minigrad.kernels.core import scatter_add_into_zeros, sum_to
     shape = tuple(shape)
+    xp = namespace_of(grad)
     if dim is None:
-        out = np.zeros(int(np.prod(shape)), dtype=grad.dtype)
-        np.add.at(out, np.reshape(indices, -1), np.reshape(grad, -1))
+        out = xp.zeros(int(np.prod(shape)), dtype=grad.dtype)
+        xp.add.at(out, indices.reshape(-1), grad.reshape(-1))
         return out.reshape(shape)
     dim = dim % len(shape)
     wide = list(grad.shape)
     wide[dim] = shape[dim]
-    indices = np.broadcast_to(indices, grad.shape)
+    indices = xp.broadcast_to(indices, grad.shape)
     return sum_to(scatter_add_into_zeros(grad, dim, indices, tuple(wide)), shape)

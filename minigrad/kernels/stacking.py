@@ -4,24 +4,22 @@
 ``rot90``, ``flipud``/``fliplr``. Errors are PyTorch's."""
 import numpy as np
 
+from minigrad._array import namespace_of, to_host
+from minigrad.kernels.core import xp_of
 from minigrad.kernels.shape import _wrap_dim
 
 __all__ = ["stack_family_array", "atleast_array", "tensor_split_keys", "tensor_split_array", "directional_split_array",
            "directional_split_dim", "diff_array", "trapezoid_array", "repeat_interleave_array",
            "rot90_array", "flip_lr_ud_array"]
 
-_STACKS = {"hstack": np.hstack, "vstack": np.vstack, "dstack": np.dstack,
-           "column_stack": np.column_stack}
-
-
 def stack_family_array(tensors, kind):
     if not tensors:
         raise RuntimeError(f"{kind} expects a non-empty TensorList")
-    return _STACKS[kind](tensors)
+    return getattr(xp_of(*tensors), kind)(tensors)  # kind: hstack, vstack, dstack, column_stack
 
 
 def atleast_array(x, ndim):
-    return {1: np.atleast_1d, 2: np.atleast_2d, 3: np.atleast_3d}[ndim](x)
+    return getattr(namespace_of(x), f"atleast_{ndim}d")(x)
 
 
 def tensor_split_keys(shape, indices_or_sections, dim):
@@ -79,24 +77,33 @@ def diff_array(x, n, dim, prepend, append):
         raise RuntimeError(f"order must be non-negative but got {n}")
     dim = _wrap_dim(dim, x.ndim, "diff")
     parts = [p for p in (prepend, x, append) if p is not None]
-    full = np.concatenate(parts, axis=dim) if len(parts) > 1 else x
-    return np.diff(full, n=n, axis=dim)
+    xp = namespace_of(x)
+    full = xp.concatenate(parts, axis=dim) if len(parts) > 1 else x
+    return xp.diff(full, n=n, axis=dim)
 
 
 def trapezoid_array(y, x, dx, dim):
     dim = _wrap_dim(dim, y.ndim, "trapezoid")
+    xp = namespace_of(y)
+    trapezoid = getattr(xp, "trapezoid", None) or xp.trapz  # CuPy 13 calls it trapz
     if x is None:
-        return np.trapezoid(y, dx=dx, axis=dim)
-    return np.trapezoid(y, x=x, axis=dim)
+        return trapezoid(y, dx=dx, axis=dim)
+    return trapezoid(y, x=x, axis=dim)
 
 
 def repeat_interleave_array(x, repeats, dim):
+    # the result's shape depends on the repeats: they are read on the host
+    if namespace_of(repeats) is not np:
+        repeats = to_host(repeats)
     repeats = np.asarray(repeats)
     if repeats.ndim > 1 or (repeats < 0).any():
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor of non-negative integers")
+    xp = namespace_of(x)
+    if xp is not np:  # CuPy's repeat takes an int or a list of ints
+        repeats = repeats.tolist()
     if dim is None:
-        return np.repeat(x.reshape(-1), repeats)
-    return np.repeat(x, repeats, axis=_wrap_dim(dim, x.ndim, "repeat_interleave"))
+        return xp.repeat(x.reshape(-1), repeats)
+    return xp.repeat(x, repeats, axis=_wrap_dim(dim, x.ndim, "repeat_interleave"))
 
 
 def rot90_array(x, k, dims):
@@ -108,11 +115,11 @@ def rot90_array(x, k, dims):
     if a == b:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {a} and "
                            f"dim1 = {b}")
-    return np.rot90(x, k, axes=(a, b)).copy()
+    return namespace_of(x).rot90(x, k, axes=(a, b)).copy()
 
 
 def flip_lr_ud_array(x, kind):
     least = 2 if kind == "fliplr" else 1
     if x.ndim < least:
         raise RuntimeError(f"Input must be >= {least}-d.")
-    return np.flip(x, 1 if kind == "fliplr" else 0).copy()
+    return namespace_of(x).flip(x, 1 if kind == "fliplr" else 0).copy()

@@ -19,21 +19,29 @@ from minigrad._generated.api_nn_functional import *  # noqa: F401,F403
 from minigrad._generated import functions as _F
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.random import numpy_rng
+from minigrad.kernels.core import on_device_of
 from minigrad.kernels.nn import channel_shape as _channel_shape
 from minigrad.kernels.nn import check_reduction as _check_reduction
 from minigrad.kernels.nn import class_dim as _class_dim
 from minigrad.kernels.nn import index_targets as _index_targets
 from minigrad.kernels.nn import one_hot_array as _one_hot_array
+from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd.inplace import apply_inplace
 
 
 def _as_tensor(x):
-    return x if isinstance(x, Tensor) else _wrap(np.asarray(x))
+    return x if isinstance(x, Tensor) else _wrap(_values(x))
+
+
+def _values(x):
+    """The array of a Tensor; a device array itself; other data as a numpy array."""
+    return x._data if isinstance(x, Tensor) else namespace_of(x).asarray(x)
 
 
 def _shape(x):
-    return tuple(np.shape(x._data if isinstance(x, Tensor) else x))
+    data = x._data if isinstance(x, Tensor) else x
+    return tuple(data.shape) if hasattr(data, "shape") else np.shape(data)
 
 
 # ------------------------------------------------------------------ activations
@@ -216,9 +224,15 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training:
         return input
-    mask = numpy_rng().random(_shape(input)) < 1.0 - p
+    mask = _random_mask(input, _shape(input), p)
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     return _maybe_inplace(_F._masked_scale, input, inplace, mask, scale)
+
+
+def _random_mask(input, shape, p):
+    """True with probability 1 - p, on ``input``'s device.  Drawn from minigrad's generator on
+    the host (so a seed gives the same mask on every device), then copied over."""
+    return on_device_of(_values(input), numpy_rng().random(shape) < 1.0 - p)
 
 
 def _feature_dropout(name, input, p, training, inplace, spatial):
@@ -240,7 +254,7 @@ def _feature_dropout(name, input, p, training, inplace, spatial):
                       "as PyTorch does; use dropout1d for that.", stacklevel=3)
         batched = True
     lead = 2 if batched else 1
-    mask = numpy_rng().random(shape[:lead] + (1,) * (len(shape) - lead)) < 1.0 - p
+    mask = _random_mask(input, shape[:lead] + (1,) * (len(shape) - lead), p)
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     return _maybe_inplace(_F._masked_scale, input, inplace, mask, scale)
 
@@ -306,15 +320,16 @@ def _update_running_stats(input, running_mean, running_var, momentum):
     if momentum is None:
         raise ValueError("batch_norm: momentum=None (a cumulative average) needs the number of "
                          "batches seen; pass a float momentum to the functional form")
-    data = input._data if isinstance(input, Tensor) else np.asarray(input)
+    data = _values(input)
+    xp = namespace_of(data)
     dims = (0,) + tuple(range(2, data.ndim))
     with no_grad():
         if running_mean is not None:
             running_mean.copy_(running_mean * (1 - momentum)
-                               + np.mean(data, axis=dims) * momentum)
+                               + xp.mean(data, axis=dims) * momentum)
         if running_var is not None:
             running_var.copy_(running_var * (1 - momentum)
-                              + np.var(data, axis=dims, ddof=1) * momentum)
+                              + xp.var(data, axis=dims, ddof=1) * momentum)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
@@ -333,10 +348,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                          f"{list(shape)}")
     out = _F.group_norm(input, shape[1], weight, bias, eps)
     if running_mean is not None or running_var is not None:
-        data = input._data if isinstance(input, Tensor) else np.asarray(input)
-        grouped = np.reshape(data, shape[:2] + (-1,))
-        stats = (np.mean(grouped, axis=2).mean(axis=0),
-                 np.var(grouped, axis=2, ddof=1).mean(axis=0))
+        grouped = _values(input).reshape(shape[:2] + (-1,))
+        stats = (grouped.mean(axis=2).mean(axis=0),
+                 grouped.var(axis=2, ddof=1).mean(axis=0))
         with no_grad():
             for running, batch in zip((running_mean, running_var), stats):
                 if running is not None:
@@ -352,8 +366,7 @@ def one_hot(tensor, num_classes=-1):
     tensor([[1, 0, 0],
             [0, 0, 1]])
     """
-    data = tensor._data if isinstance(tensor, Tensor) else np.asarray(tensor)
-    return _wrap(_one_hot_array(data, num_classes))
+    return _wrap(_one_hot_array(_values(tensor), num_classes))
 
 
 def _vector_norm(x, p, dim, keepdim):
@@ -388,7 +401,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
     def clamped_norm(x):
         n = _vector_norm(x, 2, dim, True)
-        return n + _wrap(np.maximum(n._data, eps) - n._data)
+        return n + _wrap(namespace_of(n._data).maximum(n._data, eps) - n._data)
 
     return _F.sum((x1 / clamped_norm(x1)) * (x2 / clamped_norm(x2)), dim)
 
@@ -502,12 +515,13 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     input = _as_tensor(input)
-    target_data = target._data if isinstance(target, Tensor) else np.asarray(target)
-    weight_data = None if weight is None else np.asarray(getattr(weight, "_data", weight))
+    target_data = _values(target)
+    weight_data = None if weight is None else _values(weight)
     safe, per_sample, _, denominator = _index_targets(input.shape, target_data, weight_data,
                                                       ignore_index, input.dtype)
     cdim = _class_dim(input.ndim)
-    picked = _F.squeeze(_F.gather(input, cdim, np.expand_dims(safe, cdim)), cdim)
+    xp = namespace_of(safe)
+    picked = _F.squeeze(_F.gather(input, cdim, xp.expand_dims(safe, cdim)), cdim)
     losses = -(picked * per_sample)
     if reduction == "none":
         return losses
@@ -515,7 +529,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if reduction == "sum":
         return total
     with np.errstate(invalid="ignore", divide="ignore"):
-        return total / np.asarray(denominator, dtype=input.dtype)
+        return total / xp.asarray(denominator, dtype=input.dtype)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -527,7 +541,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"input size ({list(_shape(input))}) is deprecated. Please ensure they "
                          "have the same size.")
     input = _as_tensor(input)
-    if np.any((input._data < 0) | (input._data > 1)):
+    if ((input._data < 0) | (input._data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):
         log_p = _F.clamp(_F.log(input), -100.0, None)
@@ -585,7 +599,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def _passthrough_clamp_min(x, low):
     """max(x, low) in value, but the gradient of x itself (torch clamps such values in
     place under no_grad: gaussian_nll_loss's var, cosine_similarity's norms)."""
-    return x + _wrap(np.maximum(x._data, low) - x._data)
+    return x + _wrap(namespace_of(x._data).maximum(x._data, low) - x._data)
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
@@ -601,9 +615,10 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         loss = input - target * _F.log(input + eps)
     if full:
         t = target._data
-        safe = np.where(t > 1, t, 1.0)
-        stirling = safe * np.log(safe) - safe + 0.5 * np.log(2 * math.pi * safe)
-        loss = loss + np.where(t > 1, stirling, 0.0)
+        xp = namespace_of(t)
+        safe = xp.where(t > 1, t, 1.0)
+        stirling = safe * xp.log(safe) - safe + 0.5 * xp.log(2 * math.pi * safe)
+        loss = loss + xp.where(t > 1, stirling, 0.0)
     return _reduce(loss, reduction)
 
 
@@ -611,7 +626,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean
     """0.5 (log(var) + (input - target)^2 / var), var clamped at ``eps`` (in value only, as
     PyTorch); ``var`` may have one dim fewer than ``input`` or one size-1 dim."""
     input, target = _as_tensor(input), _as_tensor(target)
-    var = _as_tensor(var) if isinstance(var, Tensor) else _wrap(np.full(input.shape, float(var)))
+    var = _as_tensor(var) if isinstance(var, Tensor) else _wrap(
+        namespace_of(input._data).full(input.shape, float(var)))
     if var.shape != input.shape:
         if input.shape[:-1] == var.shape:
             var = _F.unsqueeze(var, -1)
@@ -620,7 +636,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    if np.any(var._data < 0):
+    if (var._data < 0).any():
         raise ValueError("var has negative entry/entries")
     var = _passthrough_clamp_min(var, eps)
     diff = input - target
@@ -743,10 +759,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not "
                                "be set when is_causal=True")
-        bias = _wrap(np.where(np.tri(L, S, dtype=bool), 0.0, -np.inf).astype(dtype))
+        xp = namespace_of(query._data)
+        bias = _wrap(xp.where(xp.tri(L, S, dtype=bool), 0.0, -np.inf).astype(dtype))
     if attn_mask is not None:
         if attn_mask._data.dtype == np.bool_:
-            bias = _wrap(np.where(attn_mask._data, 0.0, -np.inf).astype(dtype))
+            xp = namespace_of(attn_mask._data)
+            bias = _wrap(xp.where(attn_mask._data, 0.0, -np.inf).astype(dtype))
         else:
             bias = attn_mask
     if enable_gqa:

@@ -8,6 +8,9 @@ import warnings
 
 import numpy as np
 
+from minigrad._array import namespace_of
+from minigrad.kernels.core import on_device_of
+
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import empty
 
@@ -103,7 +106,7 @@ def eye_(tensor):
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        tensor._data[...] = np.eye(*tensor.shape, dtype=tensor._data.dtype)
+        tensor._data[...] = namespace_of(tensor._data).eye(*tensor.shape, dtype=tensor._data.dtype)
         tensor._version_counter[0] += 1
     return tensor
 
@@ -124,7 +127,7 @@ def dirac_(tensor, groups=1):
         for g in range(groups):
             for d in range(min_dim):
                 data[(g * out_chans_per_grp + d, d) + centre] = 1
-        tensor._data[...] = data
+        tensor._data[...] = on_device_of(tensor._data, data)  # built on the host, copied over
         tensor._version_counter[0] += 1
     return tensor
 
@@ -180,7 +183,8 @@ def orthogonal_(tensor, gain=1, generator=None):
     if rows < cols:
         q = q.T
     with no_grad():
-        tensor._data[...] = (gain * q).reshape(tensor.shape).astype(tensor._data.dtype)
+        q = (gain * q).reshape(tensor.shape).astype(tensor._data.dtype)
+        tensor._data[...] = on_device_of(tensor._data, q)  # drawn on the host, copied over
         tensor._version_counter[0] += 1
     return tensor
 

@@ -1,6 +1,6 @@
 """Adadelta, with weight decay and maximize."""
-import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
@@ -34,11 +34,12 @@ class Adadelta(_PerParameterOptimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, group):
+        xp = namespace_of(p._data)
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _step_tensor()
-            state["square_avg"] = _wrap(np.zeros_like(p._data))
-            state["acc_delta"] = _wrap(np.zeros_like(p._data))
+            state["square_avg"] = _wrap(xp.zeros_like(p._data))
+            state["acc_delta"] = _wrap(xp.zeros_like(p._data))
         _increment(state["step"])
         rho, eps = group["rho"], group["eps"]
         grad = -p.grad._data if group["maximize"] else p.grad._data
@@ -47,8 +48,8 @@ class Adadelta(_PerParameterOptimizer):
         square_avg, acc_delta = state["square_avg"], state["acc_delta"]
         square_avg._data *= rho
         square_avg._data += (1 - rho) * grad * grad
-        std = np.sqrt(square_avg._data + eps)
-        delta = np.sqrt(acc_delta._data + eps) / std * grad
+        std = xp.sqrt(square_avg._data + eps)
+        delta = xp.sqrt(acc_delta._data + eps) / std * grad
         acc_delta._data *= rho
         acc_delta._data += (1 - rho) * delta * delta
         _bump(square_avg, acc_delta)

@@ -1,6 +1,6 @@
 """Adagrad, with learning-rate decay, weight decay and maximize."""
-import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
@@ -41,9 +41,10 @@ class Adagrad(_PerParameterOptimizer):
             for p in group["params"]:
                 state = self.state[p]
                 state["step"] = _step_tensor()
-                state["sum"] = _wrap(np.full_like(p._data, initial_accumulator_value))
+                state["sum"] = _wrap(namespace_of(p._data).full_like(p._data, initial_accumulator_value))
 
     def _update(self, p, group):
+        xp = namespace_of(p._data)
         state = self.state[p]
         step = _increment(state["step"])
         grad = -p.grad._data if group["maximize"] else p.grad._data
@@ -53,6 +54,6 @@ class Adagrad(_PerParameterOptimizer):
         state_sum = state["sum"]
         state_sum._data += grad * grad
         _bump(state_sum)
-        std = np.sqrt(state_sum._data) + group["eps"]
+        std = xp.sqrt(state_sum._data) + group["eps"]
         p._data += -clr * (grad / std)
         _bump(p)

@@ -1,6 +1,6 @@
 """Adam and AdamW (Adam with decoupled weight decay), with AMSGrad and maximize."""
-import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
 from minigrad.optim._checks import check_adam_args
 from minigrad.optim.optimizer import (
@@ -36,16 +36,18 @@ class Adam(_PerParameterOptimizer):
         super().__init__(params, defaults)
 
     def _state(self, p, amsgrad):
+        xp = namespace_of(p._data)
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _step_tensor()
-            state["exp_avg"] = _wrap(np.zeros_like(p._data))
-            state["exp_avg_sq"] = _wrap(np.zeros_like(p._data))
+            state["exp_avg"] = _wrap(xp.zeros_like(p._data))
+            state["exp_avg_sq"] = _wrap(xp.zeros_like(p._data))
             if amsgrad:
-                state["max_exp_avg_sq"] = _wrap(np.zeros_like(p._data))
+                state["max_exp_avg_sq"] = _wrap(xp.zeros_like(p._data))
         return state
 
     def _update(self, p, group):
+        xp = namespace_of(p._data)
         lr, (beta1, beta2) = _scalar(group["lr"]), group["betas"]
         weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
         state = self._state(p, amsgrad)
@@ -66,9 +68,9 @@ class Adam(_PerParameterOptimizer):
         second = exp_avg_sq
         if amsgrad:
             second = state["max_exp_avg_sq"]
-            np.maximum(second._data, exp_avg_sq._data, out=second._data)
+            xp.maximum(second._data, exp_avg_sq._data, out=second._data)
             _bump(second)
-        denom = np.sqrt(second._data) / bias_correction2_sqrt + group["eps"]
+        denom = xp.sqrt(second._data) / bias_correction2_sqrt + group["eps"]
         p._data += -step_size * (exp_avg._data / denom)
         _bump(p)
 

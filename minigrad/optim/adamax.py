@@ -1,6 +1,6 @@
 """Adamax: Adam with the infinity norm."""
-import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_adam_args
 from minigrad.optim.adam import _lerp_
@@ -28,11 +28,12 @@ class Adamax(_PerParameterOptimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, group):
+        xp = namespace_of(p._data)
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _step_tensor()
-            state["exp_avg"] = _wrap(np.zeros_like(p._data))
-            state["exp_inf"] = _wrap(np.zeros_like(p._data))
+            state["exp_avg"] = _wrap(xp.zeros_like(p._data))
+            state["exp_inf"] = _wrap(xp.zeros_like(p._data))
         beta1, beta2 = group["betas"]
         grad = -p.grad._data if group["maximize"] else p.grad._data
         step = _increment(state["step"])
@@ -41,7 +42,7 @@ class Adamax(_PerParameterOptimizer):
         exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
         _lerp_(exp_avg._data, grad, 1 - beta1)
         exp_inf._data *= beta2
-        np.maximum(exp_inf._data, np.abs(grad) + group["eps"], out=exp_inf._data)
+        xp.maximum(exp_inf._data, xp.abs(grad) + group["eps"], out=exp_inf._data)
         _bump(exp_avg, exp_inf)
         clr = _scalar(group["lr"]) / (1 - beta1 ** step)
         p._data += -clr * (exp_avg._data / exp_inf._data)

@@ -1,6 +1,7 @@
 """L-BFGS with an optional strong-Wolfe line search (PyTorch's port of minFunc)."""
 import numpy as np
 
+from minigrad._array import is_array, namespace_of
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.optim._checks import check_lr
@@ -117,7 +118,7 @@ def _arrays(value):
 
 
 def _tensors(value):
-    if isinstance(value, np.ndarray):
+    if is_array(value):  # numpy or a GPU array
         return _wrap(value)
     if isinstance(value, list):
         return [_tensors(v) for v in value]
@@ -158,7 +159,8 @@ class LBFGS(Optimizer):
         return self.param_groups[0]["params"]
 
     def _gather_flat_grad(self):
-        return np.concatenate([np.zeros(p._data.size, p._data.dtype) if p.grad is None
+        xp = namespace_of(self._params[0]._data)  # the parameters' device
+        return xp.concatenate([xp.zeros(p._data.size, p._data.dtype) if p.grad is None
                                else p.grad._data.reshape(-1) for p in self._params])
 
     def _add_grad(self, step_size, update):

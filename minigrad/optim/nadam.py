@@ -1,6 +1,6 @@
 """NAdam: Adam with Nesterov momentum (and momentum decay)."""
-import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_adam_args
 from minigrad.optim.adam import _lerp_
@@ -39,13 +39,14 @@ class NAdam(_PerParameterOptimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, group):
+        xp = namespace_of(p._data)
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _step_tensor()
             state["mu_product"] = _step_tensor()
             state["mu_product"]._data[...] = 1.0
-            state["exp_avg"] = _wrap(np.zeros_like(p._data))
-            state["exp_avg_sq"] = _wrap(np.zeros_like(p._data))
+            state["exp_avg"] = _wrap(xp.zeros_like(p._data))
+            state["exp_avg_sq"] = _wrap(xp.zeros_like(p._data))
         lr, (beta1, beta2) = _scalar(group["lr"]), group["betas"]
         grad = -p.grad._data if group["maximize"] else p.grad._data
         step = _increment(state["step"])
@@ -66,7 +67,7 @@ class NAdam(_PerParameterOptimizer):
         exp_avg_sq._data *= beta2
         exp_avg_sq._data += (1 - beta2) * grad * grad
         _bump(exp_avg, exp_avg_sq)
-        denom = np.sqrt(exp_avg_sq._data / bias_correction2) + group["eps"]
+        denom = xp.sqrt(exp_avg_sq._data / bias_correction2) + group["eps"]
         product = mu_product._data.item()
         p._data += (-lr * (1.0 - mu) / (1.0 - product)) * (grad / denom)
         p._data += ((-lr * mu_next) / (1.0 - product * mu_next)) * (exp_avg._data / denom)

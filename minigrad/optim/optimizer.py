@@ -20,6 +20,7 @@ from itertools import chain
 
 import numpy as np
 
+from minigrad._array import is_writeable, namespace_of, to_device
 from minigrad._dtypes import get_default_dtype
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
@@ -231,10 +232,11 @@ class Optimizer:
                         p.grad.detach_()
                     else:
                         p.grad.requires_grad_(False)
-                    if p.grad._data.flags.writeable:
+                    if is_writeable(p.grad._data):
                         p.grad._data[...] = 0
                     else:  # a broadcast gradient: it gets storage of its own
-                        p.grad._data = np.zeros(p.grad._data.shape, p.grad._data.dtype)
+                        p.grad._data = namespace_of(p.grad._data).zeros(p.grad._data.shape,
+                                                                        p.grad._data.dtype)
                     _bump(p.grad)
 
     def step(self, closure=None):
@@ -304,9 +306,12 @@ class Optimizer:
 
 
 def _cast(param, value, key=None):
-    """A deep copy of ``value`` whose tensors take ``param``'s dtype (``step`` keeps its own)."""
+    """A deep copy of ``value`` whose tensors take ``param``'s dtype and device (``step``
+    keeps its own, on the CPU, as torch's)."""
     if isinstance(value, Tensor):
         array = value._data
+        if key != "step":
+            array = to_device(array, param.device.type, param.device.index)
         if key != "step" and param.is_floating_point() and array.dtype != param._data.dtype:
             return _wrap(array.astype(param._data.dtype))
         return _wrap(array.copy())

@@ -1,8 +1,8 @@
 """RAdam: Adam with the variance of the adaptive learning rate rectified."""
 import math
 
-import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_adam_args
 from minigrad.optim.adam import _lerp_
@@ -32,11 +32,12 @@ class RAdam(_PerParameterOptimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, group):
+        xp = namespace_of(p._data)
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _step_tensor()
-            state["exp_avg"] = _wrap(np.zeros_like(p._data))
-            state["exp_avg_sq"] = _wrap(np.zeros_like(p._data))
+            state["exp_avg"] = _wrap(xp.zeros_like(p._data))
+            state["exp_avg_sq"] = _wrap(xp.zeros_like(p._data))
         lr, (beta1, beta2) = _scalar(group["lr"]), group["betas"]
         grad = -p.grad._data if group["maximize"] else p.grad._data
         step = _increment(state["step"])
@@ -56,7 +57,7 @@ class RAdam(_PerParameterOptimizer):
         rho_inf = 2 / (1 - beta2) - 1
         rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
         if rho_t > 5.0:
-            adaptive = (bias_correction2 ** 0.5) / (np.sqrt(exp_avg_sq._data) + group["eps"])
+            adaptive = (bias_correction2 ** 0.5) / (xp.sqrt(exp_avg_sq._data) + group["eps"])
             rect = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf
                              / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
             p._data -= corrected * lr * adaptive * rect

@@ -1,6 +1,6 @@
 """RMSprop, with momentum, centering, weight decay and maximize."""
-import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad._tensor import _wrap
 from minigrad.optim.adam import _lerp_
 from minigrad.optim._checks import check_lr
@@ -40,17 +40,19 @@ class RMSprop(_PerParameterOptimizer):
         super().__init__(params, defaults)
 
     def _state(self, p, group):
+        xp = namespace_of(p._data)
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _step_tensor()
-            state["square_avg"] = _wrap(np.zeros_like(p._data))
+            state["square_avg"] = _wrap(xp.zeros_like(p._data))
             if group["momentum"] > 0:
-                state["momentum_buffer"] = _wrap(np.zeros_like(p._data))
+                state["momentum_buffer"] = _wrap(xp.zeros_like(p._data))
             if group["centered"]:
-                state["grad_avg"] = _wrap(np.zeros_like(p._data))
+                state["grad_avg"] = _wrap(xp.zeros_like(p._data))
         return state
 
     def _update(self, p, group):
+        xp = namespace_of(p._data)
         lr, alpha, momentum = _scalar(group["lr"]), group["alpha"], group["momentum"]
         state = self._state(p, group)
         grad = -p.grad._data if group["maximize"] else p.grad._data
@@ -65,9 +67,9 @@ class RMSprop(_PerParameterOptimizer):
             grad_avg = state["grad_avg"]
             _lerp_(grad_avg._data, grad, 1 - alpha)
             _bump(grad_avg)
-            avg = np.sqrt(square_avg._data - grad_avg._data * grad_avg._data)
+            avg = xp.sqrt(square_avg._data - grad_avg._data * grad_avg._data)
         else:
-            avg = np.sqrt(square_avg._data)
+            avg = xp.sqrt(square_avg._data)
         avg += group["eps"]
         if momentum > 0:
             buf = state["momentum_buffer"]

@@ -1,6 +1,6 @@
 """Rprop: per-element step sizes adapted from the signs of successive gradients."""
-import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
@@ -28,21 +28,22 @@ class Rprop(_PerParameterOptimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, group):
+        xp = namespace_of(p._data)
         state = self.state[p]
         if len(state) == 0:
             state["step"] = _step_tensor()
-            state["prev"] = _wrap(np.zeros_like(p._data))
-            state["step_size"] = _wrap(np.full_like(p.grad._data, _scalar(group["lr"])))
+            state["prev"] = _wrap(xp.zeros_like(p._data))
+            state["step_size"] = _wrap(xp.full_like(p.grad._data, _scalar(group["lr"])))
         etaminus, etaplus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]
         grad = -p.grad._data if group["maximize"] else p.grad._data.copy()
         _increment(state["step"])
         prev, step_size = state["prev"], state["step_size"]
-        sign = np.sign(grad * prev._data)
-        factor = np.where(sign > 0, etaplus, np.where(sign < 0, etaminus, 1.0))
+        sign = xp.sign(grad * prev._data)
+        factor = xp.where(sign > 0, etaplus, xp.where(sign < 0, etaminus, 1.0))
         step_size._data *= factor.astype(step_size._data.dtype, copy=False)
-        np.clip(step_size._data, step_size_min, step_size_max, out=step_size._data)
+        xp.clip(step_size._data, step_size_min, step_size_max, out=step_size._data)
         grad[sign < 0] = 0  # after a sign flip the element does not move this step
-        p._data -= np.sign(grad) * step_size._data
+        p._data -= xp.sign(grad) * step_size._data
         prev._data[...] = grad
         _bump(p, prev, step_size)

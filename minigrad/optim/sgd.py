@@ -56,7 +56,7 @@ class SGD(Optimizer):
             state = self.state[p]
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = state["momentum_buffer"] = _wrap(np.array(grad, copy=True))
+                buf = state["momentum_buffer"] = _wrap(grad.copy())  # on p's device
             else:
                 buf._data *= momentum
                 buf._data += (1 - group["dampening"]) * grad

@@ -47,6 +47,7 @@ TORCH_MODULES = {
 MAPPED = {
     "sum_to_size": lambda self, size: self.sum_to_size(size),
     "_to_copy": lambda self, dtype: self.to(dtype),
+    "_to_device": lambda self, device: self.to(device),
     "_fill": lambda self, value: torch.full_like(self, value),
     "_copy_from": lambda self, src: self.clone().copy_(src),   # torch's _copy_from copies the other way
     "getitem": lambda self, index: _torch_getitem(self, index),
@@ -148,11 +149,11 @@ def test_every_entry_has_a_sample_row():
 # ------------------------------------------------------------------ converting a sample
 def _leaf64(x):
     """A minigrad leaf in float64 (same values) and the matching torch leaf."""
-    data = x.detach().numpy()
+    data = x.detach().numpy(force=True)  # force: a sample on the GPU (MINIGRAD_TEST_DEVICE)
     if data.dtype.kind == "f":
         if data.dtype != np.float64:
-            x = Tensor(data.astype(np.float64)).requires_grad_(x.requires_grad)
-        t = torch.tensor(np.array(x.detach().numpy()), dtype=torch.float64, requires_grad=x.requires_grad)
+            x = x.detach().double().requires_grad_(x.requires_grad)  # on x's device
+        t = torch.tensor(np.array(x.detach().numpy(force=True)), dtype=torch.float64, requires_grad=x.requires_grad)
         return x, t
     return x, torch.from_numpy(np.array(data))
 
@@ -168,7 +169,7 @@ def _convert(arg, value):
         return value, getattr(torch, value)
     if arg.type == "Index":
         key = value if isinstance(value, tuple) else (value,)
-        return value, tuple(torch.from_numpy(np.array(k.detach().numpy())) if isinstance(k, Tensor) else k for k in key)
+        return value, tuple(torch.from_numpy(np.array(k.detach().numpy(force=True))) if isinstance(k, Tensor) else k for k in key)
     return value, value
 
 
@@ -294,7 +295,7 @@ def _selected(outs, outputs):
 
 
 def _numpy(x):
-    return x.detach().numpy(force=True) if isinstance(x, torch.Tensor) else np.asarray(x.detach().numpy() if hasattr(x, "detach") else x)
+    return x.detach().numpy(force=True) if isinstance(x, torch.Tensor) else np.asarray(x.detach().numpy(force=True) if hasattr(x, "detach") else x)
 
 
 def _assert_close(mine, theirs, what):
@@ -410,11 +411,11 @@ EIGENVECTOR_GAUGE = {"linalg_eigh"}
 def _align_eigenvectors(mg_outs, th_outs):
     values, vectors = mg_outs
     overlap = np.sum(_numpy(vectors) * _numpy(th_outs[1]), axis=-2)
-    return [values, vectors * Tensor(np.where(overlap < 0, -1.0, 1.0)[..., None, :])]
+    return [values, vectors * Tensor(np.where(overlap < 0, -1.0, 1.0)[..., None, :]).to(vectors.device)]
 
 
 def _minigrad_vjp(outs, leaves, cotangents, create_graph=False):
-    live = [(o, Tensor(c)) for o, c in zip(outs, cotangents) if o.requires_grad]
+    live = [(o, Tensor(c).to(o.device)) for o, c in zip(outs, cotangents) if o.requires_grad]
     if not live:
         return [None] * len(leaves)
     return list(mg_grad([o for o, _ in live], leaves, [c for _, c in live],

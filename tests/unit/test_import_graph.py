@@ -27,7 +27,7 @@ UNCOMMENTED_LAZY_IMPORTS = {
     "minigrad/autograd/graph.py", "minigrad/autograd/leaks.py",
     "minigrad/autograd/namespace.py", "minigrad/autograd/node.py",
     "minigrad/autograd/trace.py", "minigrad/distributed/_mpi.py",
-    "minigrad/distributed/collectives.py", "minigrad/kernels/nn.py",
+    "minigrad/distributed/collectives.py",
     "minigrad/kernels/reductions.py", "minigrad/kernels/shape.py",
     "minigrad/nn/functional.py", "minigrad/nn/parallel/distributed.py",
     "minigrad/numpy_interop.py",

@@ -6,14 +6,17 @@ matmul), so the backward of a conv net can be differentiated again.
 """
 import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad.autograd.formulas.core import ops_for
 from minigrad.kernels.conv import (adaptive_pool_matrix, conv_same_pads, conv_tuple,
                                    embedding_padding_idx, max_pool_indices_array, pool_stride)
+from minigrad.kernels.core import on_device_of
 
 
 def _raw(x):
     """The array behind a (non-differentiable) Tensor such as indices."""
-    return np.asarray(getattr(x, "_data", x))
+    data = getattr(x, "_data", x)
+    return namespace_of(data).asarray(data)
 
 
 def _conv_op(F, nd):
@@ -142,7 +145,7 @@ def adaptive_avg_pool_grad_input(grad, input_shape, nd):
     g = grad
     for j in range(nd):
         size, out = input_shape[len(input_shape) - nd + j], grad.shape[grad.ndim - nd + j]
-        A = adaptive_pool_matrix(size, out, grad.dtype)
+        A = on_device_of(_raw(grad), adaptive_pool_matrix(size, out, grad.dtype))
         if j == nd - 1:
             g = F.matmul(g, A)                                     # (..., out) @ (out, L)
         else:
@@ -170,13 +173,14 @@ def embedding_grad_weight(grad, input, weight_shape, padding_idx, scale_grad_by_
     num, dim = weight_shape
     idx = _raw(input).reshape(-1)
     rows = F.reshape(grad, (idx.size, dim))
-    scale = np.ones(idx.size)
+    xp = namespace_of(idx)
+    scale = xp.ones(idx.size)
     if scale_grad_by_freq:
-        scale = scale / np.bincount(idx, minlength=num)[idx]
+        scale = scale / xp.bincount(idx, minlength=num)[idx]
     padding_idx = embedding_padding_idx(padding_idx, num)
     if padding_idx is not None:
         scale = scale * (idx != padding_idx)
-    if not np.all(scale == 1):
+    if not (scale == 1).all():
         rows = rows * scale[:, None].astype(grad.dtype)
-    index = np.ascontiguousarray(np.broadcast_to(idx[:, None], (idx.size, dim)))
+    index = xp.ascontiguousarray(xp.broadcast_to(idx[:, None], (idx.size, dim)))
     return F.gather_backward(rows, 0, index, (num, dim))

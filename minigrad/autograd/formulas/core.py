@@ -2,6 +2,7 @@
 import math
 
 import numpy as np
+from minigrad._array import namespace_of
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
@@ -59,8 +60,8 @@ def zeros_like(x):
     """A zero gradient shaped like ``x`` (constant: it records no graph)."""
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     if isinstance(x, Tensor):
-        return _wrap(np.zeros_like(x._data))
-    return np.zeros_like(x)
+        return _wrap(namespace_of(x._data).zeros_like(x._data))
+    return namespace_of(x).zeros_like(x)
 
 
 def clamp_mask(x, min, max):
@@ -76,8 +77,8 @@ def clamp_mask(x, min, max):
 def unreduce(grad, shape, dim):
     """Broadcast a reduction's gradient back over the reduced dims (keepdim or not)."""
     if not isinstance(grad, Tensor):
-        out = np.empty(shape, dtype=grad.dtype)   # a plain backward needs values, not a view
-        out[...] = np.reshape(grad, reduced_shape(shape, dim))
+        out = namespace_of(grad).empty(shape, dtype=grad.dtype)  # values, not a view
+        out[...] = grad.reshape(reduced_shape(shape, dim))
         return out
     return TENSORS.expand(TENSORS.reshape(grad, reduced_shape(shape, dim)), shape)
 

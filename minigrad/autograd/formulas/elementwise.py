@@ -5,29 +5,38 @@ values as constants (no graph): their derivative is zero everywhere it exists.
 """
 import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
+from minigrad.kernels.quiet import quietly
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
 def _data(x):
+    """The array of a Tensor; a Python number as a numpy scalar (typed as a 0-d array is,
+    and, unlike a host array, usable with arrays of any device)."""
     Tensor = _tensor.Tensor
-    return x._data if isinstance(x, Tensor) else np.asarray(x)
+    if isinstance(x, Tensor):
+        return x._data
+    return np.asarray(x)[()] if isinstance(x, (bool, int, float, complex)) else x
 
 
 def _constant(array, like):
-    """``array`` as the kind of value ``like`` is (a graph-free Tensor, or an ndarray)."""
+    """``array`` as the kind of value ``like`` is (a graph-free Tensor, or an array), on
+    ``like``'s device (a mask from Python numbers is a numpy scalar until here)."""
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
-    return _wrap(np.asarray(array)) if isinstance(like, Tensor) else np.asarray(array)
+    array = namespace_of(_data(like)).asarray(array)
+    return _wrap(array) if isinstance(like, Tensor) else array
 
 
 def _float_dtype(*values):
-    dtype = np.result_type(*[_data(v) for v in values])
+    dtype = np.result_type(*[_data(v).dtype for v in values])
     return dtype if dtype.kind == "f" else np.dtype(np.float64)
 
 
 def zeros_shaped(grad, shape):
     """A constant zero gradient of ``shape`` in ``grad``'s dtype (torch's new_zeros)."""
-    return _constant(np.zeros(tuple(shape), dtype=_data(grad).dtype), grad)
+    data = _data(grad)
+    return _constant(namespace_of(data).zeros(tuple(shape), dtype=data.dtype), grad)
 
 
 def masked(grad, mask):
@@ -37,7 +46,7 @@ def masked(grad, mask):
     (``sqrt(relu(x))`` at x < 0 has gradient 0, not NaN)."""
     F = ops_for(grad)
     m = _data(mask)
-    if m.dtype != bool and not np.all((m == 0) | (m == 1)):
+    if m.dtype != bool and not ((m == 0) | (m == 1)).all():
         grad = grad * mask  # fractional shares (ties of maximum/minimum)
     return F.where(m != 0, grad, 0.0)
 
@@ -54,7 +63,8 @@ def evenly_distribute(grad, x, value):
     gradient is shared by the elements equal to the value, or by the NaNs when it is NaN."""
     F = ops_for(grad)
     a, v = _data(x), _data(value)
-    mask = np.isnan(a) if np.isnan(v) else a == v
+    xp = namespace_of(a)
+    mask = xp.isnan(a) if xp.isnan(v) else a == v
     return F.where(mask, grad / float(mask.sum()), 0.0)
 
 
@@ -74,13 +84,13 @@ def fmax_mask(x, y, pick):
     returns the mask for ``self``."""
     a, b = _data(x), _data(y)
     chosen = (a >= b) if pick == "ge" else (a <= b)
-    return _constant((chosen | np.isnan(b)).astype(_float_dtype(x, y)), x)
+    return _constant((chosen | namespace_of(b).isnan(b)).astype(_float_dtype(x, y)), x)
 
 
 def fmax_other_mask(x, y, pick):
     a, b = _data(x), _data(y)
     chosen = (a >= b) if pick == "ge" else (a <= b)
-    return _constant(~(chosen | np.isnan(b)) * np.ones((), _float_dtype(x, y)), y)
+    return _constant((~(chosen | namespace_of(b).isnan(b))).astype(_float_dtype(x, y)), y)
 
 
 def clamp_tensor_masks(x, min, max, which):
@@ -93,7 +103,7 @@ def clamp_tensor_masks(x, min, max, which):
     lo = None if min is None else _data(min)
     hi = None if max is None else _data(max)
     if which == "self":
-        mask = np.ones(np.shape(a), dtype=bool)
+        mask = namespace_of(a).ones(a.shape, dtype=bool)
         if lo is not None:
             mask = mask & (a >= lo)
         if hi is not None:
@@ -112,7 +122,8 @@ def clamp_tensor_masks(x, min, max, which):
 
 def finite_mask(x):
     """1 where ``x`` is finite (nan_to_num passes the gradient only there)."""
-    return _constant(np.isfinite(_data(x)).astype(_float_dtype(x)), x)
+    a = _data(x)
+    return _constant(namespace_of(a).isfinite(a).astype(_float_dtype(x)), x)
 
 
 def logit_grad(grad, x, eps):
@@ -151,7 +162,7 @@ def pow_grad_self(grad, x, exponent):
         return zeros_shaped(grad, np.shape(_data(grad)))
     e = _data(exponent)
     d = grad * exponent * F.pow(x, exponent - 1)
-    if not np.any(e == 0):
+    if not (e == 0).any():
         return d
     return F.where(_constant(e == 0, grad), 0.0, d)
 
@@ -162,7 +173,9 @@ def pow_grad_exponent(grad, x, exponent, result):
     F = ops_for(grad)
     a, e = _data(x), _data(exponent)
     zero = (a == 0) & (e >= 0)
-    if not np.any(zero):
+    if not zero.any():
+        if isinstance(x, (int, float)):  # a Python base: its log is a constant on grad's device
+            return grad * result * _constant(quietly(np.log, float(x)), grad)
         return grad * (result * F.log(x))
     return grad * F.where(_constant(zero, grad), 0.0, result * F.log(x))
 
@@ -172,6 +185,6 @@ def xlogy_grad_self(grad, x, y):
     F = ops_for(grad)
     mask = (_data(x) == 0) & (_data(y) <= 0)
     d = F.xlogy(grad, y)
-    if not np.any(mask):
+    if not mask.any():
         return d
     return F.where(_constant(mask, grad), 0.0, d)

@@ -10,6 +10,7 @@ import string
 
 import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad.autograd.formulas.core import normalize_dims, ops_for, reduced_shape, sum_to
 from minigrad.autograd.formulas.reductions import finite_norm_grad
 from minigrad.kernels.linalg import matrix_dims, norm_kind, solve_is_vector
@@ -18,10 +19,15 @@ from minigrad import _tensor  # a module: read at call time (import cycle)
 
 # ------------------------------------------------------------------ small pieces
 def _constant(like, array):
-    """``array`` (numpy) as a constant of ``like``'s kind and dtype: records no graph."""
+    """``array`` as a constant of ``like``'s kind, dtype and device: records no graph."""
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
-    array = np.asarray(array, dtype=like.dtype)
+    array = _xp(like).asarray(array, dtype=like.dtype)
     return _wrap(array) if isinstance(like, Tensor) else array
+
+
+def _xp(like):
+    """The array library of a Tensor's or an array's values."""
+    return namespace_of(_data(like))
 
 
 def mT(x):
@@ -30,7 +36,7 @@ def mT(x):
 
 
 def _eye(like, n, m=None):
-    return _constant(like, np.eye(n, n if m is None else m))
+    return _constant(like, _xp(like).eye(n, n if m is None else m))
 
 
 def _diag_embed(x):
@@ -43,7 +49,7 @@ def _diag_embed(x):
 def _tril(x, k=0):
     """Lower triangle (below diagonal ``k``) as a product with a constant mask."""
     n, m = x.shape[-2:]
-    return x * _constant(x, np.tri(n, m, k))
+    return x * _constant(x, _xp(x).tri(n, m, k))
 
 
 def _cols(x, start, stop):
@@ -177,7 +183,7 @@ def einsum_backward(grad, equation, tensors):
         for c in dict.fromkeys(target):
             if c not in available:
                 subs.append(c)
-                operands.append(_constant(grad, np.ones(tensors[i].shape[target.index(c)])))
+                operands.append(_constant(grad, _xp(grad).ones(tensors[i].shape[target.index(c)])))
         grads.append(F.einsum(",".join(subs) + "->" + "".join(target), operands))
     return grads
 
@@ -291,9 +297,10 @@ def det_backward(grad, A, det):
         for j in range(n):
             if j != i:
                 product = column[j] if product is None else product * column[j]
-        others.append(product if product is not None else _constant(S, np.ones(S.shape[:-1])))
+        others.append(product if product is not None else _constant(S, _xp(S).ones(S.shape[:-1])))
     data_U, data_Vh = _data(U), _data(Vh)
-    sign = _constant(S, np.linalg.det(data_U) * np.linalg.det(data_Vh))
+    xp = namespace_of(data_U)
+    sign = _constant(S, xp.linalg.det(data_U) * xp.linalg.det(data_Vh))
     cofactor = F.matmul(U * F.unsqueeze(F.stack(others, -1) * F.unsqueeze(sign, -1), -2), Vh)
     return _mat_scalar(grad) * cofactor
 
@@ -306,8 +313,9 @@ def _data(x):
 def _invertible(A):
     """Whether LU finds A (every matrix of a batch) invertible, as PyTorch decides."""
     data = _data(A)
-    try:
-        return bool(np.all(np.isfinite(np.linalg.inv(data))))
+    xp = namespace_of(data)
+    try:  # CuPy's inv of a singular matrix gives infinities rather than raising
+        return bool(xp.all(xp.isfinite(xp.linalg.inv(data))))
     except np.linalg.LinAlgError:
         return False
 

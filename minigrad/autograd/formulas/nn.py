@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
 from minigrad.kernels.nn import (GELU_TANH_K, SELU_ALPHA, SELU_SCALE, as_shape, class_dim,
                                  class_weights, index_targets, rms_norm_eps)
@@ -17,9 +18,9 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def _values(x):
-    """The numpy values of an array or Tensor (for masks: no graph)."""
+    """The array of values of an array or Tensor (for masks: no graph)."""
     data = getattr(x, "_data", x)
-    return data if isinstance(data, np.ndarray) else np.asarray(data)
+    return data if isinstance(data, np.ndarray) else namespace_of(data).asarray(data)
 
 
 def _mask(x, condition):
@@ -35,7 +36,8 @@ def cast_back(grad, dtype):
 
 def leaky_relu_slope(x, negative_slope):
     """1 where x > 0, else ``negative_slope`` (at 0 too, as PyTorch)."""
-    return np.where(_values(x) > 0, 1.0, negative_slope).astype(_values(x).dtype)
+    values = _values(x)
+    return namespace_of(values).where(values > 0, 1.0, negative_slope).astype(values.dtype)
 
 
 def elu_slope(x, alpha, scale):
@@ -210,7 +212,7 @@ def _class_view(input, values):
     """A per-class vector shaped to broadcast along ``input``'s class dim."""
     shape = [1] * input.ndim
     shape[class_dim(input.ndim)] = -1
-    return np.reshape(values, shape)
+    return values.reshape(shape)
 
 
 def _per_sample_grad(grad, reduction, denominator, shape):
@@ -238,7 +240,8 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
     cdim = class_dim(input.ndim)
     n_classes = input.shape[cdim]
     dtype = _values(input).dtype
-    w = class_weights(n_classes, None if weight is None else _values(weight), dtype)
+    w = class_weights(n_classes, None if weight is None else _values(weight), dtype,
+                      like=_values(input))
     eps = label_smoothing
     if _is_probabilities(target):
         size = math.prod(input.shape)
@@ -250,12 +253,13 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
                                                         ignore_index, dtype)
     g = _per_sample_grad(grad, reduction, denominator, _loss_shape(input))
     hit = per_sample * (1 - eps)                                 # q at the target class
-    total = hit + keep * (np.sum(w) * eps / n_classes)           # sum of q over classes
+    total = hit + keep * (w.sum() * eps / n_classes)             # sum of q over classes
     out = F.softmax(input, cdim) * F.unsqueeze(g * total, cdim)
-    out = out - F.gather_backward(F.unsqueeze(g * hit, cdim), cdim, np.expand_dims(safe, cdim),
+    xp = namespace_of(safe)
+    out = out - F.gather_backward(F.unsqueeze(g * hit, cdim), cdim, xp.expand_dims(safe, cdim),
                                   input.shape)
     if eps:
-        spread = np.expand_dims(keep, cdim) * _class_view(input, w) * (eps / n_classes)
+        spread = xp.expand_dims(keep, cdim) * _class_view(input, w) * (eps / n_classes)
         out = out - F.unsqueeze(g, cdim) * spread
     return out
 

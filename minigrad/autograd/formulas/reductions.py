@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad.autograd.formulas.core import normalize_dims, ops_for, reduced_numel, unreduce
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
@@ -16,13 +17,17 @@ from minigrad import _tensor  # a module: read at call time (import cycle)
 def _constant(like, array):
     """``array`` as the same kind of value as ``like`` (a constant: no graph)."""
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
-    array = np.asarray(array, dtype=like.dtype)
+    array = namespace_of(_values(like)).asarray(array, dtype=like.dtype)
     return _wrap(array) if isinstance(like, Tensor) else array
 
 
+def _values(x):
+    """The array of a Tensor, or the array itself."""
+    return x._data if isinstance(x, _tensor.Tensor) else x
+
+
 def _has_zero(x):
-    Tensor = _tensor.Tensor
-    return bool(np.any((x._data if isinstance(x, Tensor) else x) == 0))
+    return bool((_values(x) == 0).any())
 
 
 def _slice(x, dim, start, stop, step=None):
@@ -64,11 +69,12 @@ def cumprod_backward(grad, self, dim, result):
     dim = dim % self.ndim
     if not _has_zero(self):
         return reversed_cumsum(result * grad, dim) / self
-    if isinstance(grad, np.ndarray):  # a plain backward: no graph to record, O(n) suffices
+    if not isinstance(grad, _tensor.Tensor):  # a plain backward: no graph, O(n) suffices
         return _cumprod_backward_zeros_array(grad, self, dim, result)
     n, shape = self.shape[dim], tuple(self.shape)
-    k = np.arange(n).reshape((n,) + (1,) * len(shape))                # which input
-    j = np.arange(n).reshape((1,) + tuple(n if i == dim else 1 for i in range(len(shape))))
+    xp = namespace_of(_values(self))
+    k = xp.arange(n).reshape((n,) + (1,) * len(shape))                # which input
+    j = xp.arange(n).reshape((1,) + tuple(n if i == dim else 1 for i in range(len(shape))))
     # left_out[k, ..., j, ...] = x[..., j, ...] except 1 at j == k, so its cumprod along
     # j is prod_{i <= j, i != k} x_i = d y_j / d x_k for j >= k.
     left_out = F.where(k == j, 1.0, F.expand(F.unsqueeze(self, 0), (n,) + shape))
@@ -83,16 +89,17 @@ def _cumprod_backward_zeros_array(grad, x, dim, result):
     differentiable).  Along ``dim``, with z1 and z2 the first two zeros: inputs before
     z1 get the usual formula, the one at z1 gets prod(x[:z1]) * sum_{z1<=j<z2}
     grad_j * prod(x[z1+1:j+1]), and those after z1 get nothing."""
+    xp = namespace_of(x)
     is_zero = x == 0
-    zeros_so_far = np.cumsum(is_zero, axis=dim)
+    zeros_so_far = xp.cumsum(is_zero, axis=dim)
     before = zeros_so_far == 0
-    tail = np.flip(np.cumsum(np.flip(np.where(before, result * grad, 0), dim), axis=dim), dim)
-    out = np.where(before, tail / np.where(before, x, 1), 0)
+    tail = xp.flip(xp.cumsum(xp.flip(xp.where(before, result * grad, 0), dim), axis=dim), dim)
+    out = xp.where(before, tail / xp.where(before, x, 1), 0)
     first = is_zero & (zeros_so_far == 1)
-    prefix = np.prod(np.where(before, x, 1), axis=dim, keepdims=True)
-    after_first = np.cumprod(np.where((zeros_so_far == 1) & ~first, x, 1), axis=dim)
-    between = np.sum(np.where(zeros_so_far == 1, grad * after_first, 0), axis=dim, keepdims=True)
-    return np.where(first, prefix * between, out).astype(grad.dtype, copy=False)
+    prefix = xp.prod(xp.where(before, x, 1), axis=dim, keepdims=True)
+    after_first = xp.cumprod(xp.where((zeros_so_far == 1) & ~first, x, 1), axis=dim)
+    between = xp.sum(xp.where(zeros_so_far == 1, grad * after_first, 0), axis=dim, keepdims=True)
+    return xp.where(first, prefix * between, out).astype(grad.dtype, copy=False)
 
 
 def logcumsumexp_backward(grad, self, result, dim):
@@ -122,7 +129,8 @@ def prod_safe_zeros_backward(grad, x, dim):
     n = x.shape[dim]
     if n == 0:
         return F.expand(grad, x.shape) * 0.0
-    ones = _constant(x, np.ones(tuple(1 if i == dim else s for i, s in enumerate(x.shape))))
+    ones = _constant(x, namespace_of(_values(x)).ones(
+        tuple(1 if i == dim else s for i, s in enumerate(x.shape))))
     before = F.cumprod(F.cat([ones, _slice(x, dim, 0, n - 1)], dim), dim)
     after = flip_dim(F.cumprod(F.cat([ones, flip_dim(_slice(x, dim, 1, n), dim)], dim), dim), dim)
     return grad * before * after
@@ -218,8 +226,8 @@ def cumulative_extremum_backward(grad, dim, indices, shape):
 
 # ------------------------------------------------------------------ NaN-ignoring reductions
 def _nan_mask(x):
-    Tensor = _tensor.Tensor
-    return np.isnan(x._data if isinstance(x, Tensor) else x)
+    data = _values(x)
+    return namespace_of(data).isnan(data)
 
 
 def nansum_backward(grad, self, dim):
@@ -231,6 +239,7 @@ def nanmean_backward(grad, self, dim):
     """The mean's gradient over the non-NaN entries of each slice, zero at the NaNs."""
     nan = _nan_mask(self)
     dims = normalize_dims(dim, self.ndim)
-    count = np.sum(~nan, axis=dims, keepdims=True) if dims else (~nan).astype(np.int64)
-    share = unreduce(grad, self.shape, dim) / _constant(grad, np.maximum(count, 1))
+    xp = namespace_of(nan)
+    count = xp.sum(~nan, axis=dims, keepdims=True) if dims else (~nan).astype(np.int64)
+    share = unreduce(grad, self.shape, dim) / _constant(grad, xp.maximum(count, 1))
     return ops_for(grad).where(nan, 0.0, share)

@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 
+from minigrad._array import namespace_of
 from minigrad.autograd.formulas.core import ops_for  # noqa: F401
 from minigrad.kernels.core import index_key
 from minigrad import _tensor  # a module: read at call time (import cycle)
@@ -32,24 +33,27 @@ def negated(shifts):
 def new_zeros(x, shape):
     """Constant zeros of ``shape`` with ``x``'s dtype (a Tensor when ``x`` is one)."""
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
-    zeros = np.zeros(tuple(shape), dtype=x.dtype)
-    return _wrap(zeros) if isinstance(x, Tensor) else zeros
+    is_tensor = isinstance(x, Tensor)
+    zeros = namespace_of(x._data if is_tensor else x).zeros(tuple(shape), dtype=x.dtype)
+    return _wrap(zeros) if is_tensor else zeros
 
 
-def outside_index(shape, index):
+def outside_index(shape, index, like=None):
     """A constant bool array of ``shape``, False at the elements ``x[index]`` selects
-    (a condition for ``where``: it records nothing, on arrays or Tensors alike)."""
-    keep = np.ones(shape, dtype=bool)
-    keep[index_key(index)] = False
+    (a condition for ``where``: it records nothing, on arrays or Tensors alike), on the
+    device of ``like`` (the gradient it masks)."""
+    like = getattr(like, "_data", like)
+    keep = namespace_of(like).ones(shape, dtype=bool)
+    keep[index_key(index, like)] = False
     return keep
 
 
 def masked_select_backward(grad, x, mask):
     """``masked_select`` backward (PyTorch's): ``grad`` placed where the broadcast mask is
     true, in zeros of the broadcast shape (``sum_to`` then folds it to ``x``'s)."""
-    m = mask._data if isinstance(mask, _tensor.Tensor) else np.asarray(mask)
-    shape = np.broadcast_shapes(tuple(x.shape), m.shape)
-    return ops_for(grad).getitem_backward(grad, shape, np.broadcast_to(m, shape))
+    m = mask._data if isinstance(mask, _tensor.Tensor) else mask
+    shape = np.broadcast_shapes(tuple(x.shape), tuple(m.shape))
+    return ops_for(grad).getitem_backward(grad, shape, namespace_of(m).broadcast_to(m, shape))
 
 
 def embed_in_zeros(x, shape):

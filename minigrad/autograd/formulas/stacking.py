@@ -1,6 +1,7 @@
 """Backward helpers for the stacking, splitting and difference ops (kernels/stacking.py)."""
 import numpy as np
 
+from minigrad._array import namespace_of, to_host
 from minigrad.autograd.formulas.core import ops_for, split_like
 from minigrad.autograd.formulas.shape import new_zeros
 from minigrad.kernels.stacking import directional_split_dim, tensor_split_keys
@@ -90,7 +91,8 @@ def trapezoid_grad_y(grad, y_shape, x, dx, dim):
     if n == 0:
         return new_zeros(grad, y_shape)
     if x is None:
-        weights = np.full(n, float(dx) if n > 1 else 0.0, dtype=grad.dtype)
+        xp = namespace_of(getattr(grad, "_data", grad))
+        weights = xp.full(n, float(dx) if n > 1 else 0.0, dtype=grad.dtype)
         weights[[0, -1]] /= 2
         return F.mul(F.expand(g, tuple(y_shape)), weights.reshape(_weights_shape(ndim, dim)))
     spacing = F.diff(x, 1, -1 if x.ndim == 1 else dim, None, None)
@@ -123,15 +125,23 @@ def trapezoid_grad_x(grad, y, x_shape, dim):
 def repeat_interleave_backward(grad, self_shape, repeats, dim):
     """Sum the copies of each element back onto it."""
     F = ops_for(grad)
-    repeats = np.asarray(repeats.detach().numpy() if hasattr(repeats, "detach") else repeats)
+    # the index is built on the host (its length depends on the repeats), then moved to
+    # grad's device
+    repeats = getattr(repeats, "_data", repeats)
+    if namespace_of(repeats) is not np:
+        repeats = to_host(repeats)
+    repeats = np.asarray(repeats)
+    xp = namespace_of(getattr(grad, "_data", grad))
     if dim is None:
         flat_len = int(np.prod(self_shape))
         index = np.repeat(np.arange(flat_len), np.broadcast_to(repeats, (flat_len,)))
+        index = index if xp is np else xp.asarray(index)
         summed = F.index_add(new_zeros(grad, (flat_len,)), 0, index, grad)
         return F.reshape(summed, tuple(self_shape))
     dim = dim % len(self_shape)
     size = self_shape[dim]
     index = np.repeat(np.arange(size), np.broadcast_to(repeats, (size,)))
+    index = index if xp is np else xp.asarray(index)
     return F.index_add(new_zeros(grad, self_shape), dim, index, grad)
 
 

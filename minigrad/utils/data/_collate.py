@@ -9,6 +9,8 @@ import numbers
 
 import numpy as np
 
+from minigrad._array import namespace_of
+
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 
@@ -24,7 +26,7 @@ def _stack(arrays):
         if np.shape(a) != first:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(first)} at entry 0 and {list(np.shape(a))} at entry {i}")
-    return _wrap(np.stack(arrays))
+    return _wrap(namespace_of(arrays[0]).stack(arrays))  # GPU samples stack on the GPU
 
 
 def _stack_recorded(tensors):

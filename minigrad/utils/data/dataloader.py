@@ -28,7 +28,8 @@ class DataLoader:
     ``shuffle=True`` drawing from ``generator``), grouped by ``batch_size`` (or by a
     ``batch_sampler``) and merged by ``collate_fn`` (``default_collate``).  With
     ``num_workers > 0`` batches are made in that many worker processes and still come
-    back in order.  ``pin_memory`` is accepted and does nothing on the CPU.
+    back in order.  ``pin_memory`` is accepted and copies nothing: batches stay
+    ordinary host tensors (``.to("cuda")`` copies them to the GPU; docs/gpu.md).
 
     >>> loader = DataLoader(dataset, batch_size=4, shuffle=True,
     ...                     generator=minigrad.Generator().manual_seed(0))
