@@ -22,5 +22,8 @@ from minigrad.nn.modules.loss import (
     HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss,
     HingeEmbeddingLoss, CosineEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
     TripletMarginLoss)
+from minigrad.nn.modules.transformer import (Transformer, TransformerEncoder,
+                                             TransformerDecoder, TransformerEncoderLayer,
+                                             TransformerDecoderLayer)
 
 __all__ = [name for name in dir() if name[0].isupper()]
