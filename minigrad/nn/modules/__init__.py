@@ -22,6 +22,8 @@ from minigrad.nn.modules.loss import (
     HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss,
     HingeEmbeddingLoss, CosineEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
     TripletMarginLoss)
+from minigrad.nn.modules.upsampling import (Upsample, UpsamplingNearest2d,
+                                            UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle)
 from minigrad.nn.modules.transformer import (Transformer, TransformerEncoder,
                                              TransformerDecoder, TransformerEncoderLayer,
                                              TransformerDecoderLayer)
