@@ -26,6 +26,7 @@ from minigrad.kernels.nn import index_targets as _index_targets
 from minigrad.kernels.nn import one_hot_array as _one_hot_array
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd.inplace import apply_inplace
+from minigrad.nn._embedding_bag import embedding_bag  # noqa: F401
 from minigrad.nn._resampling import (interpolate, pixel_shuffle, pixel_unshuffle,  # noqa: F401
                                      upsample, upsample_bilinear, upsample_nearest)
 
@@ -764,5 +765,5 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return weights @ value
 
 
-__all__ = sorted({*_public_names(), "interpolate", "pixel_shuffle", "pixel_unshuffle",
-                  "upsample", "upsample_bilinear", "upsample_nearest"})
+__all__ = sorted({*_public_names(), "embedding_bag", "interpolate", "pixel_shuffle",
+                  "pixel_unshuffle", "upsample", "upsample_bilinear", "upsample_nearest"})

@@ -16,7 +16,7 @@ from minigrad.nn.modules.padding import (
     ReplicationPad3d, CircularPad1d, CircularPad2d, CircularPad3d)
 from minigrad.nn.modules.distance import PairwiseDistance, CosineSimilarity
 from minigrad.nn.modules.dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
-from minigrad.nn.modules.sparse import Embedding
+from minigrad.nn.modules.sparse import Embedding, EmbeddingBag
 from minigrad.nn.modules.rnn import (RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell,
                                      GRUCell)
 from minigrad.nn.modules.activation import (
