@@ -14,9 +14,8 @@ from minigrad.nn.parameter import Parameter
 from minigrad.nn.modules.module import Module
 
 
-class _BatchNorm(Module):
-    """Normalise over the batch (and spatial dims) per channel; running statistics are
-    updated in training mode and used in eval mode."""
+class _NormBase(Module):
+    """The parameters and running-statistics buffers batch and instance norm share."""
 
     _version = 2
 
@@ -66,6 +65,16 @@ class _BatchNorm(Module):
     def _check_input_dim(self, input):
         raise NotImplementedError
 
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    """Normalise over the batch (and spatial dims) per channel; running statistics are
+    updated in training mode and used in eval mode."""
+
     def forward(self, input):
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
@@ -78,11 +87,6 @@ class _BatchNorm(Module):
         return F.batch_norm(input, self.running_mean if use_running else None,
                             self.running_var if use_running else None, self.weight, self.bias,
                             bn_training, factor, self.eps)
-
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.bias is not None}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -210,7 +214,7 @@ class RMSNorm(Module):
                 f"elementwise_affine={self.elementwise_affine}")
 
 
-class _InstanceNorm(_BatchNorm):
+class _InstanceNorm(_NormBase):
     """Normalise each (sample, channel) over its spatial dims. PyTorch's defaults differ
     from batch norm's: no affine parameters and no running statistics; with
     ``track_running_stats`` they are updated in training and used in eval mode."""
