@@ -14,10 +14,11 @@ import warnings
 
 import numpy as np
 
+from minigrad.creation import arange, tensor
+
 
 def _flatten_bags(input, offsets, per_sample_weights, include_last_offset):
     """(1-d input, offsets, per_sample_weights, include_last_offset) as torch normalises."""
-    from minigrad.creation import arange
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
@@ -61,8 +62,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   scale_grad_by_freq=False, mode="mean", sparse=False,
                   per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Reduce bags of embedding rows, as ``torch.nn.functional.embedding_bag``."""
-    from minigrad.creation import tensor
-    from minigrad.nn import functional as F
+    from minigrad.nn import functional as F  # at call time: functional imports this module
     if weight.dtype.is_floating_point is False and input.is_floating_point():
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. "
                       "Usage `embedding_bag(weight, input, ...)` is deprecated, "

@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 
+from minigrad.creation import tensor
+
 _LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
 _NEAREST_MODES = ("nearest", "nearest-exact")
 _ALL_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
@@ -112,7 +114,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dimensions of (N, C, *spatial) input, as
     ``torch.nn.functional.interpolate``."""
-    from minigrad.creation import tensor
     _check_align_corners(mode, align_corners)
     dim = input.dim() - 2
     sizes, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor, dim)
