@@ -106,8 +106,7 @@ class BackwardCFunction(FunctionCtx, Node):
         if len(results) != expected:
             raise RuntimeError(
                 f"function {self.name()} returned an incorrect number of gradients "
-                f"(expected {expected}, got {len(results)}): backward must return one "
-                "gradient (or None) per argument of forward")
+                f"(expected {expected}, got {len(results)})")
         grads = []
         for i, (r, meta) in enumerate(zip(results, self._arg_metas)):
             if meta is None:

@@ -28,6 +28,9 @@ from minigrad.kernels.nn import one_hot_array as _one_hot_array
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd.inplace import apply_inplace
+from minigrad.nn._embedding_bag import embedding_bag  # noqa: F401
+from minigrad.nn._resampling import (interpolate, pixel_shuffle, pixel_unshuffle,  # noqa: F401
+                                     upsample, upsample_bilinear, upsample_nearest)
 
 
 def _as_tensor(x):
@@ -780,4 +783,5 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return weights @ value
 
 
-__all__ = _public_names()
+__all__ = sorted({*_public_names(), "embedding_bag", "interpolate", "pixel_shuffle",
+                  "pixel_unshuffle", "upsample", "upsample_bilinear", "upsample_nearest"})

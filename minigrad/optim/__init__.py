@@ -15,6 +15,7 @@ from minigrad.optim.rmsprop import RMSprop  # noqa: F401
 from minigrad.optim.rprop import Rprop  # noqa: F401
 from minigrad.optim.sgd import SGD  # noqa: F401
 from minigrad.optim import lr_scheduler  # noqa: F401
+from minigrad.optim import swa_utils  # noqa: F401
 
 __all__ = ["Optimizer", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam",
-           "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+           "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]

@@ -56,6 +56,11 @@ def run_both(source, name="<program>"):
         torch.set_default_dtype(saved[0])
         minigrad.set_default_dtype(saved[1])
         torch.set_num_threads(saved[2])
+        # A program's set_default_device stays in force after it (torch keeps a function
+        # mode entered, which also turns off fast paths such as nn.TransformerEncoder's
+        # nested tensors): the next program starts without one, as a fresh process does.
+        torch.set_default_device(None)
+        minigrad.set_default_device(None)
     return reference, ported
 
 

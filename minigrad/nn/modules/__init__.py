@@ -8,9 +8,15 @@ from minigrad.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTransp
 from minigrad.nn.modules.pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d,
                                          AdaptiveAvgPool1d, AdaptiveAvgPool2d)
 from minigrad.nn.modules.normalization import (BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm,
-                                               RMSNorm)
+                                               RMSNorm, InstanceNorm1d, InstanceNorm2d,
+                                               InstanceNorm3d)
+from minigrad.nn.modules.padding import (
+    ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,
+    ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+    ReplicationPad3d, CircularPad1d, CircularPad2d, CircularPad3d)
+from minigrad.nn.modules.distance import PairwiseDistance, CosineSimilarity
 from minigrad.nn.modules.dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
-from minigrad.nn.modules.sparse import Embedding
+from minigrad.nn.modules.sparse import Embedding, EmbeddingBag
 from minigrad.nn.modules.rnn import (RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell,
                                      GRUCell)
 from minigrad.nn.modules.activation import (
@@ -22,5 +28,10 @@ from minigrad.nn.modules.loss import (
     HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss,
     HingeEmbeddingLoss, CosineEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
     TripletMarginLoss)
+from minigrad.nn.modules.upsampling import (Upsample, UpsamplingNearest2d,
+                                            UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle)
+from minigrad.nn.modules.transformer import (Transformer, TransformerEncoder,
+                                             TransformerDecoder, TransformerEncoderLayer,
+                                             TransformerDecoderLayer)
 
 __all__ = [name for name in dir() if name[0].isupper()]

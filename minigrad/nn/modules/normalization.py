@@ -5,6 +5,7 @@
 ['bias', 'num_batches_tracked', 'running_mean', 'running_var', 'weight']
 """
 import numbers
+import warnings
 
 from minigrad.nn import _ops
 from minigrad.nn import functional as F
@@ -13,9 +14,8 @@ from minigrad.nn.parameter import Parameter
 from minigrad.nn.modules.module import Module
 
 
-class _BatchNorm(Module):
-    """Normalise over the batch (and spatial dims) per channel; running statistics are
-    updated in training mode and used in eval mode."""
+class _NormBase(Module):
+    """The parameters and running-statistics buffers batch and instance norm share."""
 
     _version = 2
 
@@ -65,6 +65,16 @@ class _BatchNorm(Module):
     def _check_input_dim(self, input):
         raise NotImplementedError
 
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    """Normalise over the batch (and spatial dims) per channel; running statistics are
+    updated in training mode and used in eval mode."""
+
     def forward(self, input):
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
@@ -77,11 +87,6 @@ class _BatchNorm(Module):
         return F.batch_norm(input, self.running_mean if use_running else None,
                             self.running_var if use_running else None, self.weight, self.bias,
                             bn_training, factor, self.eps)
-
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.bias is not None}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -207,3 +212,59 @@ class RMSNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+class _InstanceNorm(_NormBase):
+    """Normalise each (sample, channel) over its spatial dims. PyTorch's defaults differ
+    from batch norm's: no affine parameters and no running statistics; with
+    ``track_running_stats`` they are updated in training and used in eval mode."""
+
+    _no_batch_dim = None
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
+                 track_running_stats=False, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats,
+                         device=device, dtype=dtype, bias=bias)
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (self._no_batch_dim, self._no_batch_dim + 1):
+            raise ValueError(f"expected {self._no_batch_dim}D or {self._no_batch_dim + 1}D "
+                             f"input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        feature_dim = input.dim() - self._no_batch_dim
+        if input.size(feature_dim) != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match "
+                                 f"num_features ({self.num_features}), but got: "
+                                 f"{input.size(feature_dim)}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. "
+                          "You can silence this warning by not passing in num_features, "
+                          "which is not used because affine=False", stacklevel=2)
+        if input.dim() == self._no_batch_dim:
+            return self._instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._instance_norm(input)
+
+    def _instance_norm(self, input):
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight,
+                               self.bias, self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance norm over (N, C, L) or unbatched (C, L) input."""
+
+    _no_batch_dim = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance norm over (N, C, H, W) or unbatched (C, H, W) input."""
+
+    _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance norm over (N, C, D, H, W) or unbatched (C, D, H, W) input."""
+
+    _no_batch_dim = 4
