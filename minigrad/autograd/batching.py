@@ -20,6 +20,7 @@ import operator
 import numpy as np
 
 from minigrad import _tensor
+from minigrad._array import is_array, namespace_of
 from minigrad.autograd.namespace import TENSORS
 
 # formula helpers (minigrad/autograd/formulas) that are elementwise in all tensor arguments
@@ -339,12 +340,19 @@ def rule_index_select(fn, self, dim, index):
     return Batched(fn(self.value, _shift(dim, self.ndim), index))
 
 
+def _array_of(index):
+    """The array of an index argument: a Tensor's, a device array itself, a list as numpy."""
+    if isinstance(index, _tensor.Tensor):
+        return index._data
+    return index if is_array(index) else np.asarray(index)
+
+
 def rule_gather(fn, self, dim, index):
     if self.ndim == 0:
         return self
     size = self.value.shape[0]
-    array = index._data if isinstance(index, _tensor.Tensor) else np.asarray(index)
-    index = _tensor._wrap(np.broadcast_to(array, (size,) + array.shape))
+    array = _array_of(index)
+    index = _tensor._wrap(namespace_of(array).broadcast_to(array, (size,) + array.shape))
     return Batched(fn(self.value, _shift(dim, self.ndim), index))
 
 
@@ -494,7 +502,7 @@ def rule_embedding(fn, input, weight, *args, **kwargs):
     if isinstance(input, Batched) or (len(args) > 1 and args[1] is not None) \
             or kwargs.get("max_norm") is not None:
         return loop(fn, (input, weight) + args, kwargs)
-    index = input._data if isinstance(input, _tensor.Tensor) else np.asarray(input)
+    index = _array_of(input)
     return Batched(weight.value[:, index])
 
 
@@ -680,8 +688,8 @@ def rule_masked_fill_Scalar(fn, self, mask, value):
 
 
 def _expanded_index(index, size):
-    array = index._data if isinstance(index, _tensor.Tensor) else np.asarray(index)
-    return _tensor._wrap(np.broadcast_to(array, (size,) + array.shape))
+    array = _array_of(index)
+    return _tensor._wrap(namespace_of(array).broadcast_to(array, (size,) + array.shape))
 
 
 def rule_scatter_value(fn, self, dim, index, value):
@@ -710,9 +718,9 @@ def rule_take_along_dim(fn, self, indices, dim=None):
     if dim is None:
         return loop(fn, (self, indices, dim), {})
     size = self.value.shape[0]
-    array = indices._data if isinstance(indices, _tensor.Tensor) else np.asarray(indices)
+    array = _array_of(indices)
     array = array.reshape((1,) * (self.ndim - array.ndim) + array.shape)
-    return Batched(fn(self.value, _tensor._wrap(np.broadcast_to(array, (size,) + array.shape)),
+    return Batched(fn(self.value, _tensor._wrap(namespace_of(array).broadcast_to(array, (size,) + array.shape)),
                       _shift(dim, self.ndim)))
 
 

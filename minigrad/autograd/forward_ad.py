@@ -20,6 +20,7 @@ from collections import namedtuple
 import numpy as np
 
 from minigrad import _tensor
+from minigrad._array import namespace_of
 from minigrad.autograd import grad_mode
 
 
@@ -228,7 +229,7 @@ def or_zeros(tangent, primal):
     if tangent is not None or primal is None:
         return tangent
     array = primal._data if isinstance(primal, _tensor.Tensor) else np.asarray(primal, float)
-    return _tensor._wrap(np.zeros_like(array))
+    return _tensor._wrap(namespace_of(array).zeros_like(array))
 
 
 def add_term(total, term, negate=False):
@@ -315,7 +316,7 @@ def function_with_jvp(cls, args, kwargs):
     batch = state.batch_size
     lead = () if batch is None else (batch,)
     tangents = [t if t is not None or not isinstance(a, Tensor)
-                else _tensor._wrap(np.zeros(lead + tuple(a.shape), a._data.dtype))
+                else _tensor._wrap(namespace_of(a._data).zeros(lead + tuple(a.shape), a._data.dtype))
                 for a, t in zip(args, tangents)]
     ctx._in_jvp = True
     try:
@@ -368,7 +369,7 @@ def inplace_with_tangent(self, op, args, kwargs, apply_inplace):
         if stored_tangent(self) is None and (self._base is None or stored_tangent(self._base) is None):
             return self
         lead = () if state.batch_size is None else (state.batch_size,)
-        tangent = _tensor._wrap(np.zeros(lead + tuple(self.shape), self._data.dtype))
+        tangent = _tensor._wrap(namespace_of(self._data).zeros(lead + tuple(self.shape), self._data.dtype))
     _write_tangent(self, tangent)
     return self
 
@@ -392,7 +393,7 @@ def _tangent_of_view(view, tangent):
     base_tangent = stored_tangent(base)
     lead = () if state.batch_size is None else (state.batch_size,)
     if base_tangent is None:
-        base_tangent = _tensor._wrap(np.zeros(lead + tuple(base.shape), tangent._data.dtype))
+        base_tangent = _tensor._wrap(namespace_of(tangent._data).zeros(lead + tuple(base.shape), tangent._data.dtype))
         set_tangent(base, base_tangent)
     own = _view_of(view, base, base_tangent)
     if own is None:

@@ -12,11 +12,23 @@ A failure names the op, the input, the forward formula and its YAML line.
 """
 import numpy as np
 
-from minigrad._tensor import Tensor, _wrap
+from minigrad._array import device_index_of, device_type_of, to_device, to_host
+from minigrad._tensor import _wrap
 from minigrad.autograd import forward_ad as fwAD
 from minigrad.autograd import grad_mode
 from minigrad.autograd.api import grad as autograd_grad
 from minigrad.testing import _as_positional, _index, _named_leaves, build_sample
+
+
+def _on_device_of(like, host):
+    """A Tensor of the host array ``host`` on ``like``'s device (the sample's: cpu, cuda)."""
+    data = like._data
+    return _wrap(to_device(host, device_type_of(data), device_index_of(data)))
+
+
+def _host64(t):
+    """A tensor's values as a float64 numpy array (compared on the host)."""
+    return to_host(t._data).astype(np.float64)
 
 
 class _Report:
@@ -44,7 +56,7 @@ def check_forward(op, outputs, sample, formulas, fast=False):
     rng = np.random.default_rng(7)
     points = [leaf.detach() for leaf in leaves]
     float32 = any(p._data.dtype == np.float32 for p in points)
-    full = [_wrap(rng.standard_normal(p.shape).astype(p._data.dtype)) for p in points]
+    full = [_on_device_of(p, rng.standard_normal(p.shape).astype(p._data.dtype)) for p in points]
     choices = [[t if i == j else None for i, t in enumerate(full)] for j in range(len(leaves))]
     if len(leaves) > 1:
         choices.append(full)
@@ -75,17 +87,18 @@ def _jvp(fn, points, tangents):
 
 def _central_differences(fn, points, tangents, eps=1e-6):
     def at(sign):
-        args = [Tensor(p._data.astype(np.float64) + sign * eps * t._data.astype(np.float64))
-                if t is not None else Tensor(p._data.astype(np.float64) if p._data.dtype.kind == "f" else p._data)
+        args = [_wrap(p._data.astype(np.float64) + sign * eps * t._data.astype(np.float64))
+                if t is not None else _wrap(p._data.astype(np.float64) if p._data.dtype.kind == "f" else p._data)
                 for p, t in zip(points, tangents)]
         with grad_mode.no_grad():
-            return [o._data.astype(np.float64) for o in fn(*args)]
+            return [_host64(o) for o in fn(*args)]
     return [(a - b) / (2 * eps) for a, b in zip(at(1.0), at(-1.0))]
 
 
 def _compare(report, j, what, got, want, outs, rtol, atol):
     for i, (g, w) in enumerate(zip(got, want)):
-        g = np.zeros(w.shape) if g is None else g._data.astype(np.float64)
+        w = to_host(w)
+        g = np.zeros(w.shape) if g is None else _host64(g)
         if g.shape != w.shape:
             report.fail(j, what, f"output {i} has a tangent of shape {list(g.shape)}, "
                         f"expected {list(w.shape)}")
@@ -103,11 +116,11 @@ def _against_vjp(report, j, fn, leaves, tangents, jvp, outs, rng):
     live = [(o, t) for o, t in zip(fn(*leaves), jvp) if o.requires_grad]
     if not live:
         return
-    cotangents = [_wrap(rng.standard_normal(o.shape)) for o, _ in live]
+    cotangents = [_on_device_of(o, rng.standard_normal(o.shape)) for o, _ in live]
     vjps = autograd_grad([o for o, _ in live], leaves, cotangents, allow_unused=True)
-    forward = sum(float(np.sum(u._data * (t._data if t is not None else 0.0)))
+    forward = sum(float(np.sum(_host64(u) * (_host64(t) if t is not None else 0.0)))
                   for (_, t), u in zip(live, cotangents))
-    reverse = sum(float(np.sum(t._data * g._data)) for t, g in zip(tangents, vjps)
+    reverse = sum(float(np.sum(_host64(t) * _host64(g))) for t, g in zip(tangents, vjps)
                   if t is not None and g is not None)
     if not np.isclose(forward, reverse, rtol=1e-6, atol=1e-8) and not (np.isnan(forward) and np.isnan(reverse)):
         report.fail(j, "the forward derivative against the backward one",
@@ -116,18 +129,19 @@ def _against_vjp(report, j, fn, leaves, tangents, jvp, outs, rng):
 
 def _batched_against_single(report, fn, points, full, rng, batch=3):
     """jacfwd's path: B tangents at once give the B single JVPs."""
-    stacks = [_wrap(np.stack([t._data] + [rng.standard_normal(t.shape) for _ in range(batch - 1)]))
+    stacks = [_on_device_of(t, np.stack([to_host(t._data)] + [rng.standard_normal(t.shape)
+                                                                for _ in range(batch - 1)]))
               for t in full]
     with fwAD.dual_level(), grad_mode.no_grad():
         duals = [fwAD._make_dual_batched(p, s) for p, s in zip(points, stacks)]
         batched = [fwAD.unpack_dual(o).tangent for o in fn(*duals)]
     for b in range(batch):
-        _, single = _jvp(fn, points, [_wrap(s._data[b]) for s in stacks])
+        _, single = _jvp(fn, points, [_wrap(s._data[b]) for s in stacks])  # (on the device)
         for i, (got, want) in enumerate(zip(batched, single)):
             if want is None:
                 continue
             if got is None or got.shape[1:] != want.shape or not np.allclose(
-                    got._data[b], want._data, rtol=1e-7, atol=1e-9, equal_nan=True):
+                    _host64(got)[b], _host64(want), rtol=1e-7, atol=1e-9, equal_nan=True):
                 shown = None if got is None else list(got.shape)
                 report.fail(None, "the batched forward derivative (jacfwd)",
                             f"batch element {b} of output {i} differs from the single JVP "
@@ -148,15 +162,17 @@ def check_forward_over_reverse(op, outputs, sample, formulas):
 
     def vjp(shift, dual=False):
         nonlocal cotangents
-        xs = [Tensor(leaf._data + shift * t, requires_grad=True) for leaf, t in zip(leaves, tangents)]
+        xs = [_wrap(leaf._data + shift * _on_device_of(leaf, t)._data).requires_grad_()
+              for leaf, t in zip(leaves, tangents)]
         if dual:
-            xs = [fwAD.make_dual(x, _wrap(t)) for x, t in zip(xs, tangents)]
+            xs = [fwAD.make_dual(x, _on_device_of(x, t)) for x, t in zip(xs, tangents)]
         outs = [o for o in fn(*xs) if o.requires_grad]
         if cotangents is None:
             cotangents = [rng.standard_normal(o.shape) for o in outs]
         if not outs:
             return None
-        return autograd_grad(outs, xs, [_wrap(c) for c in cotangents], allow_unused=True)
+        return autograd_grad(outs, xs, [_on_device_of(o, c) for o, c in zip(outs, cotangents)],
+                             allow_unused=True)
 
     with fwAD.dual_level():
         grads = vjp(0.0, dual=True)
@@ -165,7 +181,7 @@ def check_forward_over_reverse(op, outputs, sample, formulas):
         got = [fwAD.unpack_dual(g).tangent if g is not None else None for g in grads]
     eps = 1e-6
     plus, minus = vjp(eps), vjp(-eps)
-    want = [np.zeros(leaf.shape) if p is None else (p._data - m._data) / (2 * eps)
+    want = [np.zeros(leaf.shape) if p is None else (_host64(p) - _host64(m)) / (2 * eps)
             for leaf, p, m in zip(leaves, plus, minus)]
     _compare(report, None, "the forward-over-reverse second derivative (the tangent of the "
              "gradient)", got, want, None, rtol=1e-3, atol=1e-4)

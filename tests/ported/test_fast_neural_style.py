@@ -7,7 +7,8 @@ stylizing under no_grad with clamp. float64; weights and images from numpy.
 
 Some InstanceNorm biases get an exactly-zero gradient here (the next InstanceNorm removes any
 per-channel shift), so in both libraries Adam moves them by rounding noise (gradients ~1e-10,
-against eps=1e-8). Losses compare to 1e-9; parameters and the stylized image to 1e-5.
+against eps=1e-8): those biases compare to 1e-3 only. Losses compare to 1e-9; the other
+parameters and the stylized image to 1e-5.
 """
 import pytest
 
@@ -214,6 +215,12 @@ def test_fast_neural_style_matches_torch():
     reference, ported = run_both(PROGRAM, "fast_neural_style")
     exact = ["losses", "vgg_grads", "repr"]
     assert_same({k: reference[k] for k in exact}, {k: ported[k] for k in exact}, rtol=1e-9)
-    trained = ["state", "stylized"]
-    assert_same({k: reference[k] for k in trained}, {k: ported[k] for k in trained},
+    assert_same({"stylized": reference["stylized"]}, {"stylized": ported["stylized"]},
                 rtol=1e-5, atol=5e-5)
+    # conv biases right before an InstanceNorm: no gradient but rounding noise (see above)
+    noise = [k for k in reference["state"] if k.endswith("conv2d.bias") and k != "deconv3.conv2d.bias"]
+    state = {k: v for k, v in reference["state"].items() if k not in noise}
+    assert_same({"state": state}, {"state": {k: ported["state"][k] for k in state}},
+                rtol=1e-5, atol=5e-5)
+    assert_same({"noise": {k: reference["state"][k] for k in noise}},
+                {"noise": {k: ported["state"][k] for k in noise}}, rtol=0, atol=1e-3)

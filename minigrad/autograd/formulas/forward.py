@@ -2,6 +2,7 @@
 import numpy as np
 
 from minigrad import _tensor
+from minigrad._array import namespace_of
 from minigrad.autograd.formulas.core import ops_for
 
 __all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick", "solve_jvp_rhs",
@@ -15,7 +16,7 @@ __all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick", "
 def ones_like(x):
     """Constant ones shaped like ``x`` (a Tensor when ``x`` is one): the gradient that
     turns a reduction's backward into the weights its forward derivative sums with."""
-    ones = np.ones(x.shape, dtype=x.dtype)
+    ones = namespace_of(getattr(x, "_data", x)).ones(x.shape, dtype=x.dtype)
     return _tensor._wrap(ones) if isinstance(x, _tensor.Tensor) else ones
 
 
@@ -77,7 +78,7 @@ def _transposed(op, args, kwargs, tangents):
         outs = [o for o in every if o._data.dtype.kind == "f"]
         # any u works (J^T u is linear in u); ones keep log-space backwards (logcumsumexp)
         # away from their u = 0 branch
-        us = [_wrap(np.ones_like(o._data)).requires_grad_() for o in outs]
+        us = [_wrap(namespace_of(o._data).ones_like(o._data)).requires_grad_() for o in outs]
         vjps = grad(outs, [args[i] for i in positions], us, create_graph=True, allow_unused=True)
         total = sum(((v * t).sum() for v, t in zip(vjps, used) if v is not None), start=0.0)
         if not isinstance(total, Tensor) or total.grad_fn is None:
@@ -85,7 +86,7 @@ def _transposed(op, args, kwargs, tangents):
         else:
             found = grad(total, us, create_graph=keep_graph, allow_unused=True)
     jvps = iter(j.detach() if j is not None and not keep_graph else
-                j if j is not None else _wrap(np.zeros_like(u._data)) for j, u in zip(found, us))
+                j if j is not None else _wrap(namespace_of(u._data).zeros_like(u._data)) for j, u in zip(found, us))
     jvps = [next(jvps) if o._data.dtype.kind == "f" else None for o in every]
     return tuple(jvps) if several else jvps[0]
 
@@ -153,8 +154,7 @@ def eigh_jvp(A_t, values, vectors):
     F = ops_for(A_t)
     inner = F.matmul(_mT(vectors), F.matmul(A_t, vectors))
     n = values.shape[-1]
-    eye = _tensor._wrap(np.eye(n, dtype=values.dtype)) if isinstance(values, _tensor.Tensor) \
-        else np.eye(n, dtype=values.dtype)
+    eye = _eye_like(values, n)
     gaps = F.unsqueeze(values, -2) - F.unsqueeze(values, -1) + eye
     return F.diagonal(inner, 0, -2, -1), F.matmul(vectors, inner * (1.0 - eye) / gaps)
 
@@ -271,7 +271,7 @@ def sum_over_classes(x, result):
 
 
 def _eye_like(values, n):
-    eye = np.eye(n, dtype=values.dtype)
+    eye = namespace_of(getattr(values, "_data", values)).eye(n, dtype=values.dtype)
     return _tensor._wrap(eye) if isinstance(values, _tensor.Tensor) else eye
 
 
