@@ -242,9 +242,9 @@ class OpView:
 
     def condition(self, users):
         """Python condition: some input in ``users`` needs its gradient.  "" for a list
-        input: some tensor in it does, or the function returned before recording."""
-        if self.has_list_input:
-            return ""
+        input, or all inputs: some tensor does, or the function returned before recording."""
+        if self.has_list_input or users >= set(self.index):
+            return ""  # every input reads it, and the node exists: some input needs one
         return " or ".join(f"needs_{u}" for u in sorted(users, key=self.index.get))
 
     def saves(self):
@@ -319,19 +319,10 @@ class OpView:
                 if users != everyone]
 
     def needed_flags(self):
-        if self.has_list_input:
-            return []
-        users = set()
-        for _, users_ in self._all_users():
-            users |= users_
-        return [(u, self.needs(u)) for u in sorted(users, key=self.index.get)]
-
-    def _all_users(self):
-        by = {}
-        for f in self.op.formulas:
-            for item in list(f.tensors) + list(f.metadata):
-                by.setdefault(item, set()).add(f.input)
-        return by.items()
+        """``needs_<input>`` locals, for the inputs the save conditions name."""
+        conditions = " ".join(c for c, _ in self.saves() + self.output_saves())
+        return [(a.name, self.needs(a.name)) for a in self.diff_args
+                if f"needs_{a.name}" in conditions.split()]
 
     def scalar_saves(self):
         names = sorted({s for f in self.op.formulas for s in f.scalars})

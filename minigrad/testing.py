@@ -15,6 +15,7 @@ from minigrad import _array
 from minigrad.autograd.api import grad as autograd_grad
 from minigrad.autograd.gradcheck import GradcheckError, gradgradcheck, jacobian_blocks
 from minigrad._tensor import Tensor, _wrap
+from minigrad.kernels.core import on_device_of
 
 
 _sample_device = ["cpu"]
@@ -315,7 +316,7 @@ def check_float32_against_finite_differences(fn, leaves, context=None, fast=Fals
     cotangents = [rng.standard_normal(o.shape) for o in outs32]
     live = [(o, c) for o, c in zip(outs32, cotangents) if o.requires_grad]
     grads32 = autograd_grad([o for o, _ in live], leaves,
-                            [_wrap(_on_device_of(o, c.astype(o.dtype))) for o, c in live],
+                            [_wrap(on_device_of(o._data, c.astype(o.dtype))) for o, c in live],
                             allow_unused=True)
     points = [_array.to_host(leaf._data).astype(np.float64) for leaf in leaves]
     device = leaves[0].device
@@ -345,10 +346,6 @@ def _unit(shape, k):
     e = np.zeros(shape)
     e.flat[k] = 1.0
     return e
-
-
-def _on_device_of(tensor, host):
-    return _array.to_device(host, "cpu" if not tensor.is_cuda else "cuda", tensor.device.index)
 
 
 def _directional(fn, points, j, direction, cotangents, eps, device):

@@ -25,6 +25,23 @@ def write_spec(folder, yaml_text):
     return os.path.join(folder, "derivatives.yaml")
 
 
+def render_package(tmp_path, monkeypatch, yaml_text, package):
+    """Render ``yaml_text`` as package ``package`` (its tests as ``<package>_tests``) under
+    ``tmp_path`` and make it importable."""
+    registry = load_registry(write_spec(str(tmp_path / "repo"), yaml_text))
+    files = render_all(registry, package=package, package_dir=package, tests_dir=f"{package}_tests")
+    write_if_changed(files, str(tmp_path))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+
+
+def generated_modules(tmp_path, monkeypatch, yaml_text, package):
+    """render_package, then (its functions module, its generated test module)."""
+    render_package(tmp_path, monkeypatch, yaml_text, package)
+    return (importlib.import_module(f"{package}.functions"),
+            importlib.import_module(f"{package}_tests.test_derivatives"))
+
+
 @pytest.fixture
 def render_spec(tmp_path, monkeypatch):
     """render_spec(yaml) -> the generated `functions` module of a fresh package."""
@@ -32,11 +49,7 @@ def render_spec(tmp_path, monkeypatch):
 
     def render(yaml_text):
         name = f"tinyops{next(counter)}"
-        registry = load_registry(write_spec(str(tmp_path / "repo"), yaml_text))
-        files = render_all(registry, package=name, package_dir=name, tests_dir=f"{name}_tests")
-        write_if_changed(files, str(tmp_path))
-        monkeypatch.syspath_prepend(str(tmp_path))
-        importlib.invalidate_caches()
+        render_package(tmp_path, monkeypatch, yaml_text, name)
         module = importlib.import_module(f"{name}.functions")
         yield_cleanup.append(name)
         return module

@@ -14,12 +14,12 @@ here are shared and noisy), so compare the ratios, not the absolute numbers.
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import minigrad as mg  # noqa: E402
+from tools._timing import best_time  # noqa: E402  (bench_floor.py uses bench.best_time)
 
 try:
     import torch
@@ -28,18 +28,6 @@ except ImportError:
     torch = None
 
 CHAIN_OPS = 200
-
-
-def best_time(fn, iterations, repeats):
-    """Seconds per iteration: the best of ``repeats`` runs of ``iterations`` calls."""
-    fn()
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(iterations):
-            fn()
-        best = min(best, (time.perf_counter() - start) / iterations)
-    return best
 
 
 # ------------------------------------------------------------------ simple

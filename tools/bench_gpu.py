@@ -31,6 +31,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 import minigrad as mg  # noqa: E402
+from tools._timing import best_time  # noqa: E402
 
 CHAIN_OPS = 200
 ENGINE_TESTS = ["tests/unit/test_engine.py", "tests/unit/test_seed_engine.py",
@@ -80,20 +81,6 @@ def header(report, torch, cupy):
            f"cupy {cupy.__version__} (CUDA runtime {runtime // 1000}.{runtime % 1000 // 10}), "
            f"torch {torch.__version__} (CUDA {torch.version.cuda}), minigrad commit {commit}")
     report()
-
-
-def best_time(step, sync, iterations, repeats):
-    """Seconds per iteration: best of ``repeats`` runs of ``iterations`` steps, synchronized."""
-    step()
-    sync()
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(iterations):
-            step()
-        sync()
-        best = min(best, (time.perf_counter() - start) / iterations)
-    return best
 
 
 # ------------------------------------------------------------------------------ mlp
@@ -210,16 +197,16 @@ def main(argv=None):
 
     report(f"{'workload':<34}{'minigrad':>12}{'torch cuda':>12}{'ratio':>8}  target")
     sizes, batch = [4096, 4096, 4096, 10], 4096
-    ours = best_time(mlp_step(mg, batch, sizes), sync_mg, 5, repeats)
-    theirs = best_time(mlp_step(torch, batch, sizes), sync_torch, 5, repeats)
+    ours = best_time(mlp_step(mg, batch, sizes), 5, repeats, sync_mg)
+    theirs = best_time(mlp_step(torch, batch, sizes), 5, repeats, sync_torch)
     ratio = ours / theirs
     report(f"{'mlp 4096-4096-4096-10 b4096 step':<34}{ours * 1e3:>10.2f}ms{theirs * 1e3:>10.2f}ms"
            f"{ratio:>7.2f}x  <= 1.15x: {'ok' if ratio <= 1.15 else 'MISSED'}")
 
     n = 1 << 18 if args.quick else 1 << 20
-    theirs = best_time(chain_step(torch, n), sync_torch, 3, repeats)
+    theirs = best_time(chain_step(torch, n), 3, repeats, sync_torch)
     for label, compiled, target in (("eager", False, 1.5), ("compiled", True, 1.0)):
-        ours = best_time(chain_step(mg, n, compiled), sync_mg, 3, repeats)
+        ours = best_time(chain_step(mg, n, compiled), 3, repeats, sync_mg)
         ratio = ours / theirs
         report(f"{f'chain 200 ops {n} elems {label}':<34}{ours * 1e3:>10.2f}ms"
                f"{theirs * 1e3:>10.2f}ms{ratio:>7.2f}x  <= {target}x eager torch: "

@@ -95,9 +95,7 @@ def sum_to_size(input, size):
         return wrap(out)
     node = SumToSizeBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -125,9 +123,7 @@ def _to_copy(input, dtype):
         return wrap(out)
     node = ToCopyBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_dtype = self._data.dtype
+    node._saved_self_dtype = self._data.dtype
     result = wrap(out, node)
     return result
 
@@ -155,9 +151,7 @@ def _to_device(input, device):
         return wrap(out)
     node = ToDeviceBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -341,7 +335,6 @@ def exp(input):
         return wrap(out)
     node = ExpBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -370,9 +363,7 @@ def log(input):
         return wrap(out)
     node = LogBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -400,7 +391,6 @@ def sqrt(input):
         return wrap(out)
     node = SqrtBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -428,9 +418,7 @@ def sin(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SinBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -457,9 +445,7 @@ def cos(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CosBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -486,7 +472,6 @@ def tanh(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TanhBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -515,7 +500,6 @@ def sigmoid(input):
         return wrap(out)
     node = SigmoidBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -544,9 +528,7 @@ def abs(input):
         return wrap(out)
     node = AbsBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -600,7 +582,6 @@ def exp2(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Exp2Backward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -629,7 +610,6 @@ def expm1(input):
         return wrap(out)
     node = Expm1Backward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -658,9 +638,7 @@ def log2(input):
         return wrap(out)
     node = Log2Backward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -688,9 +666,7 @@ def log10(input):
         return wrap(out)
     node = Log10Backward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -718,9 +694,7 @@ def log1p(input):
         return wrap(out)
     node = Log1pBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -748,7 +722,6 @@ def rsqrt(input):
         return wrap(out)
     node = RsqrtBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -776,9 +749,7 @@ def square(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SquareBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -806,7 +777,6 @@ def reciprocal(input):
         return wrap(out)
     node = ReciprocalBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -834,7 +804,6 @@ def tan(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TanBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -863,9 +832,7 @@ def asin(input):
         return wrap(out)
     node = AsinBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -893,9 +860,7 @@ def acos(input):
         return wrap(out)
     node = AcosBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -922,9 +887,7 @@ def atan(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AtanBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -952,9 +915,7 @@ def sinh(input):
         return wrap(out)
     node = SinhBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -982,9 +943,7 @@ def cosh(input):
         return wrap(out)
     node = CoshBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -1012,9 +971,7 @@ def asinh(input):
         return wrap(out)
     node = AsinhBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -1042,9 +999,7 @@ def acosh(input):
         return wrap(out)
     node = AcoshBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -1072,9 +1027,7 @@ def atanh(input):
         return wrap(out)
     node = AtanhBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -1264,9 +1217,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         return wrap(out)
     node = NanToNumBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -1477,13 +1428,12 @@ def div_default(input, other):
     node = DivBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_other = save(other)
     if needs_other:
         node._raw_saved_self = save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
     result = wrap(out, node)
     return result
 
@@ -1519,13 +1469,12 @@ def pow(input, exponent):
     node = PowBackward0((self_edge, exponent_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
+    node._raw_saved_exponent = save(exponent)
+    node._raw_saved_self = save(self)
     if needs_exponent:
         node._saved_exponent_shape = exponent._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_exponent:
-        node._raw_saved_exponent = save(exponent)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     if isinstance(exponent, Tensor):
         node._raw_saved_result = save(result, is_output=True)
@@ -1563,13 +1512,12 @@ def maximum(input, other):
     node = MaximumBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_other = save(other)
+    node._raw_saved_self = save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -1605,13 +1553,12 @@ def minimum(input, other):
     node = MinimumBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_other = save(other)
+    node._raw_saved_self = save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -1648,12 +1595,11 @@ def where(condition, input, other):
     node = WhereBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_condition = save(condition)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_condition = save(condition)
     result = wrap(out, node)
     return result
 
@@ -1681,9 +1627,7 @@ def clamp_default(input, min=None, max=None):
         return wrap(out)
     node = ClampBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_max = max
     node._saved_min = min
     result = wrap(out, node)
@@ -1724,16 +1668,15 @@ def clamp_Tensor(input, min=None, max=None):
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
+    node._raw_saved_max = save(max)
+    node._raw_saved_min = save(min)
+    node._raw_saved_self = save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
         node._saved_min_shape = min._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_min or needs_max:
-        node._raw_saved_max = save(max)
-        node._raw_saved_min = save(min)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -1761,9 +1704,7 @@ def clip_default(input, min=None, max=None):
         return wrap(out)
     node = ClipBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_max = max
     node._saved_min = min
     result = wrap(out, node)
@@ -1804,16 +1745,15 @@ def clip_Tensor(input, min=None, max=None):
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
+    node._raw_saved_max = save(max)
+    node._raw_saved_min = save(min)
+    node._raw_saved_self = save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
         node._saved_min_shape = min._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_min or needs_max:
-        node._raw_saved_max = save(max)
-        node._raw_saved_min = save(min)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -1850,13 +1790,12 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_other = save(other)
     if needs_other:
         node._raw_saved_self = save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
     node._saved_rounding_mode = rounding_mode
     result = wrap(out, node)
     return result
@@ -2015,15 +1954,14 @@ def float_power(input, exponent):
     record_shapes(self, exponent)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
+    node._raw_saved_exponent = save(exponent)
+    node._raw_saved_self = save(self)
     if needs_exponent:
         node._saved_exponent_dtype = exponent._data.dtype
         node._saved_exponent_shape = exponent._data.shape
     if needs_self:
         node._saved_self_dtype = self._data.dtype
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_exponent:
-        node._raw_saved_exponent = save(exponent)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     if isinstance(exponent, Tensor):
         node._raw_saved_result = save(result, is_output=True)
@@ -2061,13 +1999,12 @@ def fmax(input, other):
     node = FmaxBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_other = save(other)
+    node._raw_saved_self = save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2103,13 +2040,12 @@ def fmin(input, other):
     node = FminBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_other = save(other)
+    node._raw_saved_self = save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2145,13 +2081,12 @@ def atan2(input, other):
     node = Atan2Backward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_other = save(other)
+    node._raw_saved_self = save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2229,13 +2164,12 @@ def logaddexp(input, other):
     node = LogaddexpBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_other = save(other)
+    node._raw_saved_self = save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2271,13 +2205,12 @@ def logaddexp2(input, other):
     node = Logaddexp2Backward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_other = save(other)
+    node._raw_saved_self = save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2356,13 +2289,12 @@ def xlogy(input, other):
     node = XlogyBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_other = save(other)
+    node._raw_saved_self = save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2573,9 +2505,7 @@ def logit(input, eps=None):
         return wrap(out)
     node = LogitBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_eps = eps
     result = wrap(out, node)
     return result
@@ -2604,9 +2534,7 @@ def erf(input):
         return wrap(out)
     node = ErfBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2634,9 +2562,7 @@ def erfc(input):
         return wrap(out)
     node = ErfcBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2664,7 +2590,6 @@ def erfinv(input):
         return wrap(out)
     node = ErfinvBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -2693,9 +2618,7 @@ def lgamma(input):
         return wrap(out)
     node = LgammaBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2723,9 +2646,7 @@ def digamma(input):
         return wrap(out)
     node = DigammaBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2753,9 +2674,7 @@ def polygamma(n, input):
         return wrap(out)
     node = PolygammaBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_n = n
     result = wrap(out, node)
     return result
@@ -2784,9 +2703,7 @@ def special_gammaln(input):
         return wrap(out)
     node = SpecialGammalnBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2814,9 +2731,7 @@ def special_psi(input):
         return wrap(out)
     node = SpecialPsiBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2844,7 +2759,6 @@ def special_expit(input):
         return wrap(out)
     node = SpecialExpitBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -2873,9 +2787,7 @@ def sinc(input):
         return wrap(out)
     node = SincBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -2903,10 +2815,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         return wrap(out)
     node = SumBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_dtype = self._data.dtype
-        node._saved_self_shape = self._data.shape
+    node._saved_self_dtype = self._data.dtype
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -2935,10 +2845,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         return wrap(out)
     node = MeanBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_dtype = self._data.dtype
-        node._saved_self_shape = self._data.shape
+    node._saved_self_dtype = self._data.dtype
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -2967,9 +2875,7 @@ def amax(input, dim=None, keepdim=False):
         return wrap(out)
     node = AmaxBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_dim = dim
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
@@ -2999,9 +2905,7 @@ def amin(input, dim=None, keepdim=False):
         return wrap(out)
     node = AminBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_dim = dim
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
@@ -3031,10 +2935,8 @@ def max_dim(input, dim, keepdim=False):
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     node = MaxBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_ndim = self._data.ndim
-        node._saved_self_shape = self._data.shape
+    node._saved_self_ndim = self._data.ndim
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
@@ -3066,9 +2968,7 @@ def max_default(input):
         return wrap(out)
     node = MaxBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -3097,10 +2997,8 @@ def min_dim(input, dim, keepdim=False):
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     node = MinBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_ndim = self._data.ndim
-        node._saved_self_shape = self._data.shape
+    node._saved_self_ndim = self._data.ndim
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
@@ -3132,9 +3030,7 @@ def min_default(input):
         return wrap(out)
     node = MinBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -3171,13 +3067,12 @@ def max_other(input, other):
     node = MaxBackward2((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_other = save(other)
+    node._raw_saved_self = save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -3213,13 +3108,12 @@ def min_other(input, other):
     node = MinBackward2((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
+    node._raw_saved_other = save(other)
+    node._raw_saved_self = save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -3247,10 +3141,8 @@ def logsumexp(input, dim, keepdim=False):
         return wrap(out)
     node = LogsumexpBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-        node._saved_self_shape = self._data.shape
+    node._raw_saved_self = save(self)
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
@@ -3280,10 +3172,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         return wrap(out)
     node = ProdBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-        node._saved_self_dtype = self._data.dtype
+    node._raw_saved_self = save(self)
+    node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
@@ -3314,9 +3204,7 @@ def cumsum(input, dim, *, dtype=None):
         return wrap(out)
     node = CumsumBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_dtype = self._data.dtype
+    node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3345,10 +3233,8 @@ def cumprod(input, dim, *, dtype=None):
         return wrap(out)
     node = CumprodBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-        node._saved_self_dtype = self._data.dtype
+    node._raw_saved_self = save(self)
+    node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
@@ -3378,9 +3264,7 @@ def logcumsumexp(input, dim):
         return wrap(out)
     node = LogcumsumexpBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_dim = dim
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
@@ -3410,9 +3294,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         return wrap(out)
     node = VarBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -3443,9 +3325,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         return wrap(out)
     node = StdBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -3477,9 +3357,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         return wrap(out)
     node = VarBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
@@ -3510,9 +3388,7 @@ def var_unbiased(input, unbiased=True):
         return wrap(out)
     node = VarBackward2((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_unbiased = unbiased
     result = wrap(out, node)
     return result
@@ -3541,9 +3417,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         return wrap(out)
     node = StdBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
@@ -3575,9 +3449,7 @@ def std_unbiased(input, unbiased=True):
         return wrap(out)
     node = StdBackward2((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_unbiased = unbiased
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
@@ -3607,10 +3479,8 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     node = VarMeanBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-        node._saved_self_shape = self._data.shape
+    node._raw_saved_self = save(self)
+    node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -3643,10 +3513,8 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     node = StdMeanBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-        node._saved_self_shape = self._data.shape
+    node._raw_saved_self = save(self)
+    node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -3680,10 +3548,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         return wrap(out)
     node = NansumBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-        node._saved_self_dtype = self._data.dtype
+    node._raw_saved_self = save(self)
+    node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3712,10 +3578,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         return wrap(out)
     node = NanmeanBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-        node._saved_self_dtype = self._data.dtype
+    node._raw_saved_self = save(self)
+    node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -3744,10 +3608,8 @@ def median_dim(input, dim, keepdim=False):
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     node = MedianBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_ndim = self._data.ndim
-        node._saved_self_shape = self._data.shape
+    node._saved_self_ndim = self._data.ndim
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
@@ -3779,9 +3641,7 @@ def median_default(input):
         return wrap(out)
     node = MedianBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -3810,9 +3670,7 @@ def cummax(input, dim):
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     node = CummaxBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
@@ -3843,9 +3701,7 @@ def cummin(input, dim):
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     node = CumminBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
@@ -3876,9 +3732,7 @@ def aminmax(input, *, dim=None, keepdim=False):
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     node = AminmaxBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_dim = dim
     min = wrap(min_out, node, 0)
     max = wrap(max_out, node, 1)
@@ -3996,9 +3850,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         return return_types_sort(wrap(values_out), wrap(indices_out))
     node = SortBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
@@ -4046,10 +3898,8 @@ def msort(input):
         return wrap(out)
     node = MsortBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
-        node._saved_self_shape = self._data.shape
+    node._raw_saved_self = save(self)
+    node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -4077,9 +3927,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         return return_types_topk(wrap(values_out), wrap(indices_out))
     node = TopkBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     values = wrap(values_out, node, 0)
     indices = wrap(indices_out)
@@ -4110,10 +3958,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     node = KthvalueBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_ndim = self._data.ndim
-        node._saved_self_shape = self._data.shape
+    node._saved_self_ndim = self._data.ndim
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     values = wrap(values_out, node, 0)
@@ -4142,9 +3988,7 @@ def reshape(input, shape):
         return wrap_view(out, self)
     node = ReshapeBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -4219,9 +4063,7 @@ def expand(input, size):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ExpandBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -4246,9 +4088,7 @@ def squeeze(input, dim=None):
         return wrap_view(out, self)
     node = SqueezeBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -4273,9 +4113,7 @@ def unsqueeze(input, dim):
         return wrap_view(out, self)
     node = UnsqueezeBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -4300,9 +4138,7 @@ def view(input, size):
         return wrap_view(out, self)
     node = ViewBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -4327,9 +4163,7 @@ def flatten(input, start_dim=0, end_dim=-1):
         return wrap_view(out, self)
     node = FlattenBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -4354,9 +4188,7 @@ def unflatten(input, dim, sizes):
         return wrap_view(out, self)
     node = UnflattenBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -4513,9 +4345,7 @@ def expand_as(input, other):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ExpandAsBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -4539,9 +4369,7 @@ def broadcast_to(input, size):
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = BroadcastToBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -4566,9 +4394,7 @@ def narrow(input, dim, start, length):
         return wrap_view(out, self)
     node = NarrowBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_length = length
     node._saved_start = start
@@ -4596,9 +4422,7 @@ def select(input, dim, index):
         return wrap_view(out, self)
     node = SelectBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_index = index
     result = wrap_view(out, self, node)
@@ -4630,9 +4454,7 @@ def view_as(input, other):
         return wrap_view(out, self)
     node = ViewAsBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -4662,9 +4484,7 @@ def reshape_as(input, other):
         return wrap_view(out, self)
     node = ReshapeAsBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -4689,9 +4509,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         return wrap_view(out, self)
     node = DiagonalBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
@@ -4945,9 +4763,7 @@ def repeat(input, repeats):
         return wrap(out)
     node = RepeatBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_repeats = repeats
     result = wrap(out, node)
     return result
@@ -4976,9 +4792,7 @@ def tile(input, dims):
         return wrap(out)
     node = TileBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_dims = dims
     result = wrap(out, node)
     return result
@@ -5063,9 +4877,7 @@ def diag(input, diagonal=0):
         return wrap(out)
     node = DiagBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_diagonal = diagonal
     result = wrap(out, node)
     return result
@@ -5121,9 +4933,7 @@ def ravel(input):
         return wrap_view(out, self)
     node = RavelBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -5148,9 +4958,7 @@ def atleast_1d(input):
         return wrap_view(out, self)
     node = Atleast1dBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -5175,9 +4983,7 @@ def atleast_2d(input):
         return wrap_view(out, self)
     node = Atleast2dBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -5202,9 +5008,7 @@ def atleast_3d(input):
         return wrap_view(out, self)
     node = Atleast3dBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
 
@@ -5364,9 +5168,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         return [wrap_view(o, self) for o in outs]
     node = TensorSplitBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_indices_or_sections = indices_or_sections
     node.num_outputs = len(outs)
@@ -5395,10 +5197,8 @@ def hsplit(input, indices_or_sections):
         return [wrap_view(o, self) for o in outs]
     node = HsplitBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_ndim = self._data.ndim
-        node._saved_self_shape = self._data.shape
+    node._saved_self_ndim = self._data.ndim
+    node._saved_self_shape = self._data.shape
     node._saved_indices_or_sections = indices_or_sections
     node.num_outputs = len(outs)
     result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
@@ -5426,10 +5226,8 @@ def vsplit(input, indices_or_sections):
         return [wrap_view(o, self) for o in outs]
     node = VsplitBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_ndim = self._data.ndim
-        node._saved_self_shape = self._data.shape
+    node._saved_self_ndim = self._data.ndim
+    node._saved_self_shape = self._data.shape
     node._saved_indices_or_sections = indices_or_sections
     node.num_outputs = len(outs)
     result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
@@ -5457,10 +5255,8 @@ def dsplit(input, indices_or_sections):
         return [wrap_view(o, self) for o in outs]
     node = DsplitBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_ndim = self._data.ndim
-        node._saved_self_shape = self._data.shape
+    node._saved_self_ndim = self._data.ndim
+    node._saved_self_shape = self._data.shape
     node._saved_indices_or_sections = indices_or_sections
     node.num_outputs = len(outs)
     result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
@@ -5499,13 +5295,9 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         return wrap(out)
     node = DiffBackward0((self_edge, prepend_edge, append_edge,))
     record_shapes(self, prepend, append)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    needs_prepend = prepend_edge is not NO_EDGE
-    needs_append = append_edge is not NO_EDGE
-    if needs_self or needs_prepend or needs_append:
-        node._raw_saved_append = save(append)
-        node._raw_saved_prepend = save(prepend)
-        node._saved_self_shape = shape_of(self)
+    node._raw_saved_append = save(append)
+    node._raw_saved_prepend = save(prepend)
+    node._saved_self_shape = shape_of(self)
     node._saved_dim = dim
     node._saved_n = n
     result = wrap(out, node)
@@ -5575,9 +5367,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         return wrap(out)
     node = TrapezoidBackward1((y_edge,))
     record_shapes(y)  # for the engine's gradient check
-    needs_y = y_edge is not NO_EDGE
-    if needs_y:
-        node._saved_y_shape = y._data.shape
+    node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     node._saved_dx = dx
     result = wrap(out, node)
@@ -5607,9 +5397,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         return wrap(out)
     node = RepeatInterleaveBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_repeats = repeats
     result = wrap(out, node)
@@ -5644,10 +5432,8 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         return wrap(out)
     node = RepeatInterleaveBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_repeats = save(repeats)
-        node._saved_self_shape = self._data.shape
+    node._raw_saved_repeats = save(repeats)
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5756,9 +5542,7 @@ def getitem(input, index):
         return wrap_view(out, self)
     node = GetitemBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     node._saved_index = index
     result = wrap_view(out, self, node)
     return result
@@ -5820,10 +5604,8 @@ def gather(input, dim, index):
         return wrap(out)
     node = GatherBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_index = save(index)
-        node._raw_saved_self = save(self)
+    node._raw_saved_index = save(index)
+    node._raw_saved_self = save(self)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5857,9 +5639,7 @@ def gather_backward(input, dim, index, shape):
         return wrap(out)
     node = GatherBackwardBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_index = save(index)
+    node._raw_saved_index = save(index)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5893,10 +5673,8 @@ def index_select(input, dim, index):
         return wrap(out)
     node = IndexSelectBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_index = save(index)
-        node._saved_self_shape = self._data.shape
+    node._raw_saved_index = save(index)
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5971,10 +5749,8 @@ def scatter_src(input, dim, index, src):
         return wrap(out)
     node = ScatterBackward0((self_edge, src_edge,))
     record_shapes(self, src)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     needs_src = src_edge is not NO_EDGE
-    if needs_self or needs_src:
-        node._raw_saved_index = save(index)
+    node._raw_saved_index = save(index)
     if needs_src:
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
@@ -6010,9 +5786,7 @@ def scatter_value(input, dim, index, value):
         return wrap(out)
     node = ScatterBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_index = save(index)
+    node._raw_saved_index = save(index)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -6084,10 +5858,8 @@ def masked_fill_Scalar(input, mask, value):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MaskedFillBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_mask = save(mask)
-        node._saved_self_shape = self._data.shape
+    node._raw_saved_mask = save(mask)
+    node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -6123,11 +5895,9 @@ def masked_fill_Tensor(input, mask, value):
     node = MaskedFillBackward1((self_edge, value_edge,))
     record_shapes(self, value)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
-    needs_value = value_edge is not NO_EDGE
+    node._raw_saved_mask = save(mask)
     if needs_self:
         node._saved_self_shape = self._data.shape
-    if needs_self or needs_value:
-        node._raw_saved_mask = save(mask)
     result = wrap(out, node)
     return result
 
@@ -6159,11 +5929,9 @@ def _masked_select(input, mask):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MaskedSelectBackward0((self_edge,))
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_mask = save(mask)
-        node._raw_saved_self = save(self)
-        node._saved_self_shape = self._data.shape
+    node._raw_saved_mask = save(mask)
+    node._raw_saved_self = save(self)
+    node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -6196,10 +5964,8 @@ def take_along_dim(input, indices, dim=None):
         return wrap(out)
     node = TakeAlongDimBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_indices = save(indices)
-        node._saved_self_shape = self._data.shape
+    node._raw_saved_indices = save(indices)
+    node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -6233,9 +5999,7 @@ def take_along_dim_backward(input, dim, indices, shape):
         return wrap(out)
     node = TakeAlongDimBackwardBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_indices = save(indices)
+    node._raw_saved_indices = save(indices)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -6866,9 +6630,7 @@ def trace(input):
         return wrap(out)
     node = TraceBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_shape = self._data.shape
+    node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
 
@@ -6895,7 +6657,6 @@ def linalg_inv(A):
         return wrap(out)
     node = LinalgInvBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -6924,7 +6685,6 @@ def inverse(input):
         return wrap(out)
     node = InverseBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -6952,9 +6712,7 @@ def linalg_det(A):
         return wrap(out)
     node = LinalgDetBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
+    node._raw_saved_A = save(A)
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -6983,9 +6741,7 @@ def det(input):
         return wrap(out)
     node = DetBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -7013,9 +6769,7 @@ def linalg_slogdet(A):
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     node = LinalgSlogdetBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
+    node._raw_saved_A = save(A)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_linalg_slogdet(sign, logabsdet)
@@ -7044,9 +6798,7 @@ def slogdet(input):
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     node = SlogdetBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_slogdet(sign, logabsdet)
@@ -7075,9 +6827,7 @@ def logdet(input):
         return wrap(out)
     node = LogdetBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -7110,11 +6860,8 @@ def linalg_solve(A, B, *, left=True):
         return wrap(out)
     node = LinalgSolveBackward0((A_edge, B_edge,))
     record_shapes(A, B)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
-    needs_B = B_edge is not NO_EDGE
-    if needs_A or needs_B:
-        node._raw_saved_A = save(A)
-        node._saved_B_shape = shape_of(B)
+    node._raw_saved_A = save(A)
+    node._saved_B_shape = shape_of(B)
     node._saved_left = left
     result = wrap(out, node)
     if isinstance(A, Tensor):
@@ -7144,7 +6891,6 @@ def linalg_cholesky(A, *, upper=False):
         return wrap(out)
     node = LinalgCholeskyBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
     node._saved_upper = upper
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
@@ -7174,7 +6920,6 @@ def cholesky(input, upper=False):
         return wrap(out)
     node = CholeskyBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     node._saved_upper = upper
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
@@ -7203,7 +6948,6 @@ def linalg_eigh(A, UPLO='L'):
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     node = LinalgEighBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
     eigenvalues = wrap(eigenvalues_out, node, 0)
     eigenvectors = wrap(eigenvectors_out, node, 1)
     node._saved_output_meta = output_meta((eigenvalues_out, eigenvectors_out))
@@ -7234,9 +6978,7 @@ def linalg_eigvalsh(A, UPLO='L'):
         return wrap(out)
     node = LinalgEigvalshBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
+    node._raw_saved_A = save(A)
     node._saved_UPLO = UPLO
     result = wrap(out, node)
     return result
@@ -7264,7 +7006,6 @@ def linalg_qr(A, mode='reduced'):
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     node = LinalgQrBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
     node._saved_mode = mode
     Q = wrap(Q_out, node, 0)
     R = wrap(R_out, node, 1)
@@ -7296,7 +7037,6 @@ def linalg_svd(A, full_matrices=True):
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     node = LinalgSvdBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
     node._saved_full_matrices = full_matrices
     U = wrap(U_out, node, 0)
     S = wrap(S_out, node, 1)
@@ -7330,9 +7070,7 @@ def linalg_svdvals(A):
         return wrap(out)
     node = LinalgSvdvalsBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
+    node._raw_saved_A = save(A)
     result = wrap(out, node)
     return result
 
@@ -7359,9 +7097,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         return wrap(out)
     node = LinalgPinvBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
+    node._raw_saved_A = save(A)
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -7390,9 +7126,7 @@ def pinverse(input, rcond=1e-15):
         return wrap(out)
     node = PinverseBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -7421,9 +7155,7 @@ def svd(input, some=True, compute_uv=True):
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     node = SvdBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_compute_uv = compute_uv
     node._saved_some = some
     U = wrap(U_out, node, 0)
@@ -7459,7 +7191,6 @@ def qr(input, some=True):
         return return_types_qr(wrap(Q_out), wrap(R_out))
     node = QrBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     node._saved_some = some
     Q = wrap(Q_out, node, 0)
     R = wrap(R_out, node, 1)
@@ -7497,10 +7228,8 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         return wrap(out)
     node = LinalgSolveTriangularBackward0((A_edge, B_edge,))
     record_shapes(A, B)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
     needs_B = B_edge is not NO_EDGE
-    if needs_A or needs_B:
-        node._raw_saved_A = save(A)
+    node._raw_saved_A = save(A)
     if needs_B:
         node._saved_B_shape = B._data.shape
     node._saved_left = left
@@ -7602,9 +7331,7 @@ def linalg_matrix_power(A, n):
         return wrap(out)
     node = LinalgMatrixPowerBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
+    node._raw_saved_A = save(A)
     node._saved_n = n
     result = wrap(out, node)
     return result
@@ -7633,9 +7360,7 @@ def matrix_power(input, n):
         return wrap(out)
     node = MatrixPowerBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_n = n
     result = wrap(out, node)
     return result
@@ -7664,9 +7389,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         return wrap(out)
     node = NormBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_dim = dim
     node._saved_p = p
     result = wrap(out, node)
@@ -7697,9 +7420,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         return wrap(out)
     node = NormBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_p = p
@@ -7730,9 +7451,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         return wrap(out)
     node = LinalgVectorNormBackward0((x_edge,))
     record_shapes(x)  # for the engine's gradient check
-    needs_x = x_edge is not NO_EDGE
-    if needs_x:
-        node._raw_saved_x = save(x)
+    node._raw_saved_x = save(x)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -7763,9 +7482,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         return wrap(out)
     node = LinalgMatrixNormBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
+    node._raw_saved_A = save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -7796,9 +7513,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         return wrap(out)
     node = LinalgMatrixNormBackward1((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
+    node._raw_saved_A = save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -7829,9 +7544,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         return wrap(out)
     node = LinalgNormBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
+    node._raw_saved_A = save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -7862,9 +7575,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         return wrap(out)
     node = LinalgNormBackward1((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    needs_A = A_edge is not NO_EDGE
-    if needs_A:
-        node._raw_saved_A = save(A)
+    node._raw_saved_A = save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -7896,7 +7607,6 @@ def relu(input):
         return wrap(out)
     node = ReluBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
     return result
@@ -7925,9 +7635,7 @@ def softmax(input, dim, dtype=None):
         return wrap(out)
     node = SoftmaxBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_dtype = self._data.dtype
+    node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
@@ -7957,9 +7665,7 @@ def log_softmax(input, dim, dtype=None):
         return wrap(out)
     node = LogSoftmaxBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._saved_self_dtype = self._data.dtype
+    node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
     node._raw_saved_result = save(result, is_output=True)
@@ -7988,9 +7694,7 @@ def leaky_relu(input, negative_slope=0.01):
         return wrap(out)
     node = LeakyReluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
+    node._raw_saved_input = save(input)
     node._saved_negative_slope = negative_slope
     result = wrap(out, node)
     return result
@@ -8018,9 +7722,7 @@ def elu(input, alpha=1.0):
         return wrap(out)
     node = EluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
+    node._raw_saved_input = save(input)
     node._saved_alpha = alpha
     result = wrap(out, node)
     return result
@@ -8048,9 +7750,7 @@ def selu(input):
         return wrap(out)
     node = SeluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
+    node._raw_saved_input = save(input)
     result = wrap(out, node)
     return result
 
@@ -8078,9 +7778,7 @@ def _normal_cdf(input):
         return wrap(out)
     node = NormalCdfBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_self = save(self)
+    node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
 
@@ -8107,9 +7805,7 @@ def gelu(input, *, approximate='none'):
         return wrap(out)
     node = GeluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
+    node._raw_saved_input = save(input)
     node._saved_approximate = approximate
     result = wrap(out, node)
     return result
@@ -8137,9 +7833,7 @@ def silu(input):
         return wrap(out)
     node = SiluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
+    node._raw_saved_input = save(input)
     result = wrap(out, node)
     return result
 
@@ -8166,9 +7860,7 @@ def softplus(input, beta=1.0, threshold=20.0):
         return wrap(out)
     node = SoftplusBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
+    node._raw_saved_input = save(input)
     node._saved_beta = beta
     node._saved_threshold = threshold
     result = wrap(out, node)
@@ -8197,9 +7889,7 @@ def mish(input):
         return wrap(out)
     node = MishBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
+    node._raw_saved_input = save(input)
     result = wrap(out, node)
     return result
 
@@ -8226,9 +7916,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         return wrap(out)
     node = HardtanhBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
+    node._raw_saved_input = save(input)
     node._saved_max_val = max_val
     node._saved_min_val = min_val
     result = wrap(out, node)
@@ -8257,9 +7945,7 @@ def hardsigmoid(input):
         return wrap(out)
     node = HardsigmoidBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
+    node._raw_saved_input = save(input)
     result = wrap(out, node)
     return result
 
@@ -8286,9 +7972,7 @@ def hardswish(input):
         return wrap(out)
     node = HardswishBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
+    node._raw_saved_input = save(input)
     result = wrap(out, node)
     return result
 
@@ -8315,9 +7999,7 @@ def logsigmoid(input):
         return wrap(out)
     node = LogsigmoidBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
+    node._raw_saved_input = save(input)
     result = wrap(out, node)
     return result
 
@@ -8350,9 +8032,7 @@ def _masked_scale(input, mask, scale):
         return wrap(out)
     node = MaskedScaleBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    needs_self = self_edge is not NO_EDGE
-    if needs_self:
-        node._raw_saved_mask = save(mask)
+    node._raw_saved_mask = save(mask)
     node._saved_scale = scale
     result = wrap(out, node)
     return result
@@ -8431,11 +8111,9 @@ def _lstm_cell(gates, cx):
     node = LstmCellBackward0((gates_edge, cx_edge,))
     record_shapes(gates, cx)  # for the engine's gradient check
     needs_gates = gates_edge is not NO_EDGE
-    needs_cx = cx_edge is not NO_EDGE
+    node._raw_saved_gates = save(gates)
     if needs_gates:
         node._raw_saved_cx = save(cx)
-    if needs_gates or needs_cx:
-        node._raw_saved_gates = save(gates)
     hy = wrap(hy_out, node, 0)
     cy = wrap(cy_out, node, 1)
     node._saved_output_meta = output_meta((hy_out, cy_out))
@@ -8509,12 +8187,10 @@ def _gru_cell(input_gates, hidden_gates, hx):
     record_shapes(input_gates, hidden_gates, hx)  # for the engine's gradient check
     needs_input_gates = input_gates_edge is not NO_EDGE
     needs_hidden_gates = hidden_gates_edge is not NO_EDGE
-    needs_hx = hx_edge is not NO_EDGE
+    node._raw_saved_hidden_gates = save(hidden_gates)
+    node._raw_saved_input_gates = save(input_gates)
     if needs_input_gates or needs_hidden_gates:
         node._raw_saved_hx = save(hx)
-    if needs_input_gates or needs_hidden_gates or needs_hx:
-        node._raw_saved_hidden_gates = save(hidden_gates)
-        node._raw_saved_input_gates = save(input_gates)
     result = wrap(out, node)
     return result
 
@@ -8593,11 +8269,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     node = RmsNormBackward0((input_edge, weight_edge,))
     record_shapes(input, weight)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
-    needs_weight = weight_edge is not NO_EDGE
+    node._raw_saved_input = save(input)
     if needs_input:
         node._raw_saved_weight = save(weight)
-    if needs_input or needs_weight:
-        node._raw_saved_input = save(input)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     result = wrap(out, node)
@@ -8716,12 +8390,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         return wrap(out)
     node = CrossEntropyBackward0((input_edge, target_edge,))
     record_shapes(input, target)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    needs_target = target_edge is not NO_EDGE
-    if needs_input or needs_target:
-        node._raw_saved_input = save(input)
-        node._raw_saved_target = save(target)
-        node._raw_saved_weight = save(weight)
+    node._raw_saved_input = save(input)
+    node._raw_saved_target = save(target)
+    node._raw_saved_weight = save(weight)
     node._saved_ignore_index = ignore_index
     node._saved_label_smoothing = label_smoothing
     node._saved_reduction = reduction
@@ -9089,9 +8760,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     node = MaxPool1dWithIndicesBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._saved_input_shape = input._data.shape
+    node._saved_input_shape = input._data.shape
     output = wrap(output_out, node, 0)
     indices = wrap(indices_out)
     node._raw_saved_indices = save(indices, is_output=False)
@@ -9120,10 +8789,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         return wrap(out)
     node = MaxPool1dBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
-        node._saved_input_shape = input._data.shape
+    node._raw_saved_input = save(input)
+    node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
     node._saved_kernel_size = kernel_size
@@ -9155,9 +8822,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     node = MaxPool2dWithIndicesBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._saved_input_shape = input._data.shape
+    node._saved_input_shape = input._data.shape
     output = wrap(output_out, node, 0)
     indices = wrap(indices_out)
     node._raw_saved_indices = save(indices, is_output=False)
@@ -9186,10 +8851,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         return wrap(out)
     node = MaxPool2dBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._raw_saved_input = save(input)
-        node._saved_input_shape = input._data.shape
+    node._raw_saved_input = save(input)
+    node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
     node._saved_kernel_size = kernel_size
@@ -9221,9 +8884,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         return wrap(out)
     node = AvgPool1dBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._saved_input_shape = input._data.shape
+    node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_count_include_pad = count_include_pad
     node._saved_kernel_size = kernel_size
@@ -9255,9 +8916,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         return wrap(out)
     node = AvgPool2dBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._saved_input_shape = input._data.shape
+    node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_count_include_pad = count_include_pad
     node._saved_divisor_override = divisor_override
@@ -9322,9 +8981,7 @@ def adaptive_avg_pool1d(input, output_size):
         return wrap(out)
     node = AdaptiveAvgPool1dBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._saved_input_shape = input._data.shape
+    node._saved_input_shape = input._data.shape
     result = wrap(out, node)
     return result
 
@@ -9351,9 +9008,7 @@ def adaptive_avg_pool2d(input, output_size):
         return wrap(out)
     node = AdaptiveAvgPool2dBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._saved_input_shape = input._data.shape
+    node._saved_input_shape = input._data.shape
     result = wrap(out, node)
     return result
 
@@ -9380,9 +9035,7 @@ def pad(input, pad, mode='constant', value=None):
         return wrap(out)
     node = PadBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    needs_input = input_edge is not NO_EDGE
-    if needs_input:
-        node._saved_input_shape = input._data.shape
+    node._saved_input_shape = input._data.shape
     node._saved_mode = mode
     node._saved_pad = pad
     result = wrap(out, node)
@@ -9444,10 +9097,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         return wrap(out)
     node = EmbeddingBackward0((weight_edge,))
     record_shapes(weight)  # for the engine's gradient check
-    needs_weight = weight_edge is not NO_EDGE
-    if needs_weight:
-        node._raw_saved_input = save(input)
-        node._saved_weight_shape = weight._data.shape
+    node._raw_saved_input = save(input)
+    node._saved_weight_shape = weight._data.shape
     node._saved_padding_idx = padding_idx
     node._saved_scale_grad_by_freq = scale_grad_by_freq
     result = wrap(out, node)

@@ -8,8 +8,6 @@ PyTorch's namespace for jacobian, hessian, vjp and friends, so this is not it.)
 >>> mg.autograd.grad((x * x).sum(), x)
 (tensor([2., 4.]),)
 """
-import numpy as np
-
 from minigrad.autograd.reentrant import MAX_REENTRANT_DEPTH, run_backward  # noqa: F401
 from minigrad.autograd.errors import NO_GRAD_FN_ERROR, SCALAR_OUTPUT_ERROR, UNUSED_INPUT_ERROR
 from minigrad.autograd.node import AccumulateGrad, edge_of

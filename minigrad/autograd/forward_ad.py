@@ -21,7 +21,6 @@ import numpy as np
 
 from minigrad import _tensor
 from minigrad._array import namespace_of
-from minigrad.autograd import grad_mode
 
 
 class _State:

@@ -12,18 +12,13 @@ A failure names the op, the input, the forward formula and its YAML line.
 """
 import numpy as np
 
-from minigrad._array import device_index_of, device_type_of, to_device, to_host
+from minigrad._array import to_host
 from minigrad._tensor import _wrap
 from minigrad.autograd import forward_ad as fwAD
 from minigrad.autograd import grad_mode
 from minigrad.autograd.api import grad as autograd_grad
+from minigrad.kernels.core import on_device_of
 from minigrad.testing import _as_positional, _index, _named_leaves, build_sample
-
-
-def _on_device_of(like, host):
-    """A Tensor of the host array ``host`` on ``like``'s device (the sample's: cpu, cuda)."""
-    data = like._data
-    return _wrap(to_device(host, device_type_of(data), device_index_of(data)))
 
 
 def _host64(t):
@@ -56,7 +51,8 @@ def check_forward(op, outputs, sample, formulas, fast=False):
     rng = np.random.default_rng(7)
     points = [leaf.detach() for leaf in leaves]
     float32 = any(p._data.dtype == np.float32 for p in points)
-    full = [_on_device_of(p, rng.standard_normal(p.shape).astype(p._data.dtype)) for p in points]
+    full = [_wrap(on_device_of(p._data, rng.standard_normal(p.shape).astype(p._data.dtype)))
+            for p in points]
     choices = [[t if i == j else None for i, t in enumerate(full)] for j in range(len(leaves))]
     if len(leaves) > 1:
         choices.append(full)
@@ -116,7 +112,7 @@ def _against_vjp(report, j, fn, leaves, tangents, jvp, outs, rng):
     live = [(o, t) for o, t in zip(fn(*leaves), jvp) if o.requires_grad]
     if not live:
         return
-    cotangents = [_on_device_of(o, rng.standard_normal(o.shape)) for o, _ in live]
+    cotangents = [_wrap(on_device_of(o._data, rng.standard_normal(o.shape))) for o, _ in live]
     vjps = autograd_grad([o for o, _ in live], leaves, cotangents, allow_unused=True)
     forward = sum(float(np.sum(_host64(u) * (_host64(t) if t is not None else 0.0)))
                   for (_, t), u in zip(live, cotangents))
@@ -129,9 +125,9 @@ def _against_vjp(report, j, fn, leaves, tangents, jvp, outs, rng):
 
 def _batched_against_single(report, fn, points, full, rng, batch=3):
     """jacfwd's path: B tangents at once give the B single JVPs."""
-    stacks = [_on_device_of(t, np.stack([to_host(t._data)] + [rng.standard_normal(t.shape)
-                                                                for _ in range(batch - 1)]))
+    stacks = [np.stack([to_host(t._data)] + [rng.standard_normal(t.shape) for _ in range(batch - 1)])
               for t in full]
+    stacks = [_wrap(on_device_of(t._data, s)) for t, s in zip(full, stacks)]
     with fwAD.dual_level(), grad_mode.no_grad():
         duals = [fwAD._make_dual_batched(p, s) for p, s in zip(points, stacks)]
         batched = [fwAD.unpack_dual(o).tangent for o in fn(*duals)]
@@ -162,16 +158,16 @@ def check_forward_over_reverse(op, outputs, sample, formulas):
 
     def vjp(shift, dual=False):
         nonlocal cotangents
-        xs = [_wrap(leaf._data + shift * _on_device_of(leaf, t)._data).requires_grad_()
+        xs = [_wrap(leaf._data + shift * on_device_of(leaf._data, t)).requires_grad_()
               for leaf, t in zip(leaves, tangents)]
         if dual:
-            xs = [fwAD.make_dual(x, _on_device_of(x, t)) for x, t in zip(xs, tangents)]
+            xs = [fwAD.make_dual(x, _wrap(on_device_of(x._data, t))) for x, t in zip(xs, tangents)]
         outs = [o for o in fn(*xs) if o.requires_grad]
         if cotangents is None:
             cotangents = [rng.standard_normal(o.shape) for o in outs]
         if not outs:
             return None
-        return autograd_grad(outs, xs, [_on_device_of(o, c) for o, c in zip(outs, cotangents)],
+        return autograd_grad(outs, xs, [_wrap(on_device_of(o._data, c)) for o, c in zip(outs, cotangents)],
                              allow_unused=True)
 
     with fwAD.dual_level():

@@ -72,6 +72,13 @@ def _grad_postprocess(inputs, create_graph):
     return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
 
 
+def _outputs_and_result(outputs, is_outputs_tuple, result, is_result_tuple, create_graph):
+    # The (outputs, result) pair that vjp, jvp, vhp and hvp return: each detached unless
+    # create_graph, and unpacked as its tuple was given.
+    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
+            _tuple_postprocess(_grad_postprocess(result, create_graph), is_result_tuple))
+
+
 def _validate_v(v, other, is_other_tuple):
     if len(other) != len(v):
         if is_other_tuple:
@@ -284,10 +291,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
-        result, is_inputs_tuple)
+    return _outputs_and_result(outputs, is_outputs_tuple, result, is_inputs_tuple,
+                               create_graph)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -324,10 +329,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
                     tangent = _zeros_like(primal)
                 primals.append(primal)
                 tangents.append(tangent)
-    outputs = _grad_postprocess(tuple(primals), create_graph)
-    result = _grad_postprocess(tuple(tangents), create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
-        result, is_outputs_tuple)
+    return _outputs_and_result(tuple(primals), is_outputs_tuple, tuple(tangents),
+                               is_outputs_tuple, create_graph)
 
 
 # ---------------------------------------------------------------- jacobian
@@ -506,10 +509,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
-        result, is_inputs_tuple)
+    return _outputs_and_result(outputs, is_outputs_tuple, result, is_inputs_tuple,
+                               create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -526,7 +527,5 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
         result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
-        result, is_inputs_tuple)
+    return _outputs_and_result(outputs, is_outputs_tuple, result, is_inputs_tuple,
+                               create_graph)

@@ -26,8 +26,6 @@ _NDIM = re.compile(r"array at index 0 has (\d+) dimension\(s\) and the array at 
 _VALUE_SHAPE = re.compile(r"value array of shape \(([\d,]*)\) could not be broadcast to "
                           r"indexing result of shape \(([\d,]*)\)")
 _MASK_COUNT = re.compile(r"cannot assign (\d+) input values to the (\d+) output values")
-_COPY_SHAPES = re.compile(r"remapped shapes \[original->remapped\]: \(([\d,]*)\).*requested shape "
-                          r"\(([\d,]*)\)")
 _MASK_SHAPE = re.compile(r"along axis (\d+); size of axis is (\d+) but size of corresponding boolean "
                          r"axis is (\d+)")
 _INDEX_BROADCAST = re.compile(r"indexing arrays could not be broadcast together with shapes ((?:\([\d,]*\) ?)+)")
@@ -42,6 +40,10 @@ def translate(exc, op, *args, **options):
     if len(devices) > 1:  # CuPy refuses numpy operands (TypeError), or another GPU's arrays
         return RuntimeError(f"Expected all tensors to be on the same device, but found at least "
                             f"two devices, {devices[0]} and {devices[1]}!")
+    if op == "gather" and np.ndim(args[2]) == np.ndim(args[0]):  # numpy: IndexError or ValueError
+        mismatch = _gather_size_mismatch(np.shape(args[0]), args[1], np.shape(args[2]))
+        if mismatch:
+            return RuntimeError(mismatch)
     message = str(exc)
     if isinstance(exc, IndexError) and not isinstance(exc, ValueError):  # AxisError is both
         return _index_error(exc, op, args)
@@ -83,10 +85,6 @@ def translate(exc, op, *args, **options):
         value = list(np.shape(args[2])) if len(args) > 2 else [int(match.group(1))]
         return RuntimeError(f"shape mismatch: value tensor of shape {value} cannot be broadcast to "
                             f"indexing result of shape [{match.group(2)}]")
-    if op == "gather" and np.ndim(args[2]) == np.ndim(args[0]):
-        mismatch = _gather_size_mismatch(np.shape(args[0]), args[1], np.shape(args[2]))
-        if mismatch:
-            return RuntimeError(mismatch)
     if "objects cannot be broadcast to a single shape" in message and len(args) >= 2:
         return RuntimeError(_broadcast_message(np.shape(args[0]), np.shape(args[1])))
     if op == "_copy_from" and len(args) >= 2:
@@ -149,10 +147,6 @@ def _index_error(exc, op, args):
     """numpy's IndexError in ``op``, in PyTorch's words (and type: gather/scatter raise
     RuntimeError); ``exc`` itself when it is not numpy's."""
     message = str(exc)
-    if op == "gather" and np.ndim(args[2]) == np.ndim(args[0]):
-        mismatch = _gather_size_mismatch(np.shape(args[0]), args[1], np.shape(args[2]))
-        if mismatch:
-            return RuntimeError(mismatch)
     match = _INDEX_BOUNDS.search(message)
     if match and op == "index_select":  # PyTorch's kernels word it differently by dim
         index, dim, size = match.groups()

@@ -28,7 +28,6 @@ from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.hooks import move_retain_grad
 from minigrad.autograd.node import Node
-from minigrad.kernels.core import index_key, sum_to
 
 VIEW_OF_LEAF_ERROR = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation. "

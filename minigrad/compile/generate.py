@@ -578,13 +578,7 @@ def _shape_of(node, shapes):
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
             and node.func.id == "pow_array" and node.args:
         parts = [_shape_of(a, shapes) for a in node.args]
-        if any(p is None for p in parts):
-            return None
-        try:
-            return tuple(np.broadcast_shapes(*parts))
-        except ValueError:
-            return None
-    if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
+    elif isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
         parts = [_shape_of(node.left, shapes), _shape_of(node.right, shapes)]
     elif isinstance(node, ast.Compare):
         parts = [_shape_of(node.left, shapes)] + [_shape_of(c, shapes) for c in node.comparators]

@@ -75,17 +75,13 @@ def _buffer(tensor):
     staged = _STAGED.get(array.dtype)
     on_host = type(array) is np.ndarray
     in_place = on_host and staged is None and array.flags.c_contiguous and array.flags.writeable
-    buffer = array if in_place else np.ascontiguousarray(_host(array), dtype=staged or array.dtype)
+    buffer = array if in_place else np.ascontiguousarray(to_host(array), dtype=staged or array.dtype)
 
     def write_back(result=None):
         if result is not None or not in_place:
             _store(tensor, buffer if result is None else result)
         _bump(tensor)
     return buffer, write_back
-
-
-def _host(array):
-    return array if type(array) is np.ndarray else to_host(array)
 
 
 def _store(tensor, host):
@@ -198,7 +194,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     comm = _comm()
     _check_list(input_list, comm.Get_size(), output, "input_list")
     out, write_back = _buffer(output)
-    stacked = np.ascontiguousarray(np.stack([_host(t._data) for t in input_list]), dtype=out.dtype)
+    stacked = np.ascontiguousarray(np.stack([to_host(t._data) for t in input_list]), dtype=out.dtype)
     result = np.empty_like(out)
 
     def finish():
@@ -234,7 +230,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
     out, write_back = _buffer(tensor)
-    stacked = (np.ascontiguousarray(np.stack([_host(t._data) for t in scatter_list]), dtype=out.dtype)
+    stacked = (np.ascontiguousarray(np.stack([to_host(t._data) for t in scatter_list]), dtype=out.dtype)
                if is_src else None)
     result = np.empty_like(out)
     return _run("scatter", [comm.Iscatter(stacked, result, root=src)],

@@ -10,7 +10,7 @@ import functools
 from minigrad import _tensor
 from minigrad.autograd import _dual_support
 from minigrad.autograd.functional import (
-    _construct_standard_basis_for, _split_batched_tangent, _zeros_like)
+    _construct_standard_basis_for, _size, _split_batched_tangent, _zeros_like)
 from minigrad.func._argnums import replace_argnums, slice_argnums
 from minigrad.func._pytree import tree_flatten, tree_map, tree_unflatten
 from minigrad.func._reverse import _check_tensor_outputs, _split_aux, jacrev
@@ -183,7 +183,3 @@ def _check_like_primals(flat_tangents, flat_primals):
                 raise RuntimeError(f"tangent:{idx} with {what} {mine} in flattened pytree "
                                    f"doesn't match the {what} {theirs} of the corresponding "
                                    "primal.")
-
-
-def _size(t):
-    return f"minigrad.Size({list(t.shape)})"

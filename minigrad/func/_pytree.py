@@ -122,10 +122,6 @@ def tree_unflatten(leaves, spec):
     return spec.unflatten(leaves)
 
 
-def tree_leaves(tree):
-    return tree_flatten(tree)[0]
-
-
 def tree_map(fn, tree):
     """``tree`` with every leaf replaced by ``fn(leaf)``."""
     leaves, spec = tree_flatten(tree)

@@ -113,21 +113,20 @@ def reduction_norm_array(x, p, dim, keepdim):
 
 
 def argmax_array(x, dim, keepdim):
-    reduce_axis(x, dim, "argmax", needs_elements=True)
-    xp = namespace_of(x)
-    if dim is None or x.ndim == 0:
-        out = xp.asarray(xp.argmax(x))
-        return out.reshape((1,) * x.ndim) if keepdim else out
-    return xp.argmax(x, axis=dim, keepdims=keepdim)
+    return _arg_extremum("argmax", x, dim, keepdim)
 
 
 def argmin_array(x, dim, keepdim):
-    reduce_axis(x, dim, "argmin", needs_elements=True)
+    return _arg_extremum("argmin", x, dim, keepdim)
+
+
+def _arg_extremum(op, x, dim, keepdim):
+    reduce_axis(x, dim, op, needs_elements=True)
     xp = namespace_of(x)
     if dim is None or x.ndim == 0:
-        out = xp.asarray(xp.argmin(x))
+        out = xp.asarray(getattr(xp, op)(x))
         return out.reshape((1,) * x.ndim) if keepdim else out
-    return xp.argmin(x, axis=dim, keepdims=keepdim)
+    return getattr(xp, op)(x, axis=dim, keepdims=keepdim)
 
 
 def cumprod_array(x, dim, dtype=None):

@@ -15,6 +15,7 @@ import functools
 import numpy as np
 
 from minigrad._array import namespace_of
+from minigrad.kernels.core import on_device_of
 
 
 @functools.lru_cache(maxsize=64)
@@ -31,8 +32,8 @@ def gate_scale_shift(like, hidden_size, chunks, tanh_chunk):
     the ``tanh_chunk``-th gate (or none) 1 and 0, so act = tanh(x * scale) * scale + shift."""
     scale, shift = _host_gate_scale_shift(hidden_size, chunks, tanh_chunk,
                                           np.dtype(like.dtype).str)
-    xp = namespace_of(getattr(like, "_data", like))  # (a Tensor in a create_graph formula)
-    return (scale, shift) if xp is np else (xp.asarray(scale), xp.asarray(shift))
+    like = getattr(like, "_data", like)  # (a Tensor in a create_graph formula)
+    return on_device_of(like, scale), on_device_of(like, shift)
 
 
 def _check_gates(op, gates, state, chunks, gates_name, state_name):

@@ -403,8 +403,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     x1, x2 = _F.expand(x1, shape), _F.expand(x2, shape)
 
     def clamped_norm(x):
-        n = _vector_norm(x, 2, dim, True)
-        return n + _wrap(namespace_of(n._data).maximum(n._data, eps) - n._data)
+        return _passthrough_clamp_min(_vector_norm(x, 2, dim, True), eps)
 
     return _F.sum((x1 / clamped_norm(x1)) * (x2 / clamped_norm(x2)), dim)
 

@@ -835,13 +835,10 @@ class CyclicLR(_MomentumCycle, LRScheduler):
         self._init_scale_fn()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            self._init_momentum(optimizer, max_momentum, base_momentum, last_epoch)
+            self.max_momentums, self.base_momentums = self._init_momentum(
+                optimizer, max_momentum, base_momentum, last_epoch)
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
-
-    def _init_momentum(self, optimizer, max_momentum, base_momentum, last_epoch):
-        self.max_momentums, self.base_momentums = super()._init_momentum(
-            optimizer, max_momentum, base_momentum, last_epoch)
 
     def _init_scale_fn(self):
         # The built-in modes fix the scale mode, as PyTorch's do.

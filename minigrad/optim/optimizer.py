@@ -20,10 +20,11 @@ from itertools import chain
 
 import numpy as np
 
-from minigrad._array import is_writeable, namespace_of, to_device
+from minigrad._array import to_device
 from minigrad._dtypes import get_default_dtype
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
+from minigrad.nn.modules.module import reset_grad
 
 __all__ = ["Optimizer", "required"]
 
@@ -223,21 +224,7 @@ class Optimizer:
         """Reset the gradients of every parameter: to ``None`` (default) or to zeros."""
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    if is_writeable(p.grad._data):
-                        p.grad._data[...] = 0
-                    else:  # a broadcast gradient: it gets storage of its own
-                        p.grad._data = namespace_of(p.grad._data).zeros(p.grad._data.shape,
-                                                                        p.grad._data.dtype)
-                    _bump(p.grad)
+                reset_grad(p, set_to_none)
 
     def step(self, closure=None):
         """Perform one optimization step; ``closure`` re-evaluates the model and

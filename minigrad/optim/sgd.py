@@ -1,6 +1,4 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and maximize."""
-import numpy as np
-
 from minigrad._tensor import _wrap
 from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (

@@ -22,11 +22,15 @@ __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn",
            "get_swa_multi_avg_fn", "get_ema_avg_fn", "get_swa_avg_fn"]
 
 
-def get_ema_multi_avg_fn(decay=0.999):
-    """In-place EMA over lists of parameters: ``ema = decay * ema + (1 - decay) * param``."""
+def _check_decay(decay):
     if decay < 0.0 or decay > 1.0:
         raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in "
                          "[0,1] range.")
+
+
+def get_ema_multi_avg_fn(decay=0.999):
+    """In-place EMA over lists of parameters: ``ema = decay * ema + (1 - decay) * param``."""
+    _check_decay(decay)
 
     def ema_update(ema_param_list, current_param_list, _):
         with no_grad():
@@ -54,9 +58,7 @@ def get_swa_multi_avg_fn():
 
 def get_ema_avg_fn(decay=0.999):
     """EMA of one parameter: returns ``decay * ema + (1 - decay) * param``."""
-    if decay < 0.0 or decay > 1.0:
-        raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in "
-                         "[0,1] range.")
+    _check_decay(decay)
 
     def ema_update(ema_param, current_param, num_averaged):
         with no_grad():

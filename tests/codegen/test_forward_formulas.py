@@ -1,15 +1,13 @@
 """Forward formulas (`result:`): bad ones are refused with derivatives.yaml:LINE, a wrong one
 fails its generated checks naming the op, input, formula and line, and an entry without one
 is listed by codegen and refused at run time."""
-import importlib
 
 import numpy as np
 import pytest
 
 from codegen.__main__ import main
-from codegen.emit import render_all, write_if_changed
 from codegen.load import SpecError, load_registry
-from tests.conftest import write_spec
+from tests.conftest import generated_modules, write_spec
 
 MULB = """\
 - name: mulb(Tensor self, Tensor other) -> Tensor
@@ -22,23 +20,13 @@ MULB = """\
 """
 
 
-def _generated(tmp_path, monkeypatch, yaml_text, package):
-    registry = load_registry(write_spec(str(tmp_path / "repo"), yaml_text))
-    files = render_all(registry, package=package, package_dir=package, tests_dir=f"{package}_tests")
-    write_if_changed(files, str(tmp_path))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    importlib.invalidate_caches()
-    return (importlib.import_module(f"{package}.functions"),
-            importlib.import_module(f"{package}_tests.test_derivatives"))
-
-
 def _forward_rows(tests, entry):
     return [p.values for p in tests.FORWARD if p.id.rsplit("-", 1)[0] == entry]
 
 
 def test_a_right_forward_formula_passes_its_generated_checks(tmp_path, monkeypatch):
-    _, tests = _generated(tmp_path, monkeypatch, MULB.format(result="self_t * other + other_t * self"),
-                          "fwright")
+    _, tests = generated_modules(tmp_path, monkeypatch,
+                                 MULB.format(result="self_t * other + other_t * self"), "fwright")
     rows = _forward_rows(tests, "mulb")
     assert len(rows) == 3  # the sample, plus the derived float32 and non-contiguous ones
     for row in rows:
@@ -47,7 +35,7 @@ def test_a_right_forward_formula_passes_its_generated_checks(tmp_path, monkeypat
 
 
 def test_via_backward_transposes_the_backward_formula(tmp_path, monkeypatch):
-    functions, tests = _generated(tmp_path, monkeypatch, MULB.format(result="via_backward"), "fwvia")
+    functions, tests = generated_modules(tmp_path, monkeypatch, MULB.format(result="via_backward"), "fwvia")
     for row in _forward_rows(tests, "mulb"):
         tests.test_forward_derivative(*row)
     import minigrad as mg
@@ -60,7 +48,7 @@ def test_via_backward_transposes_the_backward_formula(tmp_path, monkeypatch):
 
 def test_a_wrong_forward_formula_fails_naming_op_input_formula_and_line(tmp_path, monkeypatch):
     wrong = "self_t * other + other_t * self * 1.01"
-    _, tests = _generated(tmp_path, monkeypatch, MULB.format(result=wrong), "fwwrong")
+    _, tests = generated_modules(tmp_path, monkeypatch, MULB.format(result=wrong), "fwwrong")
     with pytest.raises(AssertionError) as failure:
         tests.test_forward_derivative(*_forward_rows(tests, "mulb")[0])
     message = str(failure.value)
@@ -71,8 +59,8 @@ def test_a_wrong_forward_formula_fails_naming_op_input_formula_and_line(tmp_path
 
 def test_a_wrong_forward_formula_disagrees_with_the_backward_one(tmp_path, monkeypatch):
     # right on finite differences for `self` alone, but a sign error in the `other` term
-    _, tests = _generated(tmp_path, monkeypatch,
-                          MULB.format(result="self_t * other - other_t * self"), "fwsign")
+    _, tests = generated_modules(tmp_path, monkeypatch,
+                                 MULB.format(result="self_t * other - other_t * self"), "fwsign")
     with pytest.raises(AssertionError) as failure:
         tests.test_forward_derivative(*_forward_rows(tests, "mulb")[0])
     assert "input `other`" in str(failure.value) and "self_t * other - other_t * self" in str(failure.value)
@@ -129,7 +117,7 @@ def test_entries_without_forward_formula_are_listed_and_refused(tmp_path, monkey
     assert main(["--root", str(tmp_path / "listed")]) == 0
     assert "1 entries have no forward derivative (`result:`; forward AD through them raises): mulb" \
         in capsys.readouterr().out
-    functions, _ = _generated(tmp_path, monkeypatch, spec, "fwnone")
+    functions, _ = generated_modules(tmp_path, monkeypatch, spec, "fwnone")
     import minigrad as mg
     import minigrad.autograd.forward_ad as fwAD
     with fwAD.dual_level():

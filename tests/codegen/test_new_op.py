@@ -1,14 +1,11 @@
 """A new op through the YAML alone gets checked; a well-formed WRONG formula is caught,
 both by the engine at run time and by the op's generated gradcheck."""
-import importlib
 import os
 
 import numpy as np
 import pytest
 
-from codegen.emit import render_all, write_if_changed
-from codegen.load import load_registry
-from tests.conftest import ROOT, write_spec
+from tests.conftest import ROOT, generated_modules
 
 with open(os.path.join(ROOT, "derivatives.yaml"), encoding="utf-8") as _f:
     REAL = _f.read()
@@ -24,23 +21,12 @@ CUBIC = """
 """
 
 
-def _generated(tmp_path, monkeypatch, yaml_text, package):
-    """Render ``yaml_text`` as package ``package``; return (functions, generated test module)."""
-    registry = load_registry(write_spec(str(tmp_path / "repo"), yaml_text))
-    files = render_all(registry, package=package, package_dir=package, tests_dir=f"{package}_tests")
-    write_if_changed(files, str(tmp_path))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    importlib.invalidate_caches()
-    return (importlib.import_module(f"{package}.functions"),
-            importlib.import_module(f"{package}_tests.test_derivatives"))
-
-
 def _rows(tests, entry):
     return [p.values for p in tests.SAMPLES if p.id.rsplit("-", 1)[0] == entry]
 
 
 def test_an_op_added_to_a_copy_of_the_yaml_is_generated_and_its_checks_run(tmp_path, monkeypatch):
-    functions, tests = _generated(tmp_path, monkeypatch, REAL + CUBIC, "withcubic")
+    functions, tests = generated_modules(tmp_path, monkeypatch, REAL + CUBIC, "withcubic")
     rows = _rows(tests, "cubic")
     assert len(rows) == 4  # two samples, plus the derived float32 and non-contiguous ones
     for row in rows:
@@ -65,8 +51,8 @@ MULB = """\
 
 
 def test_a_formula_off_by_two_per_mille_fails_its_generated_check(tmp_path, monkeypatch):
-    _, tests = _generated(tmp_path, monkeypatch,
-                          MULB.format(other="sum_to(grad * self * 1.002, other.shape)"), "offby")
+    _, tests = generated_modules(tmp_path, monkeypatch,
+                                 MULB.format(other="sum_to(grad * self * 1.002, other.shape)"), "offby")
     rows = _rows(tests, "mulb")
     for row, dtype in zip(rows[:2], ("float64", "float32")):
         with pytest.raises(AssertionError) as failure:
@@ -79,7 +65,7 @@ def test_a_formula_off_by_two_per_mille_fails_its_generated_check(tmp_path, monk
 
 
 def test_a_formula_missing_sum_to_fails_at_run_time_and_in_its_generated_check(tmp_path, monkeypatch):
-    functions, tests = _generated(tmp_path, monkeypatch, MULB.format(other="grad * self"), "nosumto")
+    functions, tests = generated_modules(tmp_path, monkeypatch, MULB.format(other="grad * self"), "nosumto")
     import minigrad as mg
     a = mg.ones((3, 4), requires_grad=True)
     b = mg.ones(4, requires_grad=True)

@@ -115,17 +115,25 @@ def test_custom_function_gradient_is_summed_and_cast_as_torch(make):
     assert grads[0] == grads[1]
 
 
-def test_custom_function_incompatible_gradient_raises_torchs_error():
+def _errors_of_both(program, expected=RuntimeError):
+    """[minigrad's, torch's] exception from ``program(lib)``; each must raise ``expected``."""
     torch = pytest.importorskip("torch")
-    messages = []
+    errors = []
     for lib in (mg, torch):
+        with pytest.raises(expected) as info:
+            program(lib)
+        errors.append(info.value)
+    return errors
+
+
+def test_custom_function_incompatible_gradient_raises_torchs_error():
+    def program(lib):
         x = lib.ones(3, requires_grad=True)
-        with pytest.raises(RuntimeError) as info:
-            _function(lib, lambda L: L.ones(5)).apply(x).sum().backward()
-        messages.append(str(info.value))
-    assert messages[0] == messages[1]
+        _function(lib, lambda L: L.ones(5)).apply(x).sum().backward()
+    ours, theirs = map(str, _errors_of_both(program))
+    assert ours == theirs
     assert "returned an invalid gradient at index 0 - got [5] but expected shape " \
-           "compatible with [3]" in messages[0]
+           "compatible with [3]" in ours
 
 
 # ------------------------------------------------------------------- hooks
@@ -165,26 +173,18 @@ def _node_posthook(lib, returned):
     lambda lib, g: 3.0,
 ], ids=["bigger", "size-1", "more-dims", "dtype", "not-a-tensor"])
 def test_hooks_that_change_the_gradient_raise_torchs_error(where, returned):
-    torch = pytest.importorskip("torch")
-    errors = []
-    for lib in (mg, torch):
-        with pytest.raises((RuntimeError, TypeError)) as info:
-            where(lib, returned)
-        errors.append((type(info.value), str(info.value)))
-    assert errors[0] == errors[1]
+    ours, theirs = _errors_of_both(lambda lib: where(lib, returned), (RuntimeError, TypeError))
+    assert (type(ours), str(ours)) == (type(theirs), str(theirs))
 
 
 def test_a_post_hook_with_the_wrong_count_raises_torchs_error():
-    torch = pytest.importorskip("torch")
-    errors = []
-    for lib in (mg, torch):
+    def program(lib):
         x = lib.ones(3, requires_grad=True)
         y = x * x
         y.grad_fn.register_hook(lambda grad_inputs, grads: grad_inputs[:1])
-        with pytest.raises(RuntimeError) as info:
-            y.sum().backward()
-        errors.append(str(info.value))
-    assert errors[0] == errors[1]
+        y.sum().backward()
+    ours, theirs = map(str, _errors_of_both(program))
+    assert ours == theirs
 
 
 def test_hooks_that_keep_size_and_dtype_still_replace_the_gradient():

@@ -4,6 +4,7 @@ import numpy as np
 from minigrad import _tensor
 from minigrad._array import namespace_of
 from minigrad.autograd.formulas.core import ops_for
+from minigrad.autograd.formulas.linalg import mT
 
 __all__ = ["ones_like", "einsum_jvp", "multi_dot_jvp", "via_backward", "pick", "solve_jvp_rhs",
            "matrix_power_jvp", "triangular_part", "cholesky_jvp", "eigh_jvp", "eigvalsh_jvp",
@@ -108,10 +109,6 @@ def solve_jvp_rhs(A_t, X, left):
 
 
 # ------------------------------------------------------------------ linear algebra
-def _mT(x):
-    return ops_for(x).transpose(x, -2, -1)
-
-
 def matrix_power_jvp(A, A_t, n):
     """d(A^n) = dA A^(n-1) + A d(A^(n-1)); negative n through inv(A), whose tangent is
     -inv(A) dA inv(A)."""
@@ -140,19 +137,19 @@ def cholesky_jvp(A_t, result, upper):
     """dL = L phi(L^-1 dA L^-T), phi: the lower triangle with the diagonal halved (PyTorch's
     cholesky_jvp); for upper=True the result is L^T."""
     F = ops_for(A_t)
-    L = _mT(result) if upper else result
-    inner = F.linalg_solve_triangular(L, _mT(F.linalg_solve_triangular(L, A_t, upper=False)),
+    L = mT(result) if upper else result
+    inner = F.linalg_solve_triangular(L, mT(F.linalg_solve_triangular(L, A_t, upper=False)),
                                       upper=False)
     phi = F.tril(inner, -1) + 0.5 * F.diag_embed(F.diagonal(inner, 0, -2, -1))
     tangent = F.matmul(L, phi)
-    return _mT(tangent) if upper else tangent
+    return mT(tangent) if upper else tangent
 
 
 def eigh_jvp(A_t, values, vectors):
     """(dL, dV) of a symmetric eigendecomposition: dL = diag(V^T dA V), dV = V (V^T dA V / E)
     with E_ij = L_j - L_i off the diagonal and 0 on it (PyTorch's linalg_eig_jvp)."""
     F = ops_for(A_t)
-    inner = F.matmul(_mT(vectors), F.matmul(A_t, vectors))
+    inner = F.matmul(mT(vectors), F.matmul(A_t, vectors))
     n = values.shape[-1]
     eye = _eye_like(values, n)
     gaps = F.unsqueeze(values, -2) - F.unsqueeze(values, -1) + eye
@@ -162,7 +159,7 @@ def eigh_jvp(A_t, values, vectors):
 def eigvalsh_jvp(A_t, A, UPLO):
     F = ops_for(A_t)
     _, V = F.linalg_eigh(A, UPLO)
-    return F.diagonal(F.matmul(_mT(V), F.matmul(A_t, V)), 0, -2, -1)
+    return F.diagonal(F.matmul(mT(V), F.matmul(A_t, V)), 0, -2, -1)
 
 
 # ------------------------------------------------------------------ normalization
@@ -226,20 +223,20 @@ def svdvals_jvp(A_t, A):
     """dS = diag(U^T dA V) with the reduced SVD (singular values distinct)."""
     F = ops_for(A_t)
     U, _, Vh = F.linalg_svd(A, False)
-    return F.diagonal(F.matmul(_mT(U), F.matmul(A_t, _mT(Vh))), 0, -2, -1)
+    return F.diagonal(F.matmul(mT(U), F.matmul(A_t, mT(Vh))), 0, -2, -1)
 
 
 def pinv_jvp(A, pinvA, A_t):
     """PyTorch's pinv_jvp (real case), choosing the products of the smallest size."""
     F = ops_for(A_t)
     m, n = A.shape[-2], A.shape[-1]
-    dAh, pinvAh = _mT(A_t), _mT(pinvA)
+    dAh, pinvAh = mT(A_t), mT(pinvA)
     if m <= n:
         K = F.matmul(pinvAh, dAh)
-        return (F.matmul(pinvA, K - _mT(K) - F.matmul(K, F.matmul(A, pinvA)))
+        return (F.matmul(pinvA, K - mT(K) - F.matmul(K, F.matmul(A, pinvA)))
                 + F.matmul(dAh - F.matmul(pinvA, F.matmul(A, dAh)), F.matmul(pinvAh, pinvA)))
     K = F.matmul(pinvA, A_t)
-    Kh = _mT(K)
+    Kh = mT(K)
     return (F.matmul(Kh - K - F.matmul(F.matmul(pinvA, A), Kh), pinvA)
             + F.matmul(F.matmul(pinvA, pinvAh), dAh - F.matmul(F.matmul(dAh, A), pinvA)))
 
@@ -285,22 +282,22 @@ def svd_jvp(A_t, U, S, Vh, full_matrices):
         raise RuntimeError("linalg.svd: forward-mode AD with full_matrices=True needs a square "
                            "matrix (the extra singular vectors are not unique); use "
                            "full_matrices=False")
-    V = _mT(Vh)
-    dP = F.matmul(_mT(U), F.matmul(A_t, V))
+    V = mT(Vh)
+    dP = F.matmul(mT(U), F.matmul(A_t, V))
     dS = F.diagonal(dP, 0, -2, -1)
     eye = _eye_like(S, k)
     S2 = S * S
     E = F.unsqueeze(S2, -2) - F.unsqueeze(S2, -1) + eye
     off = 1.0 - eye
     dU_inner = dP * F.unsqueeze(S, -2)
-    dU = F.matmul(U, (dU_inner + _mT(dU_inner)) / E * off)
+    dU = F.matmul(U, (dU_inner + mT(dU_inner)) / E * off)
     if m > k:
         dAV = F.matmul(A_t, V)
-        dU = dU + (dAV - F.matmul(U, F.matmul(_mT(U), dAV))) / F.unsqueeze(S, -2)
+        dU = dU + (dAV - F.matmul(U, F.matmul(mT(U), dAV))) / F.unsqueeze(S, -2)
     dVh_inner = dP * F.unsqueeze(S, -1)
-    dVh = -F.matmul((dVh_inner + _mT(dVh_inner)) / E * off, Vh)
+    dVh = -F.matmul((dVh_inner + mT(dVh_inner)) / E * off, Vh)
     if n > k:
-        UtdA = F.matmul(_mT(U), A_t)
+        UtdA = F.matmul(mT(U), A_t)
         dVh = dVh + (UtdA - F.matmul(F.matmul(UtdA, V), Vh)) / F.unsqueeze(S, -1)
     return dU, dS, dVh
 
@@ -310,10 +307,10 @@ def torch_svd_jvp(self_t, self, U, S, V, some, compute_uv):
     F = ops_for(self_t)
     if not compute_uv:
         U_, _, Vh_ = F.linalg_svd(self, False)
-        dS = F.diagonal(F.matmul(_mT(U_), F.matmul(self_t, _mT(Vh_))), 0, -2, -1)
+        dS = F.diagonal(F.matmul(mT(U_), F.matmul(self_t, mT(Vh_))), 0, -2, -1)
         return U * 0.0, dS, V * 0.0
-    dU, dS, dVh = svd_jvp(self_t, U, S, _mT(V), not some)
-    return dU, dS, _mT(dVh)
+    dU, dS, dVh = svd_jvp(self_t, U, S, mT(V), not some)
+    return dU, dS, mT(dVh)
 
 
 def qr_jvp(A_t, Q, R, mode):
@@ -327,12 +324,12 @@ def qr_jvp(A_t, Q, R, mode):
                            "and nrows > ncols.")
     if m >= n:
         dARinv = F.linalg_solve_triangular(R, A_t, upper=True, left=False)
-        X = F.matmul(_mT(Q), dARinv)
-        sym = X + _mT(X)
+        X = F.matmul(mT(Q), dARinv)
+        sym = X + mT(X)
         inner = F.triu(sym, 1) + 0.5 * F.diag_embed(F.diagonal(sym, 0, -2, -1))
         return dARinv - F.matmul(Q, inner), F.matmul(inner, R)
     dQ, dR1 = qr_jvp(F.narrow(A_t, -1, 0, m), Q, F.narrow(R, -1, 0, m), mode)
-    dR2 = F.matmul(_mT(Q), F.narrow(A_t, -1, m, n - m) - F.matmul(dQ, F.narrow(R, -1, m, n - m)))
+    dR2 = F.matmul(mT(Q), F.narrow(A_t, -1, m, n - m) - F.matmul(dQ, F.narrow(R, -1, m, n - m)))
     return dQ, F.cat([dR1, dR2], -1)
 
 

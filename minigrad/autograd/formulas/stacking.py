@@ -4,6 +4,7 @@ import numpy as np
 from minigrad._array import namespace_of, to_host
 from minigrad.autograd.formulas.core import ops_for, split_like
 from minigrad.autograd.formulas.shape import new_zeros
+from minigrad.kernels.core import on_device_of
 from minigrad.kernels.stacking import directional_split_dim, tensor_split_keys
 
 __all__ = ["stack_family_backward", "split_dim", "tensor_split_backward", "diff_backward",
@@ -131,17 +132,17 @@ def repeat_interleave_backward(grad, self_shape, repeats, dim):
     if namespace_of(repeats) is not np:
         repeats = to_host(repeats)
     repeats = np.asarray(repeats)
-    xp = namespace_of(getattr(grad, "_data", grad))
+    like = getattr(grad, "_data", grad)
     if dim is None:
         flat_len = int(np.prod(self_shape))
         index = np.repeat(np.arange(flat_len), np.broadcast_to(repeats, (flat_len,)))
-        index = index if xp is np else xp.asarray(index)
+        index = on_device_of(like, index)
         summed = F.index_add(new_zeros(grad, (flat_len,)), 0, index, grad)
         return F.reshape(summed, tuple(self_shape))
     dim = dim % len(self_shape)
     size = self_shape[dim]
     index = np.repeat(np.arange(size), np.broadcast_to(repeats, (size,)))
-    index = index if xp is np else xp.asarray(index)
+    index = on_device_of(like, index)
     return F.index_add(new_zeros(grad, self_shape), dim, index, grad)
 
 

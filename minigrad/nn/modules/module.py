@@ -16,6 +16,7 @@ import itertools
 import numpy as np
 
 from minigrad import _device
+from minigrad._array import is_writeable, namespace_of
 from minigrad._tensor import Tensor
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.nn.parameter import Parameter, Buffer
@@ -44,6 +45,26 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
+
+
+def reset_grad(p, set_to_none):
+    """``p.grad`` to None, or detached and zeroed in place (a broadcast, read-only gradient
+    gets storage of its own): ``Module.zero_grad`` and ``Optimizer.zero_grad`` for one ``p``."""
+    grad = p.grad
+    if grad is None:
+        return
+    if set_to_none:
+        p.grad = None
+        return
+    if grad.grad_fn is not None:
+        grad.detach_()
+    else:
+        grad.requires_grad_(False)
+    if is_writeable(grad._data):
+        grad._data[...] = 0
+    else:
+        grad._data = namespace_of(grad._data).zeros(grad._data.shape, grad._data.dtype)
+    grad._version_counter[0] += 1
 
 
 class Module:
@@ -324,16 +345,7 @@ class Module:
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of all parameters (to None by default)."""
         for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if p.grad.grad_fn is not None:
-                    p.grad.detach_()
-                else:
-                    p.grad.requires_grad_(False)
-                p.grad.zero_()
+            reset_grad(p, set_to_none)
 
     def apply(self, fn):
         """Call ``fn`` on every descendant, then on self (e.g. custom initialisation)."""

@@ -12,6 +12,16 @@ from minigrad.nn.parameter import Parameter
 from minigrad.nn.modules.module import Module
 
 
+def _padding_index(padding_idx, num_embeddings, spelling):
+    """``padding_idx`` as a row index in ``[0, num_embeddings)`` (negative counts from the
+    end), or None; torch's AssertionError when out of range (``spelling``: its message's)."""
+    if padding_idx is None:
+        return None
+    if (0 < padding_idx and padding_idx >= num_embeddings) or padding_idx < -num_embeddings:
+        raise AssertionError(f"{spelling} must be within num_embeddings")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+
+
 class Embedding(Module):
     """Rows of ``weight`` picked by integer indices; the ``padding_idx`` row starts at
     zero and gets no gradient."""
@@ -22,14 +32,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
+        padding_idx = _padding_index(padding_idx, num_embeddings, "Padding_idx")
         if sparse:
             raise NotImplementedError("Embedding(sparse=True): minigrad has no sparse "
                                       "gradients")
@@ -99,14 +102,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
+        padding_idx = _padding_index(padding_idx, num_embeddings, "padding_idx")
         self.padding_idx = padding_idx
         if sparse:
             raise NotImplementedError("EmbeddingBag(sparse=True): minigrad has no sparse "

@@ -272,8 +272,6 @@ def test_create_graph_gives_second_order_gradients():
 
 
 def test_module_forward_compiles_with_parameters_captured():
-    if not hasattr(minigrad.nn, "Sequential"):
-        pytest.skip("minigrad.nn has no modules yet")
     model = minigrad.nn.Sequential(minigrad.nn.Linear(5, 4), minigrad.nn.Tanh(),
                                    minigrad.nn.Linear(4, 2)).to(minigrad.float64)
     fast = minigrad.compile(model)

@@ -118,6 +118,16 @@ def test_zero_grad():
     assert lin.weight.grad is None and lin.bias.grad is None
 
 
+@pytest.mark.parametrize("lib_name", ["minigrad", "torch"])
+def test_zero_grad_of_a_broadcast_gradient_gives_zeros(lib_name):
+    # A .grad that is an expanded (read-only) tensor is zeroed, as PyTorch's zero_grad does
+    lib = mg if lib_name == "minigrad" else pytest.importorskip("torch")
+    lin = lib.nn.Linear(3, 2)
+    lin.bias.grad = lib.ones(1).expand(2)
+    lin.zero_grad(set_to_none=False)
+    assert lin.bias.grad.tolist() == [0.0, 0.0]
+
+
 def run_hooks(lib, module_cls):
     """The talk's example: forward pre/post hooks and full backward (pre-)hooks."""
     log = []
