@@ -7,6 +7,7 @@ environment variables a launcher would have to invent.
 import datetime
 import enum
 import sys
+import time
 
 from minigrad.distributed import _mpi
 
@@ -83,6 +84,9 @@ def _abort_job_on_uncaught_exception(MPI):
     def hook(kind, value, traceback):
         previous(kind, value, traceback)
         sys.stderr.flush()
+        # The launcher forwards our stderr asynchronously, and Abort tears its proxies
+        # down at once: give it a moment, or on a busy machine the traceback is lost.
+        time.sleep(0.2)
         MPI.COMM_WORLD.Abort(1)
 
     sys.excepthook = hook
