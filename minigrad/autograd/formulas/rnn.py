@@ -6,8 +6,9 @@ Tensors the gradient is itself differentiable.  Activations are the kernels' one
 form (kernels/rnn.py): act = tanh(x * scale) * scale + shift, whose derivative is
 (1 - tanh^2) * scale^2.
 """
+from minigrad import _tensor  # a module: read at call time (import cycle)
 from minigrad.autograd.formulas.core import ops_for
-from minigrad.kernels.rnn import gate_scale_shift
+from minigrad.kernels.rnn import gate_scale_shift, lstm_layer_backward_array
 
 
 def _gate(F, x, k, hidden_size):
@@ -80,6 +81,9 @@ def gru_cell_hx_grad(grad, input_gates, hidden_gates):
 def lstm_layer_grads(grad_output, grad_cells, grad_gates, inputs, output, cells, gates, reverse):
     """[x_proj, h0, c0, w_hh] gradients of _lstm_layer: the cell's backward step by step,
     back in time, then the hidden weight's gradient as one matmul over all steps."""
+    if not isinstance(gates, _tensor.Tensor):  # a plain backward: the in-place array kernel
+        return lstm_layer_backward_array(grad_output, grad_cells, grad_gates, inputs, output,
+                                         cells, gates, reverse)
     x_proj, h0, c0, w_hh = inputs
     F = ops_for(x_proj)
     length = x_proj.shape[0]
