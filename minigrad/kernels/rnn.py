@@ -14,7 +14,8 @@ The LSTM layer kernels compute the same values through exp instead: sigmoid(x) =
 1 / (1 + exp(-x)) and tanh(x) = 2 sigmoid(2x) - 1, one exp over the (N, 4H) gates.  On
 float32 numpy's exp is twice as fast as its tanh, which made the step 1.5x faster; the
 two forms differ by rounding (1e-7 on float32).  exp(-x) overflows to inf for very
-negative x, which gives the exact limit 0 (numpy's overflow warning is silenced).
+negative x, which gives the exact limit 0 (the generated forward silences numpy's
+warning).  The layer returns the activations, so its backward computes no exp.
 """
 import functools
 
@@ -22,7 +23,6 @@ import numpy as np
 
 from minigrad._array import namespace_of
 from minigrad.kernels.core import on_device_of
-from minigrad.kernels.quiet import quiet_off, quiet_on
 
 
 @functools.lru_cache(maxsize=64)
@@ -118,11 +118,12 @@ def gru_cell_array(input_gates, hidden_gates, hx):
 
 
 def lstm_layer_array(inputs, reverse):
-    """A whole LSTM layer in one direction: (output, cells, gates), each indexed by time.
+    """A whole LSTM layer in one direction: (output, cells, activations), each by time.
 
     ``inputs`` is [x_proj (L, N, 4H), h0 (N, H), c0 (N, H), w_hh (4H, H)], where x_proj
-    holds every step's x W_ih^T + b_ih + b_hh.  ``gates`` are the pre-activations
-    x_proj[t] + h[t-1] W_hh^T, returned so that the backward does not redo the matmuls.
+    holds every step's x W_ih^T + b_ih + b_hh.  ``activations`` are the gates i, f, g, o
+    after their sigmoid / tanh, returned so that the backward redoes neither the
+    matmuls nor the activations.
     """
     x_proj, h0, c0, w_hh = inputs
     if x_proj.ndim != 3 or h0.ndim != 2 or c0.shape != h0.shape or w_hh.ndim != 2 \
@@ -134,50 +135,46 @@ def lstm_layer_array(inputs, reverse):
     xp = namespace_of(x_proj)
     dtype = xp.result_type(x_proj, h0, c0, w_hh)
     w_t = xp.ascontiguousarray(w_hh.T, dtype=dtype)  # C order: each step's matmul is 2x faster
-    gates = xp.empty(x_proj.shape, dtype=dtype)
+    activations = xp.empty(x_proj.shape, dtype=dtype)
     output = xp.empty((x_proj.shape[0],) + tuple(h0.shape), dtype=dtype)
     cells = xp.empty_like(output)
-    act, tmp = xp.empty(gates.shape[1:], dtype=dtype), xp.empty(h0.shape, dtype=dtype)
-    rates = lstm_rates(act, h0.shape[1])
+    gates, tmp = xp.empty(x_proj.shape[1:], dtype=dtype), xp.empty(h0.shape, dtype=dtype)
+    rates = lstm_rates(gates, h0.shape[1])
     h, c = h0, c0
     for t in _time_steps(x_proj.shape[0], reverse):
-        xp.matmul(h, w_t, out=gates[t])
-        gates[t] += x_proj[t]
-        _lstm_step_into(gates[t], c, rates, act, tmp, output[t], cells[t])
+        xp.matmul(h, w_t, out=gates)
+        gates += x_proj[t]
+        _lstm_step_into(gates, c, rates, activations[t], tmp, output[t], cells[t])
         h, c = output[t], cells[t]
-    return output, cells, gates
+    return output, cells, activations
 
 
-def lstm_layer_backward_array(grad_output, grad_cells, grad_gates, inputs, output, cells,
-                              gates, reverse):
+def lstm_layer_backward_array(grad_output, grad_cells, grad_activations, inputs, output, cells,
+                              activations, reverse):
     """[x_proj, h0, c0, w_hh] gradients of lstm_layer_array (numpy or CuPy, no graph).
 
     Back in time one step at a time, in place on (N, 4H) and (N, H) buffers that stay in
     cache (whole-sequence elementwise passes were slower: they stream from memory), then
     the hidden weight's gradient as one matmul over all steps."""
     x_proj, h0, c0, w_hh = inputs
-    xp = namespace_of(gates)
-    length, four_h = gates.shape[0], gates.shape[-1]
-    h = four_h // 4
-    dtype = gates.dtype
-    grad_gates_out = xp.empty_like(gates)
+    xp = namespace_of(activations)
+    length, four_h = activations.shape[0], activations.shape[-1]
+    dtype = activations.dtype
+    grad_gates = xp.empty_like(activations)
     grad_h = xp.zeros(h0.shape, dtype=dtype)  # from the step after, through w_hh
     grad_c = xp.zeros(h0.shape, dtype=dtype)  # from the step after, through f
-    scratch = _BackwardScratch(xp, gates.shape[1:], dtype)
+    scratch = _BackwardScratch(xp, activations.shape[1:], dtype)
     w = w_hh.astype(dtype, copy=False)
-    token = quiet_on()  # the activations' exp may overflow (to the right limit)
-    try:
-        for t in reversed(_time_steps(length, reverse)):
-            before = t + (1 if reverse else -1)
-            c_prev = cells[before] if 0 <= before < length else c0
-            _lstm_step_backward_into(gates[t], c_prev, cells[t], grad_output[t], grad_cells[t],
-                                     grad_gates[t], grad_h, grad_c, scratch, grad_gates_out[t])
-            xp.matmul(grad_gates_out[t], w, out=grad_h)
-    finally:
-        quiet_off(token)
+    for t in reversed(_time_steps(length, reverse)):
+        before = t + (1 if reverse else -1)
+        c_prev = cells[before] if 0 <= before < length else c0
+        _lstm_step_backward_into(activations[t], c_prev, cells[t], grad_output[t],
+                                 grad_cells[t], grad_activations[t], grad_h, grad_c, scratch,
+                                 grad_gates[t])
+        xp.matmul(grad_gates[t], w, out=grad_h)
     h_prev = _previous_in_time(output, h0, reverse)
-    grad_w_hh = xp.matmul(grad_gates_out.reshape(-1, four_h).T, h_prev.reshape(-1, h))
-    return [grad_gates_out, grad_h, grad_c, grad_w_hh]
+    grad_w_hh = xp.matmul(grad_gates.reshape(-1, four_h).T, h_prev.reshape(-1, four_h // 4))
+    return [grad_gates, grad_h, grad_c, grad_w_hh]
 
 
 class _BackwardScratch:
@@ -185,23 +182,20 @@ class _BackwardScratch:
 
     def __init__(self, xp, gate_shape, dtype):
         h = gate_shape[-1] // 4
-        self.act = xp.empty(gate_shape, dtype=dtype)
         self.slope = xp.empty(gate_shape, dtype=dtype)
         self.grad_hy = xp.empty(gate_shape[:-1] + (h,), dtype=dtype)
         self.tanh_c = xp.empty_like(self.grad_hy)
         self.tmp = xp.empty_like(self.grad_hy)
-        self.rates = lstm_rates(self.act, h)
 
 
-def _lstm_step_backward_into(gates, c_prev, c, grad_output, grad_cells, grad_gates, grad_h,
+def _lstm_step_backward_into(act, c_prev, c, grad_output, grad_cells, grad_act, grad_h,
                              grad_c, s, out):
-    """One step of the layer's backward: ``out`` gets d gates (N, 4H); ``grad_c`` (the
-    cell gradient from the step after) becomes the one for c_prev.  ``grad_h`` is the
-    hidden gradient from the step after (d gates[t+1] @ w_hh)."""
-    xp = namespace_of(gates)
+    """One step of the layer's backward: ``out`` gets d gates (N, 4H), the pre-activation
+    gradient; ``grad_c`` (the cell gradient from the step after) becomes the one for
+    c_prev.  ``grad_h`` is the hidden gradient from the step after (d gates[t+1] @ w_hh)."""
+    xp = namespace_of(act)
     h = c.shape[-1]
-    _lstm_activate_into(gates, s.rates, s.act)
-    i, f, g, o = (s.act[..., k * h:(k + 1) * h] for k in range(4))
+    i, f, g, o = (act[..., k * h:(k + 1) * h] for k in range(4))
     xp.add(grad_output, grad_h, out=s.grad_hy)
     xp.tanh(c, out=s.tanh_c)
     # d c = the cell gradients from after and from outside, and d hy * o * (1 - tanh(c)^2)
@@ -211,17 +205,17 @@ def _lstm_step_backward_into(gates, c_prev, c, grad_output, grad_cells, grad_gat
     s.tmp *= s.grad_hy
     grad_c += s.tmp
     grad_c += grad_cells
-    # d act for i, f, g, o; then times d act / d gates: a(1 - a) for sigmoids, 1 - g^2
+    # d act for i, f, g, o, then times d act / d gates: a(1 - a) for sigmoids, 1 - g^2
     for k, factor, grad in ((0, g, grad_c), (1, c_prev, grad_c), (2, i, grad_c),
                             (3, s.tanh_c, s.grad_hy)):
         xp.multiply(grad, factor, out=out[..., k * h:(k + 1) * h])
-    xp.subtract(1, s.act, out=s.slope)
-    s.slope *= s.act
+    out += grad_act
+    xp.subtract(1, act, out=s.slope)
+    s.slope *= act
     slope_g = s.slope[..., 2 * h:3 * h]
     xp.multiply(g, g, out=slope_g)
     xp.subtract(1, slope_g, out=slope_g)
     out *= s.slope
-    out += grad_gates
     grad_c *= f
 
 
