@@ -111,3 +111,29 @@ def test_lstm_saturated_gates_match_torch_without_warnings():
     t_out.sum().backward()
     assert np.isfinite(mx.grad.numpy()).all()
     np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_rnn_on_the_fake_gpu_matches_cpu_without_initial_state(kind):
+    # the default initial state is made on the input's device; the kernels use its namespace
+    from minigrad._array import fake_cuda
+    was_installed = fake_cuda.is_installed()
+    fake_cuda.install()
+    try:
+        rnn = getattr(nn, kind)(4, 3, num_layers=2, bidirectional=True)
+        x = R.standard_normal((5, 2, 4)).astype(np.float32)
+        results = []
+        for device in ("cpu", "cuda"):
+            rnn.to(device)
+            rnn.zero_grad()
+            mx = mg.tensor(x, device=device, requires_grad=True)
+            out, h = rnn(mx)
+            assert out.is_cuda == (device == "cuda")
+            (out.sum() + (h[1] if kind == "LSTM" else h).sum()).backward()
+            results.append([out.detach().cpu().numpy(), mx.grad.cpu().numpy()]
+                           + [p.grad.cpu().numpy() for p in rnn.parameters()])
+        for a, b in zip(*results):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    finally:
+        if not was_installed:
+            fake_cuda.uninstall()
