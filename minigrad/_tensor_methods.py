@@ -80,7 +80,7 @@ def contiguous(self, memory_format=None):
     if self._data.flags.c_contiguous:
         return self
     out = F.clone(self)  # records CloneBackward; the fresh array only needs C order
-    out._data = np.ascontiguousarray(out._data)
+    out._data = namespace_of(out._data).ascontiguousarray(out._data)
     return out
 
 

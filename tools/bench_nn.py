@@ -15,8 +15,8 @@ with time.perf_counter instead.
 
 Measured here (2 shared cores, load 4-10; ratios, CPU clock): MLP epoch 0.6-0.7x;
 Conv2d 1.4-2.2x (was 6.3-7.3x before kernels/conv.py built im2col with one slice copy per
-kernel tap); LSTM 1.6-2.0x (was 3.0-3.3x op by op; now one _lstm_layer node per layer,
-see docs/nn_speed.md; a hand-written numpy LSTM without autograd is 1.7x torch here).
+kernel tap); LSTM 1.1-1.4x (was 3.0-3.3x op by op, 1.5-2.1x with one _lstm_layer node per layer
+before its kernels worked in place; see docs/nn_speed.md).
 Without one BLAS thread numpy's default pool thrashes on a loaded machine (10x slower).
 """
 import argparse

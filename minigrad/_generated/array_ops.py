@@ -1381,7 +1381,7 @@ def _lstm_cell(gates, cx):
 
 
 def _lstm_layer(inputs, reverse=False):
-    """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor gates)"""
+    """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)"""
     return lstm_layer_array(inputs, reverse)
 
 

@@ -236,13 +236,14 @@ def _torch_lstm_cell(gates, cx):
 
 
 def _torch_lstm_layer(x_proj, h0, c0, w_hh, reverse):
-    """torch.lstm_cell over the steps: (output, cells, pre-activation gates) by time."""
+    """torch.lstm_cell over the steps: (output, cells, gate activations) by time."""
     eye = torch.eye(x_proj.shape[-1], dtype=x_proj.dtype)
     h, c, outs = h0, c0, {}
     for t in (range(len(x_proj) - 1, -1, -1) if reverse else range(len(x_proj))):
         gates = x_proj[t] + h @ w_hh.T
         h, c = torch.lstm_cell(gates, (torch.zeros_like(c), c), eye, torch.zeros_like(w_hh))
-        outs[t] = (h, c, gates)
+        i, f, g, o = gates.chunk(4, -1)
+        outs[t] = (h, c, torch.cat([i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()], -1))
     return tuple(torch.stack([outs[t][k] for t in range(len(x_proj))]) for k in range(3))
 
 

@@ -181,7 +181,7 @@ class RNNBase(Module):
         N = input.shape[1]
         shape = (self.num_layers * D, N, self.hidden_size)
         if hx is None:
-            zeros = _ops.zeros(*shape, dtype=input.dtype)
+            zeros = _ops.zeros(*shape, dtype=input.dtype, device=input.device)
             hx = (zeros, zeros) if is_lstm else zeros
         for h in (hx if is_lstm else (hx,)):
             self._check_hidden(h, shape)
