@@ -10,6 +10,7 @@ Every op and its derivative is declared in derivatives.yaml; the code in
 minigrad/_generated/ is written from it by `python -m codegen`.
 """
 from minigrad._tensor import Tensor  # noqa: F401
+from minigrad._size import Size  # noqa: F401
 from minigrad import _tensor_methods  # noqa: F401  (second: binds ops, operators, hooks to Tensor)
 from minigrad import autograd  # noqa: F401
 from minigrad.autograd.grad_mode import (  # noqa: F401

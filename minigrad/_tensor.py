@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import _array, _conversions, _device, _dtypes
+from minigrad._size import Size, _new as _new_tuple
 from minigrad._grad_assign import check_grad_assignment
 from minigrad.autograd import clogs as _clogs
 from minigrad.autograd import grad_mode
@@ -53,7 +54,8 @@ class Tensor:
     # ----------------------------------------------------------- basic facts
     @property
     def shape(self):
-        return self._data.shape
+        # A minigrad.Size for users; minigrad's own code reads self._data.shape (a plain tuple)
+        return _new_tuple(Size, self._data.shape)
 
     @property
     def ndim(self):
@@ -103,7 +105,7 @@ class Tensor:
         return self.transpose(-2, -1)
 
     def size(self, dim=None):
-        return self._data.shape if dim is None else self._data.shape[dim]
+        return _new_tuple(Size, self._data.shape) if dim is None else self._data.shape[dim]
 
     def dim(self):
         return self._data.ndim
