@@ -11,6 +11,7 @@ minigrad/_generated/ is written from it by `python -m codegen`.
 """
 from minigrad._tensor import Tensor  # noqa: F401
 from minigrad._size import Size  # noqa: F401
+from minigrad._tensor_str import set_printoptions  # noqa: F401
 from minigrad import _tensor_methods  # noqa: F401  (second: binds ops, operators, hooks to Tensor)
 from minigrad import autograd  # noqa: F401
 from minigrad.autograd.grad_mode import (  # noqa: F401
