@@ -116,3 +116,36 @@ def test_integer_reductions_raise_like_torch(name, dtype):
     with pytest.raises(RuntimeError) as mexc:
         REFUSED[name](mg, mx)
     assert str(mexc.value) == str(texc.value)
+
+
+INPLACE = {
+    "sqrt_": lambda x: x.sqrt_(),
+    "sin_": lambda x: x.sin_(),
+    "div_": lambda x: x.div_(2),
+    "itruediv": lambda x: x.__itruediv__(2),
+    "add_float": lambda x: x.add_(0.5),
+    "mul_float": lambda x: x.mul_(1.5),
+}
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_floating_result_into_integers_raises_like_torch(name, dtype):
+    tx, mx = _pair([1, 4], dtype)
+    with pytest.raises(RuntimeError) as texc:
+        INPLACE[name](tx)
+    with pytest.raises(RuntimeError) as mexc:
+        INPLACE[name](mx)
+    assert str(mexc.value) == str(texc.value)
+    assert mx.tolist() == [1, 4] if dtype == "int64" else mx.tolist() == [True, True]
+
+
+@pytest.mark.parametrize("op", [lambda x: x.add_(2), lambda x: x.mul_(3), lambda x: x.floor_divide_(2),
+                                lambda x: x.copy_(mg.tensor([0.5, 2.5]) if isinstance(x, mg.Tensor)
+                                                  else torch.tensor([0.5, 2.5])),
+                                lambda x: x.fill_(2.5)])
+def test_inplace_results_that_fit_stay_allowed(op):
+    tx, mx = _pair([1, 4], "int64")
+    op(tx)
+    op(mx)
+    assert mx.tolist() == tx.tolist() and mx.dtype == mg.int64
