@@ -194,6 +194,12 @@ class OpView:
         targets = names + ("," if len(self.op.promote) == 1 else "")
         return f"{targets} = promote_types({names})"
 
+    def floating_line(self):
+        """Integer and bool inputs of a floating op become the default dtype (``floating:``)."""
+        names = ", ".join(self.op.floating)
+        targets = names + ("," if len(self.op.floating) == 1 else "")
+        return f"{targets} = to_floating({names})"
+
     def renames_self(self):
         return any(public_name(a, self.op.args) != a.name for a in self.op.args)
 

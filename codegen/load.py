@@ -18,7 +18,7 @@ from codegen.tensor_names import hand_written_names
 
 KNOWN_KEYS = ("name", "forward", "samples", "derived_samples", "output_differentiability",
               "view", "once_differentiable", "method", "modules", "inplace", "boundary",
-              "promote")
+              "promote", "floating")
 RESERVED_ARG_NAMES = ("F", "grad", "grads", "result", "node", "out", "outs")
 SCHEMA = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?\s*\((.*)\)\s*->\s*(.+?)\s*$")
 MODULES = ("minigrad", "minigrad.linalg", "minigrad.nn.functional", "minigrad.special", "minigrad.fft")
@@ -194,6 +194,7 @@ def _build_op(fields, line, where, vocabulary, kernels):
     samples = _samples(fields, args, label)
     boundary, convention = _boundary(fields, args, label)
     promote = _promote(fields, args, label)
+    floating = _promote(fields, args, label, key="floating")
     forward_formulas = _forward_formulas(fields, base, overload, args, outputs, formulas,
                                          non_diff, vocabulary, label)
     return OpSpec(name=base, overload=overload, schema=str(schema).strip(), line=line,
@@ -202,7 +203,7 @@ def _build_op(fields, line, where, vocabulary, kernels):
                   non_differentiable=tuple(non_diff), samples=samples, view=view,
                   once_differentiable=str(once), method=method, modules=modules,
                   inplace=inplace, inplace_line=inplace_line, boundary=boundary,
-                  boundary_convention=convention, promote=promote,
+                  boundary_convention=convention, promote=promote, floating=floating,
                   forward_formulas=forward_formulas)
 
 
@@ -288,12 +289,13 @@ def _via_backward(base, overload, args, differentiable, outputs, names):
     return f"pick({call}, {indices!r})" if len(names) > 1 else f"pick({call}, {indices[0]})"
 
 
-def _promote(fields, args, label):
-    """``promote: [self, other]``: Tensor inputs that take PyTorch's type promotion together."""
-    value, line = fields.get("promote", ([], 0))
+def _promote(fields, args, label, key="promote"):
+    """``promote: [self, other]``: Tensor inputs that take PyTorch's type promotion together;
+    ``floating: [self]``: Tensor inputs cast to the default dtype when integral or bool."""
+    value, line = fields.get(key, ([], 0))
     tensors = [a.name for a in args if a.is_tensor and not a.is_tensor_list]
     if not isinstance(value, list) or not all(name in tensors for name in value):
-        raise SpecError(f"{label.format(line=line)}, key 'promote': a list of the entry's Tensor "
+        raise SpecError(f"{label.format(line=line)}, key '{key}': a list of the entry's Tensor "
                         f"inputs, e.g. [{', '.join(tensors)}]; got {value!r}.")
     return tuple(value)
 

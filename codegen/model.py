@@ -108,6 +108,7 @@ class OpSpec:
     boundary: tuple = ()   # SampleSpecs at fragile points, compared with PyTorch
     boundary_convention: str = ""
     promote: tuple = ()    # Tensor inputs promoted together, as PyTorch (autograd/promotion.py)
+    floating: tuple = ()   # Tensor inputs an integral or bool dtype of which becomes the default dtype
     forward_formulas: tuple = ()  # ForwardFormulas (`result:` keys), one per differentiable output
 
     @property

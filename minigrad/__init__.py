@@ -10,6 +10,8 @@ Every op and its derivative is declared in derivatives.yaml; the code in
 minigrad/_generated/ is written from it by `python -m codegen`.
 """
 from minigrad._tensor import Tensor  # noqa: F401
+from minigrad._size import Size  # noqa: F401
+from minigrad._tensor_str import set_printoptions  # noqa: F401
 from minigrad import _tensor_methods  # noqa: F401  (second: binds ops, operators, hooks to Tensor)
 from minigrad import autograd  # noqa: F401
 from minigrad.autograd.grad_mode import (  # noqa: F401
@@ -36,6 +38,10 @@ from minigrad._sampling import (  # noqa: F401
     randperm)
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
 from minigrad.functional import einsum, masked_select, tensordot  # noqa: F401,E402 - varargs / dims forms
+from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.unique() ...
+    argwhere, bincount, bucketize, heaviside, mode, nonzero, searchsorted, unique)
+from minigrad.composites import (  # noqa: F401,E402 - also binds x.quantile()
+    block_diag, cartesian_prod, cdist, meshgrid, quantile, tril_indices, triu_indices)
 from minigrad.comparison import (  # noqa: F401,E402 - also binds x.eq(y), x.type_as(y), x.where(c, y)
     allclose, eq, equal, ge, greater, greater_equal, gt, isclose, isfinite, isinf, isnan, isneginf,
     isposinf, le, less, less_equal, logical_and, logical_not, logical_or, logical_xor, lt, ne,

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad import _array, _conversions, _device, _dtypes
+from minigrad import _array, _conversions, _device, _dtypes, _tensor_str
+from minigrad._size import Size, _new as _new_tuple
 from minigrad._grad_assign import check_grad_assignment
 from minigrad.autograd import clogs as _clogs
 from minigrad.autograd import grad_mode
@@ -53,7 +54,8 @@ class Tensor:
     # ----------------------------------------------------------- basic facts
     @property
     def shape(self):
-        return self._data.shape
+        # A minigrad.Size for users; minigrad's own code reads self._data.shape (a plain tuple)
+        return _new_tuple(Size, self._data.shape)
 
     @property
     def ndim(self):
@@ -103,7 +105,7 @@ class Tensor:
         return self.transpose(-2, -1)
 
     def size(self, dim=None):
-        return self._data.shape if dim is None else self._data.shape[dim]
+        return _new_tuple(Size, self._data.shape) if dim is None else self._data.shape[dim]
 
     def dim(self):
         return self._data.ndim
@@ -300,17 +302,17 @@ class Tensor:
 
     def __repr__(self):
         host = self._data if type(self._data) is np.ndarray else _array.to_host(self._data)
-        body = np.array2string(host, separator=", ", prefix="tensor(")
         extras = []
         if type(self._data) is not np.ndarray and self.is_cuda:
             extras.append(f"device='{self.device}'")  # torch shows it before the dtype
-        if self._data.dtype not in (_dtypes.default_numpy(), np.int64, np.bool_):
-            extras.append(f"dtype={self.dtype!r}")
+        shown = (_dtypes.default_numpy(),) if host.size == 0 else (  # [] shows no dtype
+            _dtypes.default_numpy(), np.int64, np.bool_)
+        dtype = None if self._data.dtype in shown else f"dtype={self.dtype!r}"
         if self.grad_fn is not None:
-            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
-        elif self._requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + ", ".join([body] + extras) + ")"
+            grad = [f"grad_fn=<{self.grad_fn.name()}>"]
+        else:
+            grad = ["requires_grad=True"] if self._requires_grad else []
+        return _tensor_str.tensor_str(host, dtype, extras, grad)
 
     def __bool__(self):
         if self._data.size != 1:

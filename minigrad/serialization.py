@@ -36,6 +36,7 @@ import zipfile
 import numpy as np
 
 from minigrad import _array, _device, _dtypes
+from minigrad._size import Size
 from minigrad._tensor import Tensor, _rebuild_tensor
 
 try:
@@ -93,6 +94,8 @@ class _Encoder:
             return [self.encode(v) for v in obj]
         if type(obj) is tuple:
             return {_TAG: "tuple", "items": [self.encode(v) for v in obj]}
+        if type(obj) is Size:  # plain data, so weights_only loads read it
+            return {_TAG: "size", "items": list(obj)}
         if type(obj) in _DICT_TYPES:
             return {_TAG: _DICT_TYPES[type(obj)],
                     "items": [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
@@ -258,6 +261,8 @@ class _Decoder:
             return mapping
         if kind == "tuple":
             return tuple(self.decode(v) for v in node["items"])
+        if kind == "size":
+            return Size(node["items"])
         if kind == "tensor":
             return self._tensor(node)
         if kind == "ndarray":

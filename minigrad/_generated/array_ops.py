@@ -147,8 +147,7 @@ def rsqrt(self):
 
 def square(self):
     """square(Tensor self) -> Tensor"""
-    xp = namespace_of(self)
-    return xp.square(self)
+    return square_array(self)
 
 
 def reciprocal(self):

@@ -17,7 +17,7 @@ from minigrad.autograd.namespace import FormulaNamespace
 from minigrad.autograd.grad_mode import flags as grad_flags
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.numpy_errors import translate
-from minigrad.autograd.promotion import promote_types
+from minigrad.autograd.promotion import promote_types, to_floating
 from minigrad.autograd.saved import save
 from minigrad.autograd.support import (cpu_scalars_moved, data_of, dtype_of, ndim_of,
                                        output_meta, record_shapes, shape_of, wrap, wrap_view)
@@ -75,7 +75,7 @@ return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('o
 def sum_to_size(input, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:132):
+    Derivatives (derivatives.yaml:135):
         self: expand(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -103,7 +103,7 @@ def sum_to_size(input, size):
 def _to_copy(input, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
-    Derivatives (derivatives.yaml:141):
+    Derivatives (derivatives.yaml:144):
         self: _to_copy(grad, self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -131,7 +131,7 @@ def _to_copy(input, dtype):
 def _to_device(input, device):
     """_to_device(Tensor self, Device device) -> Tensor
 
-    Derivatives (derivatives.yaml:149):
+    Derivatives (derivatives.yaml:152):
         self: to_device_like(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -159,7 +159,7 @@ def _to_device(input, device):
 def _fill(input, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:156):
+    Derivatives (derivatives.yaml:159):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -186,7 +186,7 @@ def _fill(input, value):
 def _copy_from(input, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:163):
+    Derivatives (derivatives.yaml:166):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
@@ -222,7 +222,7 @@ def _copy_from(input, src):
 def _index_put(input, index, values):
     """_index_put(Tensor self, Index index, Tensor values) -> Tensor
 
-    Derivatives (derivatives.yaml:174):
+    Derivatives (derivatives.yaml:177):
         self: where(outside_index(self.shape, index, grad), grad, 0.0)
         values: sum_to(getitem(grad, index), values.shape)
     """
@@ -262,7 +262,7 @@ def _index_put(input, index, values):
 def clone(input):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:191):
+    Derivatives (derivatives.yaml:194):
         self: grad
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -289,7 +289,7 @@ def clone(input):
 def neg(input):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:196):
+    Derivatives (derivatives.yaml:199):
         self: neg(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -315,12 +315,13 @@ def neg(input):
 def exp(input):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:207):
+    Derivatives (derivatives.yaml:210):
         self: grad * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.exp(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp(data_of(self))
@@ -343,12 +344,13 @@ def exp(input):
 def log(input):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:218):
+    Derivatives (derivatives.yaml:222):
         self: grad / self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log(data_of(self))
@@ -371,12 +373,13 @@ def log(input):
 def sqrt(input):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:229):
+    Derivatives (derivatives.yaml:234):
         self: grad / (2 * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sqrt(data_of(self))
@@ -399,12 +402,13 @@ def sqrt(input):
 def sin(input):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:244):
+    Derivatives (derivatives.yaml:250):
         self: grad * cos(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sin(data_of(self))
@@ -426,12 +430,13 @@ def sin(input):
 def cos(input):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:255):
+    Derivatives (derivatives.yaml:262):
         self: -(grad * sin(self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cos(data_of(self))
@@ -453,12 +458,13 @@ def cos(input):
 def tanh(input):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:266):
+    Derivatives (derivatives.yaml:274):
         self: grad * (1 - result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tanh(data_of(self))
@@ -480,12 +486,13 @@ def tanh(input):
 def sigmoid(input):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:277):
+    Derivatives (derivatives.yaml:286):
         self: grad * result * (1 - result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sigmoid(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sigmoid(data_of(self))
@@ -508,7 +515,7 @@ def sigmoid(input):
 def abs(input):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:290):
+    Derivatives (derivatives.yaml:300):
         self: grad * sign(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -536,7 +543,7 @@ def abs(input):
 def sign(input):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:306):
+    Derivatives (derivatives.yaml:316):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -563,12 +570,13 @@ def sign(input):
 def exp2(input):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:318):
+    Derivatives (derivatives.yaml:328):
         self: grad * result * 0.6931471805599453
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.exp2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp2(data_of(self))
@@ -590,12 +598,13 @@ def exp2(input):
 def expm1(input):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:329):
+    Derivatives (derivatives.yaml:340):
         self: grad * (result + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.expm1(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expm1(data_of(self))
@@ -618,12 +627,13 @@ def expm1(input):
 def log2(input):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:340):
+    Derivatives (derivatives.yaml:352):
         self: grad / (self * 0.6931471805599453)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log2(data_of(self))
@@ -646,12 +656,13 @@ def log2(input):
 def log10(input):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:350):
+    Derivatives (derivatives.yaml:363):
         self: grad / (self * 2.302585092994046)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log10(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log10(data_of(self))
@@ -674,12 +685,13 @@ def log10(input):
 def log1p(input):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:360):
+    Derivatives (derivatives.yaml:374):
         self: grad / (self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log1p(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log1p(data_of(self))
@@ -702,12 +714,13 @@ def log1p(input):
 def rsqrt(input):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:371):
+    Derivatives (derivatives.yaml:386):
         self: -0.5 * grad * result * result * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rsqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rsqrt(data_of(self))
@@ -730,7 +743,7 @@ def rsqrt(input):
 def square(input):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:381):
+    Derivatives (derivatives.yaml:397):
         self: grad * 2 * self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -749,6 +762,7 @@ def square(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SquareBackward0((self_edge,))
+    record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save(self)
     result = wrap(out, node)
     return result
@@ -757,12 +771,13 @@ def square(input):
 def reciprocal(input):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:391):
+    Derivatives (derivatives.yaml:407):
         self: -grad * result * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.reciprocal(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reciprocal(data_of(self))
@@ -785,12 +800,13 @@ def reciprocal(input):
 def tan(input):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:403):
+    Derivatives (derivatives.yaml:420):
         self: grad * (1 + result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tan(data_of(self))
@@ -812,12 +828,13 @@ def tan(input):
 def asin(input):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:413):
+    Derivatives (derivatives.yaml:431):
         self: grad / sqrt(1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.asin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asin(data_of(self))
@@ -840,12 +857,13 @@ def asin(input):
 def acos(input):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:423):
+    Derivatives (derivatives.yaml:442):
         self: -grad / sqrt(1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.acos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acos(data_of(self))
@@ -868,12 +886,13 @@ def acos(input):
 def atan(input):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:433):
+    Derivatives (derivatives.yaml:453):
         self: grad / (self * self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.atan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan(data_of(self))
@@ -895,12 +914,13 @@ def atan(input):
 def sinh(input):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:443):
+    Derivatives (derivatives.yaml:464):
         self: grad * cosh(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinh(data_of(self))
@@ -923,12 +943,13 @@ def sinh(input):
 def cosh(input):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:453):
+    Derivatives (derivatives.yaml:475):
         self: grad * sinh(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cosh(data_of(self))
@@ -951,12 +972,13 @@ def cosh(input):
 def asinh(input):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:463):
+    Derivatives (derivatives.yaml:486):
         self: grad / sqrt(self * self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.asinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asinh(data_of(self))
@@ -979,12 +1001,13 @@ def asinh(input):
 def acosh(input):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:473):
+    Derivatives (derivatives.yaml:497):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.acosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acosh(data_of(self))
@@ -1007,12 +1030,13 @@ def acosh(input):
 def atanh(input):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:483):
+    Derivatives (derivatives.yaml:508):
         self: grad / (1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.atanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atanh(data_of(self))
@@ -1035,7 +1059,7 @@ def atanh(input):
 def floor(input):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:496):
+    Derivatives (derivatives.yaml:522):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1062,7 +1086,7 @@ def floor(input):
 def ceil(input):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:505):
+    Derivatives (derivatives.yaml:531):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1089,7 +1113,7 @@ def ceil(input):
 def round(input, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:515):
+    Derivatives (derivatives.yaml:541):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1116,7 +1140,7 @@ def round(input, *, decimals=0):
 def trunc(input):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:525):
+    Derivatives (derivatives.yaml:551):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1143,7 +1167,7 @@ def trunc(input):
 def fix(input):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:534):
+    Derivatives (derivatives.yaml:560):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1170,7 +1194,7 @@ def fix(input):
 def frac(input):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:543):
+    Derivatives (derivatives.yaml:569):
         self: grad
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1197,7 +1221,7 @@ def frac(input):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:554):
+    Derivatives (derivatives.yaml:580):
         self: grad * finite_mask(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1225,7 +1249,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def deg2rad(input):
     """deg2rad(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:564):
+    Derivatives (derivatives.yaml:590):
         self: grad * 0.017453292519943295
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1252,7 +1276,7 @@ def deg2rad(input):
 def rad2deg(input):
     """rad2deg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:570):
+    Derivatives (derivatives.yaml:596):
         self: grad * 57.29577951308232
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1279,7 +1303,7 @@ def rad2deg(input):
 def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:581):
+    Derivatives (derivatives.yaml:607):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -1319,7 +1343,7 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:596):
+    Derivatives (derivatives.yaml:622):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -1359,7 +1383,7 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:610):
+    Derivatives (derivatives.yaml:636):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -1400,7 +1424,7 @@ def mul(input, other):
 def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:625):
+    Derivatives (derivatives.yaml:651):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * (self / other / other), other.shape)
     """
@@ -1408,6 +1432,7 @@ def div_default(input, other):
         return jvps.div_default(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_default(data_of(self), data_of(other))
@@ -1441,7 +1466,7 @@ def div_default(input, other):
 def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:646):
+    Derivatives (derivatives.yaml:673):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
@@ -1484,7 +1509,7 @@ def pow(input, exponent):
 def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:668):
+    Derivatives (derivatives.yaml:695):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
@@ -1525,7 +1550,7 @@ def maximum(input, other):
 def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:684):
+    Derivatives (derivatives.yaml:711):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
@@ -1566,7 +1591,7 @@ def minimum(input, other):
 def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:700):
+    Derivatives (derivatives.yaml:727):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -1607,7 +1632,7 @@ def where(condition, input, other):
 def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:718):
+    Derivatives (derivatives.yaml:745):
         self: masked(grad, clamp_mask(self, min, max))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1637,7 +1662,7 @@ def clamp_default(input, min=None, max=None):
 def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:738):
+    Derivatives (derivatives.yaml:765):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
@@ -1684,7 +1709,7 @@ def clamp_Tensor(input, min=None, max=None):
 def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:753):
+    Derivatives (derivatives.yaml:780):
         self: masked(grad, clamp_mask(self, min, max))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1714,7 +1739,7 @@ def clip_default(input, min=None, max=None):
 def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:762):
+    Derivatives (derivatives.yaml:789):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
@@ -1761,7 +1786,7 @@ def clip_Tensor(input, min=None, max=None):
 def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:778):
+    Derivatives (derivatives.yaml:805):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -1804,7 +1829,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:791):
+    Derivatives (derivatives.yaml:818):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -1844,7 +1869,7 @@ def floor_divide(input, other):
 def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:804):
+    Derivatives (derivatives.yaml:831):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -1885,7 +1910,7 @@ def remainder(input, other):
 def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:818):
+    Derivatives (derivatives.yaml:845):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -1926,7 +1951,7 @@ def fmod(input, other):
 def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:831):
+    Derivatives (derivatives.yaml:858):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -1971,7 +1996,7 @@ def float_power(input, exponent):
 def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:844):
+    Derivatives (derivatives.yaml:871):
         self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
     """
@@ -2012,7 +2037,7 @@ def fmax(input, other):
 def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:856):
+    Derivatives (derivatives.yaml:883):
         self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
     """
@@ -2053,7 +2078,7 @@ def fmin(input, other):
 def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:868):
+    Derivatives (derivatives.yaml:895):
         self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
         other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
     """
@@ -2061,6 +2086,7 @@ def atan2(input, other):
         return jvps.atan2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan2(data_of(self), data_of(other))
@@ -2094,7 +2120,7 @@ def atan2(input, other):
 def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:880):
+    Derivatives (derivatives.yaml:908):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -2136,7 +2162,7 @@ def hypot(input, other):
 def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:892):
+    Derivatives (derivatives.yaml:920):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -2177,7 +2203,7 @@ def logaddexp(input, other):
 def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:903):
+    Derivatives (derivatives.yaml:931):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -2218,7 +2244,7 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:914):
+    Derivatives (derivatives.yaml:942):
         self: sum_to(grad * where(self == 0, 0.0, result / self), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -2226,6 +2252,7 @@ def copysign(input, other):
         return jvps.copysign(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.copysign(data_of(self), data_of(other))
@@ -2261,7 +2288,7 @@ def copysign(input, other):
 def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:928):
+    Derivatives (derivatives.yaml:957):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -2269,6 +2296,7 @@ def xlogy(input, other):
         return jvps.xlogy(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.xlogy(data_of(self), data_of(other))
@@ -2302,7 +2330,7 @@ def xlogy(input, other):
 def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:942):
+    Derivatives (derivatives.yaml:972):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -2342,7 +2370,7 @@ def lerp_Scalar(input, end, weight):
 def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:954):
+    Derivatives (derivatives.yaml:984):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -2390,7 +2418,7 @@ def lerp_Tensor(input, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:967):
+    Derivatives (derivatives.yaml:997):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -2437,7 +2465,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:981):
+    Derivatives (derivatives.yaml:1011):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -2485,12 +2513,13 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def logit(input, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:999):
+    Derivatives (derivatives.yaml:1029):
         self: logit_grad(grad, self, eps)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logit(input, eps)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logit(data_of(self), eps)
@@ -2514,12 +2543,13 @@ def logit(input, eps=None):
 def erf(input):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1011):
+    Derivatives (derivatives.yaml:1042):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.erf(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erf(data_of(self))
@@ -2542,12 +2572,13 @@ def erf(input):
 def erfc(input):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1022):
+    Derivatives (derivatives.yaml:1054):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.erfc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfc(data_of(self))
@@ -2570,12 +2601,13 @@ def erfc(input):
 def erfinv(input):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1033):
+    Derivatives (derivatives.yaml:1066):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.erfinv(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfinv(data_of(self))
@@ -2598,12 +2630,13 @@ def erfinv(input):
 def lgamma(input):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1044):
+    Derivatives (derivatives.yaml:1078):
         self: grad * digamma(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.lgamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lgamma(data_of(self))
@@ -2626,12 +2659,13 @@ def lgamma(input):
 def digamma(input):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1054):
+    Derivatives (derivatives.yaml:1089):
         self: grad * polygamma(1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.digamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.digamma(data_of(self))
@@ -2654,12 +2688,13 @@ def digamma(input):
 def polygamma(n, input):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1066):
+    Derivatives (derivatives.yaml:1102):
         self: grad * polygamma(n + 1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.polygamma(n, input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.polygamma(n, data_of(self))
@@ -2683,12 +2718,13 @@ def polygamma(n, input):
 def special_gammaln(input):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1078):
+    Derivatives (derivatives.yaml:1115):
         self: grad * digamma(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.special_gammaln(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_gammaln(data_of(self))
@@ -2711,12 +2747,13 @@ def special_gammaln(input):
 def special_psi(input):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1088):
+    Derivatives (derivatives.yaml:1126):
         self: grad * polygamma(1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.special_psi(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_psi(data_of(self))
@@ -2739,12 +2776,13 @@ def special_psi(input):
 def special_expit(input):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1098):
+    Derivatives (derivatives.yaml:1137):
         self: grad * result * (1 - result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.special_expit(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_expit(data_of(self))
@@ -2767,12 +2805,13 @@ def special_expit(input):
 def sinc(input):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1109):
+    Derivatives (derivatives.yaml:1149):
         self: sinc_grad(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sinc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinc(data_of(self))
@@ -2795,7 +2834,7 @@ def sinc(input):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1125):
+    Derivatives (derivatives.yaml:1166):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2825,7 +2864,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1141):
+    Derivatives (derivatives.yaml:1182):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2855,7 +2894,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def amax(input, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1156):
+    Derivatives (derivatives.yaml:1197):
         self: spread_to_extrema(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2885,7 +2924,7 @@ def amax(input, dim=None, keepdim=False):
 def amin(input, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1174):
+    Derivatives (derivatives.yaml:1215):
         self: spread_to_extrema(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2915,7 +2954,7 @@ def amin(input, dim=None, keepdim=False):
 def max_dim(input, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1184):
+    Derivatives (derivatives.yaml:1225):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2948,7 +2987,7 @@ def max_dim(input, dim, keepdim=False):
 def max_default(input):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1200):
+    Derivatives (derivatives.yaml:1241):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2977,7 +3016,7 @@ def max_default(input):
 def min_dim(input, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1213):
+    Derivatives (derivatives.yaml:1254):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3010,7 +3049,7 @@ def min_dim(input, dim, keepdim=False):
 def min_default(input):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1222):
+    Derivatives (derivatives.yaml:1263):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3039,7 +3078,7 @@ def min_default(input):
 def max_other(input, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1234):
+    Derivatives (derivatives.yaml:1275):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
@@ -3080,7 +3119,7 @@ def max_other(input, other):
 def min_other(input, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1245):
+    Derivatives (derivatives.yaml:1286):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
@@ -3121,12 +3160,13 @@ def min_other(input, other):
 def logsumexp(input, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1256):
+    Derivatives (derivatives.yaml:1297):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logsumexp(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsumexp(data_of(self), dim, keepdim)
@@ -3152,7 +3192,7 @@ def logsumexp(input, dim, keepdim=False):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1271):
+    Derivatives (derivatives.yaml:1313):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3184,7 +3224,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1290):
+    Derivatives (derivatives.yaml:1332):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3213,7 +3253,7 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1304):
+    Derivatives (derivatives.yaml:1346):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3244,7 +3284,7 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1319):
+    Derivatives (derivatives.yaml:1361):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3274,7 +3314,7 @@ def logcumsumexp(input, dim):
 def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1330):
+    Derivatives (derivatives.yaml:1372):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3305,7 +3345,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
 def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1342):
+    Derivatives (derivatives.yaml:1384):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3337,7 +3377,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
 def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1356):
+    Derivatives (derivatives.yaml:1398):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3368,7 +3408,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
 def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1364):
+    Derivatives (derivatives.yaml:1406):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3397,7 +3437,7 @@ def var_unbiased(input, unbiased=True):
 def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1372):
+    Derivatives (derivatives.yaml:1414):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3429,7 +3469,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
 def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1380):
+    Derivatives (derivatives.yaml:1422):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3459,7 +3499,7 @@ def std_unbiased(input, unbiased=True):
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1388):
+    Derivatives (derivatives.yaml:1430):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3493,7 +3533,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1398):
+    Derivatives (derivatives.yaml:1440):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3528,7 +3568,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1408):
+    Derivatives (derivatives.yaml:1450):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3558,7 +3598,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1417):
+    Derivatives (derivatives.yaml:1459):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3588,7 +3628,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1428):
+    Derivatives (derivatives.yaml:1470):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3621,7 +3661,7 @@ def median_dim(input, dim, keepdim=False):
 def median_default(input):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1437):
+    Derivatives (derivatives.yaml:1479):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3650,7 +3690,7 @@ def median_default(input):
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1449):
+    Derivatives (derivatives.yaml:1491):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3681,7 +3721,7 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1458):
+    Derivatives (derivatives.yaml:1500):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3712,7 +3752,7 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1467):
+    Derivatives (derivatives.yaml:1509):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3745,7 +3785,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1477):
+    Derivatives (derivatives.yaml:1519):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3762,7 +3802,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1485):
+    Derivatives (derivatives.yaml:1527):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3779,7 +3819,7 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1492):
+    Derivatives (derivatives.yaml:1534):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3796,7 +3836,7 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1501):
+    Derivatives (derivatives.yaml:1543):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3813,7 +3853,7 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1510):
+    Derivatives (derivatives.yaml:1552):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3830,7 +3870,7 @@ def count_nonzero(input, dim=None):
 def sort(input, dim=-1, descending=False, *, stable=False):
     """sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1522):
+    Derivatives (derivatives.yaml:1564):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3861,7 +3901,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1536):
+    Derivatives (derivatives.yaml:1578):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -3878,7 +3918,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 def msort(input):
     """msort(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1542):
+    Derivatives (derivatives.yaml:1584):
         self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3907,7 +3947,7 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1549):
+    Derivatives (derivatives.yaml:1591):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3938,7 +3978,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1558):
+    Derivatives (derivatives.yaml:1600):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3971,7 +4011,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1574):
+    Derivatives (derivatives.yaml:1616):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -3996,7 +4036,7 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1587):
+    Derivatives (derivatives.yaml:1629):
         self: transpose(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4022,7 +4062,7 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1599):
+    Derivatives (derivatives.yaml:1641):
         self: permute(grad, inverse_permutation(dims))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4047,7 +4087,7 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1611):
+    Derivatives (derivatives.yaml:1653):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4071,7 +4111,7 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1625):
+    Derivatives (derivatives.yaml:1667):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4096,7 +4136,7 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1640):
+    Derivatives (derivatives.yaml:1682):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4121,7 +4161,7 @@ def unsqueeze(input, dim):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1652):
+    Derivatives (derivatives.yaml:1694):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4146,7 +4186,7 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1664):
+    Derivatives (derivatives.yaml:1706):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4171,7 +4211,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1676):
+    Derivatives (derivatives.yaml:1718):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4196,7 +4236,7 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1685):
+    Derivatives (derivatives.yaml:1727):
         self: swapaxes(grad, axis0, axis1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4222,7 +4262,7 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1693):
+    Derivatives (derivatives.yaml:1735):
         self: swapdims(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4248,7 +4288,7 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1701):
+    Derivatives (derivatives.yaml:1743):
         self: movedim(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4274,7 +4314,7 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1710):
+    Derivatives (derivatives.yaml:1752):
         self: moveaxis(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4300,7 +4340,7 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1718):
+    Derivatives (derivatives.yaml:1760):
         self: t(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4324,7 +4364,7 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1728):
+    Derivatives (derivatives.yaml:1770):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -4353,7 +4393,7 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1738):
+    Derivatives (derivatives.yaml:1780):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4377,7 +4417,7 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1747):
+    Derivatives (derivatives.yaml:1789):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4405,7 +4445,7 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1758):
+    Derivatives (derivatives.yaml:1800):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4432,7 +4472,7 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1767):
+    Derivatives (derivatives.yaml:1809):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -4462,7 +4502,7 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1777):
+    Derivatives (derivatives.yaml:1819):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -4492,7 +4532,7 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1787):
+    Derivatives (derivatives.yaml:1829):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4520,7 +4560,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1799):
+    Derivatives (derivatives.yaml:1841):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4550,7 +4590,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1810):
+    Derivatives (derivatives.yaml:1852):
         tensors: split_like(grad, dim, tensors.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4578,7 +4618,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1822):
+    Derivatives (derivatives.yaml:1864):
         tensors: unstack(grad, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4605,7 +4645,7 @@ def stack(tensors, dim=0):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1834):
+    Derivatives (derivatives.yaml:1876):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4632,7 +4672,7 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1845):
+    Derivatives (derivatives.yaml:1887):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4659,7 +4699,7 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1854):
+    Derivatives (derivatives.yaml:1896):
         self: stack(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4686,7 +4726,7 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1865):
+    Derivatives (derivatives.yaml:1907):
         self: flip(grad, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4714,7 +4754,7 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1874):
+    Derivatives (derivatives.yaml:1916):
         self: roll(grad, negated(shifts), dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4743,7 +4783,7 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1883):
+    Derivatives (derivatives.yaml:1925):
         self: repeat_backward(grad, repeats, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4772,7 +4812,7 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1895):
+    Derivatives (derivatives.yaml:1937):
         self: repeat_backward(grad, dims, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4801,7 +4841,7 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1903):
+    Derivatives (derivatives.yaml:1945):
         self: tril(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4829,7 +4869,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1912):
+    Derivatives (derivatives.yaml:1954):
         self: triu(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4857,7 +4897,7 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1921):
+    Derivatives (derivatives.yaml:1963):
         self: diag_backward(grad, self.shape, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4886,7 +4926,7 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1930):
+    Derivatives (derivatives.yaml:1972):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4916,7 +4956,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def ravel(input):
     """ravel(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1943):
+    Derivatives (derivatives.yaml:1985):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4941,7 +4981,7 @@ def ravel(input):
 def atleast_1d(input):
     """atleast_1d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1953):
+    Derivatives (derivatives.yaml:1995):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4966,7 +5006,7 @@ def atleast_1d(input):
 def atleast_2d(input):
     """atleast_2d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1960):
+    Derivatives (derivatives.yaml:2002):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4991,7 +5031,7 @@ def atleast_2d(input):
 def atleast_3d(input):
     """atleast_3d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1967):
+    Derivatives (derivatives.yaml:2009):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5016,7 +5056,7 @@ def atleast_3d(input):
 def hstack(tensors):
     """hstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1974):
+    Derivatives (derivatives.yaml:2016):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5043,7 +5083,7 @@ def hstack(tensors):
 def vstack(tensors):
     """vstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1983):
+    Derivatives (derivatives.yaml:2025):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5070,7 +5110,7 @@ def vstack(tensors):
 def row_stack(tensors):
     """row_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1992):
+    Derivatives (derivatives.yaml:2034):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5097,7 +5137,7 @@ def row_stack(tensors):
 def dstack(tensors):
     """dstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:1999):
+    Derivatives (derivatives.yaml:2041):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5124,7 +5164,7 @@ def dstack(tensors):
 def column_stack(tensors):
     """column_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2008):
+    Derivatives (derivatives.yaml:2050):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5151,7 +5191,7 @@ def column_stack(tensors):
 def tensor_split(input, indices_or_sections, dim=0):
     """tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2017):
+    Derivatives (derivatives.yaml:2059):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5180,7 +5220,7 @@ def tensor_split(input, indices_or_sections, dim=0):
 def hsplit(input, indices_or_sections):
     """hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2027):
+    Derivatives (derivatives.yaml:2069):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5209,7 +5249,7 @@ def hsplit(input, indices_or_sections):
 def vsplit(input, indices_or_sections):
     """vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2036):
+    Derivatives (derivatives.yaml:2078):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5238,7 +5278,7 @@ def vsplit(input, indices_or_sections):
 def dsplit(input, indices_or_sections):
     """dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2043):
+    Derivatives (derivatives.yaml:2085):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5267,7 +5307,7 @@ def dsplit(input, indices_or_sections):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2052):
+    Derivatives (derivatives.yaml:2094):
         self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
         prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
@@ -5307,12 +5347,13 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trapezoid_x(y, x, *, dim=-1):
     """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2063):
+    Derivatives (derivatives.yaml:2105):
         y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trapezoid_x(y, x, dim=dim)
+    y, x = to_floating(y, x)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
@@ -5348,11 +5389,12 @@ def trapezoid_x(y, x, *, dim=-1):
 def trapezoid_dx(y, *, dx=1, dim=-1):
     """trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2072):
+    Derivatives (derivatives.yaml:2115):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trapezoid_dx(y, dx=dx, dim=dim)
+    y, = to_floating(y)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
@@ -5377,7 +5419,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
 def repeat_interleave_self_int(input, repeats, dim=None):
     """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2080):
+    Derivatives (derivatives.yaml:2124):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5407,7 +5449,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
     """repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2088):
+    Derivatives (derivatives.yaml:2132):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
         repeats: non_differentiable
     """
@@ -5442,7 +5484,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
 def rot90(input, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
 
-    Derivatives (derivatives.yaml:2096):
+    Derivatives (derivatives.yaml:2140):
         self: rot90(grad, -k, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5471,7 +5513,7 @@ def rot90(input, k=1, dims=(0, 1)):
 def flipud(input):
     """flipud(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2105):
+    Derivatives (derivatives.yaml:2149):
         self: flipud(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5498,7 +5540,7 @@ def flipud(input):
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2111):
+    Derivatives (derivatives.yaml:2155):
         self: fliplr(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5525,7 +5567,7 @@ def fliplr(input):
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:2123):
+    Derivatives (derivatives.yaml:2167):
         self: getitem_backward(grad, self.shape, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5551,7 +5593,7 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:2147):
+    Derivatives (derivatives.yaml:2191):
         self: getitem(grad, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5579,7 +5621,7 @@ def getitem_backward(input, shape, index):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2156):
+    Derivatives (derivatives.yaml:2200):
         self: scatter_add(zeros_like(self), dim, index, grad)
         index: non_differentiable
     """
@@ -5614,7 +5656,7 @@ def gather(input, dim, index):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2169):
+    Derivatives (derivatives.yaml:2213):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -5648,7 +5690,7 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2179):
+    Derivatives (derivatives.yaml:2223):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -5683,7 +5725,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2189):
+    Derivatives (derivatives.yaml:2233):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -5722,7 +5764,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2201):
+    Derivatives (derivatives.yaml:2245):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -5761,7 +5803,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2213):
+    Derivatives (derivatives.yaml:2257):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -5795,7 +5837,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2222):
+    Derivatives (derivatives.yaml:2266):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -5834,7 +5876,7 @@ def scatter_add(input, dim, index, src):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2233):
+    Derivatives (derivatives.yaml:2277):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -5867,7 +5909,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:2244):
+    Derivatives (derivatives.yaml:2288):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -5905,7 +5947,7 @@ def masked_fill_Tensor(input, mask, value):
 def _masked_select(input, mask):
     """_masked_select(Tensor self, Tensor mask) -> Tensor
 
-    Derivatives (derivatives.yaml:2256):
+    Derivatives (derivatives.yaml:2300):
         self: sum_to(masked_select_backward(grad, self, mask), self.shape)
         mask: non_differentiable
     """
@@ -5939,7 +5981,7 @@ def _masked_select(input, mask):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2266):
+    Derivatives (derivatives.yaml:2310):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -5974,7 +6016,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2277):
+    Derivatives (derivatives.yaml:2321):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -6008,7 +6050,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2299):
+    Derivatives (derivatives.yaml:2343):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -6049,7 +6091,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2321):
+    Derivatives (derivatives.yaml:2365):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -6088,7 +6130,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2331):
+    Derivatives (derivatives.yaml:2375):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -6127,7 +6169,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:2340):
+    Derivatives (derivatives.yaml:2384):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -6166,7 +6208,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:2349):
+    Derivatives (derivatives.yaml:2393):
         self: grad * tensor
         tensor: grad * self
     """
@@ -6205,7 +6247,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2358):
+    Derivatives (derivatives.yaml:2402):
         self: grad * other
         other: grad * self
     """
@@ -6244,7 +6286,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2365):
+    Derivatives (derivatives.yaml:2409):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -6285,7 +6327,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:2376):
+    Derivatives (derivatives.yaml:2420):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -6324,7 +6366,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2385):
+    Derivatives (derivatives.yaml:2429):
         tensors: einsum_backward(grad, equation, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6352,7 +6394,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:2403):
+    Derivatives (derivatives.yaml:2447):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -6395,7 +6437,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2416):
+    Derivatives (derivatives.yaml:2460):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -6436,7 +6478,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2426):
+    Derivatives (derivatives.yaml:2470):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -6482,7 +6524,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2439):
+    Derivatives (derivatives.yaml:2483):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -6528,7 +6570,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2450):
+    Derivatives (derivatives.yaml:2494):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -6569,7 +6611,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2460):
+    Derivatives (derivatives.yaml:2504):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -6610,7 +6652,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2471):
+    Derivatives (derivatives.yaml:2515):
         self: trace_backward(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6638,7 +6680,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2481):
+    Derivatives (derivatives.yaml:2525):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6665,7 +6707,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2493):
+    Derivatives (derivatives.yaml:2537):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6693,7 +6735,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2499):
+    Derivatives (derivatives.yaml:2543):
         A: det_backward(grad, A, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6721,7 +6763,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2512):
+    Derivatives (derivatives.yaml:2556):
         self: det_backward(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6750,7 +6792,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2518):
+    Derivatives (derivatives.yaml:2562):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6778,7 +6820,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2529):
+    Derivatives (derivatives.yaml:2573):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6807,7 +6849,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2536):
+    Derivatives (derivatives.yaml:2580):
         self: logabsdet_backward(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6835,7 +6877,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2542):
+    Derivatives (derivatives.yaml:2586):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -6872,7 +6914,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2557):
+    Derivatives (derivatives.yaml:2601):
         A: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6900,7 +6942,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2568):
+    Derivatives (derivatives.yaml:2612):
         self: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6929,7 +6971,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2574):
+    Derivatives (derivatives.yaml:2618):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6959,7 +7001,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2585):
+    Derivatives (derivatives.yaml:2629):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6987,7 +7029,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2593):
+    Derivatives (derivatives.yaml:2637):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7018,7 +7060,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2605):
+    Derivatives (derivatives.yaml:2649):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7051,7 +7093,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2619):
+    Derivatives (derivatives.yaml:2663):
         A: svdvals_backward(grad, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7078,7 +7120,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2629):
+    Derivatives (derivatives.yaml:2673):
         A: pinv_backward(grad, result, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7106,7 +7148,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2640):
+    Derivatives (derivatives.yaml:2684):
         self: pinv_backward(grad, result, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7135,7 +7177,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2648):
+    Derivatives (derivatives.yaml:2692):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7171,7 +7213,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2658):
+    Derivatives (derivatives.yaml:2702):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7203,7 +7245,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2666):
+    Derivatives (derivatives.yaml:2710):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -7244,7 +7286,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2679):
+    Derivatives (derivatives.yaml:2723):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -7285,7 +7327,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2691):
+    Derivatives (derivatives.yaml:2735):
         tensors: multi_dot_backward(grad, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7312,7 +7354,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2702):
+    Derivatives (derivatives.yaml:2746):
         A: matrix_power_backward(grad, A, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7340,7 +7382,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2714):
+    Derivatives (derivatives.yaml:2758):
         self: matrix_power_backward(grad, self, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7369,7 +7411,7 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2727):
+    Derivatives (derivatives.yaml:2771):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7400,7 +7442,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2750):
+    Derivatives (derivatives.yaml:2794):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7432,7 +7474,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2758):
+    Derivatives (derivatives.yaml:2802):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7463,7 +7505,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2780):
+    Derivatives (derivatives.yaml:2824):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7494,7 +7536,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2795):
+    Derivatives (derivatives.yaml:2839):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7525,7 +7567,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2807):
+    Derivatives (derivatives.yaml:2851):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7556,7 +7598,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2820):
+    Derivatives (derivatives.yaml:2864):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7587,7 +7629,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2837):
+    Derivatives (derivatives.yaml:2881):
         self: where(result <= 0, 0.0, grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7615,7 +7657,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2853):
+    Derivatives (derivatives.yaml:2897):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7645,7 +7687,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2865):
+    Derivatives (derivatives.yaml:2909):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7675,7 +7717,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2876):
+    Derivatives (derivatives.yaml:2920):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7703,7 +7745,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2890):
+    Derivatives (derivatives.yaml:2934):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7731,7 +7773,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2900):
+    Derivatives (derivatives.yaml:2944):
         input: grad * selu_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7758,7 +7800,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2909):
+    Derivatives (derivatives.yaml:2953):
         self: grad * normal_pdf(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7786,7 +7828,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:2916):
+    Derivatives (derivatives.yaml:2960):
         input: grad * gelu_derivative(input, approximate)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7814,7 +7856,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2927):
+    Derivatives (derivatives.yaml:2971):
         input: grad * silu_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7841,7 +7883,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2934):
+    Derivatives (derivatives.yaml:2978):
         input: grad * softplus_slope(input, beta, threshold)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7870,7 +7912,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2945):
+    Derivatives (derivatives.yaml:2989):
         input: grad * mish_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7897,7 +7939,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2952):
+    Derivatives (derivatives.yaml:2996):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7926,7 +7968,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2966):
+    Derivatives (derivatives.yaml:3010):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7953,7 +7995,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2974):
+    Derivatives (derivatives.yaml:3018):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7980,7 +8022,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:2982):
+    Derivatives (derivatives.yaml:3026):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8007,7 +8049,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:2991):
+    Derivatives (derivatives.yaml:3035):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -8041,7 +8083,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3007):
+    Derivatives (derivatives.yaml:3051):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -8085,7 +8127,7 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:3024):
+    Derivatives (derivatives.yaml:3068):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
@@ -8124,7 +8166,7 @@ def _lstm_cell(gates, cx):
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)
 
-    Derivatives (derivatives.yaml:3041):
+    Derivatives (derivatives.yaml:3085):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8158,7 +8200,7 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:3051):
+    Derivatives (derivatives.yaml:3095):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
@@ -8198,7 +8240,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3065):
+    Derivatives (derivatives.yaml:3109):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -8243,7 +8285,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3083):
+    Derivatives (derivatives.yaml:3127):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -8281,7 +8323,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3097):
+    Derivatives (derivatives.yaml:3141):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -8322,7 +8364,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3110):
+    Derivatives (derivatives.yaml:3154):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -8364,7 +8406,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3126):
+    Derivatives (derivatives.yaml:3170):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
@@ -8403,7 +8445,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3157):
+    Derivatives (derivatives.yaml:3201):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8452,7 +8494,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3172):
+    Derivatives (derivatives.yaml:3216):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8501,7 +8543,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3185):
+    Derivatives (derivatives.yaml:3229):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8550,7 +8592,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3201):
+    Derivatives (derivatives.yaml:3245):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8599,7 +8641,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3214):
+    Derivatives (derivatives.yaml:3258):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8648,7 +8690,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3227):
+    Derivatives (derivatives.yaml:3271):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8697,7 +8739,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:3244):
+    Derivatives (derivatives.yaml:3288):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -8741,7 +8783,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3260):
+    Derivatives (derivatives.yaml:3304):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8770,7 +8812,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3271):
+    Derivatives (derivatives.yaml:3315):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8803,7 +8845,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3280):
+    Derivatives (derivatives.yaml:3324):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8832,7 +8874,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3294):
+    Derivatives (derivatives.yaml:3338):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8865,7 +8907,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3305):
+    Derivatives (derivatives.yaml:3349):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8897,7 +8939,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3315):
+    Derivatives (derivatives.yaml:3359):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8930,7 +8972,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3329):
+    Derivatives (derivatives.yaml:3373):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8962,7 +9004,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3341):
+    Derivatives (derivatives.yaml:3385):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8989,7 +9031,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3351):
+    Derivatives (derivatives.yaml:3395):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9016,7 +9058,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3365):
+    Derivatives (derivatives.yaml:3409):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9045,7 +9087,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3380):
+    Derivatives (derivatives.yaml:3424):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9073,7 +9115,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3393):
+    Derivatives (derivatives.yaml:3437):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

@@ -26,7 +26,7 @@ class GeneratedNode(Node):
 
 
 class SumToSizeBackward0(GeneratedNode):
-    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:132).
+    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:135).
 
     self: expand(grad, self.shape)
     """
@@ -34,10 +34,10 @@ class SumToSizeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'sum_to_size'
-    _yaml_line = 132
+    _yaml_line = 135
     _input_names = ('self',)
     _formulas = {'self': 'expand(grad, self.shape)'}
-    _yaml_lines = {'self': 134}
+    _yaml_lines = {'self': 137}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -50,7 +50,7 @@ class SumToSizeBackward0(GeneratedNode):
 
 
 class ToCopyBackward0(GeneratedNode):
-    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:141).
+    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:144).
 
     self: _to_copy(grad, self.dtype)
     """
@@ -58,10 +58,10 @@ class ToCopyBackward0(GeneratedNode):
     __slots__ = ('_saved_self_dtype',)
     _saved_slots = ()
     _op_name = '_to_copy'
-    _yaml_line = 141
+    _yaml_line = 144
     _input_names = ('self',)
     _formulas = {'self': '_to_copy(grad, self.dtype)'}
-    _yaml_lines = {'self': 143}
+    _yaml_lines = {'self': 146}
     _saved_fields = ('self.dtype',)
 
     def apply(self, grads, create_graph):
@@ -74,7 +74,7 @@ class ToCopyBackward0(GeneratedNode):
 
 
 class ToDeviceBackward0(GeneratedNode):
-    """Backward of `_to_device(Tensor self, Device device) -> Tensor` (derivatives.yaml:149).
+    """Backward of `_to_device(Tensor self, Device device) -> Tensor` (derivatives.yaml:152).
 
     self: to_device_like(grad, self)
     """
@@ -82,10 +82,10 @@ class ToDeviceBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_to_device'
-    _yaml_line = 149
+    _yaml_line = 152
     _input_names = ('self',)
     _formulas = {'self': 'to_device_like(grad, self)'}
-    _yaml_lines = {'self': 151}
+    _yaml_lines = {'self': 154}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -104,7 +104,7 @@ class ToDeviceBackward0(GeneratedNode):
 
 
 class FillBackward0(GeneratedNode):
-    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:156).
+    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:159).
 
     self: zeros_like(grad)
     """
@@ -112,10 +112,10 @@ class FillBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = '_fill'
-    _yaml_line = 156
+    _yaml_line = 159
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 158}
+    _yaml_lines = {'self': 161}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -128,7 +128,7 @@ class FillBackward0(GeneratedNode):
 
 
 class CopyFromBackward0(GeneratedNode):
-    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:163).
+    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:166).
 
     self: zeros_like(grad)
     src: sum_to(grad, src.shape)
@@ -137,10 +137,10 @@ class CopyFromBackward0(GeneratedNode):
     __slots__ = ('_saved_src_shape',)
     _saved_slots = ()
     _op_name = '_copy_from'
-    _yaml_line = 163
+    _yaml_line = 166
     _input_names = ('self', 'src')
     _formulas = {'self': 'zeros_like(grad)', 'src': 'sum_to(grad, src.shape)'}
-    _yaml_lines = {'self': 165, 'src': 166}
+    _yaml_lines = {'self': 168, 'src': 169}
     _saved_fields = ('src.shape',)
 
     def apply(self, grads, create_graph):
@@ -156,7 +156,7 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class IndexPutBackward0(GeneratedNode):
-    """Backward of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:174).
+    """Backward of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:177).
 
     self: where(outside_index(self.shape, index, grad), grad, 0.0)
     values: sum_to(getitem(grad, index), values.shape)
@@ -165,10 +165,10 @@ class IndexPutBackward0(GeneratedNode):
     __slots__ = ('_saved_index', '_saved_self_shape', '_saved_values_shape')
     _saved_slots = ()
     _op_name = '_index_put'
-    _yaml_line = 174
+    _yaml_line = 177
     _input_names = ('self', 'values')
     _formulas = {'self': 'where(outside_index(self.shape, index, grad), grad, 0.0)', 'values': 'sum_to(getitem(grad, index), values.shape)'}
-    _yaml_lines = {'self': 176, 'values': 177}
+    _yaml_lines = {'self': 179, 'values': 180}
     _saved_fields = ('index', 'self.shape', 'values.shape')
 
     def apply(self, grads, create_graph):
@@ -184,7 +184,7 @@ class IndexPutBackward0(GeneratedNode):
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:191).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:194).
 
     self: grad
     """
@@ -192,10 +192,10 @@ class CloneBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'clone'
-    _yaml_line = 191
+    _yaml_line = 194
     _input_names = ('self',)
     _formulas = {'self': 'grad'}
-    _yaml_lines = {'self': 193}
+    _yaml_lines = {'self': 196}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -208,7 +208,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:196).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:199).
 
     self: neg(grad)
     """
@@ -216,10 +216,10 @@ class NegBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'neg'
-    _yaml_line = 196
+    _yaml_line = 199
     _input_names = ('self',)
     _formulas = {'self': 'neg(grad)'}
-    _yaml_lines = {'self': 199}
+    _yaml_lines = {'self': 202}
     _saved_fields = ()
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -234,7 +234,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:207).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:210).
 
     self: grad * result
     """
@@ -242,10 +242,10 @@ class ExpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'exp'
-    _yaml_line = 207
+    _yaml_line = 210
     _input_names = ('self',)
     _formulas = {'self': 'grad * result'}
-    _yaml_lines = {'self': 210}
+    _yaml_lines = {'self': 214}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -264,7 +264,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:218).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:222).
 
     self: grad / self
     """
@@ -272,10 +272,10 @@ class LogBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log'
-    _yaml_line = 218
+    _yaml_line = 222
     _input_names = ('self',)
     _formulas = {'self': 'grad / self'}
-    _yaml_lines = {'self': 221}
+    _yaml_lines = {'self': 226}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -294,7 +294,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:229).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:234).
 
     self: grad / (2 * result)
     """
@@ -302,10 +302,10 @@ class SqrtBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'sqrt'
-    _yaml_line = 229
+    _yaml_line = 234
     _input_names = ('self',)
     _formulas = {'self': 'grad / (2 * result)'}
-    _yaml_lines = {'self': 232}
+    _yaml_lines = {'self': 238}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -324,7 +324,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:244).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:250).
 
     self: grad * cos(self)
     """
@@ -332,10 +332,10 @@ class SinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sin'
-    _yaml_line = 244
+    _yaml_line = 250
     _input_names = ('self',)
     _formulas = {'self': 'grad * cos(self)'}
-    _yaml_lines = {'self': 247}
+    _yaml_lines = {'self': 254}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -356,7 +356,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:255).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:262).
 
     self: -(grad * sin(self))
     """
@@ -364,10 +364,10 @@ class CosBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'cos'
-    _yaml_line = 255
+    _yaml_line = 262
     _input_names = ('self',)
     _formulas = {'self': '-(grad * sin(self))'}
-    _yaml_lines = {'self': 258}
+    _yaml_lines = {'self': 266}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -388,7 +388,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:266).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:274).
 
     self: grad * (1 - result * result)
     """
@@ -396,10 +396,10 @@ class TanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'tanh'
-    _yaml_line = 266
+    _yaml_line = 274
     _input_names = ('self',)
     _formulas = {'self': 'grad * (1 - result * result)'}
-    _yaml_lines = {'self': 269}
+    _yaml_lines = {'self': 278}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -420,7 +420,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:277).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:286).
 
     self: grad * result * (1 - result)
     """
@@ -428,10 +428,10 @@ class SigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'sigmoid'
-    _yaml_line = 277
+    _yaml_line = 286
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * (1 - result)'}
-    _yaml_lines = {'self': 280}
+    _yaml_lines = {'self': 290}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -450,7 +450,7 @@ class SigmoidBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:290).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:300).
 
     self: grad * sign(self)
     """
@@ -458,10 +458,10 @@ class AbsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'abs'
-    _yaml_line = 290
+    _yaml_line = 300
     _input_names = ('self',)
     _formulas = {'self': 'grad * sign(self)'}
-    _yaml_lines = {'self': 293}
+    _yaml_lines = {'self': 303}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -480,7 +480,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:306).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:316).
 
     self: zeros_like(grad)
     """
@@ -488,10 +488,10 @@ class SignBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'sign'
-    _yaml_line = 306
+    _yaml_line = 316
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 309}
+    _yaml_lines = {'self': 319}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -504,7 +504,7 @@ class SignBackward0(GeneratedNode):
 
 
 class Exp2Backward0(GeneratedNode):
-    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:318).
+    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:328).
 
     self: grad * result * 0.6931471805599453
     """
@@ -512,10 +512,10 @@ class Exp2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'exp2'
-    _yaml_line = 318
+    _yaml_line = 328
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * 0.6931471805599453'}
-    _yaml_lines = {'self': 321}
+    _yaml_lines = {'self': 332}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -536,7 +536,7 @@ class Exp2Backward0(GeneratedNode):
 
 
 class Expm1Backward0(GeneratedNode):
-    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:329).
+    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:340).
 
     self: grad * (result + 1)
     """
@@ -544,10 +544,10 @@ class Expm1Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'expm1'
-    _yaml_line = 329
+    _yaml_line = 340
     _input_names = ('self',)
     _formulas = {'self': 'grad * (result + 1)'}
-    _yaml_lines = {'self': 332}
+    _yaml_lines = {'self': 344}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -566,7 +566,7 @@ class Expm1Backward0(GeneratedNode):
 
 
 class Log2Backward0(GeneratedNode):
-    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:340).
+    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:352).
 
     self: grad / (self * 0.6931471805599453)
     """
@@ -574,10 +574,10 @@ class Log2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log2'
-    _yaml_line = 340
+    _yaml_line = 352
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * 0.6931471805599453)'}
-    _yaml_lines = {'self': 343}
+    _yaml_lines = {'self': 356}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -596,7 +596,7 @@ class Log2Backward0(GeneratedNode):
 
 
 class Log10Backward0(GeneratedNode):
-    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:350).
+    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:363).
 
     self: grad / (self * 2.302585092994046)
     """
@@ -604,10 +604,10 @@ class Log10Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log10'
-    _yaml_line = 350
+    _yaml_line = 363
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * 2.302585092994046)'}
-    _yaml_lines = {'self': 353}
+    _yaml_lines = {'self': 367}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -626,7 +626,7 @@ class Log10Backward0(GeneratedNode):
 
 
 class Log1pBackward0(GeneratedNode):
-    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:360).
+    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:374).
 
     self: grad / (self + 1)
     """
@@ -634,10 +634,10 @@ class Log1pBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log1p'
-    _yaml_line = 360
+    _yaml_line = 374
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self + 1)'}
-    _yaml_lines = {'self': 363}
+    _yaml_lines = {'self': 378}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -656,7 +656,7 @@ class Log1pBackward0(GeneratedNode):
 
 
 class RsqrtBackward0(GeneratedNode):
-    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:371).
+    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:386).
 
     self: -0.5 * grad * result * result * result
     """
@@ -664,10 +664,10 @@ class RsqrtBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'rsqrt'
-    _yaml_line = 371
+    _yaml_line = 386
     _input_names = ('self',)
     _formulas = {'self': '-0.5 * grad * result * result * result'}
-    _yaml_lines = {'self': 374}
+    _yaml_lines = {'self': 390}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -686,7 +686,7 @@ class RsqrtBackward0(GeneratedNode):
 
 
 class SquareBackward0(GeneratedNode):
-    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:381).
+    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:397).
 
     self: grad * 2 * self
     """
@@ -694,13 +694,11 @@ class SquareBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'square'
-    _yaml_line = 381
+    _yaml_line = 397
     _input_names = ('self',)
     _formulas = {'self': 'grad * 2 * self'}
-    _yaml_lines = {'self': 384}
+    _yaml_lines = {'self': 400}
     _saved_fields = ('self',)
-    _shape_sources = ('grad',)
-    _dtype_certain = True
 
     def apply(self, grads, create_graph):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -718,7 +716,7 @@ class SquareBackward0(GeneratedNode):
 
 
 class ReciprocalBackward0(GeneratedNode):
-    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:391).
+    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:407).
 
     self: -grad * result * result
     """
@@ -726,10 +724,10 @@ class ReciprocalBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'reciprocal'
-    _yaml_line = 391
+    _yaml_line = 407
     _input_names = ('self',)
     _formulas = {'self': '-grad * result * result'}
-    _yaml_lines = {'self': 394}
+    _yaml_lines = {'self': 411}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -748,7 +746,7 @@ class ReciprocalBackward0(GeneratedNode):
 
 
 class TanBackward0(GeneratedNode):
-    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:403).
+    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:420).
 
     self: grad * (1 + result * result)
     """
@@ -756,10 +754,10 @@ class TanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'tan'
-    _yaml_line = 403
+    _yaml_line = 420
     _input_names = ('self',)
     _formulas = {'self': 'grad * (1 + result * result)'}
-    _yaml_lines = {'self': 406}
+    _yaml_lines = {'self': 424}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -780,7 +778,7 @@ class TanBackward0(GeneratedNode):
 
 
 class AsinBackward0(GeneratedNode):
-    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:413).
+    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:431).
 
     self: grad / sqrt(1 - self * self)
     """
@@ -788,10 +786,10 @@ class AsinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'asin'
-    _yaml_line = 413
+    _yaml_line = 431
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt(1 - self * self)'}
-    _yaml_lines = {'self': 416}
+    _yaml_lines = {'self': 435}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -810,7 +808,7 @@ class AsinBackward0(GeneratedNode):
 
 
 class AcosBackward0(GeneratedNode):
-    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:423).
+    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:442).
 
     self: -grad / sqrt(1 - self * self)
     """
@@ -818,10 +816,10 @@ class AcosBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'acos'
-    _yaml_line = 423
+    _yaml_line = 442
     _input_names = ('self',)
     _formulas = {'self': '-grad / sqrt(1 - self * self)'}
-    _yaml_lines = {'self': 426}
+    _yaml_lines = {'self': 446}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -840,7 +838,7 @@ class AcosBackward0(GeneratedNode):
 
 
 class AtanBackward0(GeneratedNode):
-    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:433).
+    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:453).
 
     self: grad / (self * self + 1)
     """
@@ -848,10 +846,10 @@ class AtanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'atan'
-    _yaml_line = 433
+    _yaml_line = 453
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * self + 1)'}
-    _yaml_lines = {'self': 436}
+    _yaml_lines = {'self': 457}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -872,7 +870,7 @@ class AtanBackward0(GeneratedNode):
 
 
 class SinhBackward0(GeneratedNode):
-    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:443).
+    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:464).
 
     self: grad * cosh(self)
     """
@@ -880,10 +878,10 @@ class SinhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sinh'
-    _yaml_line = 443
+    _yaml_line = 464
     _input_names = ('self',)
     _formulas = {'self': 'grad * cosh(self)'}
-    _yaml_lines = {'self': 446}
+    _yaml_lines = {'self': 468}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -902,7 +900,7 @@ class SinhBackward0(GeneratedNode):
 
 
 class CoshBackward0(GeneratedNode):
-    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:453).
+    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:475).
 
     self: grad * sinh(self)
     """
@@ -910,10 +908,10 @@ class CoshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'cosh'
-    _yaml_line = 453
+    _yaml_line = 475
     _input_names = ('self',)
     _formulas = {'self': 'grad * sinh(self)'}
-    _yaml_lines = {'self': 456}
+    _yaml_lines = {'self': 479}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -932,7 +930,7 @@ class CoshBackward0(GeneratedNode):
 
 
 class AsinhBackward0(GeneratedNode):
-    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:463).
+    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:486).
 
     self: grad / sqrt(self * self + 1)
     """
@@ -940,10 +938,10 @@ class AsinhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'asinh'
-    _yaml_line = 463
+    _yaml_line = 486
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt(self * self + 1)'}
-    _yaml_lines = {'self': 466}
+    _yaml_lines = {'self': 490}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -962,7 +960,7 @@ class AsinhBackward0(GeneratedNode):
 
 
 class AcoshBackward0(GeneratedNode):
-    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:473).
+    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:497).
 
     self: grad / sqrt((self - 1) * (self + 1))
     """
@@ -970,10 +968,10 @@ class AcoshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'acosh'
-    _yaml_line = 473
+    _yaml_line = 497
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt((self - 1) * (self + 1))'}
-    _yaml_lines = {'self': 476}
+    _yaml_lines = {'self': 501}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -992,7 +990,7 @@ class AcoshBackward0(GeneratedNode):
 
 
 class AtanhBackward0(GeneratedNode):
-    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:483).
+    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:508).
 
     self: grad / (1 - self * self)
     """
@@ -1000,10 +998,10 @@ class AtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'atanh'
-    _yaml_line = 483
+    _yaml_line = 508
     _input_names = ('self',)
     _formulas = {'self': 'grad / (1 - self * self)'}
-    _yaml_lines = {'self': 486}
+    _yaml_lines = {'self': 512}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -1022,7 +1020,7 @@ class AtanhBackward0(GeneratedNode):
 
 
 class FloorBackward0(GeneratedNode):
-    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:496).
+    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:522).
 
     self: zeros_like(grad)
     """
@@ -1030,10 +1028,10 @@ class FloorBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'floor'
-    _yaml_line = 496
+    _yaml_line = 522
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 499}
+    _yaml_lines = {'self': 525}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1046,7 +1044,7 @@ class FloorBackward0(GeneratedNode):
 
 
 class CeilBackward0(GeneratedNode):
-    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:505).
+    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:531).
 
     self: zeros_like(grad)
     """
@@ -1054,10 +1052,10 @@ class CeilBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'ceil'
-    _yaml_line = 505
+    _yaml_line = 531
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 508}
+    _yaml_lines = {'self': 534}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1070,7 +1068,7 @@ class CeilBackward0(GeneratedNode):
 
 
 class RoundBackward0(GeneratedNode):
-    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:515).
+    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:541).
 
     self: zeros_like(grad)
     """
@@ -1078,10 +1076,10 @@ class RoundBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'round'
-    _yaml_line = 515
+    _yaml_line = 541
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 518}
+    _yaml_lines = {'self': 544}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1094,7 +1092,7 @@ class RoundBackward0(GeneratedNode):
 
 
 class TruncBackward0(GeneratedNode):
-    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:525).
+    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:551).
 
     self: zeros_like(grad)
     """
@@ -1102,10 +1100,10 @@ class TruncBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'trunc'
-    _yaml_line = 525
+    _yaml_line = 551
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 528}
+    _yaml_lines = {'self': 554}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1118,7 +1116,7 @@ class TruncBackward0(GeneratedNode):
 
 
 class FixBackward0(GeneratedNode):
-    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:534).
+    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:560).
 
     self: zeros_like(grad)
     """
@@ -1126,10 +1124,10 @@ class FixBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'fix'
-    _yaml_line = 534
+    _yaml_line = 560
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 537}
+    _yaml_lines = {'self': 563}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1142,7 +1140,7 @@ class FixBackward0(GeneratedNode):
 
 
 class FracBackward0(GeneratedNode):
-    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:543).
+    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:569).
 
     self: grad
     """
@@ -1150,10 +1148,10 @@ class FracBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'frac'
-    _yaml_line = 543
+    _yaml_line = 569
     _input_names = ('self',)
     _formulas = {'self': 'grad'}
-    _yaml_lines = {'self': 546}
+    _yaml_lines = {'self': 572}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1166,7 +1164,7 @@ class FracBackward0(GeneratedNode):
 
 
 class NanToNumBackward0(GeneratedNode):
-    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:554).
+    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:580).
 
     self: grad * finite_mask(self)
     """
@@ -1174,10 +1172,10 @@ class NanToNumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nan_to_num'
-    _yaml_line = 554
+    _yaml_line = 580
     _input_names = ('self',)
     _formulas = {'self': 'grad * finite_mask(self)'}
-    _yaml_lines = {'self': 557}
+    _yaml_lines = {'self': 583}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -1196,7 +1194,7 @@ class NanToNumBackward0(GeneratedNode):
 
 
 class Deg2radBackward0(GeneratedNode):
-    """Backward of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:564).
+    """Backward of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:590).
 
     self: grad * 0.017453292519943295
     """
@@ -1204,10 +1202,10 @@ class Deg2radBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'deg2rad'
-    _yaml_line = 564
+    _yaml_line = 590
     _input_names = ('self',)
     _formulas = {'self': 'grad * 0.017453292519943295'}
-    _yaml_lines = {'self': 566}
+    _yaml_lines = {'self': 592}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1220,7 +1218,7 @@ class Deg2radBackward0(GeneratedNode):
 
 
 class Rad2degBackward0(GeneratedNode):
-    """Backward of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:570).
+    """Backward of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:596).
 
     self: grad * 57.29577951308232
     """
@@ -1228,10 +1226,10 @@ class Rad2degBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'rad2deg'
-    _yaml_line = 570
+    _yaml_line = 596
     _input_names = ('self',)
     _formulas = {'self': 'grad * 57.29577951308232'}
-    _yaml_lines = {'self': 572}
+    _yaml_lines = {'self': 598}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -1244,7 +1242,7 @@ class Rad2degBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:581).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:607).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -1253,10 +1251,10 @@ class AddBackward0(GeneratedNode):
     __slots__ = ('_saved_alpha', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'add'
-    _yaml_line = 581
+    _yaml_line = 607
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 586, 'self': 585}
+    _yaml_lines = {'other': 612, 'self': 611}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
@@ -1274,7 +1272,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:596).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:622).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -1283,10 +1281,10 @@ class SubBackward0(GeneratedNode):
     __slots__ = ('_saved_alpha', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'sub'
-    _yaml_line = 596
+    _yaml_line = 622
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 601, 'self': 600}
+    _yaml_lines = {'other': 627, 'self': 626}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
@@ -1304,7 +1302,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:610).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:636).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -1313,10 +1311,10 @@ class MulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'mul'
-    _yaml_line = 610
+    _yaml_line = 636
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * self, other.shape)', 'self': 'sum_to(grad * other, self.shape)'}
-    _yaml_lines = {'other': 615, 'self': 614}
+    _yaml_lines = {'other': 641, 'self': 640}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
@@ -1341,7 +1339,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:625).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:651).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * (self / other / other), other.shape)
@@ -1350,10 +1348,10 @@ class DivBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'div'
-    _yaml_line = 625
+    _yaml_line = 651
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * (self / other / other), other.shape)', 'self': 'sum_to(grad / other, self.shape)'}
-    _yaml_lines = {'other': 630, 'self': 629}
+    _yaml_lines = {'other': 657, 'self': 656}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1378,7 +1376,7 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:646).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:673).
 
     self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
     exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
@@ -1387,10 +1385,10 @@ class PowBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'pow'
-    _yaml_line = 646
+    _yaml_line = 673
     _input_names = ('self', 'exponent')
     _formulas = {'exponent': 'sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)', 'self': 'sum_to(pow_grad_self(grad, self, exponent), self.shape)'}
-    _yaml_lines = {'exponent': 651, 'self': 650}
+    _yaml_lines = {'exponent': 678, 'self': 677}
     _saved_fields = ('exponent', 'exponent.shape', 'result', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_exponent_shape')
 
@@ -1418,7 +1416,7 @@ class PowBackward0(GeneratedNode):
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:668).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:695).
 
     self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
@@ -1427,10 +1425,10 @@ class MaximumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'maximum'
-    _yaml_line = 668
+    _yaml_line = 695
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
-    _yaml_lines = {'other': 672, 'self': 671}
+    _yaml_lines = {'other': 699, 'self': 698}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1456,7 +1454,7 @@ class MaximumBackward0(GeneratedNode):
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:684).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:711).
 
     self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
@@ -1465,10 +1463,10 @@ class MinimumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'minimum'
-    _yaml_line = 684
+    _yaml_line = 711
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
-    _yaml_lines = {'other': 688, 'self': 687}
+    _yaml_lines = {'other': 715, 'self': 714}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1494,7 +1492,7 @@ class MinimumBackward0(GeneratedNode):
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:700).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:727).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -1504,10 +1502,10 @@ class WhereBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_condition', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_condition',)
     _op_name = 'where'
-    _yaml_line = 700
+    _yaml_line = 727
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(where(condition, 0.0, grad), other.shape)', 'self': 'sum_to(where(condition, grad, 0.0), self.shape)'}
-    _yaml_lines = {'other': 705, 'self': 704}
+    _yaml_lines = {'other': 732, 'self': 731}
     _saved_fields = ('condition', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1531,7 +1529,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:718).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:745).
 
     self: masked(grad, clamp_mask(self, min, max))
     """
@@ -1539,10 +1537,10 @@ class ClampBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'clamp'
-    _yaml_line = 718
+    _yaml_line = 745
     _input_names = ('self',)
     _formulas = {'self': 'masked(grad, clamp_mask(self, min, max))'}
-    _yaml_lines = {'self': 721}
+    _yaml_lines = {'self': 748}
     _saved_fields = ('max', 'min', 'self')
 
     def apply(self, grads, create_graph):
@@ -1561,7 +1559,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class ClampBackward1(GeneratedNode):
-    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:738).
+    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:765).
 
     self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
     min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
@@ -1571,10 +1569,10 @@ class ClampBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'clamp.Tensor'
-    _yaml_line = 738
+    _yaml_line = 765
     _input_names = ('self', 'min', 'max')
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
-    _yaml_lines = {'max': 744, 'min': 743, 'self': 742}
+    _yaml_lines = {'max': 771, 'min': 770, 'self': 769}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
@@ -1608,7 +1606,7 @@ class ClampBackward1(GeneratedNode):
 
 
 class ClipBackward0(GeneratedNode):
-    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:753).
+    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:780).
 
     self: masked(grad, clamp_mask(self, min, max))
     """
@@ -1616,10 +1614,10 @@ class ClipBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'clip'
-    _yaml_line = 753
+    _yaml_line = 780
     _input_names = ('self',)
     _formulas = {'self': 'masked(grad, clamp_mask(self, min, max))'}
-    _yaml_lines = {'self': 756}
+    _yaml_lines = {'self': 783}
     _saved_fields = ('max', 'min', 'self')
 
     def apply(self, grads, create_graph):
@@ -1638,7 +1636,7 @@ class ClipBackward0(GeneratedNode):
 
 
 class ClipBackward1(GeneratedNode):
-    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:762).
+    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:789).
 
     self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
     min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
@@ -1648,10 +1646,10 @@ class ClipBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'clip.Tensor'
-    _yaml_line = 762
+    _yaml_line = 789
     _input_names = ('self', 'min', 'max')
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
-    _yaml_lines = {'max': 768, 'min': 767, 'self': 766}
+    _yaml_lines = {'max': 795, 'min': 794, 'self': 793}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
@@ -1685,7 +1683,7 @@ class ClipBackward1(GeneratedNode):
 
 
 class DivBackward1(GeneratedNode):
-    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:778).
+    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:805).
 
     self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
     other: sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
@@ -1694,10 +1692,10 @@ class DivBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_rounding_mode', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'div.Tensor_mode'
-    _yaml_line = 778
+    _yaml_line = 805
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)'}
-    _yaml_lines = {'other': 783, 'self': 782}
+    _yaml_lines = {'other': 810, 'self': 809}
     _saved_fields = ('other', 'other.shape', 'rounding_mode', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1721,7 +1719,7 @@ class DivBackward1(GeneratedNode):
 
 
 class FloorDivideBackward0(GeneratedNode):
-    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:791).
+    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:818).
 
     self: zeros_shaped(grad, self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -1730,10 +1728,10 @@ class FloorDivideBackward0(GeneratedNode):
     __slots__ = ('_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'floor_divide'
-    _yaml_line = 791
+    _yaml_line = 818
     _input_names = ('self', 'other')
     _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'zeros_shaped(grad, self.shape)'}
-    _yaml_lines = {'other': 796, 'self': 795}
+    _yaml_lines = {'other': 823, 'self': 822}
     _saved_fields = ('other.shape', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1749,7 +1747,7 @@ class FloorDivideBackward0(GeneratedNode):
 
 
 class RemainderBackward0(GeneratedNode):
-    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:804).
+    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:831).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
@@ -1758,10 +1756,10 @@ class RemainderBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'remainder'
-    _yaml_line = 804
+    _yaml_line = 831
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 809, 'self': 808}
+    _yaml_lines = {'other': 836, 'self': 835}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1785,7 +1783,7 @@ class RemainderBackward0(GeneratedNode):
 
 
 class FmodBackward0(GeneratedNode):
-    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:818).
+    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:845).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
@@ -1794,10 +1792,10 @@ class FmodBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmod'
-    _yaml_line = 818
+    _yaml_line = 845
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 823, 'self': 822}
+    _yaml_lines = {'other': 850, 'self': 849}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1821,7 +1819,7 @@ class FmodBackward0(GeneratedNode):
 
 
 class FloatPowerBackward0(GeneratedNode):
-    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:831).
+    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:858).
 
     self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
     exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
@@ -1830,10 +1828,10 @@ class FloatPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_dtype', '_saved_exponent_shape', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'float_power'
-    _yaml_line = 831
+    _yaml_line = 858
     _input_names = ('self', 'exponent')
     _formulas = {'exponent': '_to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)', 'self': '_to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)'}
-    _yaml_lines = {'exponent': 835, 'self': 834}
+    _yaml_lines = {'exponent': 862, 'self': 861}
     _saved_fields = ('exponent', 'exponent.dtype', 'exponent.shape', 'result', 'self', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -1860,7 +1858,7 @@ class FloatPowerBackward0(GeneratedNode):
 
 
 class FmaxBackward0(GeneratedNode):
-    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:844).
+    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:871).
 
     self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
     other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
@@ -1869,10 +1867,10 @@ class FmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmax'
-    _yaml_line = 844
+    _yaml_line = 871
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)'}
-    _yaml_lines = {'other': 848, 'self': 847}
+    _yaml_lines = {'other': 875, 'self': 874}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1898,7 +1896,7 @@ class FmaxBackward0(GeneratedNode):
 
 
 class FminBackward0(GeneratedNode):
-    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:856).
+    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:883).
 
     self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
     other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
@@ -1907,10 +1905,10 @@ class FminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmin'
-    _yaml_line = 856
+    _yaml_line = 883
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)'}
-    _yaml_lines = {'other': 860, 'self': 859}
+    _yaml_lines = {'other': 887, 'self': 886}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1936,7 +1934,7 @@ class FminBackward0(GeneratedNode):
 
 
 class Atan2Backward0(GeneratedNode):
-    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:868).
+    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:895).
 
     self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
     other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
@@ -1945,10 +1943,10 @@ class Atan2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'atan2'
-    _yaml_line = 868
+    _yaml_line = 895
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)', 'self': 'sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)'}
-    _yaml_lines = {'other': 873, 'self': 872}
+    _yaml_lines = {'other': 901, 'self': 900}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1974,7 +1972,7 @@ class Atan2Backward0(GeneratedNode):
 
 
 class HypotBackward0(GeneratedNode):
-    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:880).
+    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:908).
 
     self: sum_to(grad * self / result, self.shape)
     other: sum_to(grad * other / result, other.shape)
@@ -1983,10 +1981,10 @@ class HypotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'hypot'
-    _yaml_line = 880
+    _yaml_line = 908
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * other / result, other.shape)', 'self': 'sum_to(grad * self / result, self.shape)'}
-    _yaml_lines = {'other': 885, 'self': 884}
+    _yaml_lines = {'other': 913, 'self': 912}
     _saved_fields = ('other', 'other.shape', 'result', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2012,7 +2010,7 @@ class HypotBackward0(GeneratedNode):
 
 
 class LogaddexpBackward0(GeneratedNode):
-    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:892).
+    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:920).
 
     self: sum_to(grad / (1 + exp(other - self)), self.shape)
     other: sum_to(grad / (1 + exp(self - other)), other.shape)
@@ -2021,10 +2019,10 @@ class LogaddexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'logaddexp'
-    _yaml_line = 892
+    _yaml_line = 920
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad / (1 + exp(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp(other - self)), self.shape)'}
-    _yaml_lines = {'other': 896, 'self': 895}
+    _yaml_lines = {'other': 924, 'self': 923}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2050,7 +2048,7 @@ class LogaddexpBackward0(GeneratedNode):
 
 
 class Logaddexp2Backward0(GeneratedNode):
-    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:903).
+    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:931).
 
     self: sum_to(grad / (1 + exp2(other - self)), self.shape)
     other: sum_to(grad / (1 + exp2(self - other)), other.shape)
@@ -2059,10 +2057,10 @@ class Logaddexp2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'logaddexp2'
-    _yaml_line = 903
+    _yaml_line = 931
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad / (1 + exp2(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp2(other - self)), self.shape)'}
-    _yaml_lines = {'other': 907, 'self': 906}
+    _yaml_lines = {'other': 935, 'self': 934}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2088,7 +2086,7 @@ class Logaddexp2Backward0(GeneratedNode):
 
 
 class CopysignBackward0(GeneratedNode):
-    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:914).
+    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:942).
 
     self: sum_to(grad * where(self == 0, 0.0, result / self), self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -2097,10 +2095,10 @@ class CopysignBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'copysign'
-    _yaml_line = 914
+    _yaml_line = 942
     _input_names = ('self', 'other')
     _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad * where(self == 0, 0.0, result / self), self.shape)'}
-    _yaml_lines = {'other': 919, 'self': 918}
+    _yaml_lines = {'other': 948, 'self': 947}
     _saved_fields = ('other.shape', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2124,7 +2122,7 @@ class CopysignBackward0(GeneratedNode):
 
 
 class XlogyBackward0(GeneratedNode):
-    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:928).
+    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:957).
 
     self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
     other: sum_to(grad * self / other, other.shape)
@@ -2133,10 +2131,10 @@ class XlogyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'xlogy'
-    _yaml_line = 928
+    _yaml_line = 957
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * self / other, other.shape)', 'self': 'sum_to(xlogy_grad_self(grad, self, other), self.shape)'}
-    _yaml_lines = {'other': 933, 'self': 932}
+    _yaml_lines = {'other': 963, 'self': 962}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2162,7 +2160,7 @@ class XlogyBackward0(GeneratedNode):
 
 
 class LerpBackward0(GeneratedNode):
-    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:942).
+    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:972).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2171,10 +2169,10 @@ class LerpBackward0(GeneratedNode):
     __slots__ = ('_saved_end_shape', '_saved_self_shape', '_saved_weight')
     _saved_slots = ()
     _op_name = 'lerp.Scalar'
-    _yaml_line = 942
+    _yaml_line = 972
     _input_names = ('self', 'end')
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)'}
-    _yaml_lines = {'end': 947, 'self': 946}
+    _yaml_lines = {'end': 977, 'self': 976}
     _saved_fields = ('end.shape', 'self.shape', 'weight')
     _shape_sources = ('_saved_self_shape', '_saved_end_shape')
 
@@ -2191,7 +2189,7 @@ class LerpBackward0(GeneratedNode):
 
 
 class LerpBackward1(GeneratedNode):
-    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:954).
+    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:984).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -2201,10 +2199,10 @@ class LerpBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight', '_saved_end_shape', '_saved_self_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight')
     _op_name = 'lerp.Tensor'
-    _yaml_line = 954
+    _yaml_line = 984
     _input_names = ('self', 'end', 'weight')
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)', 'weight': 'sum_to(grad * (end - self), weight.shape)'}
-    _yaml_lines = {'end': 959, 'self': 958, 'weight': 960}
+    _yaml_lines = {'end': 989, 'self': 988, 'weight': 990}
     _saved_fields = ('end', 'end.shape', 'self', 'self.shape', 'weight', 'weight.shape')
     _shape_sources = ('_saved_self_shape', '_saved_end_shape', '_saved_weight_shape')
 
@@ -2233,7 +2231,7 @@ class LerpBackward1(GeneratedNode):
 
 
 class AddcmulBackward0(GeneratedNode):
-    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:967).
+    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:997).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
@@ -2243,10 +2241,10 @@ class AddcmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
     _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
     _op_name = 'addcmul'
-    _yaml_line = 967
+    _yaml_line = 997
     _input_names = ('self', 'tensor1', 'tensor2')
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)'}
-    _yaml_lines = {'self': 971, 'tensor1': 972, 'tensor2': 973}
+    _yaml_lines = {'self': 1001, 'tensor1': 1002, 'tensor2': 1003}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
     _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
@@ -2273,7 +2271,7 @@ class AddcmulBackward0(GeneratedNode):
 
 
 class AddcdivBackward0(GeneratedNode):
-    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:981).
+    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1011).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
@@ -2283,10 +2281,10 @@ class AddcdivBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
     _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
     _op_name = 'addcdiv'
-    _yaml_line = 981
+    _yaml_line = 1011
     _input_names = ('self', 'tensor1', 'tensor2')
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)'}
-    _yaml_lines = {'self': 985, 'tensor1': 986, 'tensor2': 987}
+    _yaml_lines = {'self': 1015, 'tensor1': 1016, 'tensor2': 1017}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
     _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
@@ -2314,7 +2312,7 @@ class AddcdivBackward0(GeneratedNode):
 
 
 class LogitBackward0(GeneratedNode):
-    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:999).
+    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:1029).
 
     self: logit_grad(grad, self, eps)
     """
@@ -2322,10 +2320,10 @@ class LogitBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_eps')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logit'
-    _yaml_line = 999
+    _yaml_line = 1029
     _input_names = ('self',)
     _formulas = {'self': 'logit_grad(grad, self, eps)'}
-    _yaml_lines = {'self': 1002}
+    _yaml_lines = {'self': 1033}
     _saved_fields = ('eps', 'self')
 
     def apply(self, grads, create_graph):
@@ -2344,7 +2342,7 @@ class LogitBackward0(GeneratedNode):
 
 
 class ErfBackward0(GeneratedNode):
-    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:1011).
+    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:1042).
 
     self: grad * 1.1283791670955126 * exp(-(self * self))
     """
@@ -2352,10 +2350,10 @@ class ErfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'erf'
-    _yaml_line = 1011
+    _yaml_line = 1042
     _input_names = ('self',)
     _formulas = {'self': 'grad * 1.1283791670955126 * exp(-(self * self))'}
-    _yaml_lines = {'self': 1014}
+    _yaml_lines = {'self': 1046}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2374,7 +2372,7 @@ class ErfBackward0(GeneratedNode):
 
 
 class ErfcBackward0(GeneratedNode):
-    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:1022).
+    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:1054).
 
     self: grad * -1.1283791670955126 * exp(-(self * self))
     """
@@ -2382,10 +2380,10 @@ class ErfcBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'erfc'
-    _yaml_line = 1022
+    _yaml_line = 1054
     _input_names = ('self',)
     _formulas = {'self': 'grad * -1.1283791670955126 * exp(-(self * self))'}
-    _yaml_lines = {'self': 1025}
+    _yaml_lines = {'self': 1058}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2404,7 +2402,7 @@ class ErfcBackward0(GeneratedNode):
 
 
 class ErfinvBackward0(GeneratedNode):
-    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:1033).
+    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:1066).
 
     self: grad * 0.886226925452758 * exp(result * result)
     """
@@ -2412,10 +2410,10 @@ class ErfinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'erfinv'
-    _yaml_line = 1033
+    _yaml_line = 1066
     _input_names = ('self',)
     _formulas = {'self': 'grad * 0.886226925452758 * exp(result * result)'}
-    _yaml_lines = {'self': 1036}
+    _yaml_lines = {'self': 1070}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -2434,7 +2432,7 @@ class ErfinvBackward0(GeneratedNode):
 
 
 class LgammaBackward0(GeneratedNode):
-    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1044).
+    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1078).
 
     self: grad * digamma(self)
     """
@@ -2442,10 +2440,10 @@ class LgammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'lgamma'
-    _yaml_line = 1044
+    _yaml_line = 1078
     _input_names = ('self',)
     _formulas = {'self': 'grad * digamma(self)'}
-    _yaml_lines = {'self': 1047}
+    _yaml_lines = {'self': 1082}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2464,7 +2462,7 @@ class LgammaBackward0(GeneratedNode):
 
 
 class DigammaBackward0(GeneratedNode):
-    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1054).
+    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1089).
 
     self: grad * polygamma(1, self)
     """
@@ -2472,10 +2470,10 @@ class DigammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'digamma'
-    _yaml_line = 1054
+    _yaml_line = 1089
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(1, self)'}
-    _yaml_lines = {'self': 1057}
+    _yaml_lines = {'self': 1093}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2494,7 +2492,7 @@ class DigammaBackward0(GeneratedNode):
 
 
 class PolygammaBackward0(GeneratedNode):
-    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1066).
+    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1102).
 
     self: grad * polygamma(n + 1, self)
     """
@@ -2502,10 +2500,10 @@ class PolygammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'polygamma'
-    _yaml_line = 1066
+    _yaml_line = 1102
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(n + 1, self)'}
-    _yaml_lines = {'self': 1068}
+    _yaml_lines = {'self': 1105}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph):
@@ -2524,7 +2522,7 @@ class PolygammaBackward0(GeneratedNode):
 
 
 class SpecialGammalnBackward0(GeneratedNode):
-    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1078).
+    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1115).
 
     self: grad * digamma(self)
     """
@@ -2532,10 +2530,10 @@ class SpecialGammalnBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'special_gammaln'
-    _yaml_line = 1078
+    _yaml_line = 1115
     _input_names = ('self',)
     _formulas = {'self': 'grad * digamma(self)'}
-    _yaml_lines = {'self': 1080}
+    _yaml_lines = {'self': 1118}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2554,7 +2552,7 @@ class SpecialGammalnBackward0(GeneratedNode):
 
 
 class SpecialPsiBackward0(GeneratedNode):
-    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1088).
+    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1126).
 
     self: grad * polygamma(1, self)
     """
@@ -2562,10 +2560,10 @@ class SpecialPsiBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'special_psi'
-    _yaml_line = 1088
+    _yaml_line = 1126
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(1, self)'}
-    _yaml_lines = {'self': 1090}
+    _yaml_lines = {'self': 1129}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2584,7 +2582,7 @@ class SpecialPsiBackward0(GeneratedNode):
 
 
 class SpecialExpitBackward0(GeneratedNode):
-    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1098).
+    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1137).
 
     self: grad * result * (1 - result)
     """
@@ -2592,10 +2590,10 @@ class SpecialExpitBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'special_expit'
-    _yaml_line = 1098
+    _yaml_line = 1137
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * (1 - result)'}
-    _yaml_lines = {'self': 1100}
+    _yaml_lines = {'self': 1140}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -2614,7 +2612,7 @@ class SpecialExpitBackward0(GeneratedNode):
 
 
 class SincBackward0(GeneratedNode):
-    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1109).
+    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1149).
 
     self: sinc_grad(grad, self)
     """
@@ -2622,10 +2620,10 @@ class SincBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sinc'
-    _yaml_line = 1109
+    _yaml_line = 1149
     _input_names = ('self',)
     _formulas = {'self': 'sinc_grad(grad, self)'}
-    _yaml_lines = {'self': 1112}
+    _yaml_lines = {'self': 1153}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -2644,7 +2642,7 @@ class SincBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1125).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1166).
 
     self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
@@ -2652,10 +2650,10 @@ class SumBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'sum'
-    _yaml_line = 1125
+    _yaml_line = 1166
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(unreduce(grad, self.shape, dim), self.dtype)'}
-    _yaml_lines = {'self': 1127}
+    _yaml_lines = {'self': 1168}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2668,7 +2666,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1141).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1182).
 
     self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
@@ -2676,10 +2674,10 @@ class MeanBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'mean'
-    _yaml_line = 1141
+    _yaml_line = 1182
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)'}
-    _yaml_lines = {'self': 1143}
+    _yaml_lines = {'self': 1184}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2692,7 +2690,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1156).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1197).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -2700,10 +2698,10 @@ class AmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'amax'
-    _yaml_line = 1156
+    _yaml_line = 1197
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1158}
+    _yaml_lines = {'self': 1199}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2723,7 +2721,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1174).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1215).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -2731,10 +2729,10 @@ class AminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'amin'
-    _yaml_line = 1174
+    _yaml_line = 1215
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1176}
+    _yaml_lines = {'self': 1217}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2754,7 +2752,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1184).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1225).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -2762,10 +2760,10 @@ class MaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max.dim'
-    _yaml_line = 1184
+    _yaml_line = 1225
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1186}
+    _yaml_lines = {'self': 1227}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -2785,7 +2783,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:1200).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:1241).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -2793,10 +2791,10 @@ class MaxBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'max'
-    _yaml_line = 1200
+    _yaml_line = 1241
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1202}
+    _yaml_lines = {'self': 1243}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2816,7 +2814,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1213).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1254).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -2824,10 +2822,10 @@ class MinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'min.dim'
-    _yaml_line = 1213
+    _yaml_line = 1254
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1215}
+    _yaml_lines = {'self': 1256}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -2847,7 +2845,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:1222).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:1263).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -2855,10 +2853,10 @@ class MinBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'min'
-    _yaml_line = 1222
+    _yaml_line = 1263
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1224}
+    _yaml_lines = {'self': 1265}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -2878,7 +2876,7 @@ class MinBackward1(GeneratedNode):
 
 
 class MaxBackward2(GeneratedNode):
-    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1234).
+    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1275).
 
     self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
@@ -2887,10 +2885,10 @@ class MaxBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'max.other'
-    _yaml_line = 1234
+    _yaml_line = 1275
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
-    _yaml_lines = {'other': 1238, 'self': 1237}
+    _yaml_lines = {'other': 1279, 'self': 1278}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2916,7 +2914,7 @@ class MaxBackward2(GeneratedNode):
 
 
 class MinBackward2(GeneratedNode):
-    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1245).
+    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1286).
 
     self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
@@ -2925,10 +2923,10 @@ class MinBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'min.other'
-    _yaml_line = 1245
+    _yaml_line = 1286
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
-    _yaml_lines = {'other': 1249, 'self': 1248}
+    _yaml_lines = {'other': 1290, 'self': 1289}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2954,7 +2952,7 @@ class MinBackward2(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1256).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1297).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -2962,10 +2960,10 @@ class LogsumexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'logsumexp'
-    _yaml_line = 1256
+    _yaml_line = 1297
     _input_names = ('self',)
     _formulas = {'self': 'unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))'}
-    _yaml_lines = {'self': 1258}
+    _yaml_lines = {'self': 1300}
     _saved_fields = ('dim', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -2985,7 +2983,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class ProdBackward0(GeneratedNode):
-    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1271).
+    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1313).
 
     self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
@@ -2993,10 +2991,10 @@ class ProdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'prod'
-    _yaml_line = 1271
+    _yaml_line = 1313
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)'}
-    _yaml_lines = {'self': 1273}
+    _yaml_lines = {'self': 1315}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -3016,7 +3014,7 @@ class ProdBackward0(GeneratedNode):
 
 
 class CumsumBackward0(GeneratedNode):
-    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1290).
+    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1332).
 
     self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
@@ -3024,10 +3022,10 @@ class CumsumBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype')
     _saved_slots = ()
     _op_name = 'cumsum'
-    _yaml_line = 1290
+    _yaml_line = 1332
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(cumsum_backward(grad, dim), self.dtype)'}
-    _yaml_lines = {'self': 1293}
+    _yaml_lines = {'self': 1335}
     _saved_fields = ('dim', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -3040,7 +3038,7 @@ class CumsumBackward0(GeneratedNode):
 
 
 class CumprodBackward0(GeneratedNode):
-    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1304).
+    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1346).
 
     self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
@@ -3048,10 +3046,10 @@ class CumprodBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'cumprod'
-    _yaml_line = 1304
+    _yaml_line = 1346
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(cumprod_backward(grad, self, dim, result), self.dtype)'}
-    _yaml_lines = {'self': 1307}
+    _yaml_lines = {'self': 1349}
     _saved_fields = ('dim', 'result', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -3071,7 +3069,7 @@ class CumprodBackward0(GeneratedNode):
 
 
 class LogcumsumexpBackward0(GeneratedNode):
-    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1319).
+    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1361).
 
     self: logcumsumexp_backward(grad, self, result, dim)
     """
@@ -3079,10 +3077,10 @@ class LogcumsumexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'logcumsumexp'
-    _yaml_line = 1319
+    _yaml_line = 1361
     _input_names = ('self',)
     _formulas = {'self': 'logcumsumexp_backward(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1321}
+    _yaml_lines = {'self': 1363}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -3102,7 +3100,7 @@ class LogcumsumexpBackward0(GeneratedNode):
 
 
 class VarBackward0(GeneratedNode):
-    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1330).
+    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1372).
 
     self: var_backward(grad, self, dim, correction, keepdim)
     """
@@ -3110,10 +3108,10 @@ class VarBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var'
-    _yaml_line = 1330
+    _yaml_line = 1372
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, dim, correction, keepdim)'}
-    _yaml_lines = {'self': 1332}
+    _yaml_lines = {'self': 1374}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self')
 
     def apply(self, grads, create_graph):
@@ -3132,7 +3130,7 @@ class VarBackward0(GeneratedNode):
 
 
 class StdBackward0(GeneratedNode):
-    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1342).
+    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1384).
 
     self: std_backward(grad, self, result, dim, correction, keepdim)
     """
@@ -3140,10 +3138,10 @@ class StdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std'
-    _yaml_line = 1342
+    _yaml_line = 1384
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, dim, correction, keepdim)'}
-    _yaml_lines = {'self': 1344}
+    _yaml_lines = {'self': 1386}
     _saved_fields = ('correction', 'dim', 'keepdim', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -3163,7 +3161,7 @@ class StdBackward0(GeneratedNode):
 
 
 class VarBackward1(GeneratedNode):
-    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1356).
+    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1398).
 
     self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -3171,10 +3169,10 @@ class VarBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var.dim'
-    _yaml_line = 1356
+    _yaml_line = 1398
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)'}
-    _yaml_lines = {'self': 1358}
+    _yaml_lines = {'self': 1400}
     _saved_fields = ('dim', 'keepdim', 'self', 'unbiased')
 
     def apply(self, grads, create_graph):
@@ -3193,7 +3191,7 @@ class VarBackward1(GeneratedNode):
 
 
 class VarBackward2(GeneratedNode):
-    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1364).
+    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1406).
 
     self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
@@ -3201,10 +3199,10 @@ class VarBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_unbiased')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var.unbiased'
-    _yaml_line = 1364
+    _yaml_line = 1406
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, None, unbiased_correction(unbiased), False)'}
-    _yaml_lines = {'self': 1366}
+    _yaml_lines = {'self': 1408}
     _saved_fields = ('self', 'unbiased')
 
     def apply(self, grads, create_graph):
@@ -3223,7 +3221,7 @@ class VarBackward2(GeneratedNode):
 
 
 class StdBackward1(GeneratedNode):
-    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1372).
+    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1414).
 
     self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -3231,10 +3229,10 @@ class StdBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std.dim'
-    _yaml_line = 1372
+    _yaml_line = 1414
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)'}
-    _yaml_lines = {'self': 1374}
+    _yaml_lines = {'self': 1416}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'unbiased')
 
     def apply(self, grads, create_graph):
@@ -3254,7 +3252,7 @@ class StdBackward1(GeneratedNode):
 
 
 class StdBackward2(GeneratedNode):
-    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1380).
+    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1422).
 
     self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
@@ -3262,10 +3260,10 @@ class StdBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_unbiased')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std.unbiased'
-    _yaml_line = 1380
+    _yaml_line = 1422
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, None, unbiased_correction(unbiased), False)'}
-    _yaml_lines = {'self': 1382}
+    _yaml_lines = {'self': 1424}
     _saved_fields = ('result', 'self', 'unbiased')
 
     def apply(self, grads, create_graph):
@@ -3285,7 +3283,7 @@ class StdBackward2(GeneratedNode):
 
 
 class VarMeanBackward0(GeneratedNode):
-    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1388).
+    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1430).
 
     self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -3293,10 +3291,10 @@ class VarMeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var_mean'
-    _yaml_line = 1388
+    _yaml_line = 1430
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)'}
-    _yaml_lines = {'self': 1390}
+    _yaml_lines = {'self': 1432}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape')
     num_outputs = 2
 
@@ -3318,7 +3316,7 @@ class VarMeanBackward0(GeneratedNode):
 
 
 class StdMeanBackward0(GeneratedNode):
-    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1398).
+    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1440).
 
     self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -3326,10 +3324,10 @@ class StdMeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_std', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self', '_raw_saved_std')
     _op_name = 'std_mean'
-    _yaml_line = 1398
+    _yaml_line = 1440
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)'}
-    _yaml_lines = {'self': 1400}
+    _yaml_lines = {'self': 1442}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape', 'std')
     num_outputs = 2
 
@@ -3352,7 +3350,7 @@ class StdMeanBackward0(GeneratedNode):
 
 
 class NansumBackward0(GeneratedNode):
-    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1408).
+    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1450).
 
     self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
@@ -3360,10 +3358,10 @@ class NansumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nansum'
-    _yaml_line = 1408
+    _yaml_line = 1450
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(nansum_backward(grad, self, dim), self.dtype)'}
-    _yaml_lines = {'self': 1410}
+    _yaml_lines = {'self': 1452}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -3382,7 +3380,7 @@ class NansumBackward0(GeneratedNode):
 
 
 class NanmeanBackward0(GeneratedNode):
-    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1417).
+    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1459).
 
     self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
@@ -3390,10 +3388,10 @@ class NanmeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nanmean'
-    _yaml_line = 1417
+    _yaml_line = 1459
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(nanmean_backward(grad, self, dim), self.dtype)'}
-    _yaml_lines = {'self': 1419}
+    _yaml_lines = {'self': 1461}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -3412,7 +3410,7 @@ class NanmeanBackward0(GeneratedNode):
 
 
 class MedianBackward0(GeneratedNode):
-    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1428).
+    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1470).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -3420,10 +3418,10 @@ class MedianBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'median.dim'
-    _yaml_line = 1428
+    _yaml_line = 1470
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1430}
+    _yaml_lines = {'self': 1472}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -3443,7 +3441,7 @@ class MedianBackward0(GeneratedNode):
 
 
 class MedianBackward1(GeneratedNode):
-    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1437).
+    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1479).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -3451,10 +3449,10 @@ class MedianBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'median'
-    _yaml_line = 1437
+    _yaml_line = 1479
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1439}
+    _yaml_lines = {'self': 1481}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -3474,7 +3472,7 @@ class MedianBackward1(GeneratedNode):
 
 
 class CummaxBackward0(GeneratedNode):
-    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1449).
+    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1491).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -3482,10 +3480,10 @@ class CummaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'cummax'
-    _yaml_line = 1449
+    _yaml_line = 1491
     _input_names = ('self',)
     _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1451}
+    _yaml_lines = {'self': 1493}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3505,7 +3503,7 @@ class CummaxBackward0(GeneratedNode):
 
 
 class CumminBackward0(GeneratedNode):
-    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1458).
+    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1500).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -3513,10 +3511,10 @@ class CumminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'cummin'
-    _yaml_line = 1458
+    _yaml_line = 1500
     _input_names = ('self',)
     _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1460}
+    _yaml_lines = {'self': 1502}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3536,7 +3534,7 @@ class CumminBackward0(GeneratedNode):
 
 
 class AminmaxBackward0(GeneratedNode):
-    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1467).
+    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1509).
 
     self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
@@ -3544,10 +3542,10 @@ class AminmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_dim', '_saved_output_meta')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'aminmax'
-    _yaml_line = 1467
+    _yaml_line = 1509
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)'}
-    _yaml_lines = {'self': 1469}
+    _yaml_lines = {'self': 1511}
     _saved_fields = ('dim', 'max', 'min', 'self')
     num_outputs = 2
 
@@ -3571,7 +3569,7 @@ class AminmaxBackward0(GeneratedNode):
 
 
 class ArgmaxBackward0(GeneratedNode):
-    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1477).
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1519).
 
     self: non_differentiable
     """
@@ -3579,7 +3577,7 @@ class ArgmaxBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argmax'
-    _yaml_line = 1477
+    _yaml_line = 1519
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3591,7 +3589,7 @@ class ArgmaxBackward0(GeneratedNode):
 
 
 class ArgminBackward0(GeneratedNode):
-    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1485).
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1527).
 
     self: non_differentiable
     """
@@ -3599,7 +3597,7 @@ class ArgminBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argmin'
-    _yaml_line = 1485
+    _yaml_line = 1527
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3611,7 +3609,7 @@ class ArgminBackward0(GeneratedNode):
 
 
 class AnyBackward0(GeneratedNode):
-    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1492).
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1534).
 
     self: non_differentiable
     """
@@ -3619,7 +3617,7 @@ class AnyBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'any'
-    _yaml_line = 1492
+    _yaml_line = 1534
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3631,7 +3629,7 @@ class AnyBackward0(GeneratedNode):
 
 
 class AllBackward0(GeneratedNode):
-    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1501).
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1543).
 
     self: non_differentiable
     """
@@ -3639,7 +3637,7 @@ class AllBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'all'
-    _yaml_line = 1501
+    _yaml_line = 1543
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3651,7 +3649,7 @@ class AllBackward0(GeneratedNode):
 
 
 class CountNonzeroBackward0(GeneratedNode):
-    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1510).
+    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1552).
 
     self: non_differentiable
     """
@@ -3659,7 +3657,7 @@ class CountNonzeroBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'count_nonzero'
-    _yaml_line = 1510
+    _yaml_line = 1552
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3671,7 +3669,7 @@ class CountNonzeroBackward0(GeneratedNode):
 
 
 class SortBackward0(GeneratedNode):
-    """Backward of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1522).
+    """Backward of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1564).
 
     self: gather_backward(grad_values, dim, indices, self.shape)
     """
@@ -3679,10 +3677,10 @@ class SortBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'sort'
-    _yaml_line = 1522
+    _yaml_line = 1564
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1524}
+    _yaml_lines = {'self': 1566}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3702,7 +3700,7 @@ class SortBackward0(GeneratedNode):
 
 
 class ArgsortBackward0(GeneratedNode):
-    """Backward of `argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor` (derivatives.yaml:1536).
+    """Backward of `argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor` (derivatives.yaml:1578).
 
     self: non_differentiable
     """
@@ -3710,7 +3708,7 @@ class ArgsortBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argsort'
-    _yaml_line = 1536
+    _yaml_line = 1578
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -3722,7 +3720,7 @@ class ArgsortBackward0(GeneratedNode):
 
 
 class MsortBackward0(GeneratedNode):
-    """Backward of `msort(Tensor self) -> Tensor` (derivatives.yaml:1542).
+    """Backward of `msort(Tensor self) -> Tensor` (derivatives.yaml:1584).
 
     self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
@@ -3730,10 +3728,10 @@ class MsortBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'msort'
-    _yaml_line = 1542
+    _yaml_line = 1584
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad, 0, argsort(self, 0), self.shape)'}
-    _yaml_lines = {'self': 1544}
+    _yaml_lines = {'self': 1586}
     _saved_fields = ('self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -3752,7 +3750,7 @@ class MsortBackward0(GeneratedNode):
 
 
 class TopkBackward0(GeneratedNode):
-    """Backward of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1549).
+    """Backward of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1591).
 
     self: gather_backward(grad_values, dim, indices, self.shape)
     """
@@ -3760,10 +3758,10 @@ class TopkBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'topk'
-    _yaml_line = 1549
+    _yaml_line = 1591
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1551}
+    _yaml_lines = {'self': 1593}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3783,7 +3781,7 @@ class TopkBackward0(GeneratedNode):
 
 
 class KthvalueBackward0(GeneratedNode):
-    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1558).
+    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1600).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -3791,10 +3789,10 @@ class KthvalueBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'kthvalue'
-    _yaml_line = 1558
+    _yaml_line = 1600
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1560}
+    _yaml_lines = {'self': 1602}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -3814,7 +3812,7 @@ class KthvalueBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1574).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1616).
 
     self: reshape(grad, self.shape)
     """
@@ -3822,10 +3820,10 @@ class ReshapeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape'
-    _yaml_line = 1574
+    _yaml_line = 1616
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1576}
+    _yaml_lines = {'self': 1618}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3838,7 +3836,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1587).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1629).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -3846,10 +3844,10 @@ class TransposeBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'transpose'
-    _yaml_line = 1587
+    _yaml_line = 1629
     _input_names = ('self',)
     _formulas = {'self': 'transpose(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 1589}
+    _yaml_lines = {'self': 1631}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph):
@@ -3862,7 +3860,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1599).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1641).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -3870,10 +3868,10 @@ class PermuteBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'permute'
-    _yaml_line = 1599
+    _yaml_line = 1641
     _input_names = ('self',)
     _formulas = {'self': 'permute(grad, inverse_permutation(dims))'}
-    _yaml_lines = {'self': 1601}
+    _yaml_lines = {'self': 1643}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph):
@@ -3886,7 +3884,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1611).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1653).
 
     self: sum_to(grad, self.shape)
     """
@@ -3894,10 +3892,10 @@ class ExpandBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand'
-    _yaml_line = 1611
+    _yaml_line = 1653
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1613}
+    _yaml_lines = {'self': 1655}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -3912,7 +3910,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1625).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1667).
 
     self: reshape(grad, self.shape)
     """
@@ -3920,10 +3918,10 @@ class SqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'squeeze'
-    _yaml_line = 1625
+    _yaml_line = 1667
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1627}
+    _yaml_lines = {'self': 1669}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3936,7 +3934,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1640).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1682).
 
     self: reshape(grad, self.shape)
     """
@@ -3944,10 +3942,10 @@ class UnsqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unsqueeze'
-    _yaml_line = 1640
+    _yaml_line = 1682
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1642}
+    _yaml_lines = {'self': 1684}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3960,7 +3958,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1652).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1694).
 
     self: reshape(grad, self.shape)
     """
@@ -3968,10 +3966,10 @@ class ViewBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view'
-    _yaml_line = 1652
+    _yaml_line = 1694
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1654}
+    _yaml_lines = {'self': 1696}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3984,7 +3982,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1664).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1706).
 
     self: reshape(grad, self.shape)
     """
@@ -3992,10 +3990,10 @@ class FlattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'flatten'
-    _yaml_line = 1664
+    _yaml_line = 1706
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1666}
+    _yaml_lines = {'self': 1708}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4008,7 +4006,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1676).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1718).
 
     self: reshape(grad, self.shape)
     """
@@ -4016,10 +4014,10 @@ class UnflattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unflatten'
-    _yaml_line = 1676
+    _yaml_line = 1718
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1678}
+    _yaml_lines = {'self': 1720}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4032,7 +4030,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1685).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1727).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -4040,10 +4038,10 @@ class SwapaxesBackward0(GeneratedNode):
     __slots__ = ('_saved_axis0', '_saved_axis1')
     _saved_slots = ()
     _op_name = 'swapaxes'
-    _yaml_line = 1685
+    _yaml_line = 1727
     _input_names = ('self',)
     _formulas = {'self': 'swapaxes(grad, axis0, axis1)'}
-    _yaml_lines = {'self': 1687}
+    _yaml_lines = {'self': 1729}
     _saved_fields = ('axis0', 'axis1')
 
     def apply(self, grads, create_graph):
@@ -4056,7 +4054,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1693).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1735).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -4064,10 +4062,10 @@ class SwapdimsBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'swapdims'
-    _yaml_line = 1693
+    _yaml_line = 1735
     _input_names = ('self',)
     _formulas = {'self': 'swapdims(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 1695}
+    _yaml_lines = {'self': 1737}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph):
@@ -4080,7 +4078,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1701).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1743).
 
     self: movedim(grad, destination, source)
     """
@@ -4088,10 +4086,10 @@ class MovedimBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'movedim'
-    _yaml_line = 1701
+    _yaml_line = 1743
     _input_names = ('self',)
     _formulas = {'self': 'movedim(grad, destination, source)'}
-    _yaml_lines = {'self': 1703}
+    _yaml_lines = {'self': 1745}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph):
@@ -4104,7 +4102,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1710).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1752).
 
     self: moveaxis(grad, destination, source)
     """
@@ -4112,10 +4110,10 @@ class MoveaxisBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'moveaxis'
-    _yaml_line = 1710
+    _yaml_line = 1752
     _input_names = ('self',)
     _formulas = {'self': 'moveaxis(grad, destination, source)'}
-    _yaml_lines = {'self': 1712}
+    _yaml_lines = {'self': 1754}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph):
@@ -4128,7 +4126,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1718).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1760).
 
     self: t(grad)
     """
@@ -4136,10 +4134,10 @@ class TBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 't'
-    _yaml_line = 1718
+    _yaml_line = 1760
     _input_names = ('self',)
     _formulas = {'self': 't(grad)'}
-    _yaml_lines = {'self': 1720}
+    _yaml_lines = {'self': 1762}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -4152,7 +4150,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1728).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1770).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -4161,10 +4159,10 @@ class ExpandAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand_as'
-    _yaml_line = 1728
+    _yaml_line = 1770
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1730}
+    _yaml_lines = {'self': 1772}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -4179,7 +4177,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1738).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1780).
 
     self: sum_to(grad, self.shape)
     """
@@ -4187,10 +4185,10 @@ class BroadcastToBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'broadcast_to'
-    _yaml_line = 1738
+    _yaml_line = 1780
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1740}
+    _yaml_lines = {'self': 1782}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -4205,7 +4203,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1747).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1789).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -4213,10 +4211,10 @@ class NarrowBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_length', '_saved_self_shape', '_saved_start')
     _saved_slots = ()
     _op_name = 'narrow'
-    _yaml_line = 1747
+    _yaml_line = 1789
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))'}
-    _yaml_lines = {'self': 1749}
+    _yaml_lines = {'self': 1791}
     _saved_fields = ('dim', 'length', 'self.shape', 'start')
 
     def apply(self, grads, create_graph):
@@ -4229,7 +4227,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1758).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1800).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -4237,10 +4235,10 @@ class SelectBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'select'
-    _yaml_line = 1758
+    _yaml_line = 1800
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, select_index(self.shape, dim, index))'}
-    _yaml_lines = {'self': 1760}
+    _yaml_lines = {'self': 1802}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4253,7 +4251,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1767).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1809).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -4262,10 +4260,10 @@ class ViewAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view_as'
-    _yaml_line = 1767
+    _yaml_line = 1809
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1769}
+    _yaml_lines = {'self': 1811}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4278,7 +4276,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1777).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1819).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -4287,10 +4285,10 @@ class ReshapeAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape_as'
-    _yaml_line = 1777
+    _yaml_line = 1819
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1779}
+    _yaml_lines = {'self': 1821}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4303,7 +4301,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1787).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1829).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -4311,10 +4309,10 @@ class DiagonalBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diagonal'
-    _yaml_line = 1787
+    _yaml_line = 1829
     _input_names = ('self',)
     _formulas = {'self': 'diagonal_backward(grad, self.shape, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1789}
+    _yaml_lines = {'self': 1831}
     _saved_fields = ('dim1', 'dim2', 'offset', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4327,7 +4325,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1799).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1841).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -4335,10 +4333,10 @@ class DiagonalBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diagonal_backward'
-    _yaml_line = 1799
+    _yaml_line = 1841
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1801}
+    _yaml_lines = {'self': 1843}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph):
@@ -4351,7 +4349,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1810).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1852).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -4359,10 +4357,10 @@ class CatBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_tensors_shape')
     _saved_slots = ()
     _op_name = 'cat'
-    _yaml_line = 1810
+    _yaml_line = 1852
     _input_names = ('tensors',)
     _formulas = {'tensors': 'split_like(grad, dim, tensors.shape)'}
-    _yaml_lines = {'tensors': 1812}
+    _yaml_lines = {'tensors': 1854}
     _saved_fields = ('dim', 'tensors.shape')
 
     def apply(self, grads, create_graph):
@@ -4372,7 +4370,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1822).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1864).
 
     tensors: unstack(grad, dim)
     """
@@ -4380,10 +4378,10 @@ class StackBackward0(GeneratedNode):
     __slots__ = ('_saved_dim',)
     _saved_slots = ()
     _op_name = 'stack'
-    _yaml_line = 1822
+    _yaml_line = 1864
     _input_names = ('tensors',)
     _formulas = {'tensors': 'unstack(grad, dim)'}
-    _yaml_lines = {'tensors': 1824}
+    _yaml_lines = {'tensors': 1866}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4393,7 +4391,7 @@ class StackBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1834).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1876).
 
     self: cat(grads, dim)
     """
@@ -4401,10 +4399,10 @@ class SplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'split'
-    _yaml_line = 1834
+    _yaml_line = 1876
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 1836}
+    _yaml_lines = {'self': 1878}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4417,7 +4415,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1845).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1887).
 
     self: cat(grads, dim)
     """
@@ -4425,10 +4423,10 @@ class ChunkBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'chunk'
-    _yaml_line = 1845
+    _yaml_line = 1887
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 1847}
+    _yaml_lines = {'self': 1889}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4441,7 +4439,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1854).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1896).
 
     self: stack(grads, dim)
     """
@@ -4449,10 +4447,10 @@ class UnbindBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'unbind'
-    _yaml_line = 1854
+    _yaml_line = 1896
     _input_names = ('self',)
     _formulas = {'self': 'stack(grads, dim)'}
-    _yaml_lines = {'self': 1856}
+    _yaml_lines = {'self': 1898}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4465,7 +4463,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1865).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1907).
 
     self: flip(grad, dims)
     """
@@ -4473,10 +4471,10 @@ class FlipBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'flip'
-    _yaml_line = 1865
+    _yaml_line = 1907
     _input_names = ('self',)
     _formulas = {'self': 'flip(grad, dims)'}
-    _yaml_lines = {'self': 1867}
+    _yaml_lines = {'self': 1909}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph):
@@ -4489,7 +4487,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1874).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1916).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -4497,10 +4495,10 @@ class RollBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_shifts')
     _saved_slots = ()
     _op_name = 'roll'
-    _yaml_line = 1874
+    _yaml_line = 1916
     _input_names = ('self',)
     _formulas = {'self': 'roll(grad, negated(shifts), dims)'}
-    _yaml_lines = {'self': 1876}
+    _yaml_lines = {'self': 1918}
     _saved_fields = ('dims', 'shifts')
 
     def apply(self, grads, create_graph):
@@ -4513,7 +4511,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1883).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1925).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -4521,10 +4519,10 @@ class RepeatBackward0(GeneratedNode):
     __slots__ = ('_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat'
-    _yaml_line = 1883
+    _yaml_line = 1925
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, repeats, self.shape)'}
-    _yaml_lines = {'self': 1885}
+    _yaml_lines = {'self': 1927}
     _saved_fields = ('repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4537,7 +4535,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1895).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1937).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -4545,10 +4543,10 @@ class TileBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'tile'
-    _yaml_line = 1895
+    _yaml_line = 1937
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, dims, self.shape)'}
-    _yaml_lines = {'self': 1897}
+    _yaml_lines = {'self': 1939}
     _saved_fields = ('dims', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4561,7 +4559,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1903).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1945).
 
     self: tril(grad, diagonal)
     """
@@ -4569,10 +4567,10 @@ class TrilBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'tril'
-    _yaml_line = 1903
+    _yaml_line = 1945
     _input_names = ('self',)
     _formulas = {'self': 'tril(grad, diagonal)'}
-    _yaml_lines = {'self': 1906}
+    _yaml_lines = {'self': 1948}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph):
@@ -4585,7 +4583,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1912).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1954).
 
     self: triu(grad, diagonal)
     """
@@ -4593,10 +4591,10 @@ class TriuBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'triu'
-    _yaml_line = 1912
+    _yaml_line = 1954
     _input_names = ('self',)
     _formulas = {'self': 'triu(grad, diagonal)'}
-    _yaml_lines = {'self': 1915}
+    _yaml_lines = {'self': 1957}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph):
@@ -4609,7 +4607,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1921).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1963).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -4617,10 +4615,10 @@ class DiagBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diag'
-    _yaml_line = 1921
+    _yaml_line = 1963
     _input_names = ('self',)
     _formulas = {'self': 'diag_backward(grad, self.shape, diagonal)'}
-    _yaml_lines = {'self': 1923}
+    _yaml_lines = {'self': 1965}
     _saved_fields = ('diagonal', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4633,7 +4631,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1930).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1972).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -4641,10 +4639,10 @@ class DiagEmbedBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diag_embed'
-    _yaml_line = 1930
+    _yaml_line = 1972
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1932}
+    _yaml_lines = {'self': 1974}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph):
@@ -4657,7 +4655,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class RavelBackward0(GeneratedNode):
-    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:1943).
+    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:1985).
 
     self: reshape(grad, self.shape)
     """
@@ -4665,10 +4663,10 @@ class RavelBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'ravel'
-    _yaml_line = 1943
+    _yaml_line = 1985
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1945}
+    _yaml_lines = {'self': 1987}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4681,7 +4679,7 @@ class RavelBackward0(GeneratedNode):
 
 
 class Atleast1dBackward0(GeneratedNode):
-    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:1953).
+    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:1995).
 
     self: reshape(grad, self.shape)
     """
@@ -4689,10 +4687,10 @@ class Atleast1dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_1d'
-    _yaml_line = 1953
+    _yaml_line = 1995
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1955}
+    _yaml_lines = {'self': 1997}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4705,7 +4703,7 @@ class Atleast1dBackward0(GeneratedNode):
 
 
 class Atleast2dBackward0(GeneratedNode):
-    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:1960).
+    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2002).
 
     self: reshape(grad, self.shape)
     """
@@ -4713,10 +4711,10 @@ class Atleast2dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_2d'
-    _yaml_line = 1960
+    _yaml_line = 2002
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1962}
+    _yaml_lines = {'self': 2004}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4729,7 +4727,7 @@ class Atleast2dBackward0(GeneratedNode):
 
 
 class Atleast3dBackward0(GeneratedNode):
-    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:1967).
+    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2009).
 
     self: reshape(grad, self.shape)
     """
@@ -4737,10 +4735,10 @@ class Atleast3dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_3d'
-    _yaml_line = 1967
+    _yaml_line = 2009
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1969}
+    _yaml_lines = {'self': 2011}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4753,7 +4751,7 @@ class Atleast3dBackward0(GeneratedNode):
 
 
 class HstackBackward0(GeneratedNode):
-    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1974).
+    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2016).
 
     tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
@@ -4761,10 +4759,10 @@ class HstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'hstack'
-    _yaml_line = 1974
+    _yaml_line = 2016
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "hstack")'}
-    _yaml_lines = {'tensors': 1976}
+    _yaml_lines = {'tensors': 2018}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4774,7 +4772,7 @@ class HstackBackward0(GeneratedNode):
 
 
 class VstackBackward0(GeneratedNode):
-    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1983).
+    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2025).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -4782,10 +4780,10 @@ class VstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'vstack'
-    _yaml_line = 1983
+    _yaml_line = 2025
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 1985}
+    _yaml_lines = {'tensors': 2027}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4795,7 +4793,7 @@ class VstackBackward0(GeneratedNode):
 
 
 class RowStackBackward0(GeneratedNode):
-    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1992).
+    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2034).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -4803,10 +4801,10 @@ class RowStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'row_stack'
-    _yaml_line = 1992
+    _yaml_line = 2034
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 1994}
+    _yaml_lines = {'tensors': 2036}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4816,7 +4814,7 @@ class RowStackBackward0(GeneratedNode):
 
 
 class DstackBackward0(GeneratedNode):
-    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:1999).
+    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2041).
 
     tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
@@ -4824,10 +4822,10 @@ class DstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'dstack'
-    _yaml_line = 1999
+    _yaml_line = 2041
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "dstack")'}
-    _yaml_lines = {'tensors': 2001}
+    _yaml_lines = {'tensors': 2043}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4837,7 +4835,7 @@ class DstackBackward0(GeneratedNode):
 
 
 class ColumnStackBackward0(GeneratedNode):
-    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2008).
+    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2050).
 
     tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
@@ -4845,10 +4843,10 @@ class ColumnStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'column_stack'
-    _yaml_line = 2008
+    _yaml_line = 2050
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "column_stack")'}
-    _yaml_lines = {'tensors': 2010}
+    _yaml_lines = {'tensors': 2052}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4858,7 +4856,7 @@ class ColumnStackBackward0(GeneratedNode):
 
 
 class TensorSplitBackward0(GeneratedNode):
-    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2017).
+    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2059).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
@@ -4866,10 +4864,10 @@ class TensorSplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_indices_or_sections', '_saved_output_meta', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'tensor_split'
-    _yaml_line = 2017
+    _yaml_line = 2059
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, dim)'}
-    _yaml_lines = {'self': 2019}
+    _yaml_lines = {'self': 2061}
     _saved_fields = ('dim', 'indices_or_sections', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4882,7 +4880,7 @@ class TensorSplitBackward0(GeneratedNode):
 
 
 class HsplitBackward0(GeneratedNode):
-    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2027).
+    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2069).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
@@ -4890,10 +4888,10 @@ class HsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'hsplit'
-    _yaml_line = 2027
+    _yaml_line = 2069
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))'}
-    _yaml_lines = {'self': 2029}
+    _yaml_lines = {'self': 2071}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4906,7 +4904,7 @@ class HsplitBackward0(GeneratedNode):
 
 
 class VsplitBackward0(GeneratedNode):
-    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2036).
+    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2078).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
@@ -4914,10 +4912,10 @@ class VsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'vsplit'
-    _yaml_line = 2036
+    _yaml_line = 2078
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))'}
-    _yaml_lines = {'self': 2038}
+    _yaml_lines = {'self': 2080}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4930,7 +4928,7 @@ class VsplitBackward0(GeneratedNode):
 
 
 class DsplitBackward0(GeneratedNode):
-    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2043).
+    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2085).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
@@ -4938,10 +4936,10 @@ class DsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'dsplit'
-    _yaml_line = 2043
+    _yaml_line = 2085
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))'}
-    _yaml_lines = {'self': 2045}
+    _yaml_lines = {'self': 2087}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4954,7 +4952,7 @@ class DsplitBackward0(GeneratedNode):
 
 
 class DiffBackward0(GeneratedNode):
-    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2052).
+    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2094).
 
     self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
     prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
@@ -4964,10 +4962,10 @@ class DiffBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_append', '_raw_saved_prepend', '_saved_dim', '_saved_n', '_saved_self_shape')
     _saved_slots = ('_raw_saved_append', '_raw_saved_prepend')
     _op_name = 'diff'
-    _yaml_line = 2052
+    _yaml_line = 2094
     _input_names = ('self', 'prepend', 'append')
     _formulas = {'append': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)', 'prepend': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)', 'self': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)'}
-    _yaml_lines = {'append': 2056, 'prepend': 2055, 'self': 2054}
+    _yaml_lines = {'append': 2098, 'prepend': 2097, 'self': 2096}
     _saved_fields = ('append', 'dim', 'n', 'prepend', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4997,7 +4995,7 @@ class DiffBackward0(GeneratedNode):
 
 
 class TrapezoidBackward0(GeneratedNode):
-    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2063).
+    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2105).
 
     y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
     x: trapezoid_grad_x(grad, y, x.shape, dim)
@@ -5006,10 +5004,10 @@ class TrapezoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'trapezoid.x'
-    _yaml_line = 2063
+    _yaml_line = 2105
     _input_names = ('y', 'x')
     _formulas = {'x': 'trapezoid_grad_x(grad, y, x.shape, dim)', 'y': 'trapezoid_grad_y(grad, y.shape, x, 1.0, dim)'}
-    _yaml_lines = {'x': 2066, 'y': 2065}
+    _yaml_lines = {'x': 2109, 'y': 2108}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph):
@@ -5032,7 +5030,7 @@ class TrapezoidBackward0(GeneratedNode):
 
 
 class TrapezoidBackward1(GeneratedNode):
-    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2072).
+    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2115).
 
     y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
@@ -5040,10 +5038,10 @@ class TrapezoidBackward1(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_dx', '_saved_y_shape')
     _saved_slots = ()
     _op_name = 'trapezoid.dx'
-    _yaml_line = 2072
+    _yaml_line = 2115
     _input_names = ('y',)
     _formulas = {'y': 'trapezoid_grad_y(grad, y.shape, None, dx, dim)'}
-    _yaml_lines = {'y': 2074}
+    _yaml_lines = {'y': 2118}
     _saved_fields = ('dim', 'dx', 'y.shape')
 
     def apply(self, grads, create_graph):
@@ -5056,7 +5054,7 @@ class TrapezoidBackward1(GeneratedNode):
 
 
 class RepeatInterleaveBackward0(GeneratedNode):
-    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2080).
+    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2124).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
@@ -5064,10 +5062,10 @@ class RepeatInterleaveBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat_interleave.self_int'
-    _yaml_line = 2080
+    _yaml_line = 2124
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 2082}
+    _yaml_lines = {'self': 2126}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5080,7 +5078,7 @@ class RepeatInterleaveBackward0(GeneratedNode):
 
 
 class RepeatInterleaveBackward1(GeneratedNode):
-    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2088).
+    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2132).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     repeats: non_differentiable
@@ -5089,10 +5087,10 @@ class RepeatInterleaveBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_repeats', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_repeats',)
     _op_name = 'repeat_interleave.self_Tensor'
-    _yaml_line = 2088
+    _yaml_line = 2132
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 2090}
+    _yaml_lines = {'self': 2134}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5111,7 +5109,7 @@ class RepeatInterleaveBackward1(GeneratedNode):
 
 
 class Rot90Backward0(GeneratedNode):
-    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2096).
+    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2140).
 
     self: rot90(grad, -k, dims)
     """
@@ -5119,10 +5117,10 @@ class Rot90Backward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_k')
     _saved_slots = ()
     _op_name = 'rot90'
-    _yaml_line = 2096
+    _yaml_line = 2140
     _input_names = ('self',)
     _formulas = {'self': 'rot90(grad, -k, dims)'}
-    _yaml_lines = {'self': 2098}
+    _yaml_lines = {'self': 2142}
     _saved_fields = ('dims', 'k')
 
     def apply(self, grads, create_graph):
@@ -5135,7 +5133,7 @@ class Rot90Backward0(GeneratedNode):
 
 
 class FlipudBackward0(GeneratedNode):
-    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2105).
+    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2149).
 
     self: flipud(grad)
     """
@@ -5143,10 +5141,10 @@ class FlipudBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'flipud'
-    _yaml_line = 2105
+    _yaml_line = 2149
     _input_names = ('self',)
     _formulas = {'self': 'flipud(grad)'}
-    _yaml_lines = {'self': 2107}
+    _yaml_lines = {'self': 2151}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -5159,7 +5157,7 @@ class FlipudBackward0(GeneratedNode):
 
 
 class FliplrBackward0(GeneratedNode):
-    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2111).
+    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2155).
 
     self: fliplr(grad)
     """
@@ -5167,10 +5165,10 @@ class FliplrBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'fliplr'
-    _yaml_line = 2111
+    _yaml_line = 2155
     _input_names = ('self',)
     _formulas = {'self': 'fliplr(grad)'}
-    _yaml_lines = {'self': 2113}
+    _yaml_lines = {'self': 2157}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -5183,7 +5181,7 @@ class FliplrBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2123).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2167).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -5191,10 +5189,10 @@ class GetitemBackward0(GeneratedNode):
     __slots__ = ('_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'getitem'
-    _yaml_line = 2123
+    _yaml_line = 2167
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, index)'}
-    _yaml_lines = {'self': 2125}
+    _yaml_lines = {'self': 2169}
     _saved_fields = ('index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5207,7 +5205,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2147).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2191).
 
     self: getitem(grad, index)
     """
@@ -5215,10 +5213,10 @@ class GetitemBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_index',)
     _saved_slots = ()
     _op_name = 'getitem_backward'
-    _yaml_line = 2147
+    _yaml_line = 2191
     _input_names = ('self',)
     _formulas = {'self': 'getitem(grad, index)'}
-    _yaml_lines = {'self': 2149}
+    _yaml_lines = {'self': 2193}
     _saved_fields = ('index',)
 
     def apply(self, grads, create_graph):
@@ -5231,7 +5229,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2156).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2200).
 
     self: scatter_add(zeros_like(self), dim, index, grad)
     index: non_differentiable
@@ -5240,10 +5238,10 @@ class GatherBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_index', '_raw_saved_self')
     _op_name = 'gather'
-    _yaml_line = 2156
+    _yaml_line = 2200
     _input_names = ('self',)
     _formulas = {'self': 'scatter_add(zeros_like(self), dim, index, grad)'}
-    _yaml_lines = {'self': 2158}
+    _yaml_lines = {'self': 2202}
     _saved_fields = ('dim', 'index', 'self')
 
     def apply(self, grads, create_graph):
@@ -5263,7 +5261,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2169).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2213).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -5272,10 +5270,10 @@ class GatherBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'gather_backward'
-    _yaml_line = 2169
+    _yaml_line = 2213
     _input_names = ('self',)
     _formulas = {'self': 'gather(grad, dim, index)'}
-    _yaml_lines = {'self': 2171}
+    _yaml_lines = {'self': 2215}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph):
@@ -5294,7 +5292,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2179).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2223).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -5303,10 +5301,10 @@ class IndexSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_select'
-    _yaml_line = 2179
+    _yaml_line = 2223
     _input_names = ('self',)
     _formulas = {'self': 'index_add(new_zeros(grad, self.shape), dim, index, grad)'}
-    _yaml_lines = {'self': 2181}
+    _yaml_lines = {'self': 2225}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5325,7 +5323,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2189).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2233).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -5335,10 +5333,10 @@ class IndexAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_add'
-    _yaml_line = 2189
+    _yaml_line = 2233
     _input_names = ('self', 'source')
     _formulas = {'self': 'grad', 'source': 'maybe_multiply(index_select(grad, dim, index), alpha)'}
-    _yaml_lines = {'self': 2192, 'source': 2194}
+    _yaml_lines = {'self': 2236, 'source': 2238}
     _saved_fields = ('alpha', 'dim', 'index')
 
     def apply(self, grads, create_graph):
@@ -5360,7 +5358,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2201).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2245).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -5370,10 +5368,10 @@ class ScatterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.src'
-    _yaml_line = 2201
+    _yaml_line = 2245
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2204, 'src': 2206}
+    _yaml_lines = {'self': 2248, 'src': 2250}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph):
@@ -5396,7 +5394,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2213).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2257).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -5405,10 +5403,10 @@ class ScatterBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.value'
-    _yaml_line = 2213
+    _yaml_line = 2257
     _input_names = ('self',)
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)'}
-    _yaml_lines = {'self': 2216}
+    _yaml_lines = {'self': 2260}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph):
@@ -5427,7 +5425,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2222).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2266).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -5437,10 +5435,10 @@ class ScatterAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter_add'
-    _yaml_line = 2222
+    _yaml_line = 2266
     _input_names = ('self', 'src')
     _formulas = {'self': 'grad', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2225, 'src': 2227}
+    _yaml_lines = {'self': 2269, 'src': 2271}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph):
@@ -5462,7 +5460,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2233).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2277).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -5471,10 +5469,10 @@ class MaskedFillBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Scalar'
-    _yaml_line = 2233
+    _yaml_line = 2277
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)'}
-    _yaml_lines = {'self': 2236}
+    _yaml_lines = {'self': 2280}
     _saved_fields = ('mask', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -5494,7 +5492,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2244).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2288).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -5504,10 +5502,10 @@ class MaskedFillBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Tensor'
-    _yaml_line = 2244
+    _yaml_line = 2288
     _input_names = ('self', 'value')
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)', 'value': 'sum(where(mask, grad, 0.0))'}
-    _yaml_lines = {'self': 2247, 'value': 2249}
+    _yaml_lines = {'self': 2291, 'value': 2293}
     _saved_fields = ('mask', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5530,7 +5528,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class MaskedSelectBackward0(GeneratedNode):
-    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2256).
+    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2300).
 
     self: sum_to(masked_select_backward(grad, self, mask), self.shape)
     mask: non_differentiable
@@ -5539,10 +5537,10 @@ class MaskedSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask', '_raw_saved_self')
     _op_name = '_masked_select'
-    _yaml_line = 2256
+    _yaml_line = 2300
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(masked_select_backward(grad, self, mask), self.shape)'}
-    _yaml_lines = {'self': 2258}
+    _yaml_lines = {'self': 2302}
     _saved_fields = ('mask', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -5563,7 +5561,7 @@ class MaskedSelectBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2266).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2310).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -5572,10 +5570,10 @@ class TakeAlongDimBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim'
-    _yaml_line = 2266
+    _yaml_line = 2310
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim_backward(grad, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 2268}
+    _yaml_lines = {'self': 2312}
     _saved_fields = ('dim', 'indices', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5594,7 +5592,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2277).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2321).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -5603,10 +5601,10 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim_backward'
-    _yaml_line = 2277
+    _yaml_line = 2321
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim(grad, indices, dim)'}
-    _yaml_lines = {'self': 2279}
+    _yaml_lines = {'self': 2323}
     _saved_fields = ('dim', 'indices')
 
     def apply(self, grads, create_graph):
@@ -5625,7 +5623,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2299).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2343).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -5634,10 +5632,10 @@ class MatmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'matmul'
-    _yaml_line = 2299
+    _yaml_line = 2343
     _input_names = ('self', 'other')
     _formulas = {'other': 'matmul_grad_other(grad, self, other.shape)', 'self': 'matmul_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2302, 'self': 2301}
+    _yaml_lines = {'other': 2346, 'self': 2345}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5660,7 +5658,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2321).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2365).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -5669,10 +5667,10 @@ class MmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'mm'
-    _yaml_line = 2321
+    _yaml_line = 2365
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'mm(transpose(self, 0, 1), grad)', 'self': 'mm(grad, transpose(mat2, 0, 1))'}
-    _yaml_lines = {'mat2': 2324, 'self': 2323}
+    _yaml_lines = {'mat2': 2368, 'self': 2367}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph):
@@ -5695,7 +5693,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2331).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2375).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -5704,10 +5702,10 @@ class BmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'bmm'
-    _yaml_line = 2331
+    _yaml_line = 2375
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'bmm(transpose(self, 1, 2), grad)', 'self': 'bmm(grad, transpose(mat2, 1, 2))'}
-    _yaml_lines = {'mat2': 2334, 'self': 2333}
+    _yaml_lines = {'mat2': 2378, 'self': 2377}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph):
@@ -5730,7 +5728,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2340).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2384).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -5739,10 +5737,10 @@ class MvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec')
     _op_name = 'mv'
-    _yaml_line = 2340
+    _yaml_line = 2384
     _input_names = ('self', 'vec')
     _formulas = {'self': 'outer(grad, vec)', 'vec': 'mv(transpose(self, 0, 1), grad)'}
-    _yaml_lines = {'self': 2342, 'vec': 2343}
+    _yaml_lines = {'self': 2386, 'vec': 2387}
     _saved_fields = ('self', 'vec')
 
     def apply(self, grads, create_graph):
@@ -5765,7 +5763,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2349).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2393).
 
     self: grad * tensor
     tensor: grad * self
@@ -5774,10 +5772,10 @@ class DotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_tensor')
     _saved_slots = ('_raw_saved_self', '_raw_saved_tensor')
     _op_name = 'dot'
-    _yaml_line = 2349
+    _yaml_line = 2393
     _input_names = ('self', 'tensor')
     _formulas = {'self': 'grad * tensor', 'tensor': 'grad * self'}
-    _yaml_lines = {'self': 2351, 'tensor': 2352}
+    _yaml_lines = {'self': 2395, 'tensor': 2396}
     _saved_fields = ('self', 'tensor')
 
     def apply(self, grads, create_graph):
@@ -5800,7 +5798,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2358).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2402).
 
     self: grad * other
     other: grad * self
@@ -5809,10 +5807,10 @@ class VdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'vdot'
-    _yaml_line = 2358
+    _yaml_line = 2402
     _input_names = ('self', 'other')
     _formulas = {'other': 'grad * self', 'self': 'grad * other'}
-    _yaml_lines = {'other': 2361, 'self': 2360}
+    _yaml_lines = {'other': 2405, 'self': 2404}
     _saved_fields = ('other', 'self')
 
     def apply(self, grads, create_graph):
@@ -5835,7 +5833,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2365).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2409).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -5844,10 +5842,10 @@ class InnerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'inner'
-    _yaml_line = 2365
+    _yaml_line = 2409
     _input_names = ('self', 'other')
     _formulas = {'other': 'inner_grad_other(grad, self, other.shape)', 'self': 'inner_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2368, 'self': 2367}
+    _yaml_lines = {'other': 2412, 'self': 2411}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5870,7 +5868,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2376).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2420).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -5879,10 +5877,10 @@ class OuterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec2')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec2')
     _op_name = 'outer'
-    _yaml_line = 2376
+    _yaml_line = 2420
     _input_names = ('self', 'vec2')
     _formulas = {'self': 'mv(grad, vec2)', 'vec2': 'mv(transpose(grad, 0, 1), self)'}
-    _yaml_lines = {'self': 2378, 'vec2': 2379}
+    _yaml_lines = {'self': 2422, 'vec2': 2423}
     _saved_fields = ('self', 'vec2')
 
     def apply(self, grads, create_graph):
@@ -5905,7 +5903,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2385).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2429).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -5913,10 +5911,10 @@ class EinsumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors', '_saved_equation')
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'einsum'
-    _yaml_line = 2385
+    _yaml_line = 2429
     _input_names = ('tensors',)
     _formulas = {'tensors': 'einsum_backward(grad, equation, tensors)'}
-    _yaml_lines = {'tensors': 2387}
+    _yaml_lines = {'tensors': 2431}
     _saved_fields = ('equation', 'tensors')
 
     def apply(self, grads, create_graph):
@@ -5932,7 +5930,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2403).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2447).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -5941,10 +5939,10 @@ class TensordotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dims_other', '_saved_dims_self', '_saved_other_ndim', '_saved_self_ndim')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'tensordot'
-    _yaml_line = 2403
+    _yaml_line = 2447
     _input_names = ('self', 'other')
     _formulas = {'other': 'tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)', 'self': 'tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)'}
-    _yaml_lines = {'other': 2406, 'self': 2405}
+    _yaml_lines = {'other': 2450, 'self': 2449}
     _saved_fields = ('dims_other', 'dims_self', 'other', 'other.ndim', 'self', 'self.ndim')
 
     def apply(self, grads, create_graph):
@@ -5967,7 +5965,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2416).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2460).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -5976,10 +5974,10 @@ class KronBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'kron'
-    _yaml_line = 2416
+    _yaml_line = 2460
     _input_names = ('self', 'other')
     _formulas = {'other': 'kron_grad_other(grad, self, other.shape)', 'self': 'kron_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2419, 'self': 2418}
+    _yaml_lines = {'other': 2463, 'self': 2462}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -6002,7 +6000,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2426).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2470).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -6012,10 +6010,10 @@ class AddmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat1', '_raw_saved_mat2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat1', '_raw_saved_mat2')
     _op_name = 'addmm'
-    _yaml_line = 2426
+    _yaml_line = 2470
     _input_names = ('self', 'mat1', 'mat2')
     _formulas = {'mat1': 'maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)', 'mat2': 'maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'mat1': 2430, 'mat2': 2431, 'self': 2429}
+    _yaml_lines = {'mat1': 2474, 'mat2': 2475, 'self': 2473}
     _saved_fields = ('alpha', 'beta', 'mat1', 'mat2', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -6041,7 +6039,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2439).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2483).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -6051,10 +6049,10 @@ class BaddbmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_batch1', '_raw_saved_batch2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_batch1', '_raw_saved_batch2')
     _op_name = 'baddbmm'
-    _yaml_line = 2439
+    _yaml_line = 2483
     _input_names = ('self', 'batch1', 'batch2')
     _formulas = {'batch1': 'maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)', 'batch2': 'maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'batch1': 2443, 'batch2': 2444, 'self': 2442}
+    _yaml_lines = {'batch1': 2487, 'batch2': 2488, 'self': 2486}
     _saved_fields = ('alpha', 'batch1', 'batch2', 'beta', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -6080,7 +6078,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2450).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2494).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -6089,10 +6087,10 @@ class CrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'cross'
-    _yaml_line = 2450
+    _yaml_line = 2494
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(cross(grad, self, dim), other.shape)', 'self': 'sum_to(cross(other, grad, dim), self.shape)'}
-    _yaml_lines = {'other': 2453, 'self': 2452}
+    _yaml_lines = {'other': 2497, 'self': 2496}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -6116,7 +6114,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2460).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2504).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -6125,10 +6123,10 @@ class LinalgCrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'linalg_cross'
-    _yaml_line = 2460
+    _yaml_line = 2504
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'self': 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)'}
-    _yaml_lines = {'other': 2463, 'self': 2462}
+    _yaml_lines = {'other': 2507, 'self': 2506}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -6152,7 +6150,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2471).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2515).
 
     self: trace_backward(grad, self.shape)
     """
@@ -6160,10 +6158,10 @@ class TraceBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'trace'
-    _yaml_line = 2471
+    _yaml_line = 2515
     _input_names = ('self',)
     _formulas = {'self': 'trace_backward(grad, self.shape)'}
-    _yaml_lines = {'self': 2473}
+    _yaml_lines = {'self': 2517}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -6176,7 +6174,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2481).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2525).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -6184,10 +6182,10 @@ class LinalgInvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_inv'
-    _yaml_line = 2481
+    _yaml_line = 2525
     _input_names = ('A',)
     _formulas = {'A': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'A': 2483}
+    _yaml_lines = {'A': 2527}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -6206,7 +6204,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2493).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2537).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -6214,10 +6212,10 @@ class InverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'inverse'
-    _yaml_line = 2493
+    _yaml_line = 2537
     _input_names = ('self',)
     _formulas = {'self': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'self': 2495}
+    _yaml_lines = {'self': 2539}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -6236,7 +6234,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2499).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2543).
 
     A: det_backward(grad, A, result)
     """
@@ -6244,10 +6242,10 @@ class LinalgDetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_det'
-    _yaml_line = 2499
+    _yaml_line = 2543
     _input_names = ('A',)
     _formulas = {'A': 'det_backward(grad, A, result)'}
-    _yaml_lines = {'A': 2501}
+    _yaml_lines = {'A': 2545}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph):
@@ -6267,7 +6265,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2512).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2556).
 
     self: det_backward(grad, self, result)
     """
@@ -6275,10 +6273,10 @@ class DetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'det'
-    _yaml_line = 2512
+    _yaml_line = 2556
     _input_names = ('self',)
     _formulas = {'self': 'det_backward(grad, self, result)'}
-    _yaml_lines = {'self': 2514}
+    _yaml_lines = {'self': 2558}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6298,7 +6296,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2518).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2562).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -6306,10 +6304,10 @@ class LinalgSlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_slogdet'
-    _yaml_line = 2518
+    _yaml_line = 2562
     _input_names = ('A',)
     _formulas = {'A': 'logabsdet_backward(grad_logabsdet, A)'}
-    _yaml_lines = {'A': 2520}
+    _yaml_lines = {'A': 2564}
     _saved_fields = ('A',)
     num_outputs = 2
 
@@ -6329,7 +6327,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2529).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2573).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -6337,10 +6335,10 @@ class SlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'slogdet'
-    _yaml_line = 2529
+    _yaml_line = 2573
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad_logabsdet, self)'}
-    _yaml_lines = {'self': 2531}
+    _yaml_lines = {'self': 2575}
     _saved_fields = ('self',)
     num_outputs = 2
 
@@ -6360,7 +6358,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2536).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2580).
 
     self: logabsdet_backward(grad, self)
     """
@@ -6368,10 +6366,10 @@ class LogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logdet'
-    _yaml_line = 2536
+    _yaml_line = 2580
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad, self)'}
-    _yaml_lines = {'self': 2538}
+    _yaml_lines = {'self': 2582}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -6390,7 +6388,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2542).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2586).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -6399,10 +6397,10 @@ class LinalgSolveBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve'
-    _yaml_line = 2542
+    _yaml_line = 2586
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_grad_A(grad, A, result, B.shape, left)', 'B': 'solve_grad_B(grad, A, B.shape, left)'}
-    _yaml_lines = {'A': 2544, 'B': 2545}
+    _yaml_lines = {'A': 2588, 'B': 2589}
     _saved_fields = ('A', 'B.shape', 'left', 'result')
 
     def apply(self, grads, create_graph):
@@ -6427,7 +6425,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2557).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2601).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -6435,10 +6433,10 @@ class LinalgCholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_cholesky'
-    _yaml_line = 2557
+    _yaml_line = 2601
     _input_names = ('A',)
     _formulas = {'A': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'A': 2559}
+    _yaml_lines = {'A': 2603}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph):
@@ -6457,7 +6455,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2568).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2612).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -6465,10 +6463,10 @@ class CholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'cholesky'
-    _yaml_line = 2568
+    _yaml_line = 2612
     _input_names = ('self',)
     _formulas = {'self': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'self': 2570}
+    _yaml_lines = {'self': 2614}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph):
@@ -6487,7 +6485,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2574).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2618).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -6495,10 +6493,10 @@ class LinalgEighBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors', '_saved_output_meta')
     _saved_slots = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors')
     _op_name = 'linalg_eigh'
-    _yaml_line = 2574
+    _yaml_line = 2618
     _input_names = ('A',)
     _formulas = {'A': 'eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)'}
-    _yaml_lines = {'A': 2576}
+    _yaml_lines = {'A': 2620}
     _saved_fields = ('eigenvalues', 'eigenvectors')
     num_outputs = 2
 
@@ -6521,7 +6519,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2585).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2629).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -6529,10 +6527,10 @@ class LinalgEigvalshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_UPLO')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_eigvalsh'
-    _yaml_line = 2585
+    _yaml_line = 2629
     _input_names = ('A',)
     _formulas = {'A': 'eigvalsh_backward(grad, A, UPLO)'}
-    _yaml_lines = {'A': 2587}
+    _yaml_lines = {'A': 2631}
     _saved_fields = ('A', 'UPLO')
 
     def apply(self, grads, create_graph):
@@ -6551,7 +6549,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2593).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2637).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -6559,10 +6557,10 @@ class LinalgQrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_mode', '_saved_output_meta')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'linalg_qr'
-    _yaml_line = 2593
+    _yaml_line = 2637
     _input_names = ('A',)
     _formulas = {'A': 'qr_backward(grad_Q, grad_R, Q, R, mode)'}
-    _yaml_lines = {'A': 2595}
+    _yaml_lines = {'A': 2639}
     _saved_fields = ('Q', 'R', 'mode')
     num_outputs = 2
 
@@ -6585,7 +6583,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2605).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2649).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -6593,10 +6591,10 @@ class LinalgSvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh', '_saved_full_matrices', '_saved_output_meta')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh')
     _op_name = 'linalg_svd'
-    _yaml_line = 2605
+    _yaml_line = 2649
     _input_names = ('A',)
     _formulas = {'A': 'svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)'}
-    _yaml_lines = {'A': 2607}
+    _yaml_lines = {'A': 2651}
     _saved_fields = ('S', 'U', 'Vh', 'full_matrices')
     num_outputs = 3
 
@@ -6621,7 +6619,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2619).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2663).
 
     A: svdvals_backward(grad, A)
     """
@@ -6629,10 +6627,10 @@ class LinalgSvdvalsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_svdvals'
-    _yaml_line = 2619
+    _yaml_line = 2663
     _input_names = ('A',)
     _formulas = {'A': 'svdvals_backward(grad, A)'}
-    _yaml_lines = {'A': 2621}
+    _yaml_lines = {'A': 2665}
     _saved_fields = ('A',)
 
     def apply(self, grads, create_graph):
@@ -6651,7 +6649,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2629).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2673).
 
     A: pinv_backward(grad, result, A)
     """
@@ -6659,10 +6657,10 @@ class LinalgPinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_pinv'
-    _yaml_line = 2629
+    _yaml_line = 2673
     _input_names = ('A',)
     _formulas = {'A': 'pinv_backward(grad, result, A)'}
-    _yaml_lines = {'A': 2631}
+    _yaml_lines = {'A': 2675}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph):
@@ -6682,7 +6680,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2640).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2684).
 
     self: pinv_backward(grad, result, self)
     """
@@ -6690,10 +6688,10 @@ class PinverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'pinverse'
-    _yaml_line = 2640
+    _yaml_line = 2684
     _input_names = ('self',)
     _formulas = {'self': 'pinv_backward(grad, result, self)'}
-    _yaml_lines = {'self': 2642}
+    _yaml_lines = {'self': 2686}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6713,7 +6711,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2648).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2692).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -6721,10 +6719,10 @@ class SvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self', '_saved_compute_uv', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self')
     _op_name = 'svd'
-    _yaml_line = 2648
+    _yaml_line = 2692
     _input_names = ('self',)
     _formulas = {'self': 'torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)'}
-    _yaml_lines = {'self': 2650}
+    _yaml_lines = {'self': 2694}
     _saved_fields = ('S', 'U', 'V', 'compute_uv', 'self', 'some')
     num_outputs = 3
 
@@ -6750,7 +6748,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2658).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2702).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -6758,10 +6756,10 @@ class QrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'qr'
-    _yaml_line = 2658
+    _yaml_line = 2702
     _input_names = ('self',)
     _formulas = {'self': 'qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))'}
-    _yaml_lines = {'self': 2660}
+    _yaml_lines = {'self': 2704}
     _saved_fields = ('Q', 'R', 'some')
     num_outputs = 2
 
@@ -6784,7 +6782,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2666).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2710).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -6793,10 +6791,10 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left', '_saved_unitriangular', '_saved_upper')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve_triangular'
-    _yaml_line = 2666
+    _yaml_line = 2710
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)', 'B': 'solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)'}
-    _yaml_lines = {'A': 2668, 'B': 2669}
+    _yaml_lines = {'A': 2712, 'B': 2713}
     _saved_fields = ('A', 'B.shape', 'left', 'result', 'unitriangular', 'upper')
 
     def apply(self, grads, create_graph):
@@ -6821,7 +6819,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2679).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2723).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -6830,10 +6828,10 @@ class LinalgVecdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'linalg_vecdot'
-    _yaml_line = 2679
+    _yaml_line = 2723
     _input_names = ('x', 'y')
     _formulas = {'x': 'vecdot_grad(grad, y, dim, x.shape)', 'y': 'vecdot_grad(grad, x, dim, y.shape)'}
-    _yaml_lines = {'x': 2681, 'y': 2682}
+    _yaml_lines = {'x': 2725, 'y': 2726}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph):
@@ -6856,7 +6854,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2691).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2735).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -6864,10 +6862,10 @@ class LinalgMultiDotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors',)
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'linalg_multi_dot'
-    _yaml_line = 2691
+    _yaml_line = 2735
     _input_names = ('tensors',)
     _formulas = {'tensors': 'multi_dot_backward(grad, tensors)'}
-    _yaml_lines = {'tensors': 2693}
+    _yaml_lines = {'tensors': 2737}
     _saved_fields = ('tensors',)
 
     def apply(self, grads, create_graph):
@@ -6883,7 +6881,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2702).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2746).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -6891,10 +6889,10 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_n')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_matrix_power'
-    _yaml_line = 2702
+    _yaml_line = 2746
     _input_names = ('A',)
     _formulas = {'A': 'matrix_power_backward(grad, A, n)'}
-    _yaml_lines = {'A': 2704}
+    _yaml_lines = {'A': 2748}
     _saved_fields = ('A', 'n')
 
     def apply(self, grads, create_graph):
@@ -6913,7 +6911,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2714).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2758).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -6921,10 +6919,10 @@ class MatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'matrix_power'
-    _yaml_line = 2714
+    _yaml_line = 2758
     _input_names = ('self',)
     _formulas = {'self': 'matrix_power_backward(grad, self, n)'}
-    _yaml_lines = {'self': 2716}
+    _yaml_lines = {'self': 2760}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph):
@@ -6943,7 +6941,7 @@ class MatrixPowerBackward0(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2727).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2771).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -6951,10 +6949,10 @@ class NormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm'
-    _yaml_line = 2727
+    _yaml_line = 2771
     _input_names = ('self',)
     _formulas = {'self': 'reduction_norm_backward(grad, self, p, result, dim)'}
-    _yaml_lines = {'self': 2729}
+    _yaml_lines = {'self': 2773}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6974,7 +6972,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2750).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2794).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -6982,10 +6980,10 @@ class NormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm.str_p'
-    _yaml_line = 2750
+    _yaml_line = 2794
     _input_names = ('self',)
     _formulas = {'self': 'torch_norm_backward(grad, self, result, p, dim, keepdim)'}
-    _yaml_lines = {'self': 2752}
+    _yaml_lines = {'self': 2796}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -7005,7 +7003,7 @@ class NormBackward1(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2758).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2802).
 
     x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
@@ -7013,10 +7011,10 @@ class LinalgVectorNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_result', '_raw_saved_x')
     _op_name = 'linalg_vector_norm'
-    _yaml_line = 2758
+    _yaml_line = 2802
     _input_names = ('x',)
     _formulas = {'x': 'vector_norm_backward(grad, x, result, ord, dim, keepdim)'}
-    _yaml_lines = {'x': 2760}
+    _yaml_lines = {'x': 2804}
     _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x')
 
     def apply(self, grads, create_graph):
@@ -7036,7 +7034,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2780).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2824).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -7044,10 +7042,10 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm'
-    _yaml_line = 2780
+    _yaml_line = 2824
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2782}
+    _yaml_lines = {'A': 2826}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7067,7 +7065,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2795).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2839).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -7075,10 +7073,10 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm.str_ord'
-    _yaml_line = 2795
+    _yaml_line = 2839
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2797}
+    _yaml_lines = {'A': 2841}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7098,7 +7096,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2807).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2851).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -7106,10 +7104,10 @@ class LinalgNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm'
-    _yaml_line = 2807
+    _yaml_line = 2851
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2809}
+    _yaml_lines = {'A': 2853}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7129,7 +7127,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2820).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2864).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -7137,10 +7135,10 @@ class LinalgNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm.ord_str'
-    _yaml_line = 2820
+    _yaml_line = 2864
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2822}
+    _yaml_lines = {'A': 2866}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7160,7 +7158,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:2837).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:2881).
 
     self: where(result <= 0, 0.0, grad)
     """
@@ -7168,10 +7166,10 @@ class ReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'relu'
-    _yaml_line = 2837
+    _yaml_line = 2881
     _input_names = ('self',)
     _formulas = {'self': 'where(result <= 0, 0.0, grad)'}
-    _yaml_lines = {'self': 2840}
+    _yaml_lines = {'self': 2884}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -7190,7 +7188,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2853).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2897).
 
     self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
@@ -7198,10 +7196,10 @@ class SoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'softmax'
-    _yaml_line = 2853
+    _yaml_line = 2897
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
-    _yaml_lines = {'self': 2855}
+    _yaml_lines = {'self': 2899}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -7220,7 +7218,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2865).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2909).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -7228,10 +7226,10 @@ class LogSoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'log_softmax'
-    _yaml_line = 2865
+    _yaml_line = 2909
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
-    _yaml_lines = {'self': 2867}
+    _yaml_lines = {'self': 2911}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -7250,7 +7248,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2876).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2920).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -7258,10 +7256,10 @@ class LeakyReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'leaky_relu'
-    _yaml_line = 2876
+    _yaml_line = 2920
     _input_names = ('input',)
     _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
-    _yaml_lines = {'input': 2878}
+    _yaml_lines = {'input': 2922}
     _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph):
@@ -7280,7 +7278,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2890).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2934).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -7288,10 +7286,10 @@ class EluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'elu'
-    _yaml_line = 2890
+    _yaml_line = 2934
     _input_names = ('input',)
     _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
-    _yaml_lines = {'input': 2892}
+    _yaml_lines = {'input': 2936}
     _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph):
@@ -7310,7 +7308,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:2900).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:2944).
 
     input: grad * selu_slope(input)
     """
@@ -7318,10 +7316,10 @@ class SeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'selu'
-    _yaml_line = 2900
+    _yaml_line = 2944
     _input_names = ('input',)
     _formulas = {'input': 'grad * selu_slope(input)'}
-    _yaml_lines = {'input': 2902}
+    _yaml_lines = {'input': 2946}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7340,7 +7338,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2909).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:2953).
 
     self: grad * normal_pdf(self)
     """
@@ -7348,10 +7346,10 @@ class NormalCdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_normal_cdf'
-    _yaml_line = 2909
+    _yaml_line = 2953
     _input_names = ('self',)
     _formulas = {'self': 'grad * normal_pdf(self)'}
-    _yaml_lines = {'self': 2911}
+    _yaml_lines = {'self': 2955}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -7370,7 +7368,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2916).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:2960).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -7378,10 +7376,10 @@ class GeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'gelu'
-    _yaml_line = 2916
+    _yaml_line = 2960
     _input_names = ('input',)
     _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
-    _yaml_lines = {'input': 2918}
+    _yaml_lines = {'input': 2962}
     _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph):
@@ -7400,7 +7398,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:2927).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:2971).
 
     input: grad * silu_derivative(input)
     """
@@ -7408,10 +7406,10 @@ class SiluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'silu'
-    _yaml_line = 2927
+    _yaml_line = 2971
     _input_names = ('input',)
     _formulas = {'input': 'grad * silu_derivative(input)'}
-    _yaml_lines = {'input': 2929}
+    _yaml_lines = {'input': 2973}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7430,7 +7428,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2934).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:2978).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -7438,10 +7436,10 @@ class SoftplusBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'softplus'
-    _yaml_line = 2934
+    _yaml_line = 2978
     _input_names = ('input',)
     _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
-    _yaml_lines = {'input': 2936}
+    _yaml_lines = {'input': 2980}
     _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph):
@@ -7460,7 +7458,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:2945).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:2989).
 
     input: grad * mish_derivative(input)
     """
@@ -7468,10 +7466,10 @@ class MishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'mish'
-    _yaml_line = 2945
+    _yaml_line = 2989
     _input_names = ('input',)
     _formulas = {'input': 'grad * mish_derivative(input)'}
-    _yaml_lines = {'input': 2947}
+    _yaml_lines = {'input': 2991}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7490,7 +7488,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2952).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:2996).
 
     input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
@@ -7498,10 +7496,10 @@ class HardtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardtanh'
-    _yaml_line = 2952
+    _yaml_line = 2996
     _input_names = ('input',)
     _formulas = {'input': 'masked(grad, hardtanh_mask(input, min_val, max_val))'}
-    _yaml_lines = {'input': 2954}
+    _yaml_lines = {'input': 2998}
     _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph):
@@ -7520,7 +7518,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2966).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3010).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -7528,10 +7526,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 2966
+    _yaml_line = 3010
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 2968}
+    _yaml_lines = {'input': 3012}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7550,7 +7548,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:2974).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3018).
 
     input: grad * hardswish_slope(input)
     """
@@ -7558,10 +7556,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 2974
+    _yaml_line = 3018
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 2976}
+    _yaml_lines = {'input': 3020}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7580,7 +7578,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:2982).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3026).
 
     input: grad * sigmoid(-input)
     """
@@ -7588,10 +7586,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 2982
+    _yaml_line = 3026
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 2984}
+    _yaml_lines = {'input': 3028}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7610,7 +7608,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:2991).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3035).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -7619,10 +7617,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 2991
+    _yaml_line = 3035
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 2993}
+    _yaml_lines = {'self': 3037}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph):
@@ -7641,7 +7639,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3007).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3051).
 
     input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -7651,10 +7649,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 3007
+    _yaml_line = 3051
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 3011, 'input': 3009, 'weight': 3010}
+    _yaml_lines = {'bias': 3055, 'input': 3053, 'weight': 3054}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -7680,7 +7678,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LstmCellBackward0(GeneratedNode):
-    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3024).
+    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3068).
 
     gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
     cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -7689,10 +7687,10 @@ class LstmCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates', '_saved_output_meta')
     _saved_slots = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates')
     _op_name = '_lstm_cell'
-    _yaml_line = 3024
+    _yaml_line = 3068
     _input_names = ('gates', 'cx')
     _formulas = {'cx': 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'gates': 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'}
-    _yaml_lines = {'cx': 3027, 'gates': 3026}
+    _yaml_lines = {'cx': 3071, 'gates': 3070}
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
@@ -7721,7 +7719,7 @@ class LstmCellBackward0(GeneratedNode):
 
 
 class LstmLayerBackward0(GeneratedNode):
-    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3041).
+    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3085).
 
     inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
@@ -7729,10 +7727,10 @@ class LstmLayerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output', '_saved_output_meta', '_saved_reverse')
     _saved_slots = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output')
     _op_name = '_lstm_layer'
-    _yaml_line = 3041
+    _yaml_line = 3085
     _input_names = ('inputs',)
     _formulas = {'inputs': 'lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)'}
-    _yaml_lines = {'inputs': 3043}
+    _yaml_lines = {'inputs': 3087}
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
@@ -7755,7 +7753,7 @@ class LstmLayerBackward0(GeneratedNode):
 
 
 class GruCellBackward0(GeneratedNode):
-    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3051).
+    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3095).
 
     input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
     hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -7765,10 +7763,10 @@ class GruCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _saved_slots = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _op_name = '_gru_cell'
-    _yaml_line = 3051
+    _yaml_line = 3095
     _input_names = ('input_gates', 'hidden_gates', 'hx')
     _formulas = {'hidden_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'hx': 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'input_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'}
-    _yaml_lines = {'hidden_gates': 3054, 'hx': 3055, 'input_gates': 3053}
+    _yaml_lines = {'hidden_gates': 3098, 'hx': 3099, 'input_gates': 3097}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
     def apply(self, grads, create_graph):
@@ -7800,7 +7798,7 @@ class GruCellBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3065).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3109).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -7810,10 +7808,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 3065
+    _yaml_line = 3109
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 3069, 'input': 3067, 'weight': 3068}
+    _yaml_lines = {'bias': 3113, 'input': 3111, 'weight': 3112}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7840,7 +7838,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3083).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3127).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -7849,10 +7847,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 3083
+    _yaml_line = 3127
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 3085, 'weight': 3086}
+    _yaml_lines = {'input': 3129, 'weight': 3130}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7876,7 +7874,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3097).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3141).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -7886,10 +7884,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 3097
+    _yaml_line = 3141
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 3101, 'input': 3099, 'weight': 3100}
+    _yaml_lines = {'bias': 3145, 'input': 3143, 'weight': 3144}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7916,7 +7914,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3110).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3154).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -7926,10 +7924,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 3110
+    _yaml_line = 3154
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 3114, 'input': 3112, 'weight': 3113}
+    _yaml_lines = {'bias': 3158, 'input': 3156, 'weight': 3157}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7956,7 +7954,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3126).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3170).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -7966,10 +7964,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 3126
+    _yaml_line = 3170
     _input_names = ('input', 'target')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 3128, 'target': 3129}
+    _yaml_lines = {'input': 3172, 'target': 3173}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7996,7 +7994,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3157).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3201).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -8006,10 +8004,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 3157
+    _yaml_line = 3201
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3161, 'input': 3159, 'weight': 3160}
+    _yaml_lines = {'bias': 3205, 'input': 3203, 'weight': 3204}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8035,7 +8033,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3172).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3216).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -8045,10 +8043,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 3172
+    _yaml_line = 3216
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3176, 'input': 3174, 'weight': 3175}
+    _yaml_lines = {'bias': 3220, 'input': 3218, 'weight': 3219}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8074,7 +8072,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3185).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3229).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -8084,10 +8082,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 3185
+    _yaml_line = 3229
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3189, 'input': 3187, 'weight': 3188}
+    _yaml_lines = {'bias': 3233, 'input': 3231, 'weight': 3232}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8113,7 +8111,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3201).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3245).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -8123,10 +8121,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 3201
+    _yaml_line = 3245
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3205, 'input': 3203, 'weight': 3204}
+    _yaml_lines = {'bias': 3249, 'input': 3247, 'weight': 3248}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8152,7 +8150,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3214).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3258).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -8162,10 +8160,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 3214
+    _yaml_line = 3258
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3218, 'input': 3216, 'weight': 3217}
+    _yaml_lines = {'bias': 3262, 'input': 3260, 'weight': 3261}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8191,7 +8189,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3227).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3271).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -8201,10 +8199,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 3227
+    _yaml_line = 3271
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3231, 'input': 3229, 'weight': 3230}
+    _yaml_lines = {'bias': 3275, 'input': 3273, 'weight': 3274}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8230,7 +8228,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3244).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3288).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -8239,10 +8237,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 3244
+    _yaml_line = 3288
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 3247, 'output_grad': 3246}
+    _yaml_lines = {'input': 3291, 'output_grad': 3290}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8265,7 +8263,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3260).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3304).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -8273,10 +8271,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 3260
+    _yaml_line = 3304
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 3262}
+    _yaml_lines = {'input': 3306}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -8296,7 +8294,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3271).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3315).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -8304,10 +8302,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 3271
+    _yaml_line = 3315
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 3273}
+    _yaml_lines = {'input': 3317}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8326,7 +8324,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3280).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3324).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -8334,10 +8332,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 3280
+    _yaml_line = 3324
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 3282}
+    _yaml_lines = {'input': 3326}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -8357,7 +8355,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3294).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3338).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -8365,10 +8363,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 3294
+    _yaml_line = 3338
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 3296}
+    _yaml_lines = {'input': 3340}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8387,7 +8385,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3305).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3349).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -8395,10 +8393,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 3305
+    _yaml_line = 3349
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 3307}
+    _yaml_lines = {'input': 3351}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8411,7 +8409,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3315).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3359).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -8419,10 +8417,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 3315
+    _yaml_line = 3359
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 3317}
+    _yaml_lines = {'input': 3361}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8435,7 +8433,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3329).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3373).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -8443,10 +8441,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 3329
+    _yaml_line = 3373
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 3331}
+    _yaml_lines = {'output_grad': 3375}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8459,7 +8457,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3341).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3385).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -8467,10 +8465,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 3341
+    _yaml_line = 3385
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 3343}
+    _yaml_lines = {'input': 3387}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph):
@@ -8483,7 +8481,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3351).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3395).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -8491,10 +8489,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 3351
+    _yaml_line = 3395
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 3353}
+    _yaml_lines = {'input': 3397}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph):
@@ -8507,7 +8505,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3365).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3409).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -8515,10 +8513,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 3365
+    _yaml_line = 3409
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 3367}
+    _yaml_lines = {'input': 3411}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph):
@@ -8531,7 +8529,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3380).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3424).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -8539,10 +8537,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 3380
+    _yaml_line = 3424
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 3382}
+    _yaml_lines = {'output_grad': 3426}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph):
@@ -8555,7 +8553,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3393).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3437).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -8564,10 +8562,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 3393
+    _yaml_line = 3437
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 3396}
+    _yaml_lines = {'weight': 3440}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph):

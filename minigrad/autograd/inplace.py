@@ -27,7 +27,7 @@ from minigrad.autograd.saved import SavedTensor
 from minigrad.autograd.views import (
     IN_GRAD_MODE, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, creation_error, refresh_views,
     registration)
-from minigrad.kernels.core import with_torch_ellipses
+from minigrad.kernels.core import scalar_type_name, with_torch_ellipses
 
 INFERENCE_INPLACE_ERROR = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
@@ -132,6 +132,9 @@ def rebase(self, op, args, kwargs):
     return out.grad_fn
 
 
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
 def write(self, values):
     """Copy ``values`` into ``self``'s storage (same shape; cast to ``self``'s dtype)."""
     if not is_writeable(self._data):
@@ -143,6 +146,10 @@ def write(self, values):
         raise RuntimeError(
             f"output with shape {list(self._data.shape)} doesn't match the broadcast "
             f"shape {list(values.shape)}")
+    if _KIND_RANK.get(values.dtype.kind, 4) > _KIND_RANK.get(self._data.dtype.kind, 4):
+        # x.sqrt_() on an int tensor: torch refuses to truncate a float result (bool < int < float)
+        raise RuntimeError(f"result type {scalar_type_name(values.dtype)} can't be cast to the "
+                           f"desired output type {scalar_type_name(self._data.dtype)}")
     namespace_of(self._data).copyto(self._data, values, casting="unsafe")
     self._version_counter[0] += 1
 

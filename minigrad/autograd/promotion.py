@@ -9,7 +9,9 @@ dimensioned tensors decide before 0-d tensors, and those before Python numbers:
 
 Entries in derivatives.yaml with ``promote: [self, other]`` call :func:`promote_types` on
 those inputs first; an input of another dtype is cast with the differentiable ``.to``, so
-its gradient comes back in its own dtype.
+its gradient comes back in its own dtype.  Entries with ``floating: [self, ...]`` then cast
+integral and bool inputs to the default dtype (:func:`to_floating`), as PyTorch does for
+ops whose result is floating whatever the input (``sin``, ``sqrt``, ``int / int``).
 """
 import functools
 
@@ -37,6 +39,14 @@ def promote_types(*values):
         return values
     return tuple(v.to(target) if isinstance(v, Tensor) and v._data.dtype != target else v
                  for v in values)
+
+
+def to_floating(*values):
+    """``values`` with each integral or bool Tensor cast to the default dtype: PyTorch's
+    rule for ops that compute floats (``sqrt``, ``sin``, true division ``int / int``),
+    where numpy would give float64 (or float16 for bool)."""
+    return tuple(v.to(get_default_dtype()) if isinstance(v, Tensor) and v._data.dtype.kind in "biu"
+                 else v for v in values)
 
 
 def result_dtype(values):

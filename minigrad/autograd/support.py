@@ -35,7 +35,9 @@ def cpu_scalars_moved(*values):
 
 
 def shape_of(value):
-    return value.shape if _has_meta(value) else np.shape(value)
+    if isinstance(value, Tensor):  # the plain tuple, not the user-facing minigrad.Size
+        return value._data.shape
+    return value.shape if _array.is_array(value) else np.shape(value)
 
 
 def ndim_of(value):

@@ -249,6 +249,12 @@ _SCALAR_TYPE = {"float16": "Half", "float32": "Float", "float64": "Double", "int
                 "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte"}
 
 
+def scalar_type_name(dtype):
+    """PyTorch's name of a dtype in error messages: Long, Float, Bool ..."""
+    name = np.dtype(dtype).name
+    return "Bool" if name == "bool" else _SCALAR_TYPE.get(name, name)
+
+
 def where_array(condition, x, other):
     """``torch.where``: the condition must be boolean (a float mask is a bug PyTorch refuses)."""
     kind = getattr(condition, "dtype", None)

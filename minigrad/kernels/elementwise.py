@@ -7,6 +7,7 @@ which a few lines of numpy here would not be.
 import numpy as np
 
 from minigrad._array import namespace_of, special_of
+from minigrad._dtypes import get_default_dtype
 from minigrad.kernels.core import result_type, special_of_any, xp_of
 from minigrad.kernels.quiet import quietly
 
@@ -95,6 +96,8 @@ def clamp_array(x, min, max):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     xp = xp_of(x, min, max)
+    if x.dtype.kind in "biu" and any(isinstance(b, float) for b in (min, max)):
+        x = x.astype(get_default_dtype())  # int clamped to 0.5 is float32, as torch
     out = x
     # numpy's maximum(a, b) gives b on ties, PyTorch's clamp keeps x: clamp(-0.0, min=0) is -0.0
     if min is not None:
@@ -110,8 +113,15 @@ def round_array(x, decimals):
     return xp.round(x, decimals) if decimals else xp.round(x)
 
 
+def square_array(x):
+    """torch.square: bools square to int64, as torch (numpy's square gives int8)."""
+    return namespace_of(x).square(x.astype(np.int64) if x.dtype.kind == "b" else x)
+
+
 def sign_array(x):
-    """torch.sign: -1, 0 or 1, and 0 for NaN (numpy's sign gives NaN)."""
+    """torch.sign: -1, 0 or 1, and 0 for NaN (numpy's sign gives NaN); a bool stays bool."""
+    if x.dtype.kind == "b":  # numpy's sign has no bool loop
+        return x.copy()
     out = np.sign(x)
     if out.dtype.kind == "f":
         nan = np.isnan(out)
@@ -131,9 +141,10 @@ def div_array(self, other, rounding_mode):
 
 def _div(self, other, rounding_mode):
     xp = xp_of(self, other)
-    if rounding_mode is None:
-        return xp.true_divide(self, other)
     integral = result_type(self, other).kind in "iub"
+    if rounding_mode is None:  # true division: int / int is the default dtype, as torch
+        out = xp.true_divide(self, other)
+        return out.astype(get_default_dtype()) if integral else out
     if integral and xp.any(xp.asarray(other) == 0):  # a host sync on a device: deliberate
         raise ZeroDivisionError("ZeroDivisionError: integer division by zero")
     if rounding_mode == "floor":

@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.kernels.core import xp_of
+from minigrad.kernels.core import scalar_type_name, xp_of
 
 
 def _require(ok, message):
@@ -234,6 +234,9 @@ def svd_array(a, full_matrices=True):
 
 
 def vector_norm_array(x, ord=2, dim=None, keepdim=False):
+    if x.dtype.kind not in "fc":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {scalar_type_name(x.dtype)}")
     axis = None if dim is None else ((dim,) if isinstance(dim, (int, np.integer)) else tuple(dim))
     if axis == ():
         axis = None

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.kernels.core import accumulate, axes, stable_argsort
+from minigrad.kernels.core import accumulate, axes, scalar_type_name, stable_argsort
 from minigrad.kernels.quiet import quietly
 
 
@@ -36,7 +36,13 @@ def reduce_axis(x, dim, op, needs_elements=False):
 
 
 def mean_array(x, dim, keepdim, dtype=None):
-    """torch.mean: NaN, silently, over an empty dim."""
+    """torch.mean: NaN, silently, over an empty dim; integers need a floating ``dtype``."""
+    which = "Input" if dtype is None else "Optional"
+    kind = np.dtype(x.dtype if dtype is None else dtype).kind
+    if kind not in "fc":
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either "
+                           "a floating point or complex dtype. Got: "
+                           f"{scalar_type_name(x.dtype if dtype is None else dtype)}")
     axis = reduce_axis(x, dim, "mean")
     if dtype is not None:
         x = x.astype(dtype)
@@ -65,6 +71,8 @@ def prod_array(x, dim, keepdim, dtype=None):
 def var_array(x, dim, correction, keepdim, name="var"):
     """torch.var: ``correction`` (default 1) is subtracted from the element count."""
     ddof = 1 if correction is None else correction
+    if x.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     axis = reduce_axis(x, dim, name)
     count = x.size if axis is None else math.prod(
         x.shape[d] for d in ((axis,) if isinstance(axis, (int, np.integer)) else axis))
@@ -92,6 +100,9 @@ def std_array(x, dim, correction, keepdim):
 
 def reduction_norm_array(x, p, dim, keepdim):
     """torch.norm: 'fro' (the 2-norm over ``dim``) or a vector p-norm over ``dim``."""
+    if x.dtype.kind not in "fc":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {scalar_type_name(x.dtype)}")
     if p == "nuc":
         raise NotImplementedError("minigrad.norm does not support p='nuc' (the nuclear norm "
                                   "needs singular values); use p='fro' or a number.")
@@ -236,6 +247,9 @@ def count_nonzero_array(x, dim):
 
 
 def nanmean_array(x, dim, keepdim, dtype=None):
+    if x.dtype.kind not in "fc":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {scalar_type_name(x.dtype)}")
     xp = namespace_of(x)
     with np.errstate(invalid="ignore"):  # an all-NaN slice is NaN, as in torch
         total = xp.nansum(x, axis=axes(dim), keepdims=keepdim, dtype=dtype)

@@ -13,6 +13,8 @@ from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.parameter import Parameter
 from minigrad.nn.modules.module import Module
+from minigrad.nn.utils.rnn import (PackedSequence, invert_permutation, pack_padded_sequence,
+                                   pad_packed_sequence, pad_sequence)
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 # modes whose hidden bias can join the input bias: added once to every step's input
@@ -169,6 +171,8 @@ class RNNBase(Module):
             raise RuntimeError(msg.format(list(expected), list(hx.shape)))
 
     def _forward(self, input, hx, step, is_lstm):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx, step, is_lstm)
         self._check_input(input)
         unbatched = input.dim() == 2
         if unbatched:
@@ -177,14 +181,58 @@ class RNNBase(Module):
                 hx = tuple(h.unsqueeze(1) for h in hx) if is_lstm else hx.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
+        hx = self._initial_state(hx, input.shape[1], input, is_lstm)
+        x, hidden = self._run_layers(input, hx, step, is_lstm)
+        if unbatched:
+            x = x.squeeze(1)
+            hidden = tuple(h.squeeze(1) for h in hidden) if is_lstm else hidden.squeeze(1)
+        elif self.batch_first:
+            x = x.transpose(0, 1)
+        return x, hidden
+
+    def _initial_state(self, hx, batch, like, is_lstm):
+        """``hx``, checked, or zeros of ``like``'s dtype and device: (num_layers * directions, batch, hidden)."""
         D = 2 if self.bidirectional else 1
-        N = input.shape[1]
-        shape = (self.num_layers * D, N, self.hidden_size)
+        shape = (self.num_layers * D, batch, self.hidden_size)
         if hx is None:
-            zeros = _ops.zeros(*shape, dtype=input.dtype, device=input.device)
+            zeros = _ops.zeros(*shape, dtype=like.dtype, device=like.device)
             hx = (zeros, zeros) if is_lstm else zeros
         for h in (hx if is_lstm else (hx,)):
             self._check_hidden(h, shape)
+        return hx
+
+    def _forward_packed(self, input, hx, step, is_lstm):
+        """A PackedSequence: the sequences of each length run as one batch of
+        ``_run_layers``, so each stops at its own last step, as in torch; the output is
+        packed like the input, and h_n is in the batch's original order (as hx is)."""
+        self._check_input(input.data)
+        padded, lengths = pad_packed_sequence(input)
+        lengths = lengths.tolist()
+        hx = self._initial_state(hx, len(lengths), padded, is_lstm)
+        outputs, hiddens, members = [], [], []
+        for length in sorted(set(lengths), reverse=True):
+            group = [b for b, n in enumerate(lengths) if n == length]
+            group_hx = tuple(h[:, group] for h in hx) if is_lstm else hx[:, group]
+            out, hidden = self._run_layers(padded[:length, group], group_hx, step, is_lstm)
+            outputs.append(out.transpose(0, 1))  # (batch, time, features): one row per member
+            hiddens.append(hidden)
+            members.extend(group)
+        # restore the batch's order: padded output (T, B, features), then pack it as the input
+        back = invert_permutation(members).numpy()
+        rows = [o[i] for o in outputs for i in range(o.shape[0])]
+        padded_out = pad_sequence([rows[i] for i in back])
+        packed = pack_padded_sequence(padded_out, lengths, enforce_sorted=False)
+        packed = PackedSequence(packed.data, packed.batch_sizes, input.sorted_indices,
+                                input.unsorted_indices)
+        if is_lstm:
+            hidden = tuple(_ops.cat([h[k] for h in hiddens], dim=1)[:, back] for k in range(2))
+        else:
+            hidden = _ops.cat(hiddens, dim=1)[:, back]
+        return packed, hidden
+
+    def _run_layers(self, input, hx, step, is_lstm):
+        """Every layer and direction over ``input`` (L, N, in) from ``hx``: (output, h_n)."""
+        D = 2 if self.bidirectional else 1
         h_n, c_n = [], []
         x = input
         for layer in range(self.num_layers):
@@ -203,11 +251,6 @@ class RNNBase(Module):
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
         hidden = (_ops.stack(h_n), _ops.stack(c_n)) if is_lstm else _ops.stack(h_n)
-        if unbatched:
-            x = x.squeeze(1)
-            hidden = tuple(h.squeeze(1) for h in hidden) if is_lstm else hidden.squeeze(1)
-        elif self.batch_first:
-            x = x.transpose(0, 1)
         return x, hidden
 
 

@@ -1,7 +1,7 @@
 """minigrad.nn.utils: gradient clipping, parameter/vector conversion, weight_norm."""
 from minigrad.nn.utils.clip_grad import clip_grad_norm_, clip_grad_value_
 from minigrad.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
-from minigrad.nn.utils import stateless  # noqa: F401 - torch.nn.utils.stateless
+from minigrad.nn.utils import rnn, stateless  # noqa: F401 - torch.nn.utils.rnn, .stateless
 from minigrad.nn.utils.weight_norm import remove_weight_norm, weight_norm
 
 clip_grad_norm = clip_grad_norm_
