@@ -64,10 +64,10 @@ def apply_inplace(self, op, *args, **kwargs):
         or (self._base is not None and self._base._requires_grad))
     if recording and self.grad_fn is None and self._requires_grad and self._base is None:
         raise RuntimeError(LEAF_INPLACE_ERROR)
-    where = positions_written(self, op, args) if has_internal_overlap(self._data) else None
     if recording and self._base is not None:
-        return inplace_on_view(self, op, args, kwargs, where)
-    check_overlaps(self, op, args, kwargs)
+        return inplace_on_view(self, op, args, kwargs)
+    where = positions_written(self, op, args) if has_internal_overlap(self._data) else None
+    check_overlaps(self, op, args, kwargs)  # (after positions_written's warning, as torch)
     if not recording:
         _write_unrecorded(self, op, args, kwargs, where)
         return self
@@ -201,9 +201,8 @@ def any_requires_grad(values):
 
 
 # ------------------------------------------------------------- on views
-def inplace_on_view(view, op, args, kwargs, written=None):
-    """``op`` in place on ``view`` while recording: rebase the view's base onto CopySlices.
-    ``written``: the elements written, for an expanded view (positions_written)."""
+def inplace_on_view(view, op, args, kwargs):
+    """``op`` in place on ``view`` while recording: rebase the view's base onto CopySlices."""
     base = view._base
     entry = registration(view)
     if entry is not None and entry[1] != IN_GRAD_MODE:  # made under no_grad/inference_mode
@@ -211,6 +210,8 @@ def inplace_on_view(view, op, args, kwargs, written=None):
     if entry is not None and base._requires_grad and base.grad_fn is None:
         # also for a view made before the leaf's requires_grad_(), as PyTorch
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
+    # an expanded view: the elements written (positions_written; torch warns here)
+    written = positions_written(view, op, args) if has_internal_overlap(view._data) else None
     check_overlaps(view, op, args, kwargs)
     inputs_require_grad = any_requires_grad(args) or any_requires_grad(kwargs.values())
     if entry is None or not (view._requires_grad or inputs_require_grad):

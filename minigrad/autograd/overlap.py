@@ -39,8 +39,10 @@ def check_no_overlap(written, read):
 
 
 def has_internal_overlap(array):
-    """A zero stride over a dim of more than one element (ATen's has_internal_overlap YES)."""
-    return any(stride == 0 and n > 1 for stride, n in zip(array.strides, array.shape))
+    """A zero stride over a dim of more than one element (ATen's has_internal_overlap YES);
+    never for an empty array (numpy may give one zero strides)."""
+    return array.size > 1 and any(stride == 0 and n > 1
+                                  for stride, n in zip(array.strides, array.shape))
 
 
 def overlap_status(a, b):

@@ -112,3 +112,34 @@ def test_expanded_gradients_still_accumulate_correctly(L):
     (g,) = L.autograd.grad((x * x).expand(3, 2).sum(), x, create_graph=True)
     g.sum().backward()
     assert g.tolist() == [6.0, 12.0] and x.grad.tolist() == [18.0, 18.0]
+
+
+def _refused_write(L, leaf):
+    x = L.tensor([1.0], dtype=L.float64, requires_grad=True)
+    e = (x if leaf else x * 1).expand(3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError) as err:
+            e[e > 0] = e
+    return str(err.value)[:40], [str(w.message).split(" (Triggered")[0] for w in caught]
+
+
+@pytest.mark.parametrize("leaf", [True, False])
+def test_a_refused_write_into_an_expanded_tensor_warns_as_torch(leaf):
+    """A view of a leaf is refused before the deprecation warning (fuzzer program 397);
+    a value sharing the memory written is refused after it."""
+    assert _refused_write(mg, leaf) == _refused_write(torch, leaf)
+
+
+@pytest.mark.parametrize("L", [mg, torch])
+def test_fill_of_an_empty_transposed_result_is_no_overlap(L):
+    """numpy may give an empty array zero strides; it has no elements to share (program 5246)."""
+    x = L.tensor(_rand_empty(), dtype=L.float64, requires_grad=True)
+    y = x[:, 1:].unbind(0)[0].sin().transpose(0, -1)
+    y.fill_(0.25)
+    (g,) = L.autograd.grad((x * 2).sum() + y.sum(), x)
+    assert tuple(y.shape) == (4, 0) and g.tolist() == [[[2.0] * 4]] * 3
+
+
+def _rand_empty():
+    return [[[1.0, -2.0, 0.5, 3.0]]] * 3
