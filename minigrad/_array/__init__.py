@@ -151,7 +151,8 @@ def is_writeable(array):
     if type(array) is np.ndarray and not array.flags.writeable:
         return False
     strides = array.strides
-    return 0 not in strides or all(stride or n <= 1 for stride, n in zip(strides, array.shape))
+    return (0 not in strides or array.size <= 1
+            or all(stride or n <= 1 for stride, n in zip(strides, array.shape)))
 
 
 def to_host(array):

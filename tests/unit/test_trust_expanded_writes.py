@@ -143,3 +143,16 @@ def test_fill_of_an_empty_transposed_result_is_no_overlap(L):
 
 def _rand_empty():
     return [[[1.0, -2.0, 0.5, 3.0]]] * 3
+
+
+@pytest.mark.parametrize("L", [mg, torch])
+def test_inplace_on_an_empty_mask_selection(L):
+    """An empty boolean-mask result (zero strides under numpy) is written in place like any
+    tensor (fuzzer programs 12231, 13392, 14004, 15763)."""
+    x = L.tensor([[-1.0, -2.0, 0.5, 0.1]], dtype=L.float64, requires_grad=True)
+    y = x[x.sum(-1) > 0]
+    y.sin_()
+    y[None].sub_(L.ones(4, dtype=L.float64))
+    y.add_(L.ones(1, 4, dtype=L.float64), alpha=2)
+    (g,) = L.autograd.grad((x * 2).sum() + y.sum(), x)
+    assert tuple(y.shape) == (0, 4) and g.tolist() == [[2.0] * 4]
