@@ -189,7 +189,10 @@ def write(self, values, where=None):
         raise RuntimeError(
             f"output with shape {list(data.shape)} doesn't match the broadcast "
             f"shape {list(values.shape)}")
-    namespace_of(data).copyto(data, values, casting="unsafe", where=True if where is None else where)
+    if where is None or where is True:
+        namespace_of(data).copyto(data, values, casting="unsafe")
+    else:
+        namespace_of(data).copyto(data, values, casting="unsafe", where=where)
     self._version_counter[0] += 1
 
 
