@@ -544,8 +544,9 @@ def _close(a, b):
     return bool(np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True))
 
 
-# Deliberate divergences (docs/divergences.md): (name, test on the program's lines
-# and the differences) -- a program they match is not a finding.
+# Deliberate divergences (docs/divergences.md): (name, test on the program's lines,
+# its differences and its seed, which some tests use to run it again, changed) -- a
+# program they match is not a finding.
 _STAGES = ("forward", "values", "loss", "grad", "hvp")
 
 
