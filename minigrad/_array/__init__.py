@@ -145,11 +145,14 @@ def data_pointer(array):
 
 
 def is_writeable(array):
-    """False for numpy's read-only arrays (broadcast views) and for device arrays where
-    several elements share one memory location (a zero stride: CuPy has no flag for it)."""
-    if type(array) is np.ndarray:
-        return array.flags.writeable
-    return all(stride or n <= 1 for stride, n in zip(array.strides, array.shape))
+    """False for numpy's read-only arrays and for arrays where several elements share one
+    memory location (a zero stride: an expanded tensor), which an elementwise write
+    into the array itself would not update as meant."""
+    if type(array) is np.ndarray and not array.flags.writeable:
+        return False
+    strides = array.strides
+    return (0 not in strides or array.size <= 1
+            or all(stride or n <= 1 for stride, n in zip(strides, array.shape)))
 
 
 def to_host(array):

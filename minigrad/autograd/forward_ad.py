@@ -20,7 +20,7 @@ from collections import namedtuple
 import numpy as np
 
 from minigrad import _tensor
-from minigrad._array import namespace_of
+from minigrad._array import is_writeable, namespace_of
 
 
 class _State:
@@ -377,7 +377,7 @@ def _write_tangent(tensor, tangent):
     own = stored_tangent(tensor)
     if own is None and tensor._base is not None:
         own = _tangent_of_view(tensor, tangent)
-    if own is not None and own.shape == tangent.shape and own._data.flags.writeable:
+    if own is not None and own.shape == tangent.shape and is_writeable(own._data):
         np.copyto(own._data, tangent._data, casting="unsafe")
         own._version_counter[0] += 1
     else:

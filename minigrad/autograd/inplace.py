@@ -12,6 +12,8 @@ stale.  In-place ops on views also rewrite their base's history (autograd/views.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from minigrad._array import is_writeable, namespace_of
@@ -22,12 +24,20 @@ from minigrad.autograd.errors import LEAF_INPLACE_ERROR
 from minigrad.autograd.forward_ad import inplace_with_tangent, state as forward_ad
 from minigrad.autograd.hooks import move_retain_grad
 from minigrad.autograd.numpy_errors import setitem_shape_error
-from minigrad.autograd.overlap import check_no_overlap, check_partial_overlap
+from minigrad.autograd.overlap import (
+    INTERNAL_OVERLAP_ERROR, check_no_overlap, check_partial_overlap, has_internal_overlap)
 from minigrad.autograd.saved import SavedTensor
 from minigrad.autograd.views import (
     IN_GRAD_MODE, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, creation_error, refresh_views,
     registration)
-from minigrad.kernels.core import scalar_type_name, with_torch_ellipses
+from minigrad.kernels.core import index_key, scalar_type_name, with_torch_ellipses
+
+READ_ONLY_ERROR = (
+    "unsupported operation: the written-to tensor's memory is read-only (a read-only numpy "
+    "array). Please clone() the tensor before performing the operation.")
+EXPANDED_WARNING = (
+    "Use of {op} on expanded tensors is deprecated. Please clone() the tensor before "
+    "performing this operation. This also applies to advanced indexing e.g. {example}")
 
 INFERENCE_INPLACE_ERROR = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
@@ -56,18 +66,52 @@ def apply_inplace(self, op, *args, **kwargs):
         raise RuntimeError(LEAF_INPLACE_ERROR)
     if recording and self._base is not None:
         return inplace_on_view(self, op, args, kwargs)
-    check_overlaps(self, op, args, kwargs)
+    where = positions_written(self, op, args) if has_internal_overlap(self._data) else None
+    check_overlaps(self, op, args, kwargs)  # (after positions_written's warning, as torch)
     if not recording:
-        if _numpy_inplace(self, op, args, kwargs):
-            return self
-        with grad_mode.no_grad():
-            out = op(self, *args, **kwargs)
-        write(self, out._data)
+        _write_unrecorded(self, op, args, kwargs, where)
         return self
-    rebase(self, op, args, kwargs)
+    rebase(self, op, args, kwargs, where)
     if self._extras is not None and self._extras.get("views"):
         refresh_views(self)
     return self
+
+
+def _write_unrecorded(self, op, args, kwargs, where):
+    if where is None and _numpy_inplace(self, op, args, kwargs):
+        return
+    with grad_mode.no_grad():
+        out = op(self, *args, **kwargs)
+    write(self, out._data, where)
+
+
+def positions_written(self, op, args):
+    """Where ``op`` writes into ``self``, whose elements share memory (an expanded tensor).
+
+    PyTorch refuses such writes (which element's value would the memory keep?) except
+    ``fill_`` with a number, ``x[key] = v`` and ``masked_fill_`` (the last two deprecated,
+    with a warning); they write only the elements they select.  Returns True for all
+    elements, else a boolean mask of ``self``'s shape."""
+    data = self._data
+    xp = namespace_of(data)
+    if op is _F._fill and not isinstance(args[0], Tensor):
+        return True
+    if op is _F._index_put:
+        _warn_expanded("index_put_", "tensor[indices] = tensor")
+        value = args[1] if len(args) > 1 else None
+        if _is_mask(args[0]) and (not isinstance(value, Tensor) or value._data.size == 1):
+            _warn_expanded("masked_fill_", "tensor[mask] = scalar")  # runs as masked_fill_
+        where = xp.zeros(data.shape, dtype=bool)
+        where[index_key(args[0], data)] = True
+        return where
+    if op is _F.masked_fill:
+        _warn_expanded("masked_fill_", "tensor[mask] = scalar")
+        return xp.broadcast_to(args[0]._data, data.shape)
+    raise RuntimeError(INTERNAL_OVERLAP_ERROR)
+
+
+def _warn_expanded(op, example):
+    warnings.warn(EXPANDED_WARNING.format(op=op, example=example), UserWarning, stacklevel=4)
 
 
 def check_overlaps(self, op, args, kwargs):
@@ -116,14 +160,15 @@ def _numpy_inplace(self, op, args, kwargs):
     return True
 
 
-def rebase(self, op, args, kwargs):
-    """Record ``op(self, ...)``, write its value into ``self``, make its node ``self``'s grad_fn."""
+def rebase(self, op, args, kwargs, where=None):
+    """Record ``op(self, ...)``, write its value into ``self``, make its node ``self``'s grad_fn.
+    ``where``: the elements written, for an expanded ``self`` (positions_written)."""
     # The op saves its inputs by reference; give it a snapshot of ``self`` that
     # keeps the old value and the old history, since ``self`` is about to change.
     snapshot = _wrap(self._data.copy(), self.grad_fn, self._output_nr)
     snapshot._requires_grad = self._requires_grad
     out = op(snapshot, *args, **kwargs)
-    write(self, out._data)
+    write(self, out._data, where)
     self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
     self._requires_grad = out._requires_grad
     out.grad_fn.rebind_output(out._output_nr, self)
@@ -135,22 +180,26 @@ def rebase(self, op, args, kwargs):
 _KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
-def write(self, values):
-    """Copy ``values`` into ``self``'s storage (same shape; cast to ``self``'s dtype)."""
-    if not is_writeable(self._data):
+def write(self, values, where=None):
+    """Copy ``values`` into ``self``'s storage (same shape; cast to ``self``'s dtype);
+    for an expanded ``self``, only the elements ``where`` selects (positions_written)."""
+    data = self._data
+    if type(data) is np.ndarray and not data.flags.writeable:
+        raise RuntimeError(READ_ONLY_ERROR)
+    if where is None and has_internal_overlap(data):
+        raise RuntimeError(INTERNAL_OVERLAP_ERROR)
+    if values.shape != data.shape:
         raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers "
-            "to a single memory location (an expanded tensor). Please clone() the tensor "
-            "before performing the operation.")
-    if values.shape != self._data.shape:
-        raise RuntimeError(
-            f"output with shape {list(self._data.shape)} doesn't match the broadcast "
+            f"output with shape {list(data.shape)} doesn't match the broadcast "
             f"shape {list(values.shape)}")
-    if _KIND_RANK.get(values.dtype.kind, 4) > _KIND_RANK.get(self._data.dtype.kind, 4):
+    if _KIND_RANK.get(values.dtype.kind, 4) > _KIND_RANK.get(data.dtype.kind, 4):
         # x.sqrt_() on an int tensor: torch refuses to truncate a float result (bool < int < float)
         raise RuntimeError(f"result type {scalar_type_name(values.dtype)} can't be cast to the "
-                           f"desired output type {scalar_type_name(self._data.dtype)}")
-    namespace_of(self._data).copyto(self._data, values, casting="unsafe")
+                           f"desired output type {scalar_type_name(data.dtype)}")
+    if where is None or where is True:
+        namespace_of(data).copyto(data, values, casting="unsafe")
+    else:
+        namespace_of(data).copyto(data, values, casting="unsafe", where=where)
     self._version_counter[0] += 1
 
 
@@ -171,16 +220,17 @@ def inplace_on_view(view, op, args, kwargs):
     if entry is not None and base._requires_grad and base.grad_fn is None:
         # also for a view made before the leaf's requires_grad_(), as PyTorch
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
+    # an expanded view: the elements written (positions_written; torch warns here)
+    written = positions_written(view, op, args) if has_internal_overlap(view._data) else None
     check_overlaps(view, op, args, kwargs)
     inputs_require_grad = any_requires_grad(args) or any_requires_grad(kwargs.values())
     if entry is None or not (view._requires_grad or inputs_require_grad):
         # detach() and other views with no autograd link to their base: the base's
         # history does not change, as in PyTorch.
         if view._requires_grad or inputs_require_grad:
-            rebase(view, op, args, kwargs)
+            rebase(view, op, args, kwargs, written)
         else:
-            with grad_mode.no_grad():
-                apply_inplace(view, op, *args, **kwargs)
+            _write_unrecorded(view, op, args, kwargs, written)
         return view
     if base._requires_grad and base.grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
@@ -188,9 +238,10 @@ def inplace_on_view(view, op, args, kwargs):
     old = _wrap(view._data.copy(), view.grad_fn, view._output_nr)
     old._requires_grad = view._requires_grad
     out = op(old, *args, **kwargs)
-    write(view, out._data)
+    write(view, out._data, written)
     base_edge = (base.grad_fn, base._output_nr) if base.grad_fn is not None else (None, 0)
-    node = CopySlices(base_edge, out.grad_fn, where)
+    # torch's backward writes the view's gradient into an expanded view too, and refuses
+    node = CopySlices(base_edge, out.grad_fn, where, overlapping=written is not None)
     out.grad_fn.rebind_output(out._output_nr, view)
     base.grad_fn, base._output_nr, base._requires_grad = node, 0, True
     if base._extras.get("retains_grad"):

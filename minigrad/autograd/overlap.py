@@ -10,12 +10,18 @@ write go ahead.
 - ``check_partial_overlap`` is TensorIterator's check (``add_``, ``copy_``, every
   elementwise in-place op): the very same memory, read and written, is fine.
 - ``check_no_overlap`` is ``index_put_``'s: any shared memory is refused.
+- ``has_internal_overlap``: several elements of one tensor share memory (an
+  expanded tensor), which most in-place ops refuse to write (autograd/inplace.py).
 """
 import numpy as np
 
 OVERLAP_ERROR = ("unsupported operation: some elements of the input tensor and the written-to "
                  "tensor refer to a single memory location. Please clone() the tensor before "
                  "performing the operation.")
+
+INTERNAL_OVERLAP_ERROR = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.")
 
 NO, FULL, PARTIAL, TOO_HARD = "no", "full", "partial", "too hard"
 
@@ -30,6 +36,13 @@ def check_no_overlap(written, read):
     """Raise PyTorch's error if ``read`` shares any of ``written``'s memory."""
     if overlap_status(written, read) in (PARTIAL, FULL):
         raise RuntimeError(OVERLAP_ERROR)
+
+
+def has_internal_overlap(array):
+    """A zero stride over a dim of more than one element (ATen's has_internal_overlap YES);
+    never for an empty array (numpy may give one zero strides)."""
+    return array.size > 1 and any(stride == 0 and n > 1
+                                  for stride, n in zip(array.strides, array.shape))
 
 
 def overlap_status(a, b):

@@ -28,6 +28,8 @@ from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.hooks import move_retain_grad
 from minigrad.autograd.node import Node
+from minigrad.autograd.engine import current_task
+from minigrad.autograd.overlap import INTERNAL_OVERLAP_ERROR
 
 VIEW_OF_LEAF_ERROR = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation. "
@@ -229,9 +231,9 @@ class CopySlices(Node):
     (``fn``); the result replaces those elements of the base's gradient.
     """
 
-    __slots__ = ("fn", "where", "view_nr")
+    __slots__ = ("fn", "where", "view_nr", "overlapping")
 
-    def __init__(self, base_edge, fn, where, view_nr=0):
+    def __init__(self, base_edge, fn, where, view_nr=0, overlapping=False):
         # view_nr: which input of ``fn`` the view is (not the first for a custom
         # Function's mark_dirty); fn's other inputs keep their edges, in order
         others = fn.next_functions[:view_nr] + fn.next_functions[view_nr + 1:]
@@ -239,12 +241,17 @@ class CopySlices(Node):
         self.fn = fn
         self.where = where
         self.view_nr = view_nr
+        # the view was expanded (its elements share memory): PyTorch's backward writes
+        # the view's gradient into an expanded view of the base's, and refuses to
+        self.overlapping = overlapping
 
     def _view_first(self, results):
         k = self.view_nr
         return tuple(results) if k == 0 else (results[k],) + tuple(results[:k]) + tuple(results[k + 1:])
 
     def apply(self, grads, create_graph):
+        if self.overlapping and self._base_gradient_needed():
+            raise RuntimeError(INTERNAL_OVERLAP_ERROR)
         grad, where = grads[0], self.where
         index = where.index
         if create_graph:
@@ -267,6 +274,15 @@ class CopySlices(Node):
         if results[0] is not None:
             xp.add.at(flat, index, xp.broadcast_to(results[0], index.shape))
         return (flat.reshape(where.base_shape),) + tuple(results[1:])
+
+    def _base_gradient_needed(self):
+        """PyTorch's should_compute_output(0): the base's old history gets a gradient."""
+        node = self.next_functions[0][0]
+        if node is None:
+            return False
+        task = current_task()
+        plan = task.plan if task is not None else None
+        return plan is None or node in plan.runs or node in plan.edges
 
     def release(self):
         self.fn.release()

@@ -121,7 +121,12 @@ def expand_array(x, size):
                 f"{list(size)}.  Tensor sizes: {list(x.shape)}")
     if math.prod(target) == x.size:
         return x.reshape(target)  # nothing repeats: a plain, writable view (as torch)
-    return namespace_of(x).broadcast_to(x, target)
+    out = namespace_of(x).broadcast_to(x, target)
+    if type(out) is np.ndarray and x.flags.writeable:
+        # writable like torch's expand (fill_ and x[mask] = v may write into it);
+        # autograd/inplace.py refuses the writes torch refuses (internal overlap)
+        out.flags.writeable = True
+    return out
 
 
 def broadcast_copy(self, src):
