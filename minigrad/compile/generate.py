@@ -624,19 +624,25 @@ def reuse_buffers(body, returned, prefix="g"):
             for sub in ast.walk(statement.value):
                 if isinstance(sub, ast.Name):
                     counts[sub.id] = counts.get(sub.id, 0) + 1
-            dead = {name for name, n in counts.items() if n == 1 and name.startswith(prefix)
+            dead = {name for name, n in counts.items() if n == 1 and _is_var(name, prefix)
                     and (name == target or name not in later)}
             statement.value = _Into(dead).visit(statement.value)
             code = ast.unparse(ast.fix_missing_locations(tree))
             # variables this line reads last: let go of them (an alias would keep
             # the array from being written into, and the memory from being freed)
-            last = sorted(name for name in counts if name.startswith(prefix) and name != target
+            last = sorted(name for name in counts if _is_var(name, prefix) and name != target
                           and name not in later)
             if last:
                 rewritten.append((f"del {', '.join(last)}", ""))
         later.update(sub.id for sub in ast.walk(tree) if isinstance(sub, ast.Name))
         rewritten.append((code, comment))
     return rewritten[::-1]
+
+
+def _is_var(name, prefix):
+    """A generated variable (``v3``, ``g3``), not a function (``view_array``, ``gather_array``):
+    deleting a function's name would make it a local, unbound where it is called."""
+    return name.startswith(prefix) and name[len(prefix):].isdigit()
 
 
 class _Into(ast.NodeTransformer):

@@ -29,24 +29,47 @@ def _same_float(out, *inputs):
 
 
 def pow_array(self, exponent):
-    """``np.power``, with the exponents 2 and 3 as multiplications, as PyTorch computes
-    them (same bits): about 10x faster than ``np.power(x, 3)`` on large arrays.  The
-    exponent -0.5 is ``1 / sqrt``, as PyTorch's, so ``-0.0 ** -0.5`` is ``-inf``."""
+    """``np.power``, with the exponents PyTorch computes without ``pow`` computed as it
+    does (5-10x faster than ``np.power`` on large arrays): 2 and 3 as multiplications,
+    -1 and -2 as ``1 / x`` and ``1 / (x * x)`` (PyTorch's bits), 0.5 and -0.5 as
+    ``sqrt`` and ``1 / sqrt`` (so ``-0.0 ** 0.5`` is ``-0.0``, ``-inf ** 0.5`` is
+    nan and ``-0.0 ** -0.5`` is ``-inf``, as PyTorch's)."""
     if (type(exponent) in (int, float)
             and (type(self) is np.ndarray or namespace_of(self) is not np)
             and self.dtype.kind == "f"):
-        if exponent == 2:
-            return quietly(namespace_of(self).multiply, self, self)
-        if exponent == 3:
-            return quietly(_cube, self)
-        if exponent == -0.5:
-            xp = namespace_of(self)
-            return quietly(xp.reciprocal, quietly(xp.sqrt, self))
+        rewritten = _POWERS.get(exponent)
+        if rewritten is not None:
+            return quietly(rewritten, self)
     return quietly(xp_of(self, exponent).power, self, exponent)
+
+
+def _square(x):
+    return x * x
 
 
 def _cube(x):
     return x * x * x
+
+
+def _reciprocal(x):
+    return namespace_of(x).reciprocal(x)
+
+
+def _reciprocal_square(x):
+    return namespace_of(x).reciprocal(x * x)
+
+
+def _sqrt(x):
+    return namespace_of(x).sqrt(x)
+
+
+def _rsqrt(x):
+    xp = namespace_of(x)
+    return xp.reciprocal(xp.sqrt(x))
+
+
+_POWERS = {2: _square, 3: _cube, -1: _reciprocal, -2: _reciprocal_square, 0.5: _sqrt,
+           -0.5: _rsqrt}
 
 
 def erf_array(x):

@@ -536,3 +536,25 @@ def test_create_graph_retains_the_graph_and_its_gradients_are_differentiable():
         assert got.requires_grad and got.grad_fn is not None
     out.backward()                                          # and a plain backward after it
     np.testing.assert_allclose(x.grad._data, ex._data, rtol=1e-12)
+
+
+def test_big_programs_calling_functions_named_like_variables():
+    # from 65,536 elements on the generated code deletes dead variables (v3, g3): never a
+    # function whose name starts alike (view_array, var_array, gather_array)
+    torch = pytest.importorskip("torch")
+    data = np.random.default_rng(0).random((300, 400))
+    index = np.random.default_rng(1).integers(0, 400, (300, 400))
+
+    def f(x, lib):
+        y = x.view(-1) * 2.0
+        return y.var() + x.gather(1, lib.tensor(index)).sum()
+    compiled = minigrad.compile(lambda x: f(x, minigrad))
+    for _ in range(2):
+        x = minigrad.tensor(data, requires_grad=True)
+        out = compiled(x)
+        out.backward()
+    t = torch.tensor(data, requires_grad=True)
+    want = f(t, torch)
+    want.backward()
+    np.testing.assert_allclose(out.item(), want.item(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)
