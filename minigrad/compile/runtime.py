@@ -459,12 +459,14 @@ def _ones(data):
     shape and dtype; a leaf never keeps it, see _owned)."""
     if type(data) is not np.ndarray:  # a device array: made on its device each time
         return namespace_of(data).ones(data.shape, data.dtype)
-    key = (data.shape, data.dtype)
-    ones = _ONES.get(key)
-    if ones is None:
-        ones = _ONES[key] = np.ones(data.shape, data.dtype)
+    dtype = data.dtype
+    key = (data.shape, id(dtype))   # (hashing a dtype costs more; the value keeps it alive)
+    found = _ONES.get(key)
+    if found is None or found[0] is not dtype:
+        ones = np.ones(data.shape, dtype)
         ones.flags.writeable = False
-    return ones
+        found = _ONES[key] = (dtype, ones)
+    return found[1]
 
 
 def _owned(array, like):

@@ -536,3 +536,38 @@ def test_create_graph_retains_the_graph_and_its_gradients_are_differentiable():
         assert got.requires_grad and got.grad_fn is not None
     out.backward()                                          # and a plain backward after it
     np.testing.assert_allclose(x.grad._data, ex._data, rtol=1e-12)
+
+
+def test_a_captured_tensor_given_a_new_shape_is_guarded_on_the_next_call():
+    torch = pytest.importorskip("torch")
+    w = leaf(3)
+    g = minigrad.compile(lambda x: (x * w).sum())
+    x = leaf(1, seed=2)                  # broadcasts against w
+    g(x)
+    g(x)                                 # the generated code, its guard checked
+    w.data = leaf(5, seed=3)             # same Tensor, new shape: not the code traced for 3
+    out = g(x)
+    out.backward()
+    tw = torch.tensor(w._data, requires_grad=True)
+    tx = torch.tensor(x._data, requires_grad=True)
+    expected = (tx * tw).sum()
+    expected.backward()
+    assert np.allclose(out.item(), expected.item())
+    assert np.allclose(w.grad._data, tw.grad.numpy()) and np.allclose(x.grad._data, tx.grad.numpy())
+
+
+def test_input_edges_are_the_leaves_accumulators_and_their_hooks_run():
+    g = minigrad.compile(f)
+    a, b = leaf(4), leaf(4, seed=1)
+    g(a, b)
+    out = g(a, b)
+    edges = out.grad_fn.next_functions
+    assert [acc.variable for acc, _ in edges] == [a, b] and [nr for _, nr in edges] == [0, 0]
+    accumulator = edges[0][0]
+    seen = []
+    accumulator.register_prehook(lambda grad_outputs: seen.append(grad_outputs[0]._data.copy()))
+    out.backward()
+    later = g(a, b)                      # its edges are not read: the hooked accumulator is a's
+    later.backward()
+    assert len(seen) == 2
+    assert np.allclose(seen[1], b._data) and np.allclose(a.grad._data, 2 * b._data)
