@@ -1,5 +1,6 @@
 """A compiled entry: the generated functions for one guard, and the node that links
 the compiled region into the ordinary autograd graph."""
+import operator
 import sys
 
 import numpy as np
@@ -130,7 +131,7 @@ class CompiledEntry:
     def run(self, tensors):
         """``tensors``: the region's input Tensors, one per slot of program.inputs."""
         unique = [tensors[i] for i in self._first_slots()] if self.aliased else tensors
-        outs, saved = self.forward(*[t._data for t in unique])
+        outs, saved = self.forward(*map(_data_of, unique))
         node = None
         if self.record_graph and grad_mode.flags.enabled:
             node = CompiledBackward(self, unique, saved)
@@ -167,6 +168,7 @@ class CompiledEntry:
 
 
 _MISSING = object()
+_data_of = operator.attrgetter("_data")
 
 
 def _define(text, filename, name, namespace):
@@ -179,13 +181,17 @@ _ONES_VIEWS = {}
 
 def full_gradient(xp, grad, shape, dtype):
     """``cast_to(unreduce(grad, shape, None), dtype)``: the gradient of a sum over every dim,
-    filled out to the input's ``shape`` (a new array) in one multiplication."""
-    key = (xp, shape, dtype)
-    ones = _ONES_VIEWS.get(key)
-    if ones is None:
-        ones = _ONES_VIEWS[key] = xp.broadcast_to(xp.ones((), dtype=dtype), shape)
-    out = grad * ones
-    return out if out.dtype == dtype else out.astype(dtype)
+    filled out to the input's ``shape`` in one multiplication, or none where ``grad`` is
+    ``loss.backward()``'s ones (the shortcut's own array, see _ones): then a read-only
+    view of ones, which no leaf keeps (_owned copies views) and nothing writes into."""
+    key = (xp, shape, id(dtype))   # (hashing a dtype costs more; the value keeps it alive)
+    found = _ONES_VIEWS.get(key)
+    if found is None or found[0] is not dtype:
+        found = _ONES_VIEWS[key] = (dtype, xp.broadcast_to(xp.ones((), dtype=dtype), shape))
+    if id(grad) in _ROOT_ONES:
+        return found[1]
+    out = xp.multiply(grad, found[1])
+    return out if out.dtype is dtype or out.dtype == dtype else out.astype(dtype)
 
 
 def into(ufunc, a, b, refs):
@@ -247,7 +253,7 @@ class CompiledBackward(Node):
         self.entry = entry
         self.num_outputs = len(entry.grad_outputs)
         self._tensors = inputs    # for create_graph's replay
-        self._inputs = [SavedTensor(inputs[s]) for s in entry.backward_inputs]
+        self._inputs = list(map(SavedTensor, map(inputs.__getitem__, entry.backward_inputs)))
         self._saved = saved
         self._versions = [inputs[s]._version_counter[0] for s in entry.recompute_slots] \
             if entry.recompute_slots else None
@@ -452,6 +458,7 @@ def _run_region(node, buffer, retain_graph, create_graph):
 
 
 _ONES = {}
+_ROOT_ONES = set()   # ids of _ONES's arrays (full_gradient knows them)
 
 
 def _ones(data):
@@ -466,6 +473,7 @@ def _ones(data):
         ones = np.ones(data.shape, dtype)
         ones.flags.writeable = False
         found = _ONES[key] = (dtype, ones)
+        _ROOT_ONES.add(id(ones))   # (kept in _ONES for good: the id stays its own)
     return found[1]
 
 

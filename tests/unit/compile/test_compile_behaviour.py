@@ -571,3 +571,21 @@ def test_input_edges_are_the_leaves_accumulators_and_their_hooks_run():
     later.backward()
     assert len(seen) == 2
     assert np.allclose(seen[1], b._data) and np.allclose(a.grad._data, 2 * b._data)
+
+
+def test_gradients_of_a_compiled_sum_are_the_leaves_own_arrays():
+    torch = pytest.importorskip("torch")
+    g = minigrad.compile(lambda x, y: x.sum() + (x * y).sum())
+    x, y = leaf(3), leaf(3, seed=1)
+    tx, ty = (torch.tensor(t._data, requires_grad=True) for t in (x, y))
+    for _ in range(3):                      # traced, then the generated code twice
+        x.grad = y.grad = tx.grad = ty.grad = None
+        g(x, y).backward()
+        (tx.sum() + (tx * ty).sum()).backward()
+        x.grad.mul_(2.0)                    # written in place: no other gradient changes
+        tx.grad.mul_(2.0)
+        assert np.allclose(x.grad._data, tx.grad.numpy()) and np.allclose(y.grad._data, ty.grad.numpy())
+    x.grad = y.grad = tx.grad = ty.grad = None
+    g(x, y).backward()
+    (tx.sum() + (tx * ty).sum()).backward()
+    assert np.allclose(x.grad._data, tx.grad.numpy())
