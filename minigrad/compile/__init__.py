@@ -35,6 +35,7 @@ import numpy as np
 from minigrad._tensor import Tensor
 from minigrad.autograd import anomaly, grad_mode
 from minigrad.autograd.saved import saved_hooks
+from minigrad.compile.guards import make_guard
 from minigrad.compile.runtime import CompiledEntry
 from minigrad.compile.tracer import GraphBreak, Tracer, format_where, state
 
@@ -91,6 +92,7 @@ class CompiledFunction:
         self.eager = eager
         self._cache = {}          # guard key -> [entry]  (entries differ in externals)
         self._latest = None
+        self._hot = None          # the entry that ran last, where it has a generated guard
         self._warned = False
         functools.update_wrapper(self, fn, updated=())
         if register:   # (the compiler's own, the create_graph backwards, are not listed)
@@ -105,6 +107,9 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if self.eager or _anomaly_flags.enabled or saved_hooks.stack or state.tracer is not None:
             return self.fn(*args, **kwargs)   # (inside another trace: its ops are recorded there)
+        hot = self._hot
+        if hot is not None and not kwargs and hot.guard(args):
+            return hot.run(hot.gather(args, kwargs))
         tensors = []
         parts = []
         try:
@@ -128,6 +133,8 @@ class CompiledFunction:
                 if type(entry) is _EagerEntry:
                     return self.fn(*args, **kwargs)
                 if not entry.externals or _externals_match(entry):
+                    if entry.guard is not None:
+                        self._hot = entry   # (its generated check: guards.py)
                     return entry.run(entry.gather(args, kwargs))
         return self._compile_and_call(key, args, kwargs)
 
@@ -158,6 +165,9 @@ class CompiledFunction:
             entry = _EagerEntry(program.breaks)
         else:
             entry.gather = _gatherer(program)
+            values = program.values
+            entry.guard = make_guard(key, [(tensor, values[program.inputs[slot][2]])
+                                           for slot, tensor in entry.externals])
         entry.key = key
         self._cache.setdefault(key, []).append(entry)
         self._latest = entry

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from minigrad._generated.compile_table import OPS
+from minigrad.compile.small import ufunc_calls
 from minigrad.autograd.support import dtype_of, ndim_of, shape_of
 
 _LITERAL_TYPES = (bool, int, str, type(None))
@@ -90,6 +91,7 @@ def forward_source(program, constants, saved):
     src.emit(f"xp = namespace_of({var(inputs[0])})" if inputs else "xp = np",
              "the array namespace of the inputs (numpy, CuPy, ...)")
     scalars = Scalars(constants)
+    big = is_big(program)
     templates = {}
     for record in program.records:
         places = Placeholders(program)
@@ -97,8 +99,9 @@ def forward_source(program, constants, saved):
         key = (record.func_name, tuple((n, ref_key(r, program)) for n, r in record.args.items()))
         template = templates.get(key)
         if template is None:
+            tree = scalars.rewrite(inline_forward(record.op, mapping, constants), places)
             template = templates[key] = ast.unparse(
-                scalars.rewrite(inline_forward(record.op, mapping, constants), places))
+                tree if big else ufunc_calls(tree, places.shapes))
         targets = [var(v) if v is not None else "_" for v in record.outputs]
         if record.op.outputs[0].type == "Tensor[]":
             lhs = ", ".join(targets) + ("," if len(targets) == 1 else "")
@@ -107,7 +110,7 @@ def forward_source(program, constants, saved):
         src.emit(f"{lhs} = {places.fill(template)}", _forward_comment(record))
     outs = output_vids(program)
     returned = [var(v) for v in outs] + [var(v) for v in saved]
-    if is_big(program):
+    if big:
         src.lines[2:] = reuse_buffers(src.lines[2:], returned, prefix="v")
     src.emit(f"return ({_tuple(var(v) for v in outs)}), ({_tuple(var(v) for v in saved)})")
     scalars.declare(src, 2)
@@ -305,6 +308,7 @@ class Backward:
         self.reads = []                      # forward variables read (vids)
         self.templates = {}
         self.scalars = Scalars(constants)
+        self.big = is_big(program)
 
     def build(self, layout=None):
         """``layout``: (input vids, saved vids) of the all-gradients backward, which every
@@ -331,7 +335,7 @@ class Backward:
         first = gvar(outs[0]) if outs else "None"
         src.emit(f"xp = namespace_of({first})", "the array namespace of the gradients")
         result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
-        if is_big(program):
+        if self.big:
             self.body = reuse_buffers(self.body, result)
         for code, comment in self.body:
             src.emit(code, comment)
@@ -375,7 +379,8 @@ class Backward:
     def _accumulate(self, vid, code, comment):
         name = gvar(vid)
         if self.live.get(vid):
-            self.body.append((f"{name} = {name} + {code}", comment))
+            total = f"{name} + {code}" if self.tensors or self.big else f"xp.add({name}, {code})"
+            self.body.append((f"{name} = {total}", comment))
         else:
             self.body.append((f"{name} = {code}", comment))
             self.live[vid] = True
@@ -435,7 +440,10 @@ class Backward:
             return None
         tree = ast.parse(formula.code, mode="eval").body
         tree = fold(_FormulaRewrite(self, names, grads, op).visit(tree))
-        return tree if self.tensors else self.scalars.rewrite(tree, places)
+        if self.tensors:
+            return tree
+        tree = self.scalars.rewrite(tree, places)
+        return tree if self.big else ufunc_calls(tree, places.shapes)
 
     def _grad_node(self, vid, live, op, places):
         if vid is not None and live:

@@ -1,5 +1,6 @@
 """A compiled entry: the generated functions for one guard, and the node that links
 the compiled region into the ordinary autograd graph."""
+import operator
 import sys
 
 import numpy as np
@@ -13,7 +14,7 @@ from minigrad._tensor import Tensor, _compare, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
 from minigrad.autograd.namespace import ARRAYS, TENSORS
-from minigrad.autograd.node import AccumulateGrad, Node, edge_of
+from minigrad.autograd.node import AccumulateGrad, Node, accumulator_of
 from minigrad.autograd.saved import SavedTensor, unpack
 from minigrad.autograd.support import wrap_view
 from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
@@ -39,12 +40,14 @@ class CompiledEntry:
         self.grad_dtypes = [program.values[v].dtype for v in self.grad_outputs] \
             if uniform_float_dtype(program) is not None else None
         self.edge_slots = [self.slot_of[v] for v in edge_vids(program)]
+        self.one_grad_output = len(self.grad_outputs) == 1
         self.record_graph = record_graph and bool(self.grad_outputs) and bool(self.edge_slots)
         self._backwards = {}
         self._tensor_backwards = {}   # pattern -> (CompiledFunction, input slots) or None
         if self.record_graph:
             full = Backward(program, self.constants, [True] * len(self.grad_outputs)).build()
-            self._backwards[(True,) * len(self.grad_outputs)] = self._compile_backward(full)
+            self.full_backward_fn = self._compile_backward(full)
+            self._backwards[(True,) * len(self.grad_outputs)] = self.full_backward_fn
             self.backward_inputs = [self.slot_of[v] for v in full.input_vids]
             saved = full.saved_vids
             self.full_backward = full
@@ -128,11 +131,10 @@ class CompiledEntry:
     def run(self, tensors):
         """``tensors``: the region's input Tensors, one per slot of program.inputs."""
         unique = [tensors[i] for i in self._first_slots()] if self.aliased else tensors
-        outs, saved = self.forward(*[t._data for t in unique])
+        outs, saved = self.forward(*map(_data_of, unique))
         node = None
         if self.record_graph and grad_mode.flags.enabled:
-            node = CompiledBackward(self, tuple([edge_of(unique[s]) for s in self.edge_slots]),
-                                    unique, saved)
+            node = CompiledBackward(self, unique, saved)
         if self.single_output:   # the common case: one Tensor, no views
             return _wrap(outs[0], node if self.grad_outputs else None, 0)
         made = {}
@@ -166,6 +168,7 @@ class CompiledEntry:
 
 
 _MISSING = object()
+_data_of = operator.attrgetter("_data")
 
 
 def _define(text, filename, name, namespace):
@@ -178,13 +181,17 @@ _ONES_VIEWS = {}
 
 def full_gradient(xp, grad, shape, dtype):
     """``cast_to(unreduce(grad, shape, None), dtype)``: the gradient of a sum over every dim,
-    filled out to the input's ``shape`` (a new array) in one multiplication."""
-    key = (xp, shape, dtype)
-    ones = _ONES_VIEWS.get(key)
-    if ones is None:
-        ones = _ONES_VIEWS[key] = xp.broadcast_to(xp.ones((), dtype=dtype), shape)
-    out = grad * ones
-    return out if out.dtype == dtype else out.astype(dtype)
+    filled out to the input's ``shape`` in one multiplication, or none where ``grad`` is
+    ``loss.backward()``'s ones (the shortcut's own array, see _ones): then a read-only
+    view of ones, which no leaf keeps (_owned copies views) and nothing writes into."""
+    key = (xp, shape, id(dtype))   # (hashing a dtype costs more; the value keeps it alive)
+    found = _ONES_VIEWS.get(key)
+    if found is None or found[0] is not dtype:
+        found = _ONES_VIEWS[key] = (dtype, xp.broadcast_to(xp.ones((), dtype=dtype), shape))
+    if id(grad) in _ROOT_ONES:
+        return found[1]
+    out = xp.multiply(grad, found[1])
+    return out if out.dtype is dtype or out.dtype == dtype else out.astype(dtype)
 
 
 def into(ufunc, a, b, refs):
@@ -228,17 +235,58 @@ class CompiledBackward(Node):
     the generated Tensor-form backward runs (compiled in its turn), so the gradient is
     itself differentiable; the region is replayed eagerly only where that form cannot
     be generated.
+
+    A leaf input's edge, its AccumulateGrad, is made when ``next_functions`` is first
+    read: the backward shortcuts (fast_backward) write the leaves' ``.grad`` without
+    one (a leaf's accumulator dies with the graph, so each call would make it anew).
+    Other inputs' edges are taken at once (an in-place op may give one new history).
     """
 
-    def __init__(self, entry, edges, inputs, saved):
-        super().__init__(edges)
+    def __init__(self, entry, inputs, saved):
+        pending = []   # per input that requires grad: its edge, or the leaf itself
+        for slot in entry.edge_slots:
+            tensor = inputs[slot]
+            fn = tensor.grad_fn
+            pending.append(tensor if fn is None else (fn, tensor._output_nr))
+        super().__init__(None)
+        self._pending = pending
         self.entry = entry
         self.num_outputs = len(entry.grad_outputs)
         self._tensors = inputs    # for create_graph's replay
-        self._inputs = [SavedTensor(inputs[s]) for s in entry.backward_inputs]
+        self._inputs = list(map(SavedTensor, map(inputs.__getitem__, entry.backward_inputs)))
         self._saved = saved
         self._versions = [inputs[s]._version_counter[0] for s in entry.recompute_slots] \
             if entry.recompute_slots else None
+
+    @property
+    def next_functions(self):
+        pending = self._pending
+        if pending is not None:
+            self._edges = tuple([e if type(e) is tuple else (accumulator_of(e), 0)
+                                 for e in pending])
+            self._pending = None
+        return self._edges
+
+    @next_functions.setter
+    def next_functions(self, edges):   # (Node.__init__)
+        self._edges, self._pending = edges, None
+
+    def plain_leaves(self):
+        """The input Tensors, one per edge, where every edge is a leaf without hooks (whose
+        AccumulateGrad, if it has one, has none either); else None."""
+        pending = self._pending
+        if pending is None:
+            edges = self._edges
+            if not all(_plain_leaf(acc) for acc, _ in edges):
+                return None
+            return [acc.variable for acc, _ in edges]
+        for leaf in pending:
+            if type(leaf) is tuple:
+                return None
+            extras = leaf._extras
+            if extras is not None and not (len(extras) == 1 and _plain_accumulator(extras)):
+                return None
+        return pending
 
     def name(self):
         return f"CompiledBackward[{self.entry.name}]"
@@ -252,8 +300,13 @@ class CompiledBackward(Node):
         inputs = [unpack(saved, self, False) for saved in self._inputs]
         dtypes = entry.grad_dtypes
         if dtypes is not None:   # (the generated code relies on it: see Placeholders.name)
-            grads = [g if g is None or g.dtype == dtype else g.astype(dtype)
-                     for g, dtype in zip(grads, dtypes)]
+            for g, dtype in zip(grads, dtypes):
+                if g is not None and g.dtype is not dtype and g.dtype != dtype:
+                    grads = [g if g is None or g.dtype == dtype else g.astype(dtype)
+                             for g, dtype in zip(grads, dtypes)]
+                    break
+        if entry.one_grad_output and grads[0] is not None:
+            return entry.full_backward_fn(grads, inputs, self._saved)
         pattern = tuple(g is not None for g in grads)
         return entry.backward_for(pattern)(grads, inputs, self._saved)
 
@@ -312,27 +365,30 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
     if gradient is not None or create_graph or inputs is not None or tensor._extras is not None:
         return False
     data = tensor._data
-    if data.size != 1 or not _plain(node) or not all(_plain_leaf(acc) for acc, _ in node.next_functions
-                                                    if acc is not None):
+    if data.size != 1 or not _plain(node):
         return False   # (a non-scalar root: the engine raises the error)
+    leaves = node.plain_leaves()
+    if leaves is None:
+        return False
     buffer = [None] * node.num_outputs
     buffer[tensor._output_nr] = _ones(data)
     grads, mark = _run_region(node, buffer, retain_graph, False)
     flags = grad_mode.flags
     previous, flags.enabled = flags.enabled, False
     try:
-        for i, (acc, _) in enumerate(node.next_functions):
-            if acc is None or grads[i] is None:
+        for i, leaf in enumerate(leaves):
+            grad = grads[i]
+            if grad is None:
                 continue
-            if not acc._consumed:
+            grads[i] = None   # (one reference, ``grad``: the leaf may keep the array)
+            acc = _live_accumulator(leaf)
+            if acc is not None and not acc._consumed:
                 acc._consumed = mark
-            leaf = acc.variable
-            if leaf._grad is None and type(grads[i]) is np.ndarray:
-                array, grads[i] = grads[i], None
-                leaf._grad = _wrap(_owned(array, leaf._data))
+            if leaf._grad is None and type(grad) is np.ndarray:
+                leaf._grad = _wrap(_owned(grad, leaf._data))
             else:
-                box, grads[i] = [grads[i]], None   # one reference: the leaf may keep the array
-                acc.apply(box, False)
+                box, grad = [grad], None
+                (acc or accumulator_of(leaf)).apply(box, False)
     finally:
         flags.enabled = previous
     return True
@@ -365,6 +421,21 @@ def _plain_leaf(acc):
             and len(acc.variable._extras) == 1)   # (its accumulator only: no hooks)
 
 
+def _plain_accumulator(extras):
+    """A leaf's extras that hold its accumulator only: one without hooks, or a dead one."""
+    ref = extras.get("accumulator")
+    if ref is None:
+        return False
+    acc = ref()
+    return acc is None or acc._extras is None
+
+
+def _live_accumulator(leaf):
+    extras = leaf._extras
+    ref = extras.get("accumulator") if extras is not None else None
+    return ref() if ref is not None else None
+
+
 def _run_region(node, buffer, retain_graph, create_graph):
     """Run ``node`` as the engine runs a node (leak marks, grad mode, numpy's warnings
     off, freed after unless retained): (its input gradients as a list, its mark)."""
@@ -387,6 +458,7 @@ def _run_region(node, buffer, retain_graph, create_graph):
 
 
 _ONES = {}
+_ROOT_ONES = set()   # ids of _ONES's arrays (full_gradient knows them)
 
 
 def _ones(data):
@@ -394,18 +466,22 @@ def _ones(data):
     shape and dtype; a leaf never keeps it, see _owned)."""
     if type(data) is not np.ndarray:  # a device array: made on its device each time
         return namespace_of(data).ones(data.shape, data.dtype)
-    key = (data.shape, data.dtype)
-    ones = _ONES.get(key)
-    if ones is None:
-        ones = _ONES[key] = np.ones(data.shape, data.dtype)
+    dtype = data.dtype
+    key = (data.shape, id(dtype))   # (hashing a dtype costs more; the value keeps it alive)
+    found = _ONES.get(key)
+    if found is None or found[0] is not dtype:
+        ones = np.ones(data.shape, dtype)
         ones.flags.writeable = False
-    return ones
+        found = _ONES[key] = (dtype, ones)
+        _ROOT_ONES.add(id(ones))   # (kept in _ONES for good: the id stays its own)
+    return found[1]
 
 
 def _owned(array, like):
     """``array`` as a new leaf's ``.grad`` (AccumulateGrad's rule): kept when nothing else
     refers to it (a fresh result of the generated code), else copied."""
-    if (sys.getrefcount(array) <= 2 and array.base is None and array.dtype == like.dtype
+    # References: the caller's variable, this argument, getrefcount's own argument.
+    if (sys.getrefcount(array) <= 3 and array.base is None and array.dtype == like.dtype
             and array.flags.writeable and array.shape == like.shape):
         return array
     if array.shape != like.shape:

@@ -558,3 +558,56 @@ def test_big_programs_calling_functions_named_like_variables():
     want.backward()
     np.testing.assert_allclose(out.item(), want.item(), rtol=1e-12)
     np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+
+
+def test_a_captured_tensor_given_a_new_shape_is_guarded_on_the_next_call():
+    torch = pytest.importorskip("torch")
+    w = leaf(3)
+    g = minigrad.compile(lambda x: (x * w).sum())
+    x = leaf(1, seed=2)                  # broadcasts against w
+    g(x)
+    g(x)                                 # the generated code, its guard checked
+    w.data = leaf(5, seed=3)             # same Tensor, new shape: not the code traced for 3
+    out = g(x)
+    out.backward()
+    tw = torch.tensor(w._data, requires_grad=True)
+    tx = torch.tensor(x._data, requires_grad=True)
+    expected = (tx * tw).sum()
+    expected.backward()
+    assert np.allclose(out.item(), expected.item())
+    assert np.allclose(w.grad._data, tw.grad.numpy()) and np.allclose(x.grad._data, tx.grad.numpy())
+
+
+def test_input_edges_are_the_leaves_accumulators_and_their_hooks_run():
+    g = minigrad.compile(f)
+    a, b = leaf(4), leaf(4, seed=1)
+    g(a, b)
+    out = g(a, b)
+    edges = out.grad_fn.next_functions
+    assert [acc.variable for acc, _ in edges] == [a, b] and [nr for _, nr in edges] == [0, 0]
+    accumulator = edges[0][0]
+    seen = []
+    accumulator.register_prehook(lambda grad_outputs: seen.append(grad_outputs[0]._data.copy()))
+    out.backward()
+    later = g(a, b)                      # its edges are not read: the hooked accumulator is a's
+    later.backward()
+    assert len(seen) == 2
+    assert np.allclose(seen[1], b._data) and np.allclose(a.grad._data, 2 * b._data)
+
+
+def test_gradients_of_a_compiled_sum_are_the_leaves_own_arrays():
+    torch = pytest.importorskip("torch")
+    g = minigrad.compile(lambda x, y: x.sum() + (x * y).sum())
+    x, y = leaf(3), leaf(3, seed=1)
+    tx, ty = (torch.tensor(t._data, requires_grad=True) for t in (x, y))
+    for _ in range(3):                      # traced, then the generated code twice
+        x.grad = y.grad = tx.grad = ty.grad = None
+        g(x, y).backward()
+        (tx.sum() + (tx * ty).sum()).backward()
+        x.grad.mul_(2.0)                    # written in place: no other gradient changes
+        tx.grad.mul_(2.0)
+        assert np.allclose(x.grad._data, tx.grad.numpy()) and np.allclose(y.grad._data, ty.grad.numpy())
+    x.grad = y.grad = tx.grad = ty.grad = None
+    g(x, y).backward()
+    (tx.sum() + (tx * ty).sum()).backward()
+    assert np.allclose(x.grad._data, tx.grad.numpy())
