@@ -22,6 +22,9 @@ from minigrad.autograd.hooks import run_post_hooks, run_pre_hooks
 from minigrad.autograd.node import AccumulateGrad
 
 
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)  # (the arrays' own objects)
+
+
 def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     """Propagate ``root_grads`` from the ``roots`` edges ``[(node, output_nr)]``.
 
@@ -57,9 +60,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     # Read once per backward (hot loop): the flags object of this thread, and the
     # benchmark switch of the gradient check (see check_generated).
     anomaly_flags, check = anomaly.flags, check_generated
-    float32, float64 = np.dtype(np.float32), np.dtype(np.float64)  # (the arrays' own objects)
-    previous_mode = grad_mode.enabled
-    grad_mode.enabled = create_graph
+    float32, float64 = _FLOAT32, _FLOAT64
+    mode = grad_mode.flags  # this thread's flags (grad_mode.enabled is a property call)
+    previous_mode = mode.enabled
+    mode.enabled = create_graph
     # With a forward-AD level open, saved values and gradients may carry tangents: nodes
     # run their Tensor formulas (as under create_graph) so the tangents propagate.
     create_graph = create_graph or forward_ad.active
@@ -83,7 +87,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 grad_inputs = (None,) * len(node.next_functions)
             else:
                 if node._consumed:
-                    _mark_stale(node, mark, stale)
+                    if type(node) is not AccumulateGrad:  # (a leaf's is run by every backward)
+                        _mark_stale(node, mark, stale)
                 else:
                     node._consumed = mark
                 if anomaly_flags.enabled or node._extras is not None:
@@ -151,7 +156,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         leaks.explain_freed(error, stale)
         raise
     finally:
-        grad_mode.enabled = previous_mode
+        mode.enabled = previous_mode
         _current.task = outer_task
         leaks.end_backward(call)
     if stale or call:
