@@ -197,11 +197,17 @@ class OpView:
     def renames_self(self):
         return any(public_name(a, self.op.args) != a.name for a in self.op.args)
 
-    def array_call(self):
+    def array_call(self, inline=False):
+        """The array op's arguments: each Tensor's array.  ``inline``: a plain Tensor's
+        read in place, data_of for anything else (a call per input costs a few percent of
+        a small op)."""
         parts = []
         for a in self.op.args:
             if a.is_tensor_list:
                 parts.append(f"[data_of(t) for t in {a.name}]")
+            elif a.is_tensor and inline:
+                parts.append(f"({a.name}._data if {a.name}.__class__ is Tensor "
+                             f"else data_of({a.name}))")
             elif a.is_tensor:
                 parts.append(f"data_of({a.name})")
             else:
@@ -216,7 +222,10 @@ class OpView:
         require grad?" and "which inputs need a gradient?"."""
         if self.has_list_input:
             return [f"edges = tuple(edge_of(t) for t in {self.diff_args[0].name})"]
-        return [f"{a.name}_edge = edge_of({a.name})" for a in self.diff_args]
+        # edge_of inline for a Tensor with a history (the common case: a call less)
+        return [f"{a.name}_edge = ({a.name}.grad_fn, {a.name}._output_nr) if {a.name}.__class__ "
+                f"is Tensor and {a.name}.grad_fn is not None else edge_of({a.name})"
+                for a in self.diff_args]
 
     def no_edge_test(self):
         """True when no differentiable input requires grad: the op records nothing."""
