@@ -279,8 +279,9 @@ class OpView:
                 else:
                     value = f"{attr}_of({name})"
                 line = f"node._saved_{name}_{attr} = {value}"
-            else:
-                line = f"node._raw_saved_{item} = save({item})"
+            else:  # (a Tensor's SavedTensor made inline: a call less on the common path)
+                line = (f"node._raw_saved_{item} = SavedTensor({item}) if {item}.__class__ "
+                        f"is Tensor else save({item})")
             statements.setdefault(self.condition(users), []).append(line)
         return sorted(statements.items())
 
@@ -299,6 +300,8 @@ class OpView:
         everyone = {a.name for a in self.diff_args}
         for name, users in readers.items():
             line = f"node._raw_saved_{name} = save({name}, is_output={diff[name]})"
+            if self.op.single_output:  # `result`, a Tensor just made
+                line = f"node._raw_saved_{name} = SavedTensor({name}, is_output={diff[name]})"
             condition = ""  # every input reads it, and some input is a Tensor: the node exists
             if not self.has_list_input and users != everyone:
                 condition = " or ".join(

@@ -18,7 +18,7 @@ from minigrad.autograd.grad_mode import flags as grad_flags
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types
-from minigrad.autograd.saved import save
+from minigrad.autograd.saved import SavedTensor, save
 from minigrad.autograd.support import (cpu_scalars_moved, data_of, dtype_of, ndim_of,
                                        output_meta, record_shapes, shape_of, wrap, wrap_view)
 from minigrad.kernels.quiet import quiet_off, quiet_on
@@ -151,7 +151,7 @@ def _to_device(input, device):
         return wrap(out)
     node = ToDeviceBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -336,7 +336,7 @@ def exp(input):
     node = ExpBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -363,7 +363,7 @@ def log(input):
         return wrap(out)
     node = LogBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -392,7 +392,7 @@ def sqrt(input):
     node = SqrtBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -418,7 +418,7 @@ def sin(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SinBackward0((self_edge,))
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -445,7 +445,7 @@ def cos(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CosBackward0((self_edge,))
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -473,7 +473,7 @@ def tanh(input):
         return wrap(out)
     node = TanhBackward0((self_edge,))
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -501,7 +501,7 @@ def sigmoid(input):
     node = SigmoidBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -528,7 +528,7 @@ def abs(input):
         return wrap(out)
     node = AbsBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -583,7 +583,7 @@ def exp2(input):
         return wrap(out)
     node = Exp2Backward0((self_edge,))
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -611,7 +611,7 @@ def expm1(input):
     node = Expm1Backward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -638,7 +638,7 @@ def log2(input):
         return wrap(out)
     node = Log2Backward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -666,7 +666,7 @@ def log10(input):
         return wrap(out)
     node = Log10Backward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -694,7 +694,7 @@ def log1p(input):
         return wrap(out)
     node = Log1pBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -723,7 +723,7 @@ def rsqrt(input):
     node = RsqrtBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -749,7 +749,7 @@ def square(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SquareBackward0((self_edge,))
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -778,7 +778,7 @@ def reciprocal(input):
     node = ReciprocalBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -805,7 +805,7 @@ def tan(input):
         return wrap(out)
     node = TanBackward0((self_edge,))
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -832,7 +832,7 @@ def asin(input):
         return wrap(out)
     node = AsinBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -860,7 +860,7 @@ def acos(input):
         return wrap(out)
     node = AcosBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -887,7 +887,7 @@ def atan(input):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AtanBackward0((self_edge,))
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -915,7 +915,7 @@ def sinh(input):
         return wrap(out)
     node = SinhBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -943,7 +943,7 @@ def cosh(input):
         return wrap(out)
     node = CoshBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -971,7 +971,7 @@ def asinh(input):
         return wrap(out)
     node = AsinhBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -999,7 +999,7 @@ def acosh(input):
         return wrap(out)
     node = AcoshBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -1027,7 +1027,7 @@ def atanh(input):
         return wrap(out)
     node = AtanhBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -1217,7 +1217,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         return wrap(out)
     node = NanToNumBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -1388,10 +1388,10 @@ def mul(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -1428,9 +1428,9 @@ def div_default(input, other):
     node = DivBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -1469,15 +1469,15 @@ def pow(input, exponent):
     node = PowBackward0((self_edge, exponent_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
-    node._raw_saved_exponent = save(exponent)
-    node._raw_saved_self = save(self)
+    node._raw_saved_exponent = SavedTensor(exponent) if exponent.__class__ is Tensor else save(exponent)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_exponent:
         node._saved_exponent_shape = exponent._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     if isinstance(exponent, Tensor):
-        node._raw_saved_result = save(result, is_output=True)
+        node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -1512,8 +1512,8 @@ def maximum(input, other):
     node = MaximumBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -1553,8 +1553,8 @@ def minimum(input, other):
     node = MinimumBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -1595,7 +1595,7 @@ def where(condition, input, other):
     node = WhereBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_condition = save(condition)
+    node._raw_saved_condition = SavedTensor(condition) if condition.__class__ is Tensor else save(condition)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -1627,7 +1627,7 @@ def clamp_default(input, min=None, max=None):
         return wrap(out)
     node = ClampBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_max = max
     node._saved_min = min
     result = wrap(out, node)
@@ -1668,9 +1668,9 @@ def clamp_Tensor(input, min=None, max=None):
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
-    node._raw_saved_max = save(max)
-    node._raw_saved_min = save(min)
-    node._raw_saved_self = save(self)
+    node._raw_saved_max = SavedTensor(max) if max.__class__ is Tensor else save(max)
+    node._raw_saved_min = SavedTensor(min) if min.__class__ is Tensor else save(min)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
@@ -1704,7 +1704,7 @@ def clip_default(input, min=None, max=None):
         return wrap(out)
     node = ClipBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_max = max
     node._saved_min = min
     result = wrap(out, node)
@@ -1745,9 +1745,9 @@ def clip_Tensor(input, min=None, max=None):
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
-    node._raw_saved_max = save(max)
-    node._raw_saved_min = save(min)
-    node._raw_saved_self = save(self)
+    node._raw_saved_max = SavedTensor(max) if max.__class__ is Tensor else save(max)
+    node._raw_saved_min = SavedTensor(min) if min.__class__ is Tensor else save(min)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
@@ -1790,9 +1790,9 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -1873,8 +1873,8 @@ def remainder(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -1914,8 +1914,8 @@ def fmod(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -1954,8 +1954,8 @@ def float_power(input, exponent):
     record_shapes(self, exponent)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
-    node._raw_saved_exponent = save(exponent)
-    node._raw_saved_self = save(self)
+    node._raw_saved_exponent = SavedTensor(exponent) if exponent.__class__ is Tensor else save(exponent)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_exponent:
         node._saved_exponent_dtype = exponent._data.dtype
         node._saved_exponent_shape = exponent._data.shape
@@ -1964,7 +1964,7 @@ def float_power(input, exponent):
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     if isinstance(exponent, Tensor):
-        node._raw_saved_result = save(result, is_output=True)
+        node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -1999,8 +1999,8 @@ def fmax(input, other):
     node = FmaxBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2040,8 +2040,8 @@ def fmin(input, other):
     node = FminBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2081,8 +2081,8 @@ def atan2(input, other):
     node = Atan2Backward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2123,13 +2123,13 @@ def hypot(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2164,8 +2164,8 @@ def logaddexp(input, other):
     node = LogaddexpBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2205,8 +2205,8 @@ def logaddexp2(input, other):
     node = Logaddexp2Backward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2250,11 +2250,11 @@ def copysign(input, other):
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     if isinstance(self, Tensor):
-        node._raw_saved_result = save(result, is_output=True)
+        node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2289,8 +2289,8 @@ def xlogy(input, other):
     node = XlogyBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2378,10 +2378,10 @@ def lerp_Tensor(input, end, weight):
     if needs_self:
         node._saved_self_shape = self._data.shape
     if needs_self or needs_end:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_weight:
-        node._raw_saved_end = save(end)
-        node._raw_saved_self = save(self)
+        node._raw_saved_end = SavedTensor(end) if end.__class__ is Tensor else save(end)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_weight_shape = weight._data.shape
     result = wrap(out, node)
     return result
@@ -2424,10 +2424,10 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     if needs_self:
         node._saved_self_shape = self._data.shape
     if needs_tensor1:
-        node._raw_saved_tensor2 = save(tensor2)
+        node._raw_saved_tensor2 = SavedTensor(tensor2) if tensor2.__class__ is Tensor else save(tensor2)
         node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor2:
-        node._raw_saved_tensor1 = save(tensor1)
+        node._raw_saved_tensor1 = SavedTensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     result = wrap(out, node)
@@ -2473,9 +2473,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     if needs_tensor1:
         node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor1 or needs_tensor2:
-        node._raw_saved_tensor2 = save(tensor2)
+        node._raw_saved_tensor2 = SavedTensor(tensor2) if tensor2.__class__ is Tensor else save(tensor2)
     if needs_tensor2:
-        node._raw_saved_tensor1 = save(tensor1)
+        node._raw_saved_tensor1 = SavedTensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     result = wrap(out, node)
@@ -2505,7 +2505,7 @@ def logit(input, eps=None):
         return wrap(out)
     node = LogitBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_eps = eps
     result = wrap(out, node)
     return result
@@ -2534,7 +2534,7 @@ def erf(input):
         return wrap(out)
     node = ErfBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2562,7 +2562,7 @@ def erfc(input):
         return wrap(out)
     node = ErfcBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2591,7 +2591,7 @@ def erfinv(input):
     node = ErfinvBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2618,7 +2618,7 @@ def lgamma(input):
         return wrap(out)
     node = LgammaBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2646,7 +2646,7 @@ def digamma(input):
         return wrap(out)
     node = DigammaBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2674,7 +2674,7 @@ def polygamma(n, input):
         return wrap(out)
     node = PolygammaBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_n = n
     result = wrap(out, node)
     return result
@@ -2703,7 +2703,7 @@ def special_gammaln(input):
         return wrap(out)
     node = SpecialGammalnBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2731,7 +2731,7 @@ def special_psi(input):
         return wrap(out)
     node = SpecialPsiBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2760,7 +2760,7 @@ def special_expit(input):
     node = SpecialExpitBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2787,7 +2787,7 @@ def sinc(input):
         return wrap(out)
     node = SincBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2875,10 +2875,10 @@ def amax(input, dim=None, keepdim=False):
         return wrap(out)
     node = AmaxBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2905,10 +2905,10 @@ def amin(input, dim=None, keepdim=False):
         return wrap(out)
     node = AminBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2968,9 +2968,9 @@ def max_default(input):
         return wrap(out)
     node = MaxBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3030,9 +3030,9 @@ def min_default(input):
         return wrap(out)
     node = MinBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3067,8 +3067,8 @@ def max_other(input, other):
     node = MaxBackward2((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3108,8 +3108,8 @@ def min_other(input, other):
     node = MinBackward2((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3141,11 +3141,11 @@ def logsumexp(input, dim, keepdim=False):
         return wrap(out)
     node = LogsumexpBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3172,12 +3172,12 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         return wrap(out)
     node = ProdBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3233,11 +3233,11 @@ def cumprod(input, dim, *, dtype=None):
         return wrap(out)
     node = CumprodBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3264,10 +3264,10 @@ def logcumsumexp(input, dim):
         return wrap(out)
     node = LogcumsumexpBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3294,7 +3294,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         return wrap(out)
     node = VarBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -3325,12 +3325,12 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         return wrap(out)
     node = StdBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3357,7 +3357,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         return wrap(out)
     node = VarBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
@@ -3388,7 +3388,7 @@ def var_unbiased(input, unbiased=True):
         return wrap(out)
     node = VarBackward2((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_unbiased = unbiased
     result = wrap(out, node)
     return result
@@ -3417,12 +3417,12 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         return wrap(out)
     node = StdBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3449,10 +3449,10 @@ def std_unbiased(input, unbiased=True):
         return wrap(out)
     node = StdBackward2((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_unbiased = unbiased
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3479,7 +3479,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     node = VarMeanBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
@@ -3513,7 +3513,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     node = StdMeanBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
@@ -3548,7 +3548,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         return wrap(out)
     node = NansumBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
@@ -3578,7 +3578,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         return wrap(out)
     node = NanmeanBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
@@ -3641,9 +3641,9 @@ def median_default(input):
         return wrap(out)
     node = MedianBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3732,7 +3732,7 @@ def aminmax(input, *, dim=None, keepdim=False):
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     node = AminmaxBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     min = wrap(min_out, node, 0)
     max = wrap(max_out, node, 1)
@@ -3898,7 +3898,7 @@ def msort(input):
         return wrap(out)
     node = MsortBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -5295,8 +5295,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         return wrap(out)
     node = DiffBackward0((self_edge, prepend_edge, append_edge,))
     record_shapes(self, prepend, append)  # for the engine's gradient check
-    node._raw_saved_append = save(append)
-    node._raw_saved_prepend = save(prepend)
+    node._raw_saved_append = SavedTensor(append) if append.__class__ is Tensor else save(append)
+    node._raw_saved_prepend = SavedTensor(prepend) if prepend.__class__ is Tensor else save(prepend)
     node._saved_self_shape = shape_of(self)
     node._saved_dim = dim
     node._saved_n = n
@@ -5335,10 +5335,10 @@ def trapezoid_x(y, x, *, dim=-1):
     needs_y = y_edge is not NO_EDGE
     needs_x = x_edge is not NO_EDGE
     if needs_x:
-        node._raw_saved_y = save(y)
+        node._raw_saved_y = SavedTensor(y) if y.__class__ is Tensor else save(y)
         node._saved_x_shape = x._data.shape
     if needs_y:
-        node._raw_saved_x = save(x)
+        node._raw_saved_x = SavedTensor(x) if x.__class__ is Tensor else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5432,7 +5432,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         return wrap(out)
     node = RepeatInterleaveBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_repeats = save(repeats)
+    node._raw_saved_repeats = SavedTensor(repeats) if repeats.__class__ is Tensor else save(repeats)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5604,8 +5604,8 @@ def gather(input, dim, index):
         return wrap(out)
     node = GatherBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save(index)
-    node._raw_saved_self = save(self)
+    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5639,7 +5639,7 @@ def gather_backward(input, dim, index, shape):
         return wrap(out)
     node = GatherBackwardBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save(index)
+    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5673,7 +5673,7 @@ def index_select(input, dim, index):
         return wrap(out)
     node = IndexSelectBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save(index)
+    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5712,7 +5712,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     record_shapes(self, source)  # for the engine's gradient check
     needs_source = source_edge is not NO_EDGE
     if needs_source:
-        node._raw_saved_index = save(index)
+        node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
     node._saved_alpha = alpha
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5750,7 +5750,7 @@ def scatter_src(input, dim, index, src):
     node = ScatterBackward0((self_edge, src_edge,))
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
-    node._raw_saved_index = save(index)
+    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
     if needs_src:
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
@@ -5786,7 +5786,7 @@ def scatter_value(input, dim, index, value):
         return wrap(out)
     node = ScatterBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save(index)
+    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5824,7 +5824,7 @@ def scatter_add(input, dim, index, src):
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
-        node._raw_saved_index = save(index)
+        node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5858,7 +5858,7 @@ def masked_fill_Scalar(input, mask, value):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MaskedFillBackward0((self_edge,))
-    node._raw_saved_mask = save(mask)
+    node._raw_saved_mask = SavedTensor(mask) if mask.__class__ is Tensor else save(mask)
     node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -5895,7 +5895,7 @@ def masked_fill_Tensor(input, mask, value):
     node = MaskedFillBackward1((self_edge, value_edge,))
     record_shapes(self, value)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
-    node._raw_saved_mask = save(mask)
+    node._raw_saved_mask = SavedTensor(mask) if mask.__class__ is Tensor else save(mask)
     if needs_self:
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
@@ -5929,8 +5929,8 @@ def _masked_select(input, mask):
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MaskedSelectBackward0((self_edge,))
-    node._raw_saved_mask = save(mask)
-    node._raw_saved_self = save(self)
+    node._raw_saved_mask = SavedTensor(mask) if mask.__class__ is Tensor else save(mask)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -5964,7 +5964,7 @@ def take_along_dim(input, indices, dim=None):
         return wrap(out)
     node = TakeAlongDimBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_indices = save(indices)
+    node._raw_saved_indices = SavedTensor(indices) if indices.__class__ is Tensor else save(indices)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5999,7 +5999,7 @@ def take_along_dim_backward(input, dim, indices, shape):
         return wrap(out)
     node = TakeAlongDimBackwardBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_indices = save(indices)
+    node._raw_saved_indices = SavedTensor(indices) if indices.__class__ is Tensor else save(indices)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -6037,10 +6037,10 @@ def matmul(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -6078,9 +6078,9 @@ def mm(input, mat2):
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
-        node._raw_saved_mat2 = save(mat2)
+        node._raw_saved_mat2 = SavedTensor(mat2) if mat2.__class__ is Tensor else save(mat2)
     result = wrap(out, node)
     return result
 
@@ -6117,9 +6117,9 @@ def bmm(input, mat2):
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
-        node._raw_saved_mat2 = save(mat2)
+        node._raw_saved_mat2 = SavedTensor(mat2) if mat2.__class__ is Tensor else save(mat2)
     result = wrap(out, node)
     return result
 
@@ -6156,9 +6156,9 @@ def mv(input, vec):
     needs_self = self_edge is not NO_EDGE
     needs_vec = vec_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_vec = save(vec)
+        node._raw_saved_vec = SavedTensor(vec) if vec.__class__ is Tensor else save(vec)
     if needs_vec:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -6195,9 +6195,9 @@ def dot(input, tensor):
     needs_self = self_edge is not NO_EDGE
     needs_tensor = tensor_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_tensor = save(tensor)
+        node._raw_saved_tensor = SavedTensor(tensor) if tensor.__class__ is Tensor else save(tensor)
     if needs_tensor:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -6234,9 +6234,9 @@ def vdot(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
     result = wrap(out, node)
     return result
 
@@ -6273,10 +6273,10 @@ def inner(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -6314,9 +6314,9 @@ def outer(input, vec2):
     needs_self = self_edge is not NO_EDGE
     needs_vec2 = vec2_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_vec2 = save(vec2)
+        node._raw_saved_vec2 = SavedTensor(vec2) if vec2.__class__ is Tensor else save(vec2)
     if needs_vec2:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -6343,7 +6343,7 @@ def einsum(equation, tensors):
         return wrap(out)
     node = EinsumBackward0(edges)
     record_shapes(*tensors)  # for the engine's gradient check
-    node._raw_saved_tensors = save(tensors)
+    node._raw_saved_tensors = SavedTensor(tensors) if tensors.__class__ is Tensor else save(tensors)
     node._saved_equation = equation
     result = wrap(out, node)
     return result
@@ -6381,10 +6381,10 @@ def tensordot(input, other, dims_self, dims_other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_ndim = other._data.ndim
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_ndim = self._data.ndim
     node._saved_dims_other = dims_other
     node._saved_dims_self = dims_self
@@ -6424,10 +6424,10 @@ def kron(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -6468,9 +6468,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     needs_mat1 = mat1_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat1:
-        node._raw_saved_mat2 = save(mat2)
+        node._raw_saved_mat2 = SavedTensor(mat2) if mat2.__class__ is Tensor else save(mat2)
     if needs_mat2:
-        node._raw_saved_mat1 = save(mat1)
+        node._raw_saved_mat1 = SavedTensor(mat1) if mat1.__class__ is Tensor else save(mat1)
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
@@ -6514,9 +6514,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     needs_batch1 = batch1_edge is not NO_EDGE
     needs_batch2 = batch2_edge is not NO_EDGE
     if needs_batch1:
-        node._raw_saved_batch2 = save(batch2)
+        node._raw_saved_batch2 = SavedTensor(batch2) if batch2.__class__ is Tensor else save(batch2)
     if needs_batch2:
-        node._raw_saved_batch1 = save(batch1)
+        node._raw_saved_batch1 = SavedTensor(batch1) if batch1.__class__ is Tensor else save(batch1)
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
@@ -6556,10 +6556,10 @@ def cross(input, other, dim=None):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -6597,10 +6597,10 @@ def linalg_cross(input, other, *, dim=-1):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -6658,7 +6658,7 @@ def linalg_inv(A):
     node = LinalgInvBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6686,7 +6686,7 @@ def inverse(input):
     node = InverseBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6712,9 +6712,9 @@ def linalg_det(A):
         return wrap(out)
     node = LinalgDetBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6741,9 +6741,9 @@ def det(input):
         return wrap(out)
     node = DetBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6769,7 +6769,7 @@ def linalg_slogdet(A):
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     node = LinalgSlogdetBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_linalg_slogdet(sign, logabsdet)
@@ -6798,7 +6798,7 @@ def slogdet(input):
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     node = SlogdetBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_slogdet(sign, logabsdet)
@@ -6827,7 +6827,7 @@ def logdet(input):
         return wrap(out)
     node = LogdetBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -6860,12 +6860,12 @@ def linalg_solve(A, B, *, left=True):
         return wrap(out)
     node = LinalgSolveBackward0((A_edge, B_edge,))
     record_shapes(A, B)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_B_shape = shape_of(B)
     node._saved_left = left
     result = wrap(out, node)
     if isinstance(A, Tensor):
-        node._raw_saved_result = save(result, is_output=True)
+        node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6893,7 +6893,7 @@ def linalg_cholesky(A, *, upper=False):
     record_shapes(A)  # for the engine's gradient check
     node._saved_upper = upper
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6922,7 +6922,7 @@ def cholesky(input, upper=False):
     record_shapes(self)  # for the engine's gradient check
     node._saved_upper = upper
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6978,7 +6978,7 @@ def linalg_eigvalsh(A, UPLO='L'):
         return wrap(out)
     node = LinalgEigvalshBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_UPLO = UPLO
     result = wrap(out, node)
     return result
@@ -7070,7 +7070,7 @@ def linalg_svdvals(A):
         return wrap(out)
     node = LinalgSvdvalsBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     result = wrap(out, node)
     return result
 
@@ -7097,9 +7097,9 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         return wrap(out)
     node = LinalgPinvBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7126,9 +7126,9 @@ def pinverse(input, rcond=1e-15):
         return wrap(out)
     node = PinverseBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7155,7 +7155,7 @@ def svd(input, some=True, compute_uv=True):
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     node = SvdBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_compute_uv = compute_uv
     node._saved_some = some
     U = wrap(U_out, node, 0)
@@ -7229,7 +7229,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     node = LinalgSolveTriangularBackward0((A_edge, B_edge,))
     record_shapes(A, B)  # for the engine's gradient check
     needs_B = B_edge is not NO_EDGE
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     if needs_B:
         node._saved_B_shape = B._data.shape
     node._saved_left = left
@@ -7237,7 +7237,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     node._saved_upper = upper
     result = wrap(out, node)
     if isinstance(A, Tensor):
-        node._raw_saved_result = save(result, is_output=True)
+        node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7272,10 +7272,10 @@ def linalg_vecdot(x, y, *, dim=-1):
     needs_x = x_edge is not NO_EDGE
     needs_y = y_edge is not NO_EDGE
     if needs_x:
-        node._raw_saved_y = save(y)
+        node._raw_saved_y = SavedTensor(y) if y.__class__ is Tensor else save(y)
         node._saved_x_shape = x._data.shape
     if needs_y:
-        node._raw_saved_x = save(x)
+        node._raw_saved_x = SavedTensor(x) if x.__class__ is Tensor else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -7304,7 +7304,7 @@ def linalg_multi_dot(tensors):
         return wrap(out)
     node = LinalgMultiDotBackward0(edges)
     record_shapes(*tensors)  # for the engine's gradient check
-    node._raw_saved_tensors = save(tensors)
+    node._raw_saved_tensors = SavedTensor(tensors) if tensors.__class__ is Tensor else save(tensors)
     result = wrap(out, node)
     return result
 
@@ -7331,7 +7331,7 @@ def linalg_matrix_power(A, n):
         return wrap(out)
     node = LinalgMatrixPowerBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_n = n
     result = wrap(out, node)
     return result
@@ -7360,7 +7360,7 @@ def matrix_power(input, n):
         return wrap(out)
     node = MatrixPowerBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_n = n
     result = wrap(out, node)
     return result
@@ -7389,11 +7389,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         return wrap(out)
     node = NormBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_p = p
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7420,12 +7420,12 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         return wrap(out)
     node = NormBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_p = p
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7451,12 +7451,12 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         return wrap(out)
     node = LinalgVectorNormBackward0((x_edge,))
     record_shapes(x)  # for the engine's gradient check
-    node._raw_saved_x = save(x)
+    node._raw_saved_x = SavedTensor(x) if x.__class__ is Tensor else save(x)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7482,12 +7482,12 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         return wrap(out)
     node = LinalgMatrixNormBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7513,12 +7513,12 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         return wrap(out)
     node = LinalgMatrixNormBackward1((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7544,12 +7544,12 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         return wrap(out)
     node = LinalgNormBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7575,12 +7575,12 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         return wrap(out)
     node = LinalgNormBackward1((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7608,7 +7608,7 @@ def relu(input):
     node = ReluBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7638,7 +7638,7 @@ def softmax(input, dim, dtype=None):
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7668,7 +7668,7 @@ def log_softmax(input, dim, dtype=None):
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7694,7 +7694,7 @@ def leaky_relu(input, negative_slope=0.01):
         return wrap(out)
     node = LeakyReluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_negative_slope = negative_slope
     result = wrap(out, node)
     return result
@@ -7722,7 +7722,7 @@ def elu(input, alpha=1.0):
         return wrap(out)
     node = EluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_alpha = alpha
     result = wrap(out, node)
     return result
@@ -7750,7 +7750,7 @@ def selu(input):
         return wrap(out)
     node = SeluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -7778,7 +7778,7 @@ def _normal_cdf(input):
         return wrap(out)
     node = NormalCdfBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -7805,7 +7805,7 @@ def gelu(input, *, approximate='none'):
         return wrap(out)
     node = GeluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_approximate = approximate
     result = wrap(out, node)
     return result
@@ -7833,7 +7833,7 @@ def silu(input):
         return wrap(out)
     node = SiluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -7860,7 +7860,7 @@ def softplus(input, beta=1.0, threshold=20.0):
         return wrap(out)
     node = SoftplusBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_beta = beta
     node._saved_threshold = threshold
     result = wrap(out, node)
@@ -7889,7 +7889,7 @@ def mish(input):
         return wrap(out)
     node = MishBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -7916,7 +7916,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         return wrap(out)
     node = HardtanhBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_max_val = max_val
     node._saved_min_val = min_val
     result = wrap(out, node)
@@ -7945,7 +7945,7 @@ def hardsigmoid(input):
         return wrap(out)
     node = HardsigmoidBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -7972,7 +7972,7 @@ def hardswish(input):
         return wrap(out)
     node = HardswishBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -7999,7 +7999,7 @@ def logsigmoid(input):
         return wrap(out)
     node = LogsigmoidBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -8032,7 +8032,7 @@ def _masked_scale(input, mask, scale):
         return wrap(out)
     node = MaskedScaleBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_mask = save(mask)
+    node._raw_saved_mask = SavedTensor(mask) if mask.__class__ is Tensor else save(mask)
     node._saved_scale = scale
     result = wrap(out, node)
     return result
@@ -8074,9 +8074,9 @@ def linear(input, weight, bias=None):
     if needs_bias:
         node._saved_bias_shape = bias._data.shape
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     result = wrap(out, node)
     return result
@@ -8111,9 +8111,9 @@ def _lstm_cell(gates, cx):
     node = LstmCellBackward0((gates_edge, cx_edge,))
     record_shapes(gates, cx)  # for the engine's gradient check
     needs_gates = gates_edge is not NO_EDGE
-    node._raw_saved_gates = save(gates)
+    node._raw_saved_gates = SavedTensor(gates) if gates.__class__ is Tensor else save(gates)
     if needs_gates:
-        node._raw_saved_cx = save(cx)
+        node._raw_saved_cx = SavedTensor(cx) if cx.__class__ is Tensor else save(cx)
     hy = wrap(hy_out, node, 0)
     cy = wrap(cy_out, node, 1)
     node._saved_output_meta = output_meta((hy_out, cy_out))
@@ -8143,7 +8143,7 @@ def _lstm_layer(inputs, reverse=False):
         return return_types__lstm_layer(wrap(output_out), wrap(cells_out), wrap(gates_out))
     node = LstmLayerBackward0(edges)
     record_shapes(*inputs)  # for the engine's gradient check
-    node._raw_saved_inputs = save(inputs)
+    node._raw_saved_inputs = SavedTensor(inputs) if inputs.__class__ is Tensor else save(inputs)
     node._saved_reverse = reverse
     output = wrap(output_out, node, 0)
     cells = wrap(cells_out, node, 1)
@@ -8187,10 +8187,10 @@ def _gru_cell(input_gates, hidden_gates, hx):
     record_shapes(input_gates, hidden_gates, hx)  # for the engine's gradient check
     needs_input_gates = input_gates_edge is not NO_EDGE
     needs_hidden_gates = hidden_gates_edge is not NO_EDGE
-    node._raw_saved_hidden_gates = save(hidden_gates)
-    node._raw_saved_input_gates = save(input_gates)
+    node._raw_saved_hidden_gates = SavedTensor(hidden_gates) if hidden_gates.__class__ is Tensor else save(hidden_gates)
+    node._raw_saved_input_gates = SavedTensor(input_gates) if input_gates.__class__ is Tensor else save(input_gates)
     if needs_input_gates or needs_hidden_gates:
-        node._raw_saved_hx = save(hx)
+        node._raw_saved_hx = SavedTensor(hx) if hx.__class__ is Tensor else save(hx)
     result = wrap(out, node)
     return result
 
@@ -8231,9 +8231,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     if needs_bias:
         node._saved_bias_shape = bias._data.shape
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     result = wrap(out, node)
@@ -8269,9 +8269,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     node = RmsNormBackward0((input_edge, weight_edge,))
     record_shapes(input, weight)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     result = wrap(out, node)
@@ -8311,9 +8311,9 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     result = wrap(out, node)
     return result
@@ -8352,9 +8352,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     node._saved_num_groups = num_groups
     result = wrap(out, node)
@@ -8390,9 +8390,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         return wrap(out)
     node = CrossEntropyBackward0((input_edge, target_edge,))
     record_shapes(input, target)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
-    node._raw_saved_target = save(target)
-    node._raw_saved_weight = save(weight)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_target = SavedTensor(target) if target.__class__ is Tensor else save(target)
+    node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     node._saved_ignore_index = ignore_index
     node._saved_label_smoothing = label_smoothing
     node._saved_reduction = reduction
@@ -8436,10 +8436,10 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8485,10 +8485,10 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8534,10 +8534,10 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8583,10 +8583,10 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8632,10 +8632,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8681,10 +8681,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8725,10 +8725,10 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     needs_output_grad = output_grad_edge is not NO_EDGE
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_output_grad = save(output_grad)
+        node._raw_saved_output_grad = SavedTensor(output_grad) if output_grad.__class__ is Tensor else save(output_grad)
         node._saved_input_shape = input._data.shape
     if needs_output_grad:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_output_grad_shape = output_grad._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8789,7 +8789,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         return wrap(out)
     node = MaxPool1dBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
@@ -8851,7 +8851,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         return wrap(out)
     node = MaxPool2dBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
@@ -9097,7 +9097,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         return wrap(out)
     node = EmbeddingBackward0((weight_edge,))
     record_shapes(weight)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_weight_shape = weight._data.shape
     node._saved_padding_idx = padding_idx
     node._saved_scale_grad_by_freq = scale_grad_by_freq
