@@ -96,7 +96,8 @@ def _input_edge(tensor):
 
 def _roots(outputs, grad_outputs, create_graph):
     Tensor = _tensor.Tensor
-    if grad_outputs is None and len(outputs) == 1 and outputs[0].grad_fn is not None:
+    if (grad_outputs is None and len(outputs) == 1 and isinstance(outputs[0], Tensor)
+            and outputs[0].grad_fn is not None):
         out = outputs[0]  # loss.backward(): the common case, without the general loops
         return [(out.grad_fn, out._output_nr)], [_root_grad(out, None, create_graph
                                                             or forward_ad.active)]
